@@ -1,0 +1,32 @@
+"""workbench: map, tag, screen and annotate paper abstracts from JupyterLab.
+
+The pipeline, in the order the modules run: ``readers`` (sources -> papers) -> ``embed``
+(papers -> vectors, cached) -> ``topics`` (BERTopic: UMAP -> HDBSCAN -> c-TF-IDF) -> ``layout``
+(2-D map) -> ``review`` (a folder on disk tying them together).
+"""
+
+from .errors import (
+    EmbedderError,
+    InputError,
+    ReaderError,
+    ReviewError,
+    StoreError,
+    WorkbenchError,
+)
+from .readers import read_file, read_sources
+from .records import Paper, papers_to_frame
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Paper",
+    "papers_to_frame",
+    "read_file",
+    "read_sources",
+    "WorkbenchError",
+    "InputError",
+    "ReaderError",
+    "ReviewError",
+    "StoreError",
+    "EmbedderError",
+]

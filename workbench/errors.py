@@ -1,0 +1,48 @@
+"""The workbench's exceptions.
+
+Every message says what was received, what was expected and what to do next, so the command
+line can print it as one line and a notebook user can act on it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "WorkbenchError",
+    "InputError",
+    "ReaderError",
+    "ReviewError",
+    "StoreError",
+    "EmbedderError",
+]
+
+
+class WorkbenchError(Exception):
+    """Base class: anything the workbench raises on purpose."""
+
+
+class InputError(WorkbenchError, ValueError):
+    """An argument or parameter the caller gave is not usable."""
+
+
+class ReaderError(WorkbenchError):
+    """A source file cannot be read. ``path`` and ``line`` say where, when known."""
+
+    def __init__(self, message: str, path=None, line: int | None = None):
+        self.path = str(path) if path is not None else None
+        self.line = line
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{line}: " if line else f"{self.path}: "
+        super().__init__(where + message)
+
+
+class ReviewError(WorkbenchError):
+    """A review folder is missing, incomplete, or from an incompatible version."""
+
+
+class StoreError(WorkbenchError):
+    """The annotation store cannot be opened or written."""
+
+
+class EmbedderError(WorkbenchError):
+    """An embedder is unknown, cannot be loaded, or returned unusable vectors."""

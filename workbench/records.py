@@ -1,0 +1,272 @@
+"""One paper, as every stage of the workbench sees it.
+
+A :class:`Paper` is a frozen record with a stable id. The id depends on what the paper *is*
+(its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title), never on
+where it was read from, so rereading, moving or reordering a source keeps every id and every
+annotation attached to it.
+
+This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
+whitespace, and a readable title for records that come without one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
+
+__all__ = [
+    "Paper",
+    "clean_text",
+    "derive_title",
+    "normalise_doi",
+    "normalise_arxiv_id",
+    "normalise_for_id",
+    "paper_id",
+    "papers_to_frame",
+]
+
+ID_LENGTH = 12
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper's metadata, as read and cleaned.
+
+    ``abstract`` is the text as given in the source; ``text`` is the clean version used for
+    embeddings, topic words and search (LaTeX converted, whitespace normalised). ``authors``
+    never contains "et al."; ``et_al`` says whether the source truncated the author list.
+    ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every place
+    the same paper was found once duplicates are merged.
+    """
+
+    id: str
+    title: str
+    abstract: str
+    text: str
+    authors: tuple[str, ...] = ()
+    et_al: bool = False
+    year: int | None = None
+    collection: str = ""
+    source: str = ""
+    doi: str | None = None
+    arxiv_id: str | None = None
+    pmid: str | None = None
+    venue: str | None = None
+    url: str | None = None
+    keywords: tuple[str, ...] = ()
+    label: str | None = None
+    sources: tuple[str, ...] = field(default=())
+
+    def replace(self, **changes) -> "Paper":
+        """A copy with some fields changed (the record itself is immutable)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["authors"] = list(self.authors)
+        d["keywords"] = list(self.keywords)
+        d["sources"] = list(self.sources or (self.source,))
+        return d
+
+
+# ----------------------------------------------------------------------------- identifiers
+
+_DOI_RE = re.compile(r"10\.\d{4,9}/\S+", re.I)
+_ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
+_ARXIV_OLD_RE = re.compile(r"\b([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b", re.I)
+
+
+def normalise_doi(value: str | None) -> str | None:
+    """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``; None when there is no DOI in it."""
+    if not value:
+        return None
+    m = _DOI_RE.search(str(value).strip())
+    if not m:
+        return None
+    doi = m.group(0).lower().rstrip(".,;)]}>\"'")
+    return doi or None
+
+
+def normalise_arxiv_id(value: str | None) -> str | None:
+    """``arXiv:2401.01234v2`` or ``https://arxiv.org/abs/2401.01234`` -> ``2401.01234``."""
+    if not value:
+        return None
+    text = str(value).strip()
+    m = _ARXIV_NEW_RE.search(text) or _ARXIV_OLD_RE.search(text)
+    return m.group(1).lower() if m else None
+
+
+def normalise_for_id(text: str) -> str:
+    """Lower-case letters and digits separated by single spaces: robust to markup and layout."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _short_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def paper_id(
+    *,
+    doi: str | None = None,
+    arxiv_id: str | None = None,
+    pmid: str | None = None,
+    text: str = "",
+    title: str = "",
+    year: int | None = None,
+) -> str:
+    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract > title+year."""
+    if doi:
+        key = "doi:" + doi
+    elif arxiv_id:
+        key = "arxiv:" + arxiv_id
+    elif pmid:
+        key = "pmid:" + str(pmid).strip()
+    elif normalise_for_id(text):
+        key = "text:" + normalise_for_id(text)
+    else:
+        key = f"title:{normalise_for_id(title)}:{year or ''}"
+    return _short_hash(key)
+
+
+# ----------------------------------------------------------------------------- clean text
+
+_SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_LATEX_HINT = re.compile(r"[\\$%{}~^]")
+
+
+@lru_cache(maxsize=1)
+def _latex_converter():
+    from pylatexenc import latex2text
+
+    db = latex2text.get_default_latex_context_db()
+    # An unknown macro such as \model keeps its name instead of vanishing from the sentence.
+    db.set_unknown_macro_spec(
+        latex2text.MacroTextSpec("", simplify_repl=lambda node, l2tobj=None: node.macroname)
+    )
+    return latex2text.LatexNodes2Text(latex_context=db, math_mode="text", strict_latex_spaces=False)
+
+
+def _superscript(m: re.Match) -> str:
+    return m.group(1).translate(_SUPERSCRIPTS)
+
+
+def clean_text(text: str | None) -> str:
+    """LaTeX markup to plain Unicode text, whitespace collapsed.
+
+    ``\\textbf{reward models}`` -> ``reward models``, ``R$^3$`` -> ``R³``, ``$75\\%$`` -> ``75%``,
+    ``G\\"odel`` -> ``Gödel``. A bare ``%`` is a percent sign, not a LaTeX comment.
+    """
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFC", str(text))
+    if _LATEX_HINT.search(text):
+        try:
+            text = _latex_converter().latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", text))
+        except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
+            text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
+        text = re.sub(r"\^\{?([0-9+\-]+)\}?", _superscript, text)
+        text = text.replace("{", "").replace("}", "")
+    text = text.replace("\u00a0", " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ----------------------------------------------------------------------------- titles
+
+TITLE_MAX = 90
+
+_INTRO = re.compile(
+    r"\b(?:we|this (?:paper|work|report))\s+(?:first\s+|also\s+|then\s+)?"
+    r"(?:introduce|propose|present|develop|release|build|construct|design|unveil|describe)s?"
+    r"\s+(?:and\s+\w+\s+)?",
+    re.I,
+)
+# A name people would put in a title: has an inner capital, a digit, a hyphen or is all caps.
+_NAME = r"(?:[A-Z][\w\-\.\u00c0-\u024f²³¹⁰-⁹]*(?:[A-Z\d\-²³]|[a-z][A-Z])[\w\-\.²³¹⁰-⁹]*|[A-Z]{2,}\w*)"
+_NAME_FIRST = re.compile(
+    rf"^(?:the\s+)?(?P<name>{_NAME}(?:\s{_NAME})?)"
+    r"(?:\s*\((?P<expansion>[^)]{3,80})\))?\s*(?:[,:]\s*|\s+(?:is|as)\s+)(?P<desc>.+)",
+)
+_EXPANSION_FIRST = re.compile(
+    rf"^(?:an?\s+\w+\s+\w+,\s+)?(?P<expansion>[A-Z][\w\-]*(?:\s+[\w\-&]+){{1,8}}?)\s*\((?P<name>{_NAME})\)"
+    r"\s*(?:[,:]\s*(?P<desc>.+))?",
+)
+_CALLED = re.compile(rf"^(?P<desc>.{{8,120}}?),?\s+(?:called|named|dubbed|termed)\s+(?P<name>{_NAME})\b")
+
+
+def _shorten(text: str, limit: int = TITLE_MAX) -> str:
+    text = text.strip().rstrip(".,;:")
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(",;:-– ") + "…"
+
+
+def _first_sentence(text: str) -> str:
+    parts = re.split(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])", text, maxsplit=1)
+    return parts[0]
+
+
+def _desc_clause(desc: str) -> str:
+    desc = re.sub(r"^(?:which|that)\s+(?:is\s+)?", "", _first_sentence(desc))
+    # Stop at the next clause that starts a new thought, unless that leaves too little to read.
+    head = re.split(r"\s(?:which|that|where|while|whereby)\s|;", desc, maxsplit=1)[0]
+    return (head if len(head) >= 40 else desc).strip().rstrip(",")
+
+
+def derive_title(text: str) -> str:
+    """A short readable title for a record that has none.
+
+    The named system where the abstract introduces one (``"TRACE: a novel benchmark designed to
+    evaluate continual learning in LLMs"``), else the first clause of the first sentence; at most
+    about ``TITLE_MAX`` characters. ``text`` should already be clean.
+    """
+    text = clean_text(text)
+    if not text:
+        return "(untitled)"
+    for m in _INTRO.finditer(text):
+        rest = text[m.end():]
+        hit = _NAME_FIRST.match(rest)
+        if hit:
+            name, desc, paren = hit.group("name"), hit.group("desc"), hit.group("expansion")
+            if paren and " " not in paren.strip():  # "Full Name (ACRONYM)" or "Name (ALIAS)"
+                if " " in name:
+                    return _shorten(f"{paren}: {name}")
+                return _shorten(f"{name} ({paren}): {_desc_clause(desc)}")
+            if paren:  # "ACRONYM (Full Name)"
+                return _shorten(f"{name}: {paren}")
+            return _shorten(f"{name}: {_desc_clause(desc)}")
+        hit = _EXPANSION_FIRST.match(rest)
+        if hit:
+            return _shorten(f"{hit.group('name')}: {hit.group('expansion')}")
+        hit = _CALLED.match(rest)
+        if hit:
+            return _shorten(f"{hit.group('name')}: {_desc_clause(hit.group('desc'))}")
+    sentence = _first_sentence(text)
+    clause = re.split(r"(?<=\w),\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+", sentence)[0]
+    if len(clause) < 25:
+        clause = sentence
+    return _shorten(clause)
+
+
+# ----------------------------------------------------------------------------- tables
+
+PAPER_COLUMNS = ["id", "title", "authors", "year", "collection", "source"]
+
+
+def papers_to_frame(papers):
+    """A pandas DataFrame with one row per paper, indexed by nothing, ``id`` first."""
+    import pandas as pd
+
+    rows = [p.to_dict() for p in papers]
+    cols = list(Paper.__dataclass_fields__)
+    frame = pd.DataFrame(rows, columns=cols)
+    frame["year"] = frame["year"].astype("Int64")
+    return frame
