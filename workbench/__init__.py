@@ -13,12 +13,16 @@ from .errors import (
     StoreError,
     WorkbenchError,
 )
+from ._version import __version__
 from .readers import read_file, read_sources
 from .records import Paper, papers_to_frame
-
-__version__ = "0.1.0"
+from .review import Review, build, open_review
 
 __all__ = [
+    "__version__",
+    "build",
+    "open_review",
+    "Review",
     "Paper",
     "papers_to_frame",
     "read_file",

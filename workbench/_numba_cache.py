@@ -1,0 +1,48 @@
+"""Keep numba's compiled UMAP and pynndescent code on disk between processes.
+
+UMAP compiles its numba functions on the first fit in every new process (13-55 s on two
+cores). umap and pynndescent mark few of them ``cache=True``; turning caching on for all their
+dispatchers before the first fit, with ``NUMBA_CACHE_DIR`` pointing at the workbench cache,
+makes every later process load the machine code instead (seconds become tenths of a second).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["enable_numba_cache"]
+
+_done = False
+
+
+def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
+    """Turn on numba's on-disk cache for every umap/pynndescent dispatcher (idempotent)."""
+    global _done
+    if _done or os.environ.get("WORKBENCH_NUMBA_CACHE") == "0":
+        return
+    if cache_dir is None:
+        from .embed import workbench_cache_dir
+
+        cache_dir = workbench_cache_dir() / "numba"
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir))
+    import numba
+    from numba.core.dispatcher import Dispatcher
+
+    if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
+        numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+    os.makedirs(numba.config.CACHE_DIR, exist_ok=True)
+
+    import pynndescent  # noqa: F401  (imports its submodules)
+    import umap.umap_  # noqa: F401
+
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("umap", "pynndescent")):
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, Dispatcher) and not obj._cache.__class__.__name__ == "FunctionCache":
+                try:
+                    obj.enable_caching()
+                except Exception:  # a dispatcher numba cannot cache (e.g. a closure): compile as usual
+                    pass
+    _done = True

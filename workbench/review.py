@@ -1,0 +1,299 @@
+"""A review: one folder on disk tying the pipeline's stages together.
+
+``build`` runs read -> embed (cached) -> topics -> map and writes the folder; ``open_review``
+loads it back. The folder holds::
+
+    build.json            what was built, from what, with which parameters, how long it took
+    papers.jsonl          one paper per line (the cleaned records)
+    topics.json           topic, label, size, words (+ the method and any fallback note)
+    map.csv               id, topic, x, y
+    arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
+    model/                the fitted BERTopic model (safetensors, no pickle)
+    map.html              an interactive map that opens in any browser, offline
+    cache/embeddings.sqlite   embeddings keyed by (embedder, text hash)
+
+Files are written to temporary names and renamed into place, so an interrupted build leaves the
+previous review intact.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ._version import __version__
+from .embed import EmbeddingCache, embed_with_cache, get_embedder
+from .errors import InputError, ReviewError
+from .layout import MapLayout
+from .readers import ReadReport, read_sources
+from .records import Paper
+from .topics import TopicModel
+
+__all__ = ["Review", "build", "open_review", "DEFAULT_REVIEW", "PAPER_TABLE_COLUMNS"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_REVIEW = "review"
+PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
+TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
+FORMAT_VERSION = 1
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    logging.getLogger("BERTopic").setLevel(logging.ERROR)
+
+
+def document_text(paper: Paper) -> str:
+    """What is embedded and clustered: the clean abstract, or the title when there is none."""
+    return paper.text or paper.title
+
+
+class Review:
+    """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`."""
+
+    def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords, reduced=None):
+        self.path = Path(path)
+        self.manifest = manifest
+        self.papers = papers
+        self.topics = topics  # DataFrame: topic, label, size, words
+        self.labels = np.asarray(labels, dtype=int)
+        self.coords = np.asarray(coords, dtype=np.float64)
+        self.reduced = reduced
+        self._embeddings = None
+        self._index = {p.id: i for i, p in enumerate(papers)}
+
+    def __repr__(self) -> str:
+        return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    # ------------------------------------------------------------------ tables
+
+    def topic_labels(self) -> dict[int, str]:
+        return dict(zip(self.topics.topic.astype(int), self.topics.label))
+
+    def papers_frame(self):
+        """One row per paper: id, title, authors, year, collection, source, topic, topic_label, x, y."""
+        import pandas as pd
+
+        labels = self.topic_labels()
+        frame = pd.DataFrame(
+            {
+                "id": [p.id for p in self.papers],
+                "title": [p.title for p in self.papers],
+                "authors": [list(p.authors) for p in self.papers],
+                "year": pd.array([p.year for p in self.papers], dtype="Int64"),
+                "collection": [p.collection for p in self.papers],
+                "source": [p.source for p in self.papers],
+                "topic": self.labels,
+                "topic_label": [labels.get(int(t), "Unassigned") for t in self.labels],
+                "x": self.coords[:, 0],
+                "y": self.coords[:, 1],
+            }
+        )
+        return frame
+
+    def topics_frame(self):
+        """One row per topic: topic, label, size, words."""
+        return self.topics[TOPIC_TABLE_COLUMNS].copy()
+
+    def paper(self, paper_id: str) -> Paper:
+        try:
+            return self.papers[self._index[paper_id]]
+        except KeyError:
+            raise InputError(f"no paper with id {paper_id!r} in {self.path}") from None
+
+    # ------------------------------------------------------------------ embeddings and refits
+
+    def embedder(self):
+        name = self.manifest["embedder"]["name"]
+        return get_embedder(name)
+
+    def embeddings(self) -> np.ndarray:
+        """The papers' embeddings, from the review's cache (embedding only what is missing)."""
+        if self._embeddings is None:
+            embedder = self.embedder()
+            with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
+                self._embeddings, _ = embed_with_cache([document_text(p) for p in self.papers], embedder, cache, corpus=True)
+        return self._embeddings
+
+    def refit(self, save: bool = False, **topic_params) -> "Review":
+        """Find topics again with other parameters (e.g. ``min_cluster_size=10``), in this process.
+
+        The embeddings come from the cache and the map stays where it is. Returns ``self`` with
+        new ``labels`` and ``topics``; ``save=True`` also writes them to the folder.
+        """
+        params = {**self.manifest.get("topic_params", {}), **topic_params}
+        params.setdefault("seed", self.manifest.get("seed", 42))
+        embedder = self.embedder()
+        X = self.embeddings()
+        with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
+            model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, embedder=embedder, cache=cache)
+        self.labels, self.topics, self.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
+        self.manifest["topic_params"] = params
+        self.manifest["topics"] = {"method": model.method_, "note": model.note_, "count": int((self.topics.topic >= 0).sum())}
+        self.model = model
+        if save:
+            _write_results(self.path, self, model)
+        return self
+
+
+# ---------------------------------------------------------------------------- building
+
+
+def build(
+    sources: Sequence[str | os.PathLike] | str = ("seeds",),
+    review: str | os.PathLike = DEFAULT_REVIEW,
+    embedder: str = "minilm",
+    seed: int = 42,
+    input_format: str | None = None,
+    progress: bool = True,
+    **topic_params,
+) -> Review:
+    """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
+
+    ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
+    """
+    _quiet_libraries()
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    path = Path(review)
+    timings: dict[str, float] = {}
+
+    t = time.perf_counter()
+    papers, report = read_sources(sources, format=input_format)
+    timings["read"] = time.perf_counter() - t
+    if not papers:
+        raise InputError(f"no papers found in {', '.join(map(str, sources))}; check the files hold abstracts")
+
+    path.mkdir(parents=True, exist_ok=True)
+    if not progress:
+        os.environ["WORKBENCH_PROGRESS"] = "0"
+    emb = get_embedder(embedder)
+    texts = [document_text(p) for p in papers]
+    t = time.perf_counter()
+    with EmbeddingCache(path / "cache" / "embeddings.sqlite") as cache:
+        X, embed_stats = embed_with_cache(texts, emb, cache, corpus=True)
+        timings["embed"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        model = TopicModel(seed=seed, **topic_params).fit(texts, X, embedder=emb, cache=cache)
+        timings["topics"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    layout = MapLayout(seed=seed).fit(X)
+    timings["map"] = time.perf_counter() - t
+
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "workbench_version": __version__,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sources": [str(s) for s in sources],
+        "read_report": report.lines(),
+        "n_papers": len(papers),
+        "embedder": {"name": emb.name, "version": emb.version, "dims": int(X.shape[1])},
+        "embed_stats": embed_stats,
+        "seed": seed,
+        "topic_params": {k: v for k, v in model.get_params().items() if k != "seed"},
+        "topics": {"method": model.method_, "note": model.note_, "count": int((model.topic_info_.topic >= 0).sum())},
+        "map": {"method": layout.method_},
+    }
+    result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_, model.reduced_embeddings_)
+    result._embeddings = X
+    result.model = model
+    t = time.perf_counter()
+    _write_review(path, result, model)
+    timings["write"] = time.perf_counter() - t
+    manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    _atomic_write(path / "build.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+    result.report = report
+    return result
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _write_review(path: Path, review: Review, model: TopicModel) -> None:
+    lines = "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in review.papers)
+    _atomic_write(path / "papers.jsonl", lines)
+    _write_results(path, review, model)
+
+
+def _write_results(path: Path, review: Review, model: TopicModel | None) -> None:
+    """Everything that changes with a refit: topics, assignments, arrays, model, the HTML map."""
+    from safetensors.numpy import save_file
+
+    topics = {
+        "method": review.manifest["topics"]["method"],
+        "note": review.manifest["topics"]["note"],
+        "topics": review.topics_frame().to_dict(orient="records"),
+    }
+    _atomic_write(path / "topics.json", json.dumps(topics, indent=2, ensure_ascii=False, default=int))
+    _atomic_write(path / "map.csv", review.papers_frame()[["id", "topic", "x", "y"]].to_csv(index=False))
+    arrays = {"coords": review.coords.astype(np.float32), "labels": review.labels.astype(np.int64)}
+    if review.reduced is not None:
+        arrays["reduced"] = np.asarray(review.reduced, dtype=np.float32)
+    tmp = path / f".arrays.tmp{os.getpid()}"
+    save_file(arrays, str(tmp))
+    tmp.replace(path / "arrays.safetensors")
+    if model is not None:
+        tmp_dir = path / f".model.tmp{os.getpid()}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        model.save(tmp_dir)
+        shutil.rmtree(path / "model", ignore_errors=True)
+        tmp_dir.rename(path / "model")
+    from .htmlmap import write_map_html
+
+    write_map_html(review, path / "map.html")
+    _atomic_write(path / "build.json", json.dumps(review.manifest, indent=2, ensure_ascii=False))
+
+
+# ---------------------------------------------------------------------------- opening
+
+
+def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
+    """Load a review folder written by :func:`build`."""
+    import pandas as pd
+    from safetensors.numpy import load_file
+
+    path = Path(path)
+    manifest_path = path / "build.json"
+    if not manifest_path.exists():
+        raise ReviewError(f"{path} is not a built review (no build.json); run `workbench build --review {path}` first")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        papers = [_paper_from_dict(json.loads(line)) for line in (path / "papers.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+        topics_doc = json.loads((path / "topics.json").read_text(encoding="utf-8"))
+        arrays = load_file(str(path / "arrays.safetensors"))
+    except (OSError, ValueError, KeyError) as err:
+        raise ReviewError(f"{path} is incomplete or damaged ({err}); rebuild it with `workbench build --review {path}`") from err
+    if manifest.get("format_version", 0) > FORMAT_VERSION:
+        raise ReviewError(f"{path} was built by a newer workbench (format {manifest['format_version']}); upgrade workbench")
+    topics = pd.DataFrame(topics_doc["topics"], columns=TOPIC_TABLE_COLUMNS)
+    if len(arrays["labels"]) != len(papers):
+        raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
+    return Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"))
+
+
+def _paper_from_dict(d: dict) -> Paper:
+    fields = Paper.__dataclass_fields__
+    d = {k: v for k, v in d.items() if k in fields}
+    for key in ("authors", "keywords", "sources"):
+        if key in d:
+            d[key] = tuple(d[key] or ())
+    return Paper(**d)
