@@ -1,0 +1,64 @@
+"""The annotation store: tags, notes, screening decisions and topic edits of one review.
+
+One SQLite file per review (``<review>/annotations.sqlite``), written one user action per
+transaction, with a history of every change and undo::
+
+    from workbench.store import Store
+    store = Store.open("review", reviewer="ana")
+    store.tag("3f2a9c", "relevant", "rl")
+    store.decide("3f2a9c", "include", reason="on topic")
+    store.export("bibtex", "review/annotations.bib")
+
+Annotations are keyed by the stable paper id, so they survive rebuilds; papers that leave
+the corpus keep theirs and are reported as orphaned. Topic names survive refits through
+topic identities matched by shared papers (:func:`match_topics`).
+"""
+
+from ._errors import (
+    AmbiguousPaperError,
+    AnnotationInputError,
+    NotAStoreError,
+    StoreError,
+    StoreVersionError,
+    UndoConflictError,
+    UnknownPaperError,
+)
+from ._export import FORMATS
+from ._reports import (
+    DECISIONS,
+    Decision,
+    HistoryEntry,
+    ImportReport,
+    Note,
+    SyncReport,
+    Tag,
+    TopicReport,
+)
+from ._schema import DB_NAME, SCHEMA_VERSION
+from ._store import REVIEWER_ENV, Store, default_reviewer
+from ._topics import match_topics
+
+__all__ = [
+    "Store",
+    "default_reviewer",
+    "match_topics",
+    "Tag",
+    "Note",
+    "Decision",
+    "HistoryEntry",
+    "SyncReport",
+    "TopicReport",
+    "ImportReport",
+    "DECISIONS",
+    "FORMATS",
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "REVIEWER_ENV",
+    "StoreError",
+    "NotAStoreError",
+    "StoreVersionError",
+    "UnknownPaperError",
+    "AmbiguousPaperError",
+    "AnnotationInputError",
+    "UndoConflictError",
+]

@@ -1,0 +1,299 @@
+"""Tags and their vocabulary, notes, and screening decisions.
+
+Each public function here is one user action: it opens an :class:`Action`, writes through it
+(so the history records before and after), and commits. Paper ids are already resolved.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sqlite3
+
+from ._errors import AnnotationInputError
+from ._history import Action
+from ._reports import DECISIONS, Decision, Note, Tag
+
+__all__ = [
+    "check_tag", "tag", "untag", "tags_of", "vocabulary", "describe_tag", "rename_tag",
+    "merge_tags", "papers_tagged", "check_decision",
+    "delete_tag", "add_note", "edit_note", "delete_note", "notes_of", "decide",
+    "decisions_of",
+]
+
+_COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20}")
+_MAX_TAG = 100
+
+
+def check_tag(name) -> str:
+    """A tag name with its white space collapsed; refuses what exports could not round-trip."""
+    if not isinstance(name, str):
+        raise AnnotationInputError(f"tag {name!r}: expected a string such as 'relevant'")
+    clean = " ".join(name.split())
+    if not clean:
+        raise AnnotationInputError(f"tag {name!r} is empty; give a word such as 'relevant'")
+    for bad in ",;":
+        if bad in clean:
+            raise AnnotationInputError(
+                f"tag {name!r} contains {bad!r}, which BibTeX and CSV exports use between tags; "
+                f"to give several tags, pass them separately: tag ID {' '.join(re.split('[,;]', clean))}"
+            )
+    if len(clean) > _MAX_TAG:
+        raise AnnotationInputError(
+            f"tag of {len(clean)} characters is too long (at most {_MAX_TAG}); "
+            "put longer text in a note"
+        )
+    return clean
+
+
+def _text(text, what: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise AnnotationInputError(f"{what} {text!r} is empty; expected some text")
+    return text.strip()
+
+
+def _ensure_tag(act: Action, name: str) -> None:
+    if act.get("tag_vocab", {"name": name}) is None:
+        act.put("tag_vocab", {"name": name}, {"description": "", "colour": None,
+                                              "created_by": act.reviewer, "created_at": act.at})
+
+
+def _short(ids: list[str]) -> str:
+    return ids[0] if len(ids) == 1 else f"{len(ids)} papers"
+
+
+# ----------------------------------------------------------------------------- tags
+
+def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]) -> int:
+    """Add every tag to every paper; returns how many (paper, tag) pairs were new."""
+    names = [check_tag(t) for t in tags]
+    if not names:
+        raise AnnotationInputError("no tag given; e.g. store.tag(paper_id, 'relevant')")
+    added = 0
+    with Action(conn, reviewer, "tag") as act:
+        for name in dict.fromkeys(names):
+            _ensure_tag(act, name)
+            for pid in ids:
+                key = {"paper_id": pid, "tag": name}
+                if act.get("paper_tags", key) is None:
+                    act.put("paper_tags", key, {"reviewer": reviewer, "created_at": act.at})
+                    added += 1
+        act.summary = f"tag {_short(ids)} " + " ".join(f"+{n}" for n in dict.fromkeys(names))
+    return added
+
+
+def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str) -> bool:
+    """Remove one tag from one paper; False when the paper did not have it."""
+    name = check_tag(name)
+    with Action(conn, reviewer, "untag") as act:
+        before = act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
+        act.summary = f"untag {pid} -{name}"
+    return before is not None
+
+
+def tags_of(conn: sqlite3.Connection, pid: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT tag FROM paper_tags WHERE paper_id = ? ORDER BY tag", (pid,))]
+
+
+def papers_tagged(conn: sqlite3.Connection, name: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (check_tag(name),))]
+
+
+def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
+    return [
+        Tag(name=r[0], description=r[1], colour=r[2], count=r[3])
+        for r in conn.execute(
+            "SELECT v.name, v.description, v.colour, count(t.tag) FROM tag_vocab v "
+            "LEFT JOIN paper_tags t ON t.tag = v.name GROUP BY v.name ORDER BY v.name")
+    ]
+
+
+def describe_tag(conn: sqlite3.Connection, reviewer: str, name: str,
+                 description: str | None = None, colour: str | None = None) -> Tag:
+    """Create a tag in the vocabulary, or change its description or colour."""
+    name = check_tag(name)
+    if colour is not None and not _COLOUR_RE.fullmatch(colour):
+        raise AnnotationInputError(
+            f"colour {colour!r} is not usable; expected '#rrggbb', '#rgb' or a CSS colour name"
+        )
+    with Action(conn, reviewer, "describe-tag") as act:
+        row = act.get("tag_vocab", {"name": name}) or {
+            "description": "", "colour": None, "created_by": reviewer, "created_at": act.at}
+        row = dict(row)
+        if description is not None:
+            row["description"] = description.strip()
+        if colour is not None:
+            row["colour"] = colour
+        act.put("tag_vocab", {"name": name}, row)
+        act.summary = f"describe tag {name}"
+    return next(t for t in vocabulary(conn) if t.name == name)
+
+
+def _require_tag(act: Action, name: str) -> dict:
+    row = act.get("tag_vocab", {"name": name})
+    if row is None:
+        known = [r[0] for r in act.conn.execute("SELECT name FROM tag_vocab ORDER BY name")]
+        raise AnnotationInputError(
+            f"no tag {name!r} in the vocabulary; known tags: {', '.join(known[:20]) or 'none'}"
+        )
+    return row
+
+
+def _move_tag(act: Action, old: str, new: str) -> int:
+    row = _require_tag(act, old)
+    if old == new:
+        return 0
+    if act.get("tag_vocab", {"name": new}) is None:
+        act.put("tag_vocab", {"name": new}, row)
+    uses = act.conn.execute(
+        "SELECT paper_id, reviewer, created_at FROM paper_tags WHERE tag = ? ORDER BY paper_id",
+        (old,)).fetchall()
+    for pid, who, at in uses:
+        act.put("paper_tags", {"paper_id": pid, "tag": old}, None)
+        if act.get("paper_tags", {"paper_id": pid, "tag": new}) is None:
+            act.put("paper_tags", {"paper_id": pid, "tag": new},
+                    {"reviewer": who, "created_at": at})
+    act.put("tag_vocab", {"name": old}, None)
+    return len(uses)
+
+
+def rename_tag(conn: sqlite3.Connection, reviewer: str, old: str, new: str) -> int:
+    """Rename a tag everywhere; renaming onto an existing tag merges the two.
+
+    Returns how many papers carried the old tag.
+    """
+    old, new = check_tag(old), check_tag(new)
+    with Action(conn, reviewer, "rename-tag") as act:
+        moved = _move_tag(act, old, new)
+        act.summary = f"rename tag {old} -> {new} ({moved} papers)"
+    return moved
+
+
+def merge_tags(conn: sqlite3.Connection, reviewer: str, tags, into: str) -> int:
+    """Merge several tags into ``into`` (created if new) in one action; returns papers moved."""
+    into = check_tag(into)
+    names = [check_tag(t) for t in ([tags] if isinstance(tags, str) else tags)]
+    moved = 0
+    with Action(conn, reviewer, "merge-tags") as act:
+        for name in names:
+            _require_tag(act, name)
+        _ensure_tag(act, into)
+        for name in dict.fromkeys(names):
+            if name != into:
+                moved += _move_tag(act, name, into)
+        act.summary = f"merge tags {', '.join(names)} into {into} ({moved} papers)"
+    return moved
+
+
+def delete_tag(conn: sqlite3.Connection, reviewer: str, name: str) -> int:
+    """Delete a tag from the vocabulary and from every paper; returns papers untagged."""
+    name = check_tag(name)
+    with Action(conn, reviewer, "delete-tag") as act:
+        _require_tag(act, name)
+        pids = [r[0] for r in conn.execute(
+            "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (name,))]
+        for pid in pids:
+            act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
+        act.put("tag_vocab", {"name": name}, None)
+        act.summary = f"delete tag {name} ({len(pids)} papers)"
+    return len(pids)
+
+
+# ----------------------------------------------------------------------------- notes
+
+def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> int:
+    text = _text(text, "note")
+    with Action(conn, reviewer, "note") as act:
+        note_id = act.insert("notes", {
+            "uid": secrets.token_hex(16), "paper_id": pid, "text": text, "reviewer": reviewer,
+            "created_at": act.at, "updated_at": act.at})
+        act.summary = f"note #{note_id} on {pid}: {_clip(text)}"
+    return note_id
+
+
+def _clip(text: str, n: int = 50) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= n else one[: n - 1] + "…"
+
+
+def _require_note(act: Action, note_id) -> dict:
+    row = act.get("notes", {"id": note_id}) if isinstance(note_id, int) else None
+    if row is None:
+        raise AnnotationInputError(
+            f"no note #{note_id!r}; expected the number store.note() returned "
+            "(see store.notes(paper_id))"
+        )
+    return row
+
+
+def edit_note(conn: sqlite3.Connection, reviewer: str, note_id: int, text: str) -> None:
+    text = _text(text, "note")
+    with Action(conn, reviewer, "edit-note") as act:
+        row = dict(_require_note(act, note_id))
+        if row["text"] == text:
+            return
+        row.update(text=text, updated_at=act.at)
+        act.put("notes", {"id": note_id}, row)
+        act.summary = f"edit note #{note_id} on {row['paper_id']}: {_clip(text)}"
+
+
+def delete_note(conn: sqlite3.Connection, reviewer: str, note_id: int) -> None:
+    with Action(conn, reviewer, "delete-note") as act:
+        row = _require_note(act, note_id)
+        act.put("notes", {"id": note_id}, None)
+        act.summary = f"delete note #{note_id} on {row['paper_id']}: {_clip(row['text'])}"
+
+
+def notes_of(conn: sqlite3.Connection, pid: str) -> list[Note]:
+    return [
+        Note(id=r[0], paper_id=r[1], text=r[2], reviewer=r[3], created_at=r[4],
+             updated_at=r[5], uid=r[6])
+        for r in conn.execute(
+            "SELECT id, paper_id, text, reviewer, created_at, updated_at, uid FROM notes "
+            "WHERE paper_id = ? ORDER BY created_at, id", (pid,))
+    ]
+
+
+# ----------------------------------------------------------------------------- decisions
+
+def check_decision(decision) -> str:
+    value = decision.strip().lower() if isinstance(decision, str) else decision
+    if value not in DECISIONS:
+        raise AnnotationInputError(
+            f"decision {decision!r} is not one of {', '.join(DECISIONS)}; "
+            "e.g. decide ID include --reason 'on topic'"
+        )
+    return value
+
+
+def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: str,
+           reason: str | None = None) -> int:
+    """Set this reviewer's current decision on each paper; returns how many changed."""
+    decision = check_decision(decision)
+    if reason is not None and not isinstance(reason, str):
+        raise AnnotationInputError(f"reason {reason!r}: expected text or None")
+    reason = reason.strip() or None if reason is not None else None
+    changed = 0
+    with Action(conn, reviewer, "decide") as act:
+        for pid in ids:
+            key = {"paper_id": pid, "reviewer": reviewer}
+            before = act.get("decisions", key)
+            if before and (before["decision"], before["reason"]) == (decision, reason):
+                continue
+            act.put("decisions", key, {"decision": decision, "reason": reason,
+                                       "decided_at": act.at})
+            changed += 1
+        why = f" ({_clip(reason)})" if reason else ""
+        act.summary = f"decide {_short(ids)} {decision}{why}"
+    return changed
+
+
+def decisions_of(conn: sqlite3.Connection, pid: str) -> list[Decision]:
+    return [
+        Decision(paper_id=pid, reviewer=r[0], decision=r[1], reason=r[2], decided_at=r[3])
+        for r in conn.execute(
+            "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ? "
+            "ORDER BY reviewer", (pid,))
+    ]

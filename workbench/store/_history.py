@@ -1,0 +1,242 @@
+"""Transactions, the history of every change, and undo.
+
+Every user action runs as one :class:`Action`: a ``BEGIN IMMEDIATE`` transaction whose row
+writes all go through :meth:`Action.put`, which records the row as it was before and after.
+On commit the action becomes one ``history`` row (who, when, what) with its row changes in
+``history_changes``. Undo replays an action's changes backwards, putting every row back as it
+was before, after checking that each row is still as the action left it (otherwise a later
+change would be silently overwritten, and the undo is refused with the id of that change).
+An undo is itself an action in the history, so nothing is ever lost from it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+
+from ._errors import AnnotationInputError, UndoConflictError
+from ._reports import HistoryEntry
+
+__all__ = ["Action", "now", "undo", "read_history", "TABLES"]
+
+# table -> (key columns, value columns): the only tables an action may write.
+TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "tag_vocab": (("name",), ("description", "colour", "created_by", "created_at")),
+    "paper_tags": (("paper_id", "tag"), ("reviewer", "created_at")),
+    "notes": (("id",), ("uid", "paper_id", "text", "reviewer", "created_at", "updated_at")),
+    "decisions": (("paper_id", "reviewer"), ("decision", "reason", "decided_at")),
+    "topic_edits": (
+        ("id",), ("kind", "tid", "into_tid", "paper_id", "label", "reviewer", "created_at")
+    ),
+    "papers": (
+        ("id",),
+        ("title", "abstract", "authors", "year", "doi", "venue", "url", "keywords",
+         "collection", "source", "in_corpus"),
+    ),
+}
+
+
+def now() -> str:
+    """UTC time stamp with microseconds, sortable as text: ``2024-05-01T09:30:00.123456Z``."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _json(value) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+class Action:
+    """One user action: a write transaction that records its changes in the history.
+
+    Use as a context manager; the transaction commits when the block ends without an error
+    and rolls back otherwise. An action that changed nothing leaves no history row.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, reviewer: str, action: str,
+                 undoable: bool = True):
+        self.conn = conn
+        self.reviewer = reviewer
+        self.action = action
+        self.undoable = undoable
+        self.summary = action
+        self.changes: list[tuple[str, dict, dict | None, dict | None]] = []
+        self.at = now()
+        self.history_id: int | None = None
+        self._then: list = []
+
+    def then(self, callback) -> None:
+        """Run ``callback(history_id)`` in the same transaction once the history row exists."""
+        self._then.append(callback)
+
+    def __enter__(self) -> "Action":
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.at = now()  # taken under the write lock, so history times never go backwards
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.conn.execute("ROLLBACK")
+            return
+        try:
+            if self.changes or not self.undoable:
+                self._write_history()
+                for callback in self._then:
+                    callback(self.history_id)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ rows
+    def get(self, table: str, key: dict) -> dict | None:
+        keys, values = TABLES[table]
+        where = " AND ".join(f"{k} = ?" for k in keys)
+        row = self.conn.execute(
+            f"SELECT {', '.join(values)} FROM {table} WHERE {where}", [key[k] for k in keys]
+        ).fetchone()
+        return None if row is None else dict(zip(values, row))
+
+    def put(self, table: str, key: dict, row: dict | None) -> dict | None:
+        """Set the row at ``key`` to ``row`` (``None`` deletes it); returns the row before."""
+        keys, values = TABLES[table]
+        before = self.get(table, key)
+        if before == row:
+            return before
+        _write_row(self.conn, table, key, before, row)
+        self.changes.append((table, {k: key[k] for k in keys}, before, row))
+        return before
+
+    def insert(self, table: str, row: dict) -> int:
+        """Insert a row into a table whose key is an automatic integer ``id``; returns it."""
+        _, values = TABLES[table]
+        cur = self.conn.execute(
+            f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+            [row[c] for c in values],
+        )
+        new_id = cur.lastrowid
+        self.changes.append((table, {"id": new_id}, None, {c: row[c] for c in values}))
+        return new_id
+
+    # ------------------------------------------------------------------ history
+    def _write_history(self) -> None:
+        cur = self.conn.execute(
+            "INSERT INTO history (at, reviewer, action, summary, undoable) VALUES (?, ?, ?, ?, ?)",
+            (self.at, self.reviewer, self.action, self.summary,
+             int(self.undoable and bool(self.changes))),
+        )
+        self.history_id = cur.lastrowid
+        self.conn.executemany(
+            "INSERT INTO history_changes (history_id, seq, tbl, key, before, after) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (self.history_id, seq, table, _json(key), _json(before), _json(after))
+                for seq, (table, key, before, after) in enumerate(self.changes)
+            ],
+        )
+
+
+def _write_row(conn, table: str, key: dict, before: dict | None, row: dict | None) -> None:
+    keys, values = TABLES[table]
+    where = " AND ".join(f"{k} = ?" for k in keys)
+    key_values = [key[k] for k in keys]
+    if row is None:
+        conn.execute(f"DELETE FROM {table} WHERE {where}", key_values)
+    elif before is None:
+        cols = list(keys) + list(values)
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            key_values + [row[c] for c in values],
+        )
+    else:
+        sets = ", ".join(f"{c} = ?" for c in values)
+        conn.execute(
+            f"UPDATE {table} SET {sets} WHERE {where}", [row[c] for c in values] + key_values
+        )
+
+
+def _describe(table: str, key: dict) -> str:
+    return f"{table} " + " ".join(f"{k}={v}" for k, v in key.items())
+
+
+def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
+         everyone: bool = False) -> list[HistoryEntry]:
+    """Undo the last ``n`` undoable changes (this reviewer's, or anyone's with ``everyone``).
+
+    All ``n`` are undone in one transaction or none is. Returns the entries undone, newest
+    first. Raises :class:`UndoConflictError` when a later change touched the same annotation.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise AnnotationInputError(
+            f"undo needs a number of changes >= 1, got {n!r}; e.g. `workbench undo 2`"
+        )
+    with Action(conn, reviewer, "undo") as act:
+        who = "" if everyone else "AND reviewer = ?"
+        params = [] if everyone else [reviewer]
+        rows = conn.execute(
+            "SELECT id, at, reviewer, action, summary FROM history "
+            f"WHERE undoable = 1 AND undone_by IS NULL AND action != 'undo' {who} "
+            "ORDER BY id DESC LIMIT ?",
+            params + [n],
+        ).fetchall()
+        if not rows:
+            whose = "anyone" if everyone else f"reviewer {reviewer!r}"
+            raise AnnotationInputError(
+                f"nothing to undo: {whose} has no change left that can be undone; "
+                "see `workbench history`"
+            )
+        for hid, *_ in rows:
+            changes = conn.execute(
+                "SELECT tbl, key, before, after FROM history_changes WHERE history_id = ? "
+                "ORDER BY seq DESC",
+                (hid,),
+            ).fetchall()
+            for table, key, before, after in changes:
+                key = json.loads(key)
+                before = None if before is None else json.loads(before)
+                after = None if after is None else json.loads(after)
+                current = act.get(table, key)
+                if current != after:
+                    later = conn.execute(
+                        "SELECT h.id, h.reviewer, h.action FROM history h "
+                        "JOIN history_changes c ON c.history_id = h.id "
+                        "WHERE h.id > ? AND c.tbl = ? AND c.key = ? ORDER BY h.id DESC LIMIT 1",
+                        (hid, table, _json(key)),
+                    ).fetchone()
+                    by = (f"change #{later[0]} ({later[2]} by {later[1]})" if later
+                          else "a change outside the history")
+                    raise UndoConflictError(
+                        f"cannot undo change #{hid}: {_describe(table, key)} was changed again "
+                        f"by {by}; undo that change first, or make the edit by hand"
+                    )
+                act.put(table, key, before)
+        entries = [
+            HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4])
+            for r in rows
+        ]
+        act.summary = "undo " + ", ".join(f"#{e.id} {e.summary}" for e in entries)
+        act.then(lambda undo_id: conn.executemany(
+            "UPDATE history SET undone_by = ? WHERE id = ?", [(undo_id, e.id) for e in entries]
+        ))
+    return entries
+
+
+def read_history(conn: sqlite3.Connection, limit: int | None = 20,
+                 paper_id: str | None = None) -> list[HistoryEntry]:
+    """The latest ``limit`` history entries, newest first (all with ``limit=None``)."""
+    params: list = []
+    where = ""
+    if paper_id is not None:
+        where = ("WHERE id IN (SELECT history_id FROM history_changes "
+                 "WHERE key LIKE ? OR key LIKE ?)")
+        params += [f'%"paper_id": "{paper_id}"%', f'%"id": "{paper_id}"%']
+    sql = (f"SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history {where} "
+           "ORDER BY id DESC")
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(int(limit))
+    return [
+        HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4],
+                     undoable=bool(r[5]), undone_by=r[6])
+        for r in conn.execute(sql, params)
+    ]

@@ -1,0 +1,178 @@
+"""Paper metadata in the store: syncing the corpus, orphans, and resolving id prefixes.
+
+The store never deletes a paper. A sync marks which papers are in the current corpus; a paper
+that leaves it keeps every annotation and is reported as orphaned until it comes back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+
+from ._errors import AmbiguousPaperError, AnnotationInputError, UnknownPaperError
+from ._history import Action
+from ._reports import SyncReport
+
+__all__ = ["sync_papers", "resolve", "orphaned", "paper_rows", "META_COLUMNS", "check_id"]
+
+ID_RE = re.compile(r"[0-9a-f]{12}")
+_PREFIX_RE = re.compile(r"[0-9a-f]{1,12}")
+META_COLUMNS = ("title", "abstract", "authors", "year", "doi", "venue", "url", "keywords",
+                "collection", "source")
+
+_ANNOTATED = """
+    SELECT paper_id FROM paper_tags UNION SELECT paper_id FROM notes
+    UNION SELECT paper_id FROM decisions
+    UNION SELECT paper_id FROM topic_edits WHERE paper_id IS NOT NULL
+"""
+
+
+def check_id(value, where: str = "") -> str:
+    if not isinstance(value, str) or not ID_RE.fullmatch(value):
+        raise AnnotationInputError(
+            f"{where}paper id {value!r} is not usable: expected 12 lower-case hexadecimal "
+            "characters (workbench.records.paper_id)"
+        )
+    return value
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _opt(value) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _list(value, name: str, where: str) -> str:
+    if value is None:
+        value = []
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise AnnotationInputError(
+            f"{where}{name}={value!r}: expected a list of strings; pass [] when there are none"
+        )
+    return json.dumps([str(v) for v in value], ensure_ascii=False)
+
+
+def _year(value, where: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, float) and value != value:  # NaN from a DataFrame
+            return None
+        return int(value)
+    except (TypeError, ValueError) as err:
+        raise AnnotationInputError(f"{where}year={value!r}: expected a whole number or None") from err
+
+
+def _row(paper: dict, i: int) -> tuple:
+    if not isinstance(paper, dict):
+        raise AnnotationInputError(
+            f"row {i}: expected a dict with id, title, abstract, authors, ...; got "
+            f"{type(paper).__name__} (use Paper.to_dict())"
+        )
+    where = f"row {i}: "
+    pid = check_id(paper.get("id"), where)
+    return (
+        pid,
+        _text(paper.get("title")),
+        _text(paper.get("abstract")),
+        _list(paper.get("authors"), "authors", where),
+        _year(paper.get("year"), where),
+        _opt(paper.get("doi")),
+        _opt(paper.get("venue")),
+        _opt(paper.get("url")),
+        _list(paper.get("keywords"), "keywords", where),
+        _text(paper.get("collection")),
+        _text(paper.get("source")),
+    )
+
+
+def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict]) -> SyncReport:
+    """Upsert paper metadata and mark exactly ``rows`` as the current corpus."""
+    new = {}
+    for i, paper in enumerate(rows):
+        row = _row(paper, i)
+        new[row[0]] = row
+    cols = ("id",) + META_COLUMNS
+    with Action(conn, reviewer, "sync", undoable=False) as act:
+        existing = {r[0]: (tuple(r[1:-1]), r[-1]) for r in conn.execute(
+            f"SELECT {', '.join(cols)}, in_corpus FROM papers")}
+        added = sorted(pid for pid in new if pid not in existing)
+        updated = sorted(pid for pid, row in new.items()
+                         if pid in existing and existing[pid][0] != row[1:])
+        returned = sorted(pid for pid in new if pid in existing and not existing[pid][1])
+        left = sorted(pid for pid, (_, inside) in existing.items() if inside and pid not in new)
+        conn.executemany(
+            f"INSERT INTO papers ({', '.join(cols)}, in_corpus) "
+            f"VALUES ({', '.join('?' * len(cols))}, 1)",
+            [new[pid] for pid in added],
+        )
+        sets = ", ".join(f"{c} = ?" for c in META_COLUMNS)
+        conn.executemany(f"UPDATE papers SET {sets} WHERE id = ?",
+                         [new[pid][1:] + (pid,) for pid in updated])
+        conn.executemany("UPDATE papers SET in_corpus = 1 WHERE id = ?",
+                         [(pid,) for pid in returned])
+        conn.executemany("UPDATE papers SET in_corpus = 0 WHERE id = ?", [(pid,) for pid in left])
+        orphans = orphaned(conn)
+        act.summary = (f"sync {len(new)} papers: {len(added)} new, {len(updated)} updated, "
+                       f"{len(left)} left the corpus, {len(returned)} came back, "
+                       f"{len(orphans)} orphaned")
+    return SyncReport(
+        n_papers=len(new), added=tuple(added), updated=tuple(updated), left_corpus=tuple(left),
+        returned=tuple(returned), orphaned=tuple(orphans),
+    )
+
+
+def orphaned(conn: sqlite3.Connection) -> list[str]:
+    """Ids of annotated papers that are not in the current corpus, sorted."""
+    return [r[0] for r in conn.execute(
+        f"SELECT id FROM papers WHERE in_corpus = 0 AND id IN ({_ANNOTATED}) ORDER BY id")]
+
+
+def resolve(conn: sqlite3.Connection, text, where: str = "") -> str:
+    """The full id of the one paper whose id is ``text`` or starts with it."""
+    prefix = str(text).strip().lower() if isinstance(text, str) else ""
+    if not _PREFIX_RE.fullmatch(prefix):
+        raise UnknownPaperError(
+            f"{text!r} is not a paper id: expected 12 hexadecimal characters or a unique "
+            "prefix of one, e.g. 3f2a9c"
+        )
+    rows = conn.execute(
+        "SELECT id, title FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+        (prefix, prefix + "g"),
+    ).fetchall()
+    if len(rows) == 1:
+        return rows[0][0]
+    if not rows:
+        total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+        raise UnknownPaperError(
+            f"no paper with id or id prefix {prefix!r} among the {total} papers of {where or 'the store'}; "
+            "check the id in the map or an export, or rebuild the review if it is new"
+        )
+    shown = "; ".join(f"{pid} {title[:40]!r}" for pid, title in rows[:5])
+    more = " ..." if len(rows) > 5 else ""
+    raise AmbiguousPaperError(
+        f"id prefix {prefix!r} matches several papers ({shown}{more}); give more characters"
+    )
+
+
+def paper_rows(conn: sqlite3.Connection, ids: Iterable[str] | None = None) -> list[dict]:
+    """Metadata of every paper (or of ``ids``) as dicts, sorted by id; lists decoded."""
+    cols = ("id",) + META_COLUMNS + ("in_corpus",)
+    sql = f"SELECT {', '.join(cols)} FROM papers"
+    params: list = []
+    if ids is not None:
+        ids = list(ids)
+        sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
+        params = ids
+    out = []
+    for r in conn.execute(sql + " ORDER BY id", params):
+        d = dict(zip(cols, r))
+        d["authors"] = json.loads(d["authors"])
+        d["keywords"] = json.loads(d["keywords"])
+        d["in_corpus"] = bool(d["in_corpus"])
+        out.append(d)
+    return out

@@ -1,0 +1,142 @@
+"""Plain records the store hands back: annotations, history entries and reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Tag",
+    "Note",
+    "Decision",
+    "HistoryEntry",
+    "SyncReport",
+    "TopicReport",
+    "ImportReport",
+    "DECISIONS",
+]
+
+DECISIONS = ("include", "exclude", "maybe")
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A tag in the vocabulary and how many papers carry it."""
+
+    name: str
+    description: str = ""
+    colour: str | None = None
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    paper_id: str
+    text: str
+    reviewer: str
+    created_at: str
+    updated_at: str
+    uid: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    paper_id: str
+    decision: str
+    reviewer: str
+    decided_at: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One user action: who, when, what; ``undone_by`` is the id of the undo that reverted it."""
+
+    id: int
+    at: str
+    reviewer: str
+    action: str
+    summary: str
+    undoable: bool = True
+    undone_by: int | None = None
+
+    def __str__(self) -> str:
+        undone = f"  (undone by #{self.undone_by})" if self.undone_by else ""
+        return f"#{self.id}  {self.at[:19].replace('T', ' ')}  {self.reviewer}  {self.summary}{undone}"
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What :meth:`Store.sync_papers` did.
+
+    ``orphaned`` lists annotated papers that are no longer in the corpus: their annotations
+    are kept and come back when the paper does.
+    """
+
+    n_papers: int
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    left_corpus: tuple[str, ...] = ()
+    returned: tuple[str, ...] = ()
+    orphaned: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return (
+            f"{self.n_papers} papers in the corpus: {len(self.added)} new, "
+            f"{len(self.updated)} updated, {len(self.left_corpus)} left the corpus, "
+            f"{len(self.returned)} came back; {len(self.orphaned)} annotated papers are "
+            "orphaned (kept, not in the corpus)"
+        )
+
+
+@dataclass(frozen=True)
+class TopicReport:
+    """How a new topic run relates to the previous one.
+
+    ``matched`` maps new topic -> previous topic (same identity, human name carried over);
+    ``split`` maps a previous topic -> the new topics its papers went to; ``merged`` maps a
+    new topic -> the previous topics it absorbed; ``new`` and ``gone`` have no counterpart.
+    ``names`` maps new topic -> human-given name carried forward; ``names_lost`` maps previous
+    topic -> a human name whose topic did not survive.
+    """
+
+    run: int
+    previous_run: int | None
+    matched: dict[int, int] = field(default_factory=dict)
+    jaccard: dict[int, float] = field(default_factory=dict)
+    new: tuple[int, ...] = ()
+    gone: tuple[int, ...] = ()
+    split: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    merged: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    names_lost: dict[int, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if self.previous_run is None:
+            return f"topic run {self.run}: first run, {len(self.new)} topics"
+        parts = [
+            f"topic run {self.run} vs run {self.previous_run}: {len(self.matched)} matched",
+            f"{len(self.new)} new", f"{len(self.gone)} gone",
+            f"{len(self.split)} split", f"{len(self.merged)} merged",
+            f"{len(self.names)} names carried forward",
+        ]
+        if self.names_lost:
+            parts.append("names lost: " + ", ".join(
+                f"{t} {name!r}" for t, name in sorted(self.names_lost.items())))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What :meth:`Store.import_annotations` added; ``conflicts`` are one line each."""
+
+    added: dict[str, int] = field(default_factory=dict)
+    unchanged: int = 0
+    conflicts: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        added = ", ".join(f"{n} {kind}" for kind, n in sorted(self.added.items()) if n)
+        text = f"imported {added or 'nothing new'}; {self.unchanged} already present"
+        if self.conflicts:
+            text += f"; {len(self.conflicts)} conflicts:\n  " + "\n  ".join(self.conflicts)
+        return text

@@ -1,0 +1,409 @@
+"""Opening the SQLite file: checks, creation, schema and migrations.
+
+The store is one SQLite file per review. ``PRAGMA application_id`` marks it as ours, so some
+other SQLite database at the same path is refused instead of written into; ``PRAGMA
+user_version`` is the schema version, and :data:`MIGRATIONS` brings every earlier version up to
+:data:`SCHEMA_VERSION` inside one transaction. A new store is built in a temporary file and
+linked into place, so a crash during creation never leaves a half-made store behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+from pathlib import Path
+
+from ._errors import NotAStoreError, StoreError, StoreVersionError
+
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "DB_NAME", "db_path", "connect"]
+
+APPLICATION_ID = 1464030036  # b"WBST", the workbench store
+SCHEMA_VERSION = 2
+DB_NAME = "annotations.sqlite"
+BUSY_TIMEOUT_S = 30.0
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+SCHEMA = f"""
+PRAGMA application_id = {APPLICATION_ID};
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE papers (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    abstract TEXT NOT NULL DEFAULT '',
+    authors TEXT NOT NULL DEFAULT '[]',
+    year INTEGER,
+    doi TEXT,
+    venue TEXT,
+    url TEXT,
+    keywords TEXT NOT NULL DEFAULT '[]',
+    collection TEXT NOT NULL DEFAULT '',
+    source TEXT NOT NULL DEFAULT '',
+    in_corpus INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE TABLE tag_vocab (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    colour TEXT,
+    created_by TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE paper_tags (
+    paper_id TEXT NOT NULL REFERENCES papers(id),
+    tag TEXT NOT NULL REFERENCES tag_vocab(name),
+    reviewer TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (paper_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX paper_tags_by_tag ON paper_tags(tag);
+
+CREATE TABLE notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid TEXT NOT NULL UNIQUE,
+    paper_id TEXT NOT NULL REFERENCES papers(id),
+    text TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX notes_by_paper ON notes(paper_id);
+
+CREATE TABLE decisions (
+    paper_id TEXT NOT NULL REFERENCES papers(id),
+    reviewer TEXT NOT NULL,
+    decision TEXT NOT NULL CHECK (decision IN ('include', 'exclude', 'maybe')),
+    reason TEXT,
+    decided_at TEXT NOT NULL,
+    PRIMARY KEY (paper_id, reviewer)
+) WITHOUT ROWID;
+
+CREATE TABLE topic_ids (tid INTEGER PRIMARY KEY, first_run INTEGER);
+
+CREATE TABLE topic_runs (
+    run INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    n_papers INTEGER NOT NULL,
+    n_topics INTEGER NOT NULL,
+    report TEXT NOT NULL DEFAULT '{{}}'
+);
+
+CREATE TABLE run_topics (
+    run INTEGER NOT NULL REFERENCES topic_runs(run),
+    topic INTEGER NOT NULL,
+    tid INTEGER NOT NULL REFERENCES topic_ids(tid),
+    label TEXT NOT NULL DEFAULT '',
+    words TEXT NOT NULL DEFAULT '[]',
+    size INTEGER NOT NULL,
+    PRIMARY KEY (run, topic)
+);
+
+CREATE TABLE run_assignments (
+    run INTEGER NOT NULL REFERENCES topic_runs(run),
+    paper_id TEXT NOT NULL,
+    topic INTEGER NOT NULL,
+    PRIMARY KEY (run, paper_id)
+) WITHOUT ROWID;
+
+CREATE TABLE topic_edits (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('rename', 'merge', 'move')),
+    tid INTEGER REFERENCES topic_ids(tid),
+    into_tid INTEGER REFERENCES topic_ids(tid),
+    paper_id TEXT REFERENCES papers(id),
+    label TEXT,
+    reviewer TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    action TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    undoable INTEGER NOT NULL DEFAULT 1,
+    undone_by INTEGER REFERENCES history(id)
+);
+CREATE INDEX history_by_reviewer ON history(reviewer, id);
+
+CREATE TABLE history_changes (
+    history_id INTEGER NOT NULL REFERENCES history(id),
+    seq INTEGER NOT NULL,
+    tbl TEXT NOT NULL,
+    key TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    PRIMARY KEY (history_id, seq)
+) WITHOUT ROWID;
+
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+# Tables every current store has: a file without them is damaged or not ours.
+EXPECTED_TABLES = frozenset(
+    {
+        "meta", "papers", "tag_vocab", "paper_tags", "notes", "decisions", "topic_ids",
+        "topic_runs", "run_topics", "run_assignments", "topic_edits", "history",
+        "history_changes",
+    }
+)
+
+
+def _v1_to_v2(conn: sqlite3.Connection) -> None:
+    """v1 -> v2: tag vocabulary, per-reviewer decisions, note uids, topic identities, history."""
+    schema_v2 = SCHEMA.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
+    # papers keeps its v1 layout; everything else is created afresh and filled from v1.
+    for statement in _statements(schema_v2):
+        if statement.startswith(("CREATE TABLE notes ", "CREATE TABLE decisions ")):
+            statement = statement.replace("CREATE TABLE notes ", "CREATE TABLE notes_v2 ")
+            statement = statement.replace("CREATE TABLE decisions ", "CREATE TABLE decisions_v2 ")
+        if "papers_unused" in statement or statement.startswith(
+            ("PRAGMA", "CREATE INDEX notes_by_paper")
+        ):
+            continue
+        conn.execute(statement)
+    conn.executescript(
+        """
+        INSERT INTO tag_vocab (name, created_by, created_at)
+            SELECT tag, min(reviewer), min(created_at) FROM tags GROUP BY tag;
+        INSERT INTO paper_tags SELECT paper_id, tag, reviewer, created_at FROM tags;
+        DROP TABLE tags;
+
+        INSERT INTO notes_v2 (id, uid, paper_id, text, reviewer, created_at, updated_at)
+            SELECT id, lower(hex(randomblob(16))), paper_id, text, reviewer, created_at,
+                   updated_at FROM notes;
+        DROP TABLE notes;
+        ALTER TABLE notes_v2 RENAME TO notes;
+        CREATE INDEX notes_by_paper ON notes(paper_id);
+
+        INSERT INTO decisions_v2 SELECT paper_id, reviewer, decision, reason, decided_at
+            FROM decisions;
+        DROP TABLE decisions;
+        ALTER TABLE decisions_v2 RENAME TO decisions;
+
+        INSERT INTO history (id, at, reviewer, action, summary, undoable)
+            SELECT id, at, reviewer, action,
+                   trim(coalesce(paper_id, '') || ' ' || detail), 0 FROM log;
+        DROP TABLE log;
+        """
+    )
+    # v1 kept the last build's topics by raw number; they become run 1 with stable identities.
+    rows = conn.execute("SELECT paper_id, topic FROM paper_topics ORDER BY paper_id").fetchall()
+    if rows:
+        names = {t: (label, who, at) for t, label, who, at in conn.execute(
+            "SELECT topic, label, reviewer, at FROM topic_names")}
+        at = max((v[2] for v in names.values()), default="1970-01-01T00:00:00.000000Z")
+        sizes: dict[int, int] = {}
+        for _, topic in rows:
+            sizes[topic] = sizes.get(topic, 0) + 1
+        conn.execute(
+            "INSERT INTO topic_runs (run, created_at, reviewer, n_papers, n_topics, report) "
+            "VALUES (1, ?, 'migration', ?, ?, ?)",
+            (at, len(rows), len([t for t in sizes if t != -1]),
+             json.dumps({"migrated_from_schema": 1})),
+        )
+        for topic in sorted(sizes):
+            tid = -1 if topic == -1 else topic + 1
+            conn.execute("INSERT INTO topic_ids (tid, first_run) VALUES (?, 1)", (tid,))
+            conn.execute(
+                "INSERT INTO run_topics (run, topic, tid, label, words, size) "
+                "VALUES (1, ?, ?, '', '[]', ?)",
+                (topic, tid, sizes[topic]),
+            )
+            if topic in names:
+                label, who, when = names[topic]
+                conn.execute(
+                    "INSERT INTO topic_edits (kind, tid, label, reviewer, created_at) "
+                    "VALUES ('rename', ?, ?, ?, ?)",
+                    (tid, label, who, when),
+                )
+        conn.executemany(
+            "INSERT INTO run_assignments (run, paper_id, topic) VALUES (1, ?, ?)", rows
+        )
+    conn.execute("DROP TABLE paper_topics")
+    conn.execute("DROP TABLE topic_names")
+
+
+# MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
+MIGRATIONS = {1: _v1_to_v2}
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def db_path(path: str | os.PathLike) -> Path:
+    """``review_dir`` -> ``review_dir/annotations.sqlite``; a path to a file stays as it is."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        return path / DB_NAME
+    if path.exists() or path.suffix.lower() in {".sqlite", ".sqlite3", ".db"}:
+        return path
+    return path / DB_NAME
+
+
+def _check_file(path: Path) -> None:
+    """Refuse, without touching it, a file at the store's path that is not a SQLite database."""
+    if not path.is_file():
+        raise NotAStoreError(
+            f"{path} is not a file; expected the review's annotation store {DB_NAME}; "
+            "pass --review DIR with the review folder"
+        )
+    with open(path, "rb") as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
+    if head != _SQLITE_MAGIC:
+        what = "is empty" if not head else f"starts with {head[:12]!r}"
+        raise NotAStoreError(
+            f"{path} is not an annotation store: it {what}, expected a SQLite database "
+            "made by workbench; the file was left untouched; move it away (or restore it "
+            "from a backup or an export) and try again"
+        )
+
+
+def _create(path: Path) -> None:
+    """Build a current-schema store in a temporary file, then link it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("BEGIN")
+            for statement in _statements(SCHEMA):
+                conn.execute(statement)
+            conn.execute("INSERT INTO meta (key, value) VALUES ('created_by', 'workbench')")
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)  # fails if another process created the store first: use theirs
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    finally:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("PRAGMA foreign_keys = OFF")  # tables are rebuilt; checked before commit
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+        while version < SCHEMA_VERSION:
+            if version not in MIGRATIONS:
+                raise StoreVersionError(
+                    f"{path} has schema version {version}, and this workbench can migrate only "
+                    f"versions {sorted(MIGRATIONS)} to {SCHEMA_VERSION}; export it with the "
+                    "workbench that made it and import the export"
+                )
+            MIGRATIONS[version](conn)
+            version += 1
+            conn.execute(f"PRAGMA user_version = {version}")
+        problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if problems:
+            raise StoreError(
+                f"migrating {path} to schema version {SCHEMA_VERSION} left "
+                f"{len(problems)} broken references (first: {problems[0]}); the store was "
+                "left as it was; please report this with the file"
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
+    """An open, checked, current-schema connection to the store at ``path``.
+
+    Raises :class:`NotAStoreError` (file untouched) for anything at ``path`` that is not a
+    workbench store, and :class:`StoreVersionError` for a store from a newer workbench.
+    """
+    if path.exists():
+        _check_file(path)
+    elif not create:
+        raise StoreError(
+            f"no annotation store at {path}; expected the review folder that `workbench build` "
+            "made; pass --review DIR"
+        )
+    else:
+        if not path.parent.is_dir():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        _create(path)
+    conn = sqlite3.connect(
+        path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+    )
+    try:
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = _tables(conn)
+        except sqlite3.DatabaseError as err:
+            raise NotAStoreError(
+                f"{path} cannot be read as an annotation store ({err}); the file was left "
+                "untouched; restore it from a backup or an export, or move it away"
+            ) from err
+        if app_id != APPLICATION_ID:
+            shown = ", ".join(sorted(tables)[:6]) or "none"
+            raise NotAStoreError(
+                f"{path} is a SQLite database but not a workbench annotation store "
+                f"(application_id={app_id}, expected {APPLICATION_ID}; tables: {shown}); "
+                "the file was left untouched; move it away or pass another --review folder"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                f"{path} has schema version {version}, newer than this workbench's "
+                f"{SCHEMA_VERSION}; upgrade workbench to open it"
+            )
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version < SCHEMA_VERSION:
+            _migrate(conn, path)
+            tables = _tables(conn)
+        missing = EXPECTED_TABLES - tables
+        if missing:
+            raise NotAStoreError(
+                f"{path} is a damaged annotation store: tables {sorted(missing)} are missing; "
+                "restore it from a backup or an export"
+            )
+    except BaseException:
+        conn.close()
+        raise
+    return conn
