@@ -11,10 +11,9 @@ every human edit. Edits (rename, merge, move a paper) are stored against identit
 from __future__ import annotations
 
 import json
+import numbers
 import sqlite3
 from collections.abc import Mapping
-
-import numpy as np
 
 from ._errors import AnnotationInputError, StoreError
 from ._history import Action
@@ -39,6 +38,9 @@ def match_topics(previous: Mapping[str, int], current: Mapping[str, int], *,
     ``merged`` (current -> previous topics that each went mostly into it), ``new`` and
     ``gone``. Only papers in both runs count, so new sources do not blur the comparison.
     """
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
     prev_topics = sorted({t for t in previous.values() if t != OUTLIER})
     cur_topics = sorted({t for t in current.values() if t != OUTLIER})
     out = {"matched": {}, "jaccard": {}, "split": {}, "merged": {}, "new": [], "gone": []}
@@ -59,9 +61,6 @@ def match_topics(previous: Mapping[str, int], current: Mapping[str, int], *,
     cur_size = inter.sum(axis=0, keepdims=True)
     union = prev_size + cur_size - inter
     jac = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-
-    from scipy.optimize import linear_sum_assignment
-
     r, c = linear_sum_assignment(jac, maximize=True)
     for i, j in zip(r, c):
         if jac[i, j] >= min_jaccard:
@@ -272,7 +271,7 @@ def _jsonable(report: TopicReport) -> dict:
 
 def _visible_tid(conn: sqlite3.Connection, topic, what: str) -> tuple[int, int]:
     """``(topic, tid)`` of a topic the reviewer can see in the newest run (not merged away)."""
-    if isinstance(topic, bool) or not isinstance(topic, (int, np.integer)):
+    if isinstance(topic, bool) or not isinstance(topic, numbers.Integral):
         raise AnnotationInputError(f"{what} {topic!r}: expected a topic number such as 3")
     topic = int(topic)
     _, topic_tid, _ = latest_run(conn)

@@ -1,0 +1,237 @@
+"""The annotation store's Python API: one call per user action, saved at once."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from workbench.errors import StoreError, WorkbenchError
+from workbench.store import (
+    AmbiguousPaperError,
+    AnnotationInputError,
+    Store,
+    UndoConflictError,
+    UnknownPaperError,
+)
+
+
+def pid(i: int) -> str:
+    return f"{i:012x}"
+
+
+def rows(n: int, start: int = 0, **extra) -> list[dict]:
+    return [
+        {"id": pid(i), "title": f"Paper {i}", "abstract": f"Abstract of paper {i}.",
+         "authors": ["Doe, Jane", "Roe, Rick"], "year": 2020 + i % 5, "doi": f"10.1/{i}",
+         "venue": "J. Tests" if i % 2 else None, "url": None, "keywords": ["k"],
+         "collection": "c", "source": f"refs.bib:{i}", **extra}
+        for i in range(start, start + n)
+    ]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store.open(tmp_path / "review", reviewer="ana")
+    s.sync_papers(rows(10) + [dict(rows(1)[0], id="abcdef000001"),
+                              dict(rows(1)[0], id="abcd99000002")])
+    yield s
+    s.close()
+
+
+def test_open_creates_one_sqlite_file_in_wal_mode(tmp_path):
+    with Store.open(tmp_path / "review", reviewer="ana") as s:
+        assert s.path == tmp_path / "review" / "annotations.sqlite"
+    conn = sqlite3.connect(tmp_path / "review" / "annotations.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 2
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    leftovers = [p.name for p in (tmp_path / "review").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_open_without_create_says_where_it_looked(tmp_path):
+    with pytest.raises(StoreError, match="no annotation store at .*annotations.sqlite"):
+        Store.open(tmp_path / "nothing", create=False)
+    assert not (tmp_path / "nothing").exists()
+
+
+def test_reviewer_comes_from_argument_then_environment_then_os_user(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_REVIEWER", "env-bob")
+    with Store.open(tmp_path, reviewer="ana") as s:
+        assert s.reviewer == "ana"
+    with Store.open(tmp_path) as s:
+        assert s.reviewer == "env-bob"
+    monkeypatch.delenv("WORKBENCH_REVIEWER")
+    with Store.open(tmp_path) as s:
+        assert s.reviewer and s.reviewer != "env-bob"
+
+
+def test_tags_are_saved_at_once_and_visible_to_another_connection(store):
+    assert store.tag([pid(1), pid(2)], "relevant", " reward   models ") == 4
+    assert store.tag(pid(1), "relevant") == 0  # already there: nothing new
+    other = Store.open(store.path, reviewer="bob")
+    assert other.tags(pid(1)) == ["relevant", "reward models"]
+    assert {t.name: t.count for t in other.vocabulary()} == {"relevant": 2, "reward models": 2}
+    other.close()
+    assert store.untag(pid(1), "relevant") is True
+    assert store.untag(pid(1), "relevant") is False
+    assert store.tags(pid(1)) == ["reward models"]
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("a,b", "contains ','"), ("", "empty"), ("x" * 101, "too long"), (3, "expected a string"),
+])
+def test_bad_tags_are_refused_with_the_reason(store, bad, match):
+    with pytest.raises(AnnotationInputError, match=match):
+        store.tag(pid(1), bad)
+    assert store.tags(pid(1)) == []
+
+
+def test_tag_vocabulary_describe_rename_merge_delete(store):
+    store.tag(pid(1), "rl")
+    store.tag(pid(2), "RL", "survey")
+    store.describe_tag("rl", description="reinforcement learning", colour="#ff8800")
+    with pytest.raises(AnnotationInputError, match="colour 'nope!'"):
+        store.describe_tag("rl", colour="nope!")
+    assert store.rename_tag("RL", "rl") == 1  # onto an existing tag: a merge
+    assert store.papers_tagged("rl") == [pid(1), pid(2)]
+    rl = next(t for t in store.vocabulary() if t.name == "rl")
+    assert (rl.description, rl.colour, rl.count) == ("reinforcement learning", "#ff8800", 2)
+    assert store.merge_tags(["rl", "survey"], into="keep") == 3
+    assert store.tags(pid(2)) == ["keep"]
+    assert [t.name for t in store.vocabulary()] == ["keep"]
+    assert store.delete_tag("keep") == 2
+    assert store.vocabulary() == [] and store.tags(pid(1)) == []
+    with pytest.raises(AnnotationInputError, match="no tag 'gone' in the vocabulary"):
+        store.delete_tag("gone")
+
+
+def test_notes_are_several_per_paper_timestamped_and_editable(store):
+    first = store.note(pid(3), "Uses PPO.\nSecond line.")
+    second = store.note(pid(3), "Check the appendix")
+    assert first != second
+    store.edit_note(first, "Uses PPO and DPO.")
+    notes = store.notes(pid(3))
+    assert [n.text for n in notes] == ["Uses PPO and DPO.", "Check the appendix"]
+    assert notes[0].updated_at > notes[0].created_at and notes[0].reviewer == "ana"
+    store.delete_note(second)
+    assert [n.id for n in store.notes(pid(3))] == [first]
+    with pytest.raises(AnnotationInputError, match="no note #999"):
+        store.edit_note(999, "x")
+    with pytest.raises(AnnotationInputError, match="empty"):
+        store.note(pid(3), "   ")
+
+
+def test_one_current_decision_per_paper_per_reviewer(store, tmp_path):
+    store.decide(pid(4), "include", reason="on topic")
+    store.decide(pid(4), "maybe")
+    bob = Store.open(store.path, reviewer="bob")
+    bob.decide([pid(4), pid(5)], "EXCLUDE", reason="  off topic ")
+    assert store.decision(pid(4)).decision == "maybe"
+    assert store.decision(pid(4)).reason is None
+    assert bob.decision(pid(4)).reason == "off topic"
+    assert [(d.reviewer, d.decision) for d in store.decisions(pid(4))] == [
+        ("ana", "maybe"), ("bob", "exclude")]
+    assert store.decision(pid(5)) is None
+    with pytest.raises(AnnotationInputError, match="'accept' is not one of include, exclude, maybe"):
+        store.decide(pid(4), "accept")
+    bob.close()
+
+
+def test_resolve_takes_a_unique_prefix_and_explains_otherwise(store):
+    assert store.resolve("ABCDEF000001") == "abcdef000001"
+    assert store.resolve(pid(9)) == pid(9)
+    assert store.resolve("abcd9") == "abcd99000002"
+    with pytest.raises(AmbiguousPaperError, match="'abcd' matches several papers"):
+        store.resolve("abcd")
+    with pytest.raises(UnknownPaperError, match="no paper with id or id prefix 'fff'"):
+        store.resolve("fff")
+    with pytest.raises(UnknownPaperError, match="not a paper id: expected 12 hexadecimal"):
+        store.tag("xyz!", "t")
+    assert issubclass(AmbiguousPaperError, WorkbenchError)
+
+
+def test_sync_reports_orphans_and_never_deletes_annotations(store):
+    store.tag(pid(0), "keep-me")
+    store.note(pid(1), "still here")
+    report = store.sync_papers(rows(8, start=2) + rows(1, start=20))  # 0 and 1 leave
+    assert report.added == (pid(20),)
+    assert set(report.left_corpus) >= {pid(0), pid(1)}
+    assert report.orphaned == (pid(0), pid(1))
+    assert store.tags(pid(0)) == ["keep-me"] and store.notes(pid(1))[0].text == "still here"
+    assert store.paper(pid(0))["in_corpus"] is False
+    back = store.sync_papers(rows(3) + [dict(rows(1, start=3)[0], title="Retitled")])
+    assert back.returned == (pid(0), pid(1)) and back.orphaned == ()
+    assert back.updated == (pid(3),) and store.paper(pid(3))["title"] == "Retitled"
+
+
+def test_sync_refuses_bad_rows_and_names_the_row(store):
+    with pytest.raises(AnnotationInputError, match="row 1: paper id 'nothex' is not usable"):
+        store.sync_papers(rows(1) + [dict(rows(1)[0], id="nothex")])
+    with pytest.raises(AnnotationInputError, match="row 0: authors='Doe': expected a list"):
+        store.sync_papers([dict(rows(1)[0], authors="Doe")])
+    assert store.paper(pid(5))["in_corpus"] is True  # nothing changed
+
+
+def test_history_records_who_when_what(store):
+    store.tag(pid(1), "a")
+    bob = Store.open(store.path, reviewer="bob")
+    bob.decide(pid(1), "include")
+    bob.close()
+    latest = store.history(limit=2)
+    assert [(e.reviewer, e.action) for e in latest] == [("bob", "decide"), ("ana", "tag")]
+    assert latest[0].at >= latest[1].at and "include" in latest[0].summary
+    assert [e.action for e in store.history(limit=None, paper=pid(1))] == ["decide", "tag"]
+
+
+def test_undo_reverts_the_last_changes_and_is_itself_in_the_history(store):
+    store.tag(pid(1), "a")
+    note = store.note(pid(1), "first")
+    store.edit_note(note, "second")
+    store.decide(pid(1), "exclude")
+    undone = store.undo(2)
+    assert [e.action for e in undone] == ["decide", "edit-note"]
+    assert store.decision(pid(1)) is None and store.notes(pid(1))[0].text == "first"
+    assert store.history(limit=1)[0].action == "undo"
+    store.undo()  # the note
+    assert store.notes(pid(1)) == [] and store.tags(pid(1)) == ["a"]
+    store.undo()
+    assert store.tags(pid(1)) == [] and store.vocabulary() == []
+    with pytest.raises(AnnotationInputError, match="nothing to undo"):
+        store.undo()
+    with pytest.raises(AnnotationInputError, match="undo needs a number of changes >= 1"):
+        store.undo(0)
+
+
+def test_undo_of_a_tag_rename_restores_every_paper(store):
+    store.tag([pid(1), pid(2)], "old")
+    store.rename_tag("old", "new")
+    store.undo()
+    assert store.papers_tagged("old") == [pid(1), pid(2)]
+    assert [t.name for t in store.vocabulary()] == ["old"]
+
+
+def test_undo_never_overwrites_a_later_change_by_someone_else(store):
+    store.decide(pid(1), "include")
+    bob = Store.open(store.path, reviewer="bob")
+    bob.tag(pid(1), "x")
+    bob.undo()  # bob's own change only
+    assert store.decision(pid(1)).decision == "include"
+    store.note(pid(2), "mine")
+    note_id = store.notes(pid(2))[0].id
+    bob.edit_note(note_id, "bob rewrote it")
+    with pytest.raises(UndoConflictError, match=r"changed again by change #\d+ \(edit-note by bob\)"):
+        store.undo()
+    assert store.notes(pid(2))[0].text == "bob rewrote it"  # nothing undone
+    bob.undo()
+    store.undo()
+    assert store.notes(pid(2)) == []
+    bob.close()
+
+
+def test_a_closed_store_says_so(tmp_path):
+    s = Store.open(tmp_path)
+    s.close()
+    with pytest.raises(StoreError, match="is closed"):
+        s.tags(pid(1))
