@@ -168,7 +168,7 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         ):
             continue
         conn.execute(statement)
-    conn.executescript(
+    for statement in _statements(
         """
         INSERT INTO tag_vocab (name, created_by, created_at)
             SELECT tag, min(reviewer), min(created_at) FROM tags GROUP BY tag;
@@ -192,7 +192,8 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
                    trim(coalesce(paper_id, '') || ' ' || detail), 0 FROM log;
         DROP TABLE log;
         """
-    )
+    ):
+        conn.execute(statement)  # not executescript: that would commit the open transaction
     # v1 kept the last build's topics by raw number; they become run 1 with stable identities.
     rows = conn.execute("SELECT paper_id, topic FROM paper_topics ORDER BY paper_id").fetchall()
     if rows:
