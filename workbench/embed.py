@@ -70,12 +70,13 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def _progress(total: int, desc: str, unit_seconds: float):
+def _progress(texts: Sequence[str], desc: str, chars_per_second: float):
     """A tqdm bar when the work is expected to take more than a couple of seconds."""
     from tqdm.auto import tqdm
 
-    disable = total * unit_seconds < 2.0 or os.environ.get("WORKBENCH_PROGRESS") == "0"
-    return tqdm(total=total, desc=desc, unit="doc", disable=disable, leave=False)
+    expected = sum(map(len, texts)) / chars_per_second
+    disable = expected < 2.0 or os.environ.get("WORKBENCH_PROGRESS") == "0"
+    return tqdm(total=len(texts), desc=desc, unit="doc", disable=disable, leave=False)
 
 
 def _minilm_path() -> str:
@@ -107,7 +108,9 @@ class MiniLMEmbedder:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
 
+                hf_logging.disable_progress_bar()
                 self._model = SentenceTransformer(path, device="cpu")
             except Exception as err:  # pragma: no cover - depends on the install
                 raise EmbedderError(
@@ -119,7 +122,7 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         model = self.model()
         out = []
-        with _progress(len(texts), "embedding (minilm)", 0.05) as bar:
+        with _progress(texts, "embedding (minilm)", 25_000) as bar:
             for start in range(0, len(texts), self.batch_size):
                 batch = list(texts[start : start + self.batch_size])
                 out.append(model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True))

@@ -66,7 +66,9 @@ class MapLayout:
         elif n >= 3:
             from sklearn.decomposition import PCA
 
-            coords = PCA(n_components=2, random_state=self.seed).fit_transform(X)
+            with warnings.catch_warnings():  # identical papers have no variance to explain
+                warnings.simplefilter("ignore")
+                coords = PCA(n_components=2, random_state=self.seed).fit_transform(X)
             self.method_ = "pca"
         else:
             coords = np.array([[-1.0, 0.0], [1.0, 0.0]][:n]) if n == 2 else np.zeros((1, 2))

@@ -17,6 +17,7 @@ import math
 import sys
 import warnings
 from contextlib import contextmanager
+from functools import lru_cache
 from importlib.abc import MetaPathFinder
 from pathlib import Path
 from typing import Sequence
@@ -90,6 +91,44 @@ def _backend(embedder, cache):
             return self.embed(words, verbose)
 
     return CachedBackend()
+
+
+# Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
+SCHOLARLY_STOP_WORDS = frozenset(
+    """abstract achieve achieved achieves al approach approaches aim aims based conduct conducted
+    demonstrate demonstrated demonstrates different effective effectively et existing experiment
+    experiments extensive finally findings furthermore however improve improved improves including
+    introduce introduced introduces key leverage leverages leveraging method methods moreover novel
+    new paper papers present presented presents propose proposed proposes recent recently result
+    results shows shown significant significantly state studies study use used uses using various
+    work works""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> list[str]:
+    """English stop words plus the words of scholarly prose (``propose``, ``method``, ``results``)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return sorted(ENGLISH_STOP_WORDS | SCHOLARLY_STOP_WORDS)
+
+
+def readable_label(words: Sequence[str], k: int = 3) -> str:
+    """The first ``k`` words that are not a variant of a word already chosen.
+
+    ``["agents", "agent", "ai agents", "memory"]`` -> ``"agents, memory"`` (+ the next distinct one).
+    """
+    chosen: list[str] = []
+    seen: set[str] = set()
+    for word in words:
+        stems = {t[:-1] if t.endswith("s") and len(t) > 3 else t for t in word.split()}
+        if stems <= seen:
+            continue
+        chosen.append(word)
+        seen |= stems
+        if len(chosen) == k:
+            break
+    return ", ".join(chosen)
 
 
 def default_min_cluster_size(n: int) -> int:
@@ -224,7 +263,7 @@ class TopicModel:
                 prediction_data=False,
             )
         # Small corpora keep every word; large ones drop words seen in fewer than 2 papers.
-        vectorizer = CountVectorizer(stop_words="english", ngram_range=(1, 2), min_df=1 if n < 200 else 2)
+        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2)
         if self.representation == "keybert":
             rep = KeyBERTInspired(top_n_words=self.top_n_words, random_state=self.seed)
         elif self.representation == "mmr":
@@ -287,7 +326,7 @@ class TopicModel:
         rows = []
         for topic, words in self.words_.items():
             top = [w for w, _ in words]
-            label = "Unassigned" if topic == OUTLIER else ", ".join(top[:3]) if top else f"Topic {topic}"
+            label = "Unassigned" if topic == OUTLIER else readable_label(top) or f"Topic {topic}"
             rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": top})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
 

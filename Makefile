@@ -1,0 +1,45 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+REVIEW ?= review
+SEEDS  ?= seeds
+EMBEDDER ?= minilm
+
+.PHONY: run test test-fast lab install bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# The CPU build of torch first: any other torch spec pulls a multi-GB CUDA build.
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## run: install, build the review of seeds/, print its topics
+run: install
+	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench build $(SEEDS) --review $(REVIEW) --embedder $(EMBEDDER) --quiet
+	$(VENV)/bin/workbench topics --review $(REVIEW)
+	@echo "open $(REVIEW)/map.html in a browser for the interactive map; 'make lab' for the notebooks"
+
+## test: install, run the whole test suite
+test: install
+	HF_HUB_OFFLINE=1 $(PY) -m pytest
+
+test-fast: install
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser"
+
+## lab: open JupyterLab on the notebooks (127.0.0.1 only)
+lab: install
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --notebook-dir .
+
+## bench: the build benchmark (raw BERTopic vs workbench cold and warm)
+bench: install
+	HF_HUB_OFFLINE=1 $(PY) benchmarks/bench_build.py
+
+clean:
+	rm -rf $(REVIEW) .pytest_cache

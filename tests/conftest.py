@@ -1,0 +1,53 @@
+"""Shared fixtures: the seeds, small corpora written on the fly, and a persistent model cache."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT / "seeds"
+SHARED_DATA = (ROOT / ".." / "shared" / "data").resolve()
+
+# Models distilled once (the static embedder) and numba's compiled UMAP live outside the
+# per-test folders so a test run pays for them once, not once per test.
+os.environ.setdefault("WORKBENCH_CACHE", str(ROOT / ".pytest_cache" / "workbench"))
+os.environ.setdefault("WORKBENCH_PROGRESS", "0")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def seeds_dir(tmp_path) -> Path:
+    """A private copy of seeds/ (tests may move or edit it)."""
+    dest = tmp_path / "seeds"
+    shutil.copytree(SEEDS, dest)
+    return dest
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not here (a fresh clone has no shared data)")
+    return SHARED_DATA
+
+
+def write_seed_file(path: Path, abstracts: list[str], collection: str = "Test collection", authors=None) -> Path:
+    """Write abstracts in the seed-dump layout (collection name, optional author lines)."""
+    parts = [collection]
+    for i, abstract in enumerate(abstracts):
+        if authors:
+            parts.append(authors[i])
+        parts.append(abstract)
+    path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def seed_abstracts() -> list[str]:
+    """The 133 seed abstracts, clean, in file order."""
+    from workbench import read_sources
+
+    papers, _ = read_sources([SEEDS])
+    return [p.abstract for p in papers]

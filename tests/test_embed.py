@@ -1,0 +1,93 @@
+"""Embedders and the disk cache: hits, partial hits, corpus-relative keys, bad vectors."""
+
+import numpy as np
+import pytest
+
+from workbench.embed import (
+    EMBEDDERS,
+    EmbeddingCache,
+    FakeEmbedder,
+    TfidfEmbedder,
+    embed_with_cache,
+    get_embedder,
+)
+from workbench.errors import EmbedderError, InputError
+
+from conftest import seed_abstracts
+
+
+def test_registry_names_the_three_real_embedders_and_the_test_double():
+    assert {"minilm", "static", "tfidf"} <= set(EMBEDDERS)
+    with pytest.raises(InputError, match="unknown embedder 'bert'; choose one of: minilm"):
+        get_embedder("bert")
+
+
+def test_second_embedding_of_the_same_texts_embeds_nothing(tmp_path):
+    texts = seed_abstracts()
+    fake = FakeEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        first, stats1 = embed_with_cache(texts, fake, cache, corpus=True)
+        second, stats2 = embed_with_cache(texts, fake, cache, corpus=True)
+    assert stats1["embedded"] == 133 and stats1["cached"] == 0
+    assert stats2["embedded"] == 0 and stats2["cached"] == 133
+    assert fake.embedded == 133
+    np.testing.assert_array_equal(first, second)
+    assert first.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, rtol=1e-5)
+
+
+def test_adding_ten_papers_embeds_those_ten(tmp_path):
+    texts = seed_abstracts()
+    fake = FakeEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        embed_with_cache(texts[:100], fake, cache)
+        _, stats = embed_with_cache(texts[:110], fake, cache)
+        assert stats == {"cached": 100, "embedded": 10, "seconds": stats["seconds"]}
+        assert cache.count() == 110
+
+
+def test_cache_survives_reopening_and_is_keyed_by_embedder(tmp_path):
+    texts = seed_abstracts()[:20]
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        embed_with_cache(texts, FakeEmbedder(dims=64), cache)
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        _, same = embed_with_cache(texts, FakeEmbedder(dims=64), cache)
+        _, other = embed_with_cache(texts, FakeEmbedder(dims=32), cache)
+    assert same["embedded"] == 0
+    assert other["embedded"] == 20
+
+
+def test_duplicate_texts_are_embedded_once(tmp_path):
+    fake = FakeEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        vectors, stats = embed_with_cache(["same text here", "same text here", "other words"], fake, cache)
+    assert fake.embedded == 2 and stats["embedded"] == 2
+    np.testing.assert_array_equal(vectors[0], vectors[1])
+
+
+def test_tfidf_vectors_are_corpus_relative_and_project_words(tmp_path):
+    texts = seed_abstracts()
+    tfidf = TfidfEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        X, _ = embed_with_cache(texts, tfidf, cache, corpus=True)
+        key_full = tfidf.version
+        embed_with_cache(texts[:50], tfidf, cache, corpus=True)
+        assert tfidf.version != key_full, "another corpus gets another cache key"
+        _, again = embed_with_cache(texts, TfidfEmbedder(), cache, corpus=True)
+    assert again["embedded"] == 0
+    assert X.shape == (133, 132)
+    words = TfidfEmbedder()
+    words.bind_corpus(texts)
+    w = words.embed_words(["reward model", "multimodal", "agents"])
+    assert w.shape == (3, 132) and np.all(np.isfinite(w))
+
+
+def test_an_embedder_returning_garbage_is_refused(tmp_path):
+    class Broken(FakeEmbedder):
+        def embed(self, texts):
+            out = super().embed(texts)
+            out[0, 0] = np.nan
+            return out
+
+    with pytest.raises(EmbedderError, match="non-finite"):
+        embed_with_cache(["a text", "another text"], Broken(), None)

@@ -1,0 +1,108 @@
+"""The review folder: what a build writes, reopening it, refits, and repeatable builds."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import workbench
+from workbench.errors import ReviewError
+
+from conftest import ROOT, write_seed_file
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    path = tmp_path_factory.mktemp("review")
+    return workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
+
+
+def test_build_writes_every_part_of_the_review(built):
+    names = {p.name for p in built.path.iterdir()}
+    assert {"build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model", "map.html", "cache"} <= names
+    assert (built.path / "cache" / "embeddings.sqlite").stat().st_size > 0
+    model_files = {p.name for p in (built.path / "model").iterdir()}
+    assert {"topic_embeddings.safetensors", "ctfidf.safetensors", "topics.json", "config.json"} <= model_files
+    pickles = [p for p in built.path.rglob("*") if p.suffix in (".pkl", ".pickle", ".bin", ".joblib")]
+    assert pickles == [], "nothing is pickled"
+    manifest = json.loads((built.path / "build.json").read_text())
+    assert manifest["n_papers"] == 133 and manifest["seed"] == 42
+    assert manifest["embedder"]["name"] == "fake"
+    assert set(manifest["timings"]) == {"read", "embed", "topics", "map", "write"}
+
+
+def test_html_map_is_self_contained_and_lists_every_paper(built):
+    html = (built.path / "map.html").read_text(encoding="utf-8")
+    assert "plotly" in html and "<script src=\"http" not in html, "works offline: plotly is inlined"
+    for paper in built.papers[:5]:
+        assert paper.id in html
+
+
+def test_open_review_gives_back_the_same_tables(built):
+    again = workbench.open_review(built.path)
+    assert len(again) == 133
+    np.testing.assert_array_equal(again.labels, built.labels)
+    np.testing.assert_allclose(again.coords, built.coords, atol=1e-4)
+    frame = again.papers_frame()
+    assert list(frame.columns) == ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
+    assert frame.id.is_unique
+    assert list(again.topics_frame().columns) == ["topic", "label", "size", "words"]
+    assert again.topics_frame()["size"].sum() == 133
+
+
+def test_refit_in_the_same_process_uses_cached_embeddings(built):
+    review = workbench.open_review(built.path)
+    before = int((review.topics.topic >= 0).sum())
+    review.refit(min_cluster_size=20)
+    after = int((review.topics.topic >= 0).sum())
+    assert after < before
+    assert review.manifest["topic_params"]["min_cluster_size"] == 20
+    assert workbench.open_review(built.path).topics.equals(built.topics), "refit without save leaves the folder alone"
+
+
+def test_refit_with_save_writes_the_new_topics(tmp_path):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
+    review.refit(min_cluster_size=25, save=True)
+    reopened = workbench.open_review(tmp_path / "r")
+    assert reopened.topics.equals(review.topics)
+    np.testing.assert_array_equal(reopened.labels, review.labels)
+
+
+def _build_in_subprocess(review: Path, seed: int) -> None:
+    code = f"import workbench; workbench.build([{str(ROOT / 'seeds')!r}], review={str(review)!r}, embedder='fake', seed={seed})"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=600)
+
+
+def test_same_seed_same_files_across_processes(tmp_path):
+    _build_in_subprocess(tmp_path / "a", 7)
+    _build_in_subprocess(tmp_path / "b", 7)
+    for name in ("map.csv", "topics.json", "papers.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_a_small_corpus_builds_and_says_it_fell_back(tmp_path):
+    src = write_seed_file(tmp_path / "five.txt", [f"Paper {i} studies agents and memory and planning number {i}." for i in range(5)])
+    review = workbench.build([src], review=tmp_path / "r", embedder="fake")
+    assert len(review) == 5
+    assert "too few" in review.manifest["topics"]["note"]
+    assert review.manifest["map"]["method"] == "pca"
+
+
+def test_opening_a_folder_that_is_not_a_review_says_what_to_do(tmp_path):
+    with pytest.raises(ReviewError, match="run `workbench build --review"):
+        workbench.open_review(tmp_path)
+    (tmp_path / "build.json").write_text("{}")
+    with pytest.raises(ReviewError, match="incomplete or damaged"):
+        workbench.open_review(tmp_path)
+
+
+def test_a_failed_build_leaves_the_previous_review_intact(tmp_path, built):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
+    before = (tmp_path / "r" / "map.csv").read_bytes()
+    with pytest.raises(workbench.ReaderError):
+        workbench.build([tmp_path / "missing.bib"], review=tmp_path / "r", embedder="fake")
+    assert (tmp_path / "r" / "map.csv").read_bytes() == before
+    assert len(workbench.open_review(tmp_path / "r")) == len(review)

@@ -1,0 +1,115 @@
+"""The topic model: scikit-learn shape, repeatable, several topics on the seeds, small corpora."""
+
+import numpy as np
+import pytest
+
+from workbench.embed import FakeEmbedder, TfidfEmbedder, embed_with_cache
+from workbench.errors import InputError
+from workbench.topics import MIN_PAPERS_FOR_BERTOPIC, TopicModel, readable_label
+
+from conftest import seed_abstracts
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    texts = seed_abstracts()
+    fake = FakeEmbedder()
+    X, _ = embed_with_cache(texts, fake, None)
+    return texts, X, fake
+
+
+def test_init_only_stores_parameters_and_fit_returns_self(seeds):
+    texts, X, fake = seeds
+    model = TopicModel(min_cluster_size=5, seed=3)
+    assert not [k for k in vars(model) if k.endswith("_")]
+    assert model.get_params()["min_cluster_size"] == 5 and model.get_params()["seed"] == 3
+    assert model.fit(texts, X, embedder=fake) is model
+    for attr in ("labels_", "topic_info_", "words_", "reduced_embeddings_", "method_", "model_"):
+        assert hasattr(model, attr)
+    assert model.method_ == "bertopic"
+    assert model.reduced_embeddings_.shape == (133, 5)
+    assert list(model.topic_info_.columns) == ["topic", "label", "size", "words"]
+    assert model.topic_info_["size"].sum() == 133
+
+
+def test_same_seed_same_topics_other_seed_may_differ(seeds):
+    texts, X, fake = seeds
+    a = TopicModel(seed=42).fit(texts, X, embedder=fake)
+    b = TopicModel(seed=42).fit(texts, X, embedder=fake)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.reduced_embeddings_, b.reduced_embeddings_)
+    assert a.topic_info_.equals(b.topic_info_)
+
+
+def test_outliers_are_reassigned_by_default(seeds):
+    texts, X, fake = seeds
+    raw = TopicModel(reduce_outliers=False, min_cluster_size=8).fit(texts, X)
+    reduced = TopicModel(min_cluster_size=8).fit(texts, X, embedder=fake)
+    assert (raw.labels_ == -1).mean() > 0.1, "without reassignment HDBSCAN leaves outliers here"
+    assert (reduced.labels_ == -1).mean() <= 0.10
+
+
+def test_labels_are_words_people_read_not_stop_words(seeds):
+    texts, X, fake = seeds
+    model = TopicModel().fit(texts, X, embedder=fake)
+    stop = {"the", "of", "and", "to", "in", "we", "a", "is", "for", "that", "propose", "paper"}
+    for words in model.topic_info_.words:
+        assert words and not stop & set(words)
+    assert any(" " in w for ws in model.topic_info_.words for w in ws), "bigrams are candidates"
+
+
+def test_tfidf_embedder_finds_several_real_topics_on_the_seeds():
+    texts = seed_abstracts()
+    tfidf = TfidfEmbedder()
+    X, _ = embed_with_cache(texts, tfidf, None, corpus=True)
+    model = TopicModel().fit(texts, X, embedder=tfidf)
+    topics = model.topic_info_[model.topic_info_.topic >= 0]
+    assert 5 <= len(topics) <= 15
+    assert topics["size"].max() < 0.6 * 133, "not one topic that swallows the corpus"
+    words = " ".join(w for ws in topics.words for w in ws)
+    for theme in ("agent", "alignment", "reward"):
+        assert theme in words
+
+
+def test_hierarchy_is_available(seeds):
+    texts, X, fake = seeds
+    model = TopicModel().fit(texts, X, embedder=fake)
+    tree = model.hierarchy(texts)
+    n_topics = int((model.topic_info_.topic >= 0).sum())
+    assert len(tree) == n_topics - 1
+    assert {"Parent_ID", "Child_Left_ID", "Child_Right_ID", "Distance"} <= set(tree.columns)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 20, MIN_PAPERS_FOR_BERTOPIC - 1, MIN_PAPERS_FOR_BERTOPIC])
+def test_small_corpora_do_not_crash_and_say_how_they_were_grouped(seeds, n):
+    texts, X, fake = seeds
+    model = TopicModel().fit(texts[:n], X[:n], embedder=fake)
+    assert len(model.labels_) == n
+    assert (model.labels_ >= 0).all()
+    assert model.topic_info_["size"].sum() == n
+    if n < MIN_PAPERS_FOR_BERTOPIC:
+        assert model.method_ in ("single", "agglomerative")
+        assert "too few" in model.note_
+    else:
+        assert model.method_ == "bertopic" and model.note_ == ""
+
+
+def test_bad_inputs_are_clear_errors(seeds):
+    texts, X, _ = seeds
+    with pytest.raises(InputError, match="no papers"):
+        TopicModel().fit([], np.zeros((0, 4)))
+    with pytest.raises(InputError, match=r"shape \(10, 64\) do not match 133 texts"):
+        TopicModel().fit(texts, X[:10])
+    bad = X.copy()
+    bad[3, 3] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        TopicModel().fit(texts, bad)
+    with pytest.raises(InputError, match="cluster_selection='best'"):
+        TopicModel(cluster_selection="best").fit(texts, X)
+    with pytest.raises(InputError, match="not fitted"):
+        TopicModel().hierarchy(texts)
+
+
+def test_readable_label_skips_variants_of_chosen_words():
+    assert readable_label(["agents", "agent", "ai agents", "memory", "planning"]) == "agents, ai agents, memory"
+    assert readable_label(["reward model", "reward models", "rlhf"]) == "reward model, rlhf"

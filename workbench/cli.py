@@ -1,0 +1,167 @@
+"""The ``workbench`` command line.
+
+Every command exits 0 on success; bad input prints one line, ``workbench: error: ...``, to
+stderr and exits 1 (2 for a malformed command line). Set ``WORKBENCH_DEBUG=1`` for tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from typing import Sequence
+
+from .embed import EMBEDDERS
+from .errors import WorkbenchError
+
+__all__ = ["main", "write_table"]
+
+FORMATS = ("table", "csv", "json")
+
+
+def write_table(frame, fmt: str, out=None, list_columns: Sequence[str] = ()) -> None:
+    """Print a DataFrame as an aligned table, CSV or JSON records (lists stay lists in JSON)."""
+    out = out or sys.stdout
+    if fmt == "json":
+        records = json.loads(frame.to_json(orient="records", force_ascii=False))
+        out.write(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+        return
+    flat = frame.copy()
+    for col in list_columns:
+        if col in flat:
+            flat[col] = flat[col].map(lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
+    if fmt == "csv":
+        flat.to_csv(out, index=False, lineterminator="\n")
+        return
+    for col, width in (("title", 60), ("authors", 30), ("source", 40), ("words", 70), ("label", 40), ("topic_label", 30)):
+        if col in flat:
+            flat[col] = flat[col].astype(str).map(lambda s, w=width: s if len(s) <= w else s[: w - 1] + "…")
+    for col in ("x", "y"):
+        if col in flat:
+            flat[col] = flat[col].map(lambda v: f"{v:.2f}")
+    out.write(flat.to_string(index=False) + "\n")
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def _cmd_build(args) -> int:
+    from .review import build
+
+    params = {}
+    if args.min_cluster_size is not None:
+        params["min_cluster_size"] = args.min_cluster_size
+    if args.nr_topics is not None:
+        params["nr_topics"] = args.nr_topics
+    review = build(
+        args.sources or ["seeds"],
+        review=args.review,
+        embedder=args.embedder,
+        seed=args.seed,
+        input_format=args.input_format,
+        **params,
+    )
+    err = sys.stderr
+    for line in review.report.lines():
+        err.write(line + "\n")
+    m = review.manifest
+    stats = m["embed_stats"]
+    err.write(
+        f"embedded {stats['embedded']} of {m['n_papers']} papers ({stats['cached']} from the cache) with {m['embedder']['name']}\n"
+    )
+    if m["topics"]["note"]:
+        err.write(m["topics"]["note"] + "\n")
+    timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
+    err.write(f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})\n")
+    err.write(f"map: {review.path / 'map.html'}\n")
+    if not args.quiet:
+        write_table(review.topics_frame(), "table", list_columns=["words"])
+    return 0
+
+
+def _cmd_papers(args) -> int:
+    from .review import open_review
+
+    write_table(open_review(args.review).papers_frame(), args.format, list_columns=["authors"])
+    return 0
+
+
+def _cmd_topics(args) -> int:
+    from .review import open_review
+
+    write_table(open_review(args.review).topics_frame(), args.format, list_columns=["words"])
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="workbench", description="Map, tag, screen and annotate paper abstracts.")
+    parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("build", help="read sources, embed, find topics and lay out the map")
+    p.add_argument("sources", nargs="*", help="files or folders of abstracts (default: seeds/)")
+    p.add_argument("--review", default="review", help="review folder to write (default: review)")
+    p.add_argument(
+        "--embedder",
+        default="minilm",
+        choices=list(EMBEDDERS),
+        help="minilm (default; sentence-transformers), static (model2vec, fast), tfidf (no model), fake (test double)",
+    )
+    p.add_argument("--seed", type=int, default=42, help="one seed for UMAP and everything random (default: 42)")
+    p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
+    p.add_argument("--min-cluster-size", type=int, default=None, help="smallest topic (default: scales with the corpus)")
+    p.add_argument("--nr-topics", type=int, default=None, help="merge topics down to this many")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print the topics table")
+    p.set_defaults(func=_cmd_build)
+
+    for name, func, helptext in (
+        ("papers", _cmd_papers, "one row per paper: id, title, authors, year, collection, source, topic, topic_label, x, y"),
+        ("topics", _cmd_topics, "one row per topic: topic, label, size, words"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--review", default="review", help="review folder (default: review)")
+        p.add_argument("--format", default="table", choices=FORMATS)
+        p.set_defaults(func=func)
+
+    for module in _PLUGINS:
+        if importlib.util.find_spec(f"workbench.{module}") is not None:
+            importlib.import_module(f"workbench.{module}").register(sub)
+    return parser
+
+
+# Command groups that live beside the modules they drive.
+_PLUGINS = ("cli_read", "cli_annotations")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as err:
+        if os.environ.get("WORKBENCH_DEBUG"):
+            raise
+        sys.stderr.write(f"workbench: error: {err}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("workbench: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as err:  # an unexpected failure still gets one readable line
+        if os.environ.get("WORKBENCH_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"workbench: error: {type(err).__name__}: {err} (this is a bug: rerun with WORKBENCH_DEBUG=1 and report the traceback)\n"
+        )
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
