@@ -1,0 +1,103 @@
+"""``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
+
+Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
+read, skipped with reasons, merged) on stderr. The main command line calls :func:`register`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import TextIO
+
+from .errors import InputError
+from .readers import READERS, read_sources
+from .records import PAPER_COLUMNS
+
+__all__ = ["register", "handler", "COLUMNS"]
+
+#: The columns of ``workbench papers`` that exist before embedding (no topic, no map).
+COLUMNS = [c for c in PAPER_COLUMNS if c not in ("topic", "topic_label", "x", "y")]
+OUTPUT_FORMATS = ("table", "csv", "json")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``read`` command to an argparse ``subparsers`` object."""
+    parser = subparsers.add_parser(
+        "read",
+        help="read, clean and deduplicate exports (no embedding)",
+        description=(
+            "Read BibTeX, RIS, Web of Science, MEDLINE, CSV/TSV/XLSX, JSON (OpenAlex, Semantic Scholar), "
+            "PubMed XML, arXiv Atom and seed text files or folders; merge duplicates; list the papers. "
+            "The report of what was read, skipped and merged goes to stderr."
+        ),
+    )
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="files or folders to read")
+    parser.add_argument("--format", dest="output_format", choices=OUTPUT_FORMATS, default="table",
+                        help="output format (default: table)")
+    parser.add_argument("--input-format", choices=sorted(READERS), default=None,
+                        help="read every file as this format instead of guessing from suffix and content")
+    parser.add_argument("--no-dedupe", action="store_true",
+                        help="merge only records that share an identifier or title and abstract; no fuzzy titles")
+    parser.add_argument("--with-references", action="store_true",
+                        help="also read the citations/references embedded in Semantic Scholar records")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="title similarity (0-100) for fuzzy duplicates (default: 95)")
+    parser.add_argument("--all-report-lines", action="store_true",
+                        help="print every skipped, warning and merge line instead of the first 20 of each")
+    parser.set_defaults(func=handler)
+    return parser
+
+
+def _row(paper) -> dict:
+    d = paper.to_dict()
+    d["authors"] = "; ".join(paper.authors) + ("; et al." if paper.et_al else "")
+    d["year"] = "" if paper.year is None else paper.year
+    return {c: d.get(c, "") for c in COLUMNS}
+
+
+def _clip(text: str, width: int, keep_end: bool = False) -> str:
+    text = str(text)
+    if len(text) <= width:
+        return text
+    return "…" + text[-(width - 1):] if keep_end else text[: width - 1] + "…"
+
+
+def _table(rows: list[dict], out: TextIO) -> None:
+    widths = {"id": 12, "title": 60, "authors": 28, "year": 4, "collection": 18, "source": 40}
+    fmt = "  ".join(f"{{{c}:<{widths.get(c, 20)}}}" for c in COLUMNS)
+    out.write(fmt.format(**{c: c for c in COLUMNS}).rstrip() + "\n")
+    for row in rows:
+        clipped = {c: _clip(row[c], widths.get(c, 20), keep_end=c == "source") for c in COLUMNS}
+        out.write(fmt.format(**clipped).rstrip() + "\n")
+
+
+def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``workbench read``; returns the exit code. User errors raise WorkbenchError subclasses."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    if args.threshold is not None and not 0 < args.threshold <= 100:
+        raise InputError(f"--threshold={args.threshold} should be between 0 and 100 (a rapidfuzz ratio)")
+    papers, report = read_sources(
+        args.sources,
+        format=args.input_format,
+        dedupe=not args.no_dedupe,
+        with_references=args.with_references,
+        threshold=args.threshold,
+    )
+    for line in report.lines(limit=None if args.all_report_lines else 20):
+        print(line, file=stderr)
+    rows = [_row(p) for p in papers]
+    if args.output_format == "json":
+        records = [dict(row, authors=list(p.authors), year=p.year, sources=list(p.sources)) for row, p in zip(rows, papers)]
+        json.dump(records, stdout, ensure_ascii=False, indent=1)
+        stdout.write("\n")
+    elif args.output_format == "csv":
+        writer = csv.DictWriter(stdout, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        _table(rows, stdout)
+    return 0

@@ -1,0 +1,273 @@
+"""Finding and merging duplicate papers across sources.
+
+Two records are the same paper when
+
+1. they share an identifier: the normalised DOI, the arXiv id, the PubMed id, or the record id
+   (which, without identifiers, is a hash of the abstract); or
+2. their normalised titles and abstracts are identical; or
+3. their normalised titles are near-identical (rapidfuzz ``ratio`` >= ``threshold``, 95 by
+   default) *and* they agree on the year or on the first author's surname.
+
+Rules 2 and 3 never join records whose DOIs (or arXiv ids, or PMIDs) are both known and
+differ: a preprint and a different paper with a similar title stay apart. Titles shorter than
+:data:`MIN_FUZZY_TITLE` characters must match exactly and agree on both year and first author.
+
+Blocking keeps rule 3 far from n²: titles are only compared within blocks that share their
+first three or their last three words (a near-identical title keeps at least one of the two),
+so 50,000 records cost a few hundred thousand comparisons, done in C++ by ``rapidfuzz.process.cdist``.
+
+Merged records keep every source (``Paper.sources``), the first non-empty value of each field
+in reading order, the union of keywords, and "include" when any source says include. The id is
+recomputed from the merged identifiers, so the same paper gets the same id whichever export
+brought its DOI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .records import Paper, normalise_for_id, paper_id
+
+__all__ = ["DEFAULT_THRESHOLD", "MIN_FUZZY_TITLE", "Merge", "Duplicates", "find_duplicates", "merge_papers",
+           "deduplicate", "first_author_key"]
+
+DEFAULT_THRESHOLD = 95.0
+MIN_FUZZY_TITLE = 20
+_BLOCK_WORDS = 3
+_CHUNK = 1024
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Record ``merged`` (an index into the input) joined the paper of record ``kept``, because ``reason``."""
+
+    kept: int
+    merged: int
+    reason: str
+
+    def describe(self, papers: list[Paper]) -> str:
+        return f"{papers[self.merged].source} is the same paper as {papers[self.kept].source} ({self.reason})"
+
+
+@dataclass
+class Duplicates:
+    """What :func:`find_duplicates` found: clusters of input indices, and why each joined."""
+
+    clusters: list[list[int]]
+    merges: list[Merge]
+    comparisons: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def first_author_key(paper: Paper) -> str:
+    """The first author's surname, normalised: ``"Smith, J."``, ``"J. Smith"``, ``"Smith J"`` -> ``smith``."""
+    if not paper.authors:
+        return ""
+    name = paper.authors[0].strip()
+    if "," in name:
+        surname = name.split(",", 1)[0]
+    else:
+        parts = name.split()
+        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
+        surname = parts[0] if initials else parts[-1] if parts else ""
+    return normalise_for_id(surname)
+
+
+class _Clusters:
+    """Union-find over record indices that also tracks each cluster's identifiers."""
+
+    def __init__(self, papers: list[Paper]):
+        self.parent = list(range(len(papers)))
+        self.ids = [
+            {k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
+            for p in papers
+        ]
+        self.edges: list[tuple[int, int, str]] = []
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def conflict(self, a: int, b: int) -> str | None:
+        ids_a, ids_b = self.ids[a], self.ids[b]
+        for kind in ids_a.keys() & ids_b.keys():
+            if not ids_a[kind] & ids_b[kind]:
+                return kind
+        return None
+
+    def union(self, i: int, j: int, reason: str, check: bool = False) -> bool:
+        a, b = self.find(i), self.find(j)
+        if a == b or (check and self.conflict(a, b)):
+            return False
+        if b < a:
+            a, b = b, a
+        self.parent[b] = a
+        for kind, values in self.ids[b].items():
+            self.ids[a].setdefault(kind, set()).update(values)
+        self.edges.append((i, j, reason))
+        return True
+
+
+def _title_key(paper: Paper) -> str:
+    return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
+
+
+def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | None:
+    if p.year is not None and p.year == q.year:
+        return f"same year {p.year}"
+    if authors[i] and authors[i] == authors[j]:
+        return f"same first author {authors[i]!r}"
+    return None
+
+
+def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
+    seen: dict[tuple, int] = {}
+    for i, p in enumerate(papers):
+        keys = [(("doi", p.doi), f"same DOI {p.doi}"), (("arxiv", p.arxiv_id), f"same arXiv id {p.arxiv_id}"),
+                (("pmid", p.pmid), f"same PMID {p.pmid}"), (("id", p.id), "same record id")]
+        for key, reason in keys:
+            if key[1]:
+                first = seen.setdefault(key, i)
+                if first != i:
+                    if key[0] == "id":
+                        year = f"year {p.year}" if p.year else "no year"
+                        reason = "same abstract" if p.text else f"same title, {year}, no abstract or identifier"
+                    clusters.union(first, i, reason)
+        if titles[i] and p.text:
+            first = seen.setdefault(("title+abstract", titles[i], normalise_for_id(p.text)), i)
+            if first != i:
+                clusters.union(first, i, "same title and abstract", check=True)
+
+
+def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:
+    from rapidfuzz import fuzz, process
+
+    authors = [first_author_key(p) for p in papers]
+    blocks: dict[tuple, list[int]] = defaultdict(list)
+    for i, title in enumerate(titles):
+        if not title:
+            continue
+        if len(title) < MIN_FUZZY_TITLE:
+            blocks[("short", title)].append(i)
+            continue
+        words = title.split()
+        blocks[("first", *words[:_BLOCK_WORDS])].append(i)
+        if len(words) > _BLOCK_WORDS:
+            blocks[("last", *words[-_BLOCK_WORDS:])].append(i)
+    comparisons = 0
+    for key, members in blocks.items():
+        if len(members) < 2:
+            continue
+        if key[0] == "short":  # exact title: needs both year and first author
+            for j in members[1:]:
+                i, p, q = members[0], papers[members[0]], papers[j]
+                comparisons += 1
+                if p.year is not None and p.year == q.year and authors[i] and authors[i] == authors[j]:
+                    clusters.union(i, j, f"same short title, year {p.year} and first author {authors[i]!r}", check=True)
+            continue
+        block_titles = [titles[i] for i in members]
+        for start in range(0, len(members), _CHUNK):
+            scores = process.cdist(block_titles[start:start + _CHUNK], block_titles, scorer=fuzz.ratio,
+                                   score_cutoff=threshold)
+            comparisons += scores.size
+            for a, b in zip(*scores.nonzero()):
+                a += start
+                if a >= b:
+                    continue
+                i, j = members[a], members[b]
+                if clusters.find(i) == clusters.find(j):
+                    continue
+                agree = _agreement(papers[i], papers[j], authors, i, j)
+                if agree:
+                    score = scores[a - start, b]
+                    clusters.union(i, j, f"titles {score:.0f}% alike, {agree}", check=True)
+    return comparisons
+
+
+def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> Duplicates:
+    """Clusters of duplicate records (indices into ``papers``, each in reading order)."""
+    clusters = _Clusters(papers)
+    titles = [_title_key(p) for p in papers]
+    _exact(papers, clusters, titles)
+    comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(papers)):
+        groups[clusters.find(i)].append(i)
+    # Each cluster's edges form a tree; walk it from the first record to say who joined whom.
+    neighbours: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for i, j, reason in clusters.edges:
+        neighbours[i].append((j, reason))
+        neighbours[j].append((i, reason))
+    merges: list[Merge] = []
+    for root, members in groups.items():
+        if len(members) > 1:
+            stack, seen = [members[0]], {members[0]}
+            while stack:
+                node = stack.pop()
+                for other, reason in neighbours[node]:
+                    if other not in seen:
+                        seen.add(other)
+                        merges.append(Merge(node, other, reason))
+                        stack.append(other)
+    merges.sort(key=lambda m: m.merged)
+    ordered = sorted(groups.values(), key=lambda g: g[0])
+    return Duplicates(clusters=ordered, merges=merges, comparisons=comparisons)
+
+
+def merge_papers(members: list[Paper]) -> Paper:
+    """One paper from duplicates (in reading order): first non-empty values, all sources."""
+    first = members[0]
+    sources = tuple(dict.fromkeys(s for p in members for s in (p.sources or (p.source,))))
+    if len(members) == 1:
+        return first.replace(sources=sources)
+
+    def pick(attr):
+        return next((getattr(p, attr) for p in members if getattr(p, attr)), getattr(first, attr))
+
+    with_abstract = next((p for p in members if p.text), first)
+    with_authors = next((p for p in members if p.authors), first)
+    labels = {p.label for p in members if p.label}
+    doi, arxiv_id, pmid, year = pick("doi"), pick("arxiv_id"), pick("pmid"), pick("year")
+    return first.replace(
+        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=with_abstract.text, title=first.title, year=year),
+        abstract=with_abstract.abstract,
+        text=with_abstract.text,
+        authors=with_authors.authors,
+        et_al=with_authors.et_al,
+        year=year,
+        doi=doi,
+        arxiv_id=arxiv_id,
+        pmid=pmid,
+        venue=pick("venue"),
+        url=pick("url"),
+        keywords=tuple(dict.fromkeys(k for p in members for k in p.keywords)),
+        label="include" if "include" in labels else ("exclude" if labels else None),
+        sources=sources,
+    )
+
+
+def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> tuple[list[Paper], list[Merge]]:
+    """Merge duplicates; returns the papers in order of first appearance and the merges made.
+
+    ``fuzzy=False`` merges only records that share an identifier or their title and abstract.
+    """
+    found = find_duplicates(papers, threshold, fuzzy)
+    by_id: dict[str, list[int]] = {}
+    merged: dict[str, Paper] = {}
+    for group in found.clusters:
+        paper = merge_papers([papers[i] for i in group])
+        if paper.id in by_id:
+            # Only possible for records without identifiers or abstracts whose merged title and
+            # year coincide with another cluster's: they are the same paper by rule 3 too.
+            earlier = by_id.pop(paper.id)
+            found.merges.append(Merge(earlier[0], group[0], "same title and year once merged"))
+            group = sorted(earlier + group)
+            merged.pop(paper.id)
+            paper = merge_papers([papers[i] for i in group])
+        by_id[paper.id] = group
+        merged[paper.id] = paper
+    return sorted(merged.values(), key=lambda p: min(by_id[p.id])), found.merges

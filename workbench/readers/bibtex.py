@@ -1,0 +1,186 @@
+"""BibTeX and biblatex, parsed with bibtexparser v2.
+
+bibtexparser splits the file (``{...}`` and ``(...)`` entries, ``@string`` macros and ``#``
+concatenation, ``@comment``/``@preamble``) and reports blocks it could not parse; this module
+adds what a reader of exported libraries needs on top:
+
+* ``crossref`` inheritance (a chapter takes its book's year, publisher and title as venue),
+  with cycles detected;
+* ``#`` concatenation of quoted text and ``@string`` macros (``"John " # lastname``), which
+  bibtexparser 2.1 leaves unresolved;
+* entries whose key repeats an earlier one are read too (a duplicate key is a typo in a
+  library, not a reason to lose a paper), with a warning;
+* arXiv ids from ``eprint`` + ``archivePrefix`` or a Google-Scholar-style ``journal``;
+* LaTeX in every field converted to text by the shared clean-up (pylatexenc).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import bibtexparser
+from bibtexparser.library import Library
+from bibtexparser.middlewares import (
+    LibraryMiddleware,
+    NormalizeFieldKeys,
+    RemoveEnclosingMiddleware,
+    ResolveStringReferencesMiddleware,
+    SeparateCoAuthors,
+)
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+
+from ..records import Paper, normalise_arxiv_id
+from .fields import ReadContext, record_from_mapping, resolve_columns
+
+__all__ = ["read_bibtex", "looks_like_bibtex"]
+
+_ENTRY_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.M)
+
+#: Fields a child entry inherits from its ``crossref`` parent when it lacks them.
+#: Identifiers (doi, url, eprint, pmid) are never inherited: they name the parent.
+INHERITED = (
+    "year", "date", "journal", "journaltitle", "booktitle", "publisher", "editor", "series",
+    "volume", "organization", "address", "location", "eventtitle",
+)
+_BOOK_TYPES = {"book", "mvbook", "proceedings", "mvproceedings", "collection", "mvcollection", "reference"}
+
+
+def looks_like_bibtex(head: str) -> bool:
+    return _ENTRY_START.search(head) is not None
+
+
+def _split_concatenation(value: str) -> list[str]:
+    """``cool # " " # stuff`` -> ``['cool', '" "', 'stuff']`` (``#`` inside braces or quotes kept)."""
+    parts, buf, depth, quoted = [], [], 0, False
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == '"' and depth == 0:
+            quoted = not quoted
+        elif ch == "#" and depth == 0 and not quoted:
+            parts.append("".join(buf).strip())
+            buf = []
+            continue
+        buf.append(ch)
+    parts.append("".join(buf).strip())
+    return parts
+
+
+def _literal(part: str, macros: dict[str, str]) -> str:
+    if len(part) >= 2 and (part[0], part[-1]) in (('"', '"'), ("{", "}")):
+        return part[1:-1]
+    return macros.get(part.lower(), part)
+
+
+class _ResolveConcatenation(LibraryMiddleware):
+    """Resolve ``#`` concatenations and macros in ``@string`` and field values.
+
+    Runs before bibtexparser's own string resolution; resolved values are re-enclosed in braces
+    so the rest of the default parse stack treats them as literal text.
+    """
+
+    def transform(self, library: Library) -> Library:
+        macros: dict[str, str] = {}
+        for string in library.strings:
+            parts = _split_concatenation(str(string.value))
+            macros[string.key.lower()] = "".join(_literal(p, macros) for p in parts)
+            string.value = "{" + macros[string.key.lower()] + "}"
+        for entry in library.entries:
+            for fld in entry.fields:
+                if isinstance(fld.value, str):
+                    parts = _split_concatenation(fld.value)
+                    if len(parts) > 1 or parts[0].lower() in macros:
+                        fld.value = "{" + "".join(_literal(p, macros) for p in parts) + "}"
+        return library
+
+
+def _parse(text: str, strings: list | None = None) -> Library:
+    logger = logging.getLogger("bibtexparser")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # bibtexparser logs recoverable problems; we report them
+    try:
+        library = Library(strings) if strings else None
+        stack = [_ResolveConcatenation(), ResolveStringReferencesMiddleware(), RemoveEnclosingMiddleware(),
+                 NormalizeFieldKeys(), SeparateCoAuthors()]
+        return bibtexparser.parse_string(text, parse_stack=stack, library=library)
+    finally:
+        logger.setLevel(level)
+
+
+def _fields(entry: Entry) -> dict:
+    values = {f.key.lower(): f.value for f in entry.fields}
+    values["entry_type"] = entry.entry_type.lower()
+    values["event_venue"] = values.pop("venue", None)  # biblatex "venue" is where an event was held
+    values["citation_label"] = values.pop("label", None)  # biblatex "label" is a citation label
+    return values
+
+
+def _inherit(key: str, entries: dict[str, dict], ctx: ReadContext, line: int, seen: tuple = ()) -> dict:
+    values = entries[key]
+    parent_key = str(values.get("crossref") or "").strip().lower()
+    if not parent_key:
+        return values
+    if parent_key in seen or parent_key == key:
+        ctx.warn(f"crossref cycle {' -> '.join((*seen, key, parent_key))}; inheritance stopped", line)
+        return values
+    if parent_key not in entries:
+        ctx.warn(f"crossref {parent_key!r} names no entry in this file; nothing inherited", line)
+        return values
+    parent = _inherit(parent_key, entries, ctx, line, (*seen, key))
+    merged = dict(values)
+    for name in INHERITED:
+        if not merged.get(name) and parent.get(name):
+            merged[name] = parent[name]
+    if not merged.get("booktitle") and parent.get("entry_type") in _BOOK_TYPES and parent.get("title"):
+        merged["booktitle"] = parent["title"]
+    return merged
+
+
+def _arxiv(values: dict) -> str | None:
+    prefix = str(values.get("archiveprefix") or values.get("eprinttype") or "").lower()
+    if prefix == "arxiv" and values.get("eprint"):
+        return normalise_arxiv_id(values["eprint"])
+    journal = str(values.get("journal") or "")
+    return normalise_arxiv_id(journal) if "arxiv" in journal.lower() else None
+
+
+def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
+    library = _parse(text)
+    blocks: list[tuple[int, str, dict]] = []
+    first_line: dict[str, int] = {}
+    for block in library.blocks:
+        line = (block.start_line or 0) + 1
+        if isinstance(block, Entry):
+            blocks.append((line, block.key, _fields(block)))
+            first_line.setdefault(block.key.lower(), line)
+        elif isinstance(block, DuplicateBlockKeyBlock):
+            again = _parse(block.raw or "", library.strings).entries
+            key = getattr(block, "key", None) or (again[0].key if again else "?")
+            ctx.warn(f"entry key {key!r} was already used on line {first_line.get(key.lower(), '?')}; "
+                     "both entries read (merged later if they are the same paper)", line)
+            blocks.extend((line, e.key, _fields(e)) for e in again)
+        elif isinstance(block, ParsingFailedBlock):
+            reason = str(block.error).split(". ")[0].rstrip(".")
+            ctx.skip(f"entry could not be parsed ({reason}); check its braces, quotes and commas", line)
+    by_key = {}
+    for _, key, values in blocks:
+        by_key.setdefault(key.lower(), values)
+    papers: list[Paper] = []
+    columns_cache: dict[tuple, dict] = {}
+    for line, key, values in blocks:
+        if by_key.get(key.lower()) is values:
+            values = _inherit(key.lower(), by_key, ctx, line)
+        arxiv_id = _arxiv(values)
+        if arxiv_id:
+            values = {**values, "arxiv id": arxiv_id}
+        keys = tuple(values)
+        columns = columns_cache.get(keys) or columns_cache.setdefault(keys, resolve_columns(keys))
+        paper = record_from_mapping(ctx, values, line, columns)
+        if paper is not None:
+            papers.append(paper)
+    if not papers and not ctx.report.skipped:
+        ctx.warn("no BibTeX entries found (only comments, @string or @preamble blocks)")
+    return papers

@@ -1,0 +1,79 @@
+"""Bytes to text: UTF-8 (with or without BOM), UTF-16/32 (BOM or not), else a detected encoding.
+
+Line ends are unified to ``\\n`` whatever mix of CR, LF and CRLF the file has, so every reader
+counts lines the same way a text editor does. A file that is not UTF-8 is decoded with the
+encoding charset-normalizer finds most likely (GBK, Latin-1, Windows-1252, Shift-JIS, ...) and
+the caller gets a warning saying which, because a wrong guess garbles accented letters.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import NamedTuple
+
+__all__ = ["decode", "Decoded"]
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_LINE_ENDS = re.compile(r"\r\n?")
+
+
+class Decoded(NamedTuple):
+    """The decoded text, the encoding used, and a warning when the encoding was a guess."""
+
+    text: str
+    encoding: str
+    warning: str | None = None
+
+
+def _utf16_without_bom(raw: bytes) -> str | None:
+    """UTF-16 without a BOM shows as a NUL in every other byte of ASCII text."""
+    sample = raw[:4096]
+    if len(sample) < 4 or sample.count(0) < len(sample) // 4:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    return "utf-16-le" if odd > 3 * even else "utf-16-be" if even > 3 * odd else None
+
+
+def _normalise(text: str) -> str:
+    if "\r" in text:
+        text = _LINE_ENDS.sub("\n", text)
+    return text.replace("\x00", "")
+
+
+def decode(raw: bytes) -> Decoded:
+    """Decode a whole file; never fails (Latin-1 maps every byte), warns when it guessed."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError:
+                break
+            return Decoded(_normalise(text.lstrip("\ufeff")), encoding.replace("-sig", ""))
+    try:
+        return Decoded(_normalise(raw.decode("utf-8")), "utf-8")
+    except UnicodeDecodeError as err:
+        first_bad = err.start
+    utf16 = _utf16_without_bom(raw)
+    if utf16:
+        try:
+            return Decoded(_normalise(raw.decode(utf16)), utf16)
+        except UnicodeDecodeError:
+            pass
+    import charset_normalizer
+
+    best = charset_normalizer.from_bytes(raw).best()
+    encoding = best.encoding if best is not None else "latin-1"
+    text = str(best) if best is not None else raw.decode("latin-1")
+    line = raw.count(b"\n", 0, first_bad) + 1
+    warning = (
+        f"not UTF-8 (first non-UTF-8 byte on line {line}); decoded as {encoding}, the most likely "
+        "encoding: check accented and non-Latin letters, or save the file as UTF-8"
+    )
+    return Decoded(_normalise(text), encoding, warning)

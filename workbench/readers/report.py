@@ -1,0 +1,92 @@
+"""What reading did, file by file: records read, skipped (and why), merged, and warnings.
+
+Nothing is dropped silently: every record a reader could not use is listed with the file, the
+line and the reason, and every duplicate merged away is listed with the record it joined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["FileReport", "ReadReport", "REPORT_LIMIT"]
+
+#: How many skipped / warning / merge lines :meth:`ReadReport.lines` prints per list by default.
+REPORT_LIMIT = 20
+
+
+@dataclass
+class FileReport:
+    """What happened to one file: how many records were read, skipped (and why), merged.
+
+    ``skipped`` and ``warnings`` hold one message per record or problem, each starting with
+    ``<file>:<line>:`` where the line is known.
+    """
+
+    path: str
+    format: str
+    read: int = 0
+    skipped: list[str] = field(default_factory=list)
+    merged: int = 0
+    warnings: list[str] = field(default_factory=list)
+    encoding: str = "utf-8"
+    error: str | None = None  # why a file found in a folder could not be read at all
+
+    def line(self) -> str:
+        if self.error is not None:
+            return f"{self.path}: not read: {self.error}"
+        return f"{self.path} ({self.format}): {self.read} read, {len(self.skipped)} skipped, {self.merged} merged"
+
+
+def _capped(prefix: str, items: list[str], limit: int | None) -> list[str]:
+    shown = items if limit is None else items[:limit]
+    out = [f"  {prefix}: {s}" for s in shown]
+    if len(items) > len(shown):
+        out.append(f"  ... and {len(items) - len(shown)} more {prefix} lines")
+    return out
+
+
+@dataclass
+class ReadReport:
+    """The report of one :func:`~workbench.readers.read_sources` call.
+
+    ``merges`` has one line per duplicate merged away: which record joined which, and why.
+    ``kept`` is the number of papers returned after merging.
+    """
+
+    files: list[FileReport] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
+    kept: int | None = None
+
+    @property
+    def read(self) -> int:
+        return sum(f.read for f in self.files)
+
+    @property
+    def skipped(self) -> int:
+        return sum(len(f.skipped) for f in self.files)
+
+    @property
+    def merged(self) -> int:
+        return sum(f.merged for f in self.files)
+
+    def lines(self, limit: int | None = REPORT_LIMIT) -> list[str]:
+        """Human-readable report: one line per file, then its skips and warnings, then merges.
+
+        At most ``limit`` lines of each list are shown (``None`` shows all); the rest is counted.
+        """
+        out: list[str] = []
+        for f in self.files:
+            out.append(f.line())
+            out.extend(_capped("skipped", f.skipped, limit))
+            out.extend(_capped("warning", f.warnings, limit))
+        if self.merges:
+            out.extend(_capped("merged", self.merges, limit))
+        if len(self.files) > 1 or self.merges:
+            kept = self.kept if self.kept is not None else self.read - self.merged
+            unread = sum(f.error is not None for f in self.files)
+            out.append(
+                f"total: {self.read} read from {len(self.files) - unread} files, {self.skipped} skipped, "
+                f"{self.merged} merged as duplicates, {kept} papers"
+                + (f"; {unread} files not read (see above)" if unread else "")
+            )
+        return out

@@ -1,0 +1,145 @@
+"""Files and folders in, papers and a report out: decode, choose a reader, read, deduplicate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import ReaderError
+from ..records import Paper
+from .decode import decode
+from .fields import ReadContext
+from .registry import READERS, Reader, choose_reader, supported_formats
+from .report import FileReport, ReadReport
+
+__all__ = ["read_file", "read_file_report", "read_sources"]
+
+_HEAD = 65536
+
+
+def _expand(sources: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly?) for each source; folders give their files, sorted."""
+    if isinstance(sources, (str, Path)):
+        sources = [sources]
+    paths: list[tuple[Path, bool]] = []
+    for src in sources:
+        p = Path(src)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and not any(
+                part.startswith(".") for part in f.relative_to(p).parts))
+            if not found:
+                raise ReaderError("the folder has no files; expected exports such as " + supported_formats(), p)
+            paths.extend((f, False) for f in found)
+        elif p.is_file():
+            paths.append((p, True))
+        else:
+            raise ReaderError("no such file or folder; give an existing file or folder of exports", p)
+    return paths
+
+
+def _unknown(path: Path) -> str:
+    names = ", ".join(READERS)
+    return (f"no reader for {path.name!r}; supported: {supported_formats()} "
+            f"(or name the format: {names})")
+
+
+def read_file_report(
+    path: str | Path,
+    format: str | None = None,
+    display_name: str | None = None,
+    *,
+    with_references: bool = False,
+) -> tuple[list[Paper], FileReport]:
+    """Read one file: its papers (in file order, not deduplicated) and what happened."""
+    path = Path(path)
+    name = display_name or str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ReaderError(f"cannot read the file ({err.strerror}); check the path and permissions", name) from err
+    if not raw.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
+        raise ReaderError("the file is empty; expected records as one of " + supported_formats(), name)
+    head_bytes = raw[:_HEAD]
+    text, encoding, warning = None, "binary", None
+    looks_binary = head_bytes[:4] == b"PK\x03\x04"
+    if not looks_binary:
+        text, encoding, warning = decode(raw)
+    reader = choose_reader(path, head_bytes, (text or "")[:_HEAD], format)
+    if reader is None:
+        raise ReaderError(_unknown(path), name)
+    if not reader.binary and text is None:
+        raise ReaderError(f"this is a zip archive (an .xlsx or .docx?), not {reader.name} text; "
+                          "unzip it, or save the sheet as .xlsx or CSV", name)
+    if reader.binary and text is not None and format is None and not reader.sniff(head_bytes):
+        raise ReaderError(f"not a valid {reader.name} file (wrong signature); open and save it again, "
+                          "or export CSV", name)
+    report = FileReport(path=name, format=reader.name, encoding=encoding)
+    ctx = ReadContext(name=name, collection=path.stem, report=report,
+                      with_references=with_references, suffix=path.suffix.lower())
+    if warning:
+        ctx.warn(warning)
+    papers = _run(reader, raw if reader.binary else text, ctx)
+    ctx.finish()
+    report.read = len(papers)
+    return papers, report
+
+
+def _run(reader: Reader, data, ctx: ReadContext) -> list[Paper]:
+    try:
+        return reader.read(data, ctx)
+    except ReaderError:
+        raise
+    except Exception as err:  # a library choked on input we did not foresee: still one clear line
+        raise ReaderError(
+            f"could not be read as {reader.name} ({type(err).__name__}: {err}); expected a complete "
+            f"{reader.description or reader.name} export: export it again or name another format",
+            ctx.name,
+        ) from err
+
+
+def read_file(path: str | Path, format: str | None = None, display_name: str | None = None,
+              *, with_references: bool = False) -> list[Paper]:
+    """Read one file with the reader its content or suffix calls for (no deduplication)."""
+    return read_file_report(path, format, display_name, with_references=with_references)[0]
+
+
+def read_sources(
+    sources: Iterable[str | Path] | str | Path,
+    format: str | None = None,
+    *,
+    dedupe: bool = True,
+    with_references: bool = False,
+    threshold: float | None = None,
+) -> tuple[list[Paper], ReadReport]:
+    """Read every file under ``sources`` and merge duplicates across all of them.
+
+    Returns the papers (in reading order of their first appearance; each with ``sources``
+    listing every place it was found) and a :class:`ReadReport`. A file named explicitly must be
+    readable (else :class:`ReaderError`); a file found inside a folder that cannot be read (an
+    unknown type, an empty file) is listed in the report as not read, and the others are read.
+    ``dedupe=False`` merges only records that share an identifier, or their title and abstract.
+    """
+    from ..dedupe import DEFAULT_THRESHOLD, deduplicate
+
+    report = ReadReport()
+    papers: list[Paper] = []
+    origin: list[int] = []
+    for path, explicit in _expand(sources):
+        try:
+            file_papers, fr = read_file_report(path, format, with_references=with_references)
+        except ReaderError as err:
+            if explicit:
+                raise
+            # A file found in a folder: report it and read the others.
+            message = str(err).removeprefix(f"{path}: ").removeprefix(f"{path}:{err.line}: ")
+            fr = FileReport(path=str(path), format="-", error=message)
+            file_papers = []
+        origin.extend([len(report.files)] * len(file_papers))
+        papers.extend(file_papers)
+        report.files.append(fr)
+    kept, merges = deduplicate(papers, threshold=threshold or DEFAULT_THRESHOLD, fuzzy=dedupe)
+    for merge in merges:
+        report.files[origin[merge.merged]].merged += 1
+        report.merges.append(merge.describe(papers))
+    report.kept = len(kept)
+    return kept, report
