@@ -51,7 +51,8 @@ def snapshot(conn: sqlite3.Connection) -> dict:
                  for r in conn.execute("SELECT name, description, colour, created_by, created_at "
                                        "FROM tag_vocab ORDER BY name")]
     finally:
-        conn.execute("COMMIT")
+        if conn.in_transaction:
+            conn.execute("COMMIT")
     return {"papers": papers, "assign": assign, "topics": topics, "tags": tags,
             "notes": notes, "decisions": decisions, "vocab": vocab}
 
@@ -142,6 +143,8 @@ def to_csv(snap: dict) -> str:
 
 def _balanced(text: str) -> str:
     """Drop braces BibTeX would read as unbalanced; keep balanced groups as they are."""
+    if "{" not in text and "}" not in text:
+        return text
     depth, out = 0, []
     for ch in text:
         if ch == "{":
@@ -169,6 +172,7 @@ def _annote(snap: dict, pid: str) -> list[str]:
 
 def to_bibtex(snap: dict) -> str:
     import bibtexparser
+    import bibtexparser.middlewares
     from bibtexparser.model import Entry, Field
 
     library = bibtexparser.Library()
@@ -189,7 +193,10 @@ def to_bibtex(snap: dict) -> str:
         entry_type = "article" if p["venue"] else "misc"
         library.add(Entry(entry_type, pid,
                           [Field(k, _balanced(v)) for k, v in fields if v]))
-    return bibtexparser.write_string(library)
+    # The library is thrown away after writing, so the unparse middlewares may work in place
+    # (the default deep-copies every entry, which is slow and warns on large libraries).
+    stack = bibtexparser.middlewares.default_unparse_stack(allow_inplace_modification=True)
+    return bibtexparser.write_string(library, unparse_stack=stack)
 
 
 def to_ris(snap: dict) -> str:

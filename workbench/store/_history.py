@@ -76,7 +76,8 @@ class Action:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                self.conn.execute("ROLLBACK")
             return
         try:
             if self.changes or not self.undoable:
@@ -85,7 +86,8 @@ class Action:
                     callback(self.history_id)
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
 
     # ------------------------------------------------------------------ rows

@@ -343,7 +343,8 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
             )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
