@@ -19,8 +19,7 @@ from pathlib import Path
 
 from workbench.store import FORMATS, Store
 
-WORDS = ("reward model preference alignment language agent benchmark retrieval reasoning "
-         "policy gradient dataset evaluation transformer tokens safety planning memory").split()
+WORDS = ["reward", "model", "preference", "alignment", "language", "agent", "benchmark", "retrieval", "reasoning", "policy", "gradient", "dataset", "evaluation", "transformer", "tokens", "safety", "planning", "memory"]
 
 
 def papers(n: int, rng: random.Random) -> list[dict]:
@@ -66,7 +65,7 @@ def main(argv=None) -> None:
     ids = [r["id"] for r in rows]
     table: list[tuple[str, str]] = []
 
-    t, store = timed(Store.open, folder, reviewer="bench")
+    store = Store.open(folder, reviewer="bench")
     t_sync, _ = timed(store.sync_papers, rows)
     table.append((f"sync_papers ({args.papers:,} papers, new store)", f"{t_sync:.2f} s"))
     assign = {pid: rng.randrange(50) for pid in ids}

@@ -182,7 +182,11 @@ def test_history_records_who_when_what(store):
     latest = store.history(limit=2)
     assert [(e.reviewer, e.action) for e in latest] == [("bob", "decide"), ("ana", "tag")]
     assert latest[0].at >= latest[1].at and "include" in latest[0].summary
-    assert [e.action for e in store.history(limit=None, paper=pid(1))] == ["decide", "tag"]
+    store.note(pid(1), "on paper 1")
+    store.note(pid(2), "on paper 2")
+    assert [e.action for e in store.history(limit=None, paper=pid(1))] == [
+        "note", "decide", "tag"]
+    assert [e.action for e in store.history(limit=1, paper=pid(1))] == ["note"]
 
 
 def test_undo_reverts_the_last_changes_and_is_itself_in_the_history(store):

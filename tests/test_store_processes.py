@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import sqlite3
@@ -61,7 +62,8 @@ def test_kill_9_while_writing_10000_tags_loses_no_acknowledged_write(review):
         assert child.stdout.readline().strip() == "ready", child.stderr.read()
         got: list[int] = []
         reader = threading.Thread(
-            target=lambda: got.extend(int(line) for line in child.stdout), daemon=True)
+            target=lambda out=child.stdout, got=got: got.extend(int(line) for line in out),
+            daemon=True)
         reader.start()
         time.sleep(delay)
         os.kill(child.pid, signal.SIGKILL)
@@ -105,7 +107,7 @@ def test_two_processes_tagging_the_same_review_lose_nothing(review):
         assert sorted({e.reviewer for e in tag_actions}) == ["ana", "bob"]
         assert len(tag_actions) == 2 * n
         order = [e.reviewer for e in reversed(tag_actions)]
-        switches = sum(1 for a, b in zip(order, order[1:]) if a != b)
+        switches = sum(1 for a, b in itertools.pairwise(order) if a != b)
         print(f"writers alternated {switches} times")
         assert switches >= 20, "the two writers did not overlap; the test proved nothing"
         assert store.integrity_check() == "ok"

@@ -15,10 +15,23 @@ from ._history import Action
 from ._reports import DECISIONS, Decision, Note, Tag
 
 __all__ = [
-    "check_tag", "tag", "untag", "tags_of", "vocabulary", "describe_tag", "rename_tag",
-    "merge_tags", "papers_tagged", "check_decision",
-    "delete_tag", "add_note", "edit_note", "delete_note", "notes_of", "decide",
+    "add_note",
+    "check_decision",
+    "check_tag",
+    "decide",
     "decisions_of",
+    "delete_note",
+    "delete_tag",
+    "describe_tag",
+    "edit_note",
+    "merge_tags",
+    "notes_of",
+    "papers_tagged",
+    "rename_tag",
+    "tag",
+    "tags_of",
+    "untag",
+    "vocabulary",
 ]
 
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20}")

@@ -9,13 +9,13 @@ from __future__ import annotations
 from ..errors import StoreError
 
 __all__ = [
-    "StoreError",
-    "NotAStoreError",
-    "StoreVersionError",
-    "UnknownPaperError",
     "AmbiguousPaperError",
     "AnnotationInputError",
+    "NotAStoreError",
+    "StoreError",
+    "StoreVersionError",
     "UndoConflictError",
+    "UnknownPaperError",
 ]
 
 

@@ -17,9 +17,9 @@ from collections import defaultdict
 
 from ._errors import AnnotationInputError
 from ._papers import paper_rows
-from ._topics import OUTLIER, current_topics, latest_run, topic_names, _edits, _root
+from ._topics import OUTLIER, _edits, _root, current_topics, latest_run, topic_names
 
-__all__ = ["FORMATS", "snapshot", "render", "JSONL_FORMAT", "JSONL_VERSION"]
+__all__ = ["FORMATS", "JSONL_FORMAT", "JSONL_VERSION", "render", "snapshot"]
 
 FORMATS = ("jsonl", "csv", "bibtex", "ris", "markdown")
 JSONL_FORMAT = "workbench-annotations"
@@ -240,7 +240,7 @@ def to_markdown(snap: dict) -> str:
     groups: dict = defaultdict(list)
     for p in snap["papers"]:
         groups[snap["assign"].get(p["id"])].append(p)
-    order = sorted((t for t in groups if t is not None and t != OUTLIER))
+    order = sorted(t for t in groups if t is not None and t != OUTLIER)
     order += [t for t in (OUTLIER, None) if t in groups]
     out = ["# Annotations", ""]
     for t in order:

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from ._errors import AnnotationInputError, UndoConflictError
 from ._reports import HistoryEntry
 
-__all__ = ["Action", "now", "undo", "read_history", "TABLES"]
+__all__ = ["TABLES", "Action", "now", "read_history", "undo"]
 
 # table -> (key columns, value columns): the only tables an action may write.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -69,7 +69,7 @@ class Action:
         """Run ``callback(history_id)`` in the same transaction once the history row exists."""
         self._then.append(callback)
 
-    def __enter__(self) -> "Action":
+    def __enter__(self) -> Action:
         self.conn.execute("BEGIN IMMEDIATE")
         self.at = now()  # taken under the write lock, so history times never go backwards
         return self
@@ -101,7 +101,7 @@ class Action:
 
     def put(self, table: str, key: dict, row: dict | None) -> dict | None:
         """Set the row at ``key`` to ``row`` (``None`` deletes it); returns the row before."""
-        keys, values = TABLES[table]
+        keys, _ = TABLES[table]
         before = self.get(table, key)
         if before == row:
             return before
@@ -230,12 +230,12 @@ def read_history(conn: sqlite3.Connection, limit: int | None = 20,
     where = ""
     if paper_id is not None:
         where = ("WHERE id IN (SELECT history_id FROM history_changes "
-                 "WHERE key LIKE ? OR key LIKE ?)")
-        params += [f'%"paper_id": "{paper_id}"%', f'%"id": "{paper_id}"%']
+                 "WHERE key LIKE ?1 OR before LIKE ?1 OR after LIKE ?1)")
+        params += [f'%"paper_id": "{paper_id}"%']
     sql = (f"SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history {where} "
            "ORDER BY id DESC")
     if limit is not None:
-        sql += " LIMIT ?"
+        sql += f" LIMIT ?{len(params) + 1}"
         params.append(int(limit))
     return [
         HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4],

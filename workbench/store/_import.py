@@ -19,7 +19,7 @@ from ._export import JSONL_FORMAT, JSONL_VERSION
 from ._history import Action
 from ._papers import META_COLUMNS, check_id
 from ._reports import DECISIONS, ImportReport
-from ._topics import OUTLIER, latest_run, match_topics, record_run, topic_names, _assignments
+from ._topics import OUTLIER, _assignments, latest_run, match_topics, record_run, topic_names
 
 __all__ = ["import_jsonl", "read_jsonl"]
 
@@ -69,7 +69,9 @@ def read_jsonl(path: Path) -> dict[str, list[dict]]:
                 f"{path}:{n}: decision {obj['decision']!r} is not one of {', '.join(DECISIONS)}")
         records[kind].append(obj)
     header = records["header"]
-    if not header or header[0]["format"] != JSONL_FORMAT or header[0]["version"] > JSONL_VERSION:
+    version = header[0]["version"] if header else None
+    if (not header or header[0]["format"] != JSONL_FORMAT or not isinstance(version, int)
+            or version > JSONL_VERSION):
         got = header[0] if header else "no header line"
         raise AnnotationInputError(
             f"{path} is not a workbench annotations export (header: {got}); expected a first "

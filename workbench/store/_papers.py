@@ -7,6 +7,7 @@ that leaves it keeps every annotation and is reported as orphaned until it comes
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from ._errors import AmbiguousPaperError, AnnotationInputError, UnknownPaperErro
 from ._history import Action
 from ._reports import SyncReport
 
-__all__ = ["sync_papers", "resolve", "orphaned", "paper_rows", "META_COLUMNS", "check_id"]
+__all__ = ["META_COLUMNS", "check_id", "orphaned", "paper_rows", "resolve", "sync_papers"]
 
 ID_RE = re.compile(r"[0-9a-f]{12}")
 _PREFIX_RE = re.compile(r"[0-9a-f]{1,12}")
@@ -60,7 +61,7 @@ def _year(value, where: str) -> int | None:
     if value is None or value == "":
         return None
     try:
-        if isinstance(value, float) and value != value:  # NaN from a DataFrame
+        if isinstance(value, float) and math.isnan(value):  # NaN from a DataFrame
             return None
         return int(value)
     except (TypeError, ValueError) as err:

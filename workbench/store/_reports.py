@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
-    "Tag",
-    "Note",
+    "DECISIONS",
     "Decision",
     "HistoryEntry",
-    "SyncReport",
-    "TopicReport",
     "ImportReport",
-    "DECISIONS",
+    "Note",
+    "SyncReport",
+    "Tag",
+    "TopicReport",
 ]
 
 DECISIONS = ("include", "exclude", "maybe")

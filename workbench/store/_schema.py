@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._errors import NotAStoreError, StoreError, StoreVersionError
 
-__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "DB_NAME", "db_path", "connect"]
+__all__ = ["APPLICATION_ID", "DB_NAME", "SCHEMA_VERSION", "connect", "db_path"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
 SCHEMA_VERSION = 2

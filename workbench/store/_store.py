@@ -22,7 +22,7 @@ from ._errors import AnnotationInputError, StoreError
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
 from ._schema import connect, db_path
 
-__all__ = ["Store", "default_reviewer", "REVIEWER_ENV"]
+__all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
 
 REVIEWER_ENV = "WORKBENCH_REVIEWER"
 
@@ -34,7 +34,7 @@ def default_reviewer(reviewer: str | None = None) -> str:
             return " ".join(str(candidate).split())
     try:
         return getpass.getuser()
-    except Exception:  # no user name in this environment (some containers)
+    except (KeyError, OSError, ImportError):  # no user name here (some containers)
         return "unknown"
 
 
@@ -78,7 +78,7 @@ class Store:
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, path, reviewer: str | None = None, *, create: bool = True) -> "Store":
+    def open(cls, path, reviewer: str | None = None, *, create: bool = True) -> Store:
         """Open (creating or migrating as needed) the store of a review folder or file.
 
         ``path`` is the review folder (the store is ``<folder>/annotations.sqlite``) or the
@@ -94,7 +94,7 @@ class Store:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -20,9 +20,18 @@ from ._history import Action
 from ._reports import TopicReport
 
 __all__ = [
-    "match_topics", "record_topics", "apply_edits", "current_topics", "rename_topic",
-    "merge_topics", "move_paper", "topic_names", "latest_run", "record_run",
-    "apply_topic_edits", "OUTLIER",
+    "OUTLIER",
+    "apply_edits",
+    "apply_topic_edits",
+    "current_topics",
+    "latest_run",
+    "match_topics",
+    "merge_topics",
+    "move_paper",
+    "record_run",
+    "record_topics",
+    "rename_topic",
+    "topic_names",
 ]
 
 OUTLIER = -1
