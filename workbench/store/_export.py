@@ -236,6 +236,10 @@ def _md(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _papers(n: int) -> str:
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
 def to_markdown(snap: dict) -> str:
     groups: dict = defaultdict(list)
     for p in snap["papers"]:
@@ -246,10 +250,10 @@ def to_markdown(snap: dict) -> str:
     for t in order:
         topic = snap["topics"].get(t)
         if t is None:
-            out.append(f"## No topic ({len(groups[t])} papers)")
+            out.append(f"## No topic ({_papers(len(groups[t]))})")
         else:
             title = _display(topic) or f"topic {t}"
-            out.append(f"## Topic {t}: {_md(title)} ({len(groups[t])} papers)")
+            out.append(f"## Topic {t}: {_md(title)} ({_papers(len(groups[t]))})")
             if topic and topic["words"]:
                 out.append(f"*{_md(', '.join(topic['words']))}*")
         out.append("")
