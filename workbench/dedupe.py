@@ -250,10 +250,11 @@ def merge_papers(members: list[Paper]) -> Paper:
     )
 
 
-def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> tuple[list[Paper], list[Merge]]:
-    """Merge duplicates; returns the papers in order of first appearance and the merges made.
+def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> tuple[list[Paper], Duplicates]:
+    """Merge duplicates; returns the papers in order of first appearance and what was found.
 
     ``fuzzy=False`` merges only records that share an identifier or their title and abstract.
+    Clusters whose sources disagree on the screening label get a note in ``Duplicates.notes``.
     """
     found = find_duplicates(papers, threshold, fuzzy)
     by_id: dict[str, list[int]] = {}
@@ -270,4 +271,9 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
             paper = merge_papers([papers[i] for i in group])
         by_id[paper.id] = group
         merged[paper.id] = paper
-    return sorted(merged.values(), key=lambda p: min(by_id[p.id])), found.merges
+    for paper in merged.values():
+        labels = {papers[i].label for i in by_id[paper.id]} - {None}
+        if len(labels) > 1:
+            found.notes.append(f"{paper.source}: its duplicates disagree on the label (include and exclude); "
+                               "kept include, check it")
+    return sorted(merged.values(), key=lambda p: by_id[p.id][0]), found

@@ -163,7 +163,8 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
                      "both entries read (merged later if they are the same paper)", line)
             blocks.extend((line, e.key, _fields(e)) for e in again)
         elif isinstance(block, ParsingFailedBlock):
-            reason = str(block.error).split(". ")[0].rstrip(".")
+            reason = getattr(block.error, "abort_reason", None) or str(block.error) or type(block.error).__name__
+            reason = " ".join(str(reason).split()).rstrip(". ")
             ctx.skip(f"entry could not be parsed ({reason}); check its braces, quotes and commas", line)
     by_key = {}
     for _, key, values in blocks:
@@ -181,6 +182,6 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
         paper = record_from_mapping(ctx, values, line, columns)
         if paper is not None:
             papers.append(paper)
-    if not papers and not ctx.report.skipped:
+    if not papers and not ctx.n_skipped:
         ctx.warn("no BibTeX entries found (only comments, @string or @preamble blocks)")
     return papers

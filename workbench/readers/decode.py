@@ -47,6 +47,24 @@ def _normalise(text: str) -> str:
     return text.replace("\x00", "")
 
 
+#: When charset-normalizer finds several encodings equally likely (short texts often decode
+#: identically in cp1250 and cp1252), the first of these wins.
+PREFERRED = ("cp1252", "latin_1", "iso8859_15", "gb18030", "gbk", "big5", "shift_jis", "cp932", "euc_jp", "euc_kr")
+
+
+def _detect(raw: bytes) -> tuple[str, str]:
+    import charset_normalizer
+
+    matches = list(charset_normalizer.from_bytes(raw))
+    if not matches:
+        return "latin-1", raw.decode("latin-1")
+    best = matches[0]
+    tied = [m for m in matches if abs(m.chaos - best.chaos) < 1e-6 and abs(m.coherence - best.coherence) < 1e-6]
+    rank = {name: i for i, name in enumerate(PREFERRED)}
+    choice = min(tied, key=lambda m: rank.get(m.encoding, len(rank)))
+    return choice.encoding, str(choice)
+
+
 def decode(raw: bytes) -> Decoded:
     """Decode a whole file; never fails (Latin-1 maps every byte), warns when it guessed."""
     for bom, encoding in _BOMS:
@@ -56,21 +74,17 @@ def decode(raw: bytes) -> Decoded:
             except UnicodeDecodeError:
                 break
             return Decoded(_normalise(text.lstrip("\ufeff")), encoding.replace("-sig", ""))
-    try:
-        return Decoded(_normalise(raw.decode("utf-8")), "utf-8")
-    except UnicodeDecodeError as err:
-        first_bad = err.start
     utf16 = _utf16_without_bom(raw)
     if utf16:
         try:
             return Decoded(_normalise(raw.decode(utf16)), utf16)
         except UnicodeDecodeError:
             pass
-    import charset_normalizer
-
-    best = charset_normalizer.from_bytes(raw).best()
-    encoding = best.encoding if best is not None else "latin-1"
-    text = str(best) if best is not None else raw.decode("latin-1")
+    try:
+        return Decoded(_normalise(raw.decode("utf-8")), "utf-8")
+    except UnicodeDecodeError as err:
+        first_bad = err.start
+    encoding, text = _detect(raw)
     line = raw.count(b"\n", 0, first_bad) + 1
     warning = (
         f"not UTF-8 (first non-UTF-8 byte on line {line}); decoded as {encoding}, the most likely "

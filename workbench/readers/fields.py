@@ -329,18 +329,24 @@ class ReadContext:
     with_references: bool = False
     suffix: str = ""
     _bad_labels: Counter = field(default_factory=Counter)
+    _skipped: list = field(default_factory=list)
+    _warnings: list = field(default_factory=list)
+
+    @property
+    def n_skipped(self) -> int:
+        return len(self._skipped) + len(self.report.skipped)
 
     def where(self, line: int | str | None = None) -> str:
         return f"{self.name}:{line}" if line not in (None, "") else self.name
 
     def warn(self, message: str, line: int | str | None = None) -> None:
-        self.report.warnings.append(f"{self.where(line)}: {message}")
+        self._warnings.append((_line_key(line), f"{self.where(line)}: {message}"))
 
     def skip(self, reason: str, line: int | str | None = None) -> None:
-        self.report.skipped.append(f"{self.where(line)}: {reason}")
+        self._skipped.append((_line_key(line), f"{self.where(line)}: {reason}"))
 
     def finish(self) -> None:
-        """Warnings that summarise many records (called once the file is read)."""
+        """Put skips and warnings into the report in file order (called once the file is read)."""
         if self._bad_labels:
             n = sum(self._bad_labels.values())
             examples = ", ".join(repr(v) for v, _ in self._bad_labels.most_common(3))
@@ -349,6 +355,15 @@ class ReadContext:
                 "records have no decision: use 1/0, yes/no or include/exclude"
             )
             self._bad_labels.clear()
+        self.report.skipped.extend(m for _, m in sorted(self._skipped, key=lambda item: item[0]))
+        self.report.warnings.extend(m for _, m in sorted(self._warnings, key=lambda item: item[0]))
+        self._skipped, self._warnings = [], []
+
+
+def _line_key(line: int | str | None) -> int:
+    """Sort key: file-level messages first, then by the line a message names."""
+    m = re.match(r"\d+", str(line)) if line not in (None, "") else None
+    return int(m.group(0)) if m else 0
 
 
 def record_from_mapping(ctx: ReadContext, mapping: Mapping[str, Any], line: int | str | None,

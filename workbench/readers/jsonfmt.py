@@ -113,6 +113,7 @@ def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embed
     if not isinstance(rec, dict):
         ctx.skip(f"a JSON {type(rec).__name__}, not a record (an object with a title or abstract)", line)
         return
+    embedded_papers: list = []
     if _is_openalex(rec):
         paper = build_paper(ctx, _openalex(rec), line)
     elif "paperId" in rec:
@@ -121,9 +122,8 @@ def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embed
             subs = rec.get(key) if isinstance(rec.get(key), list) else []
             if subs and not ctx.with_references:
                 embedded[0] += len(subs)
-            elif subs:
-                for i, sub in enumerate(subs):
-                    _one(ctx, sub, f"{line}:{key}[{i}]", papers, embedded)
+            for i, sub in enumerate(subs if ctx.with_references else ()):
+                _one(ctx, sub, f"{line}:{key}[{i}]", embedded_papers, embedded)
     else:
         versions = rec.get("versions")
         if isinstance(versions, list) and versions and isinstance(versions[0], dict) and "published" not in rec:
@@ -131,6 +131,7 @@ def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embed
         paper = record_from_mapping(ctx, rec, line)
     if paper is not None:
         papers.append(paper)
+    papers.extend(embedded_papers)
 
 
 class _Broken(Exception):

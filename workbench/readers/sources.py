@@ -137,9 +137,10 @@ def read_sources(
         origin.extend([len(report.files)] * len(file_papers))
         papers.extend(file_papers)
         report.files.append(fr)
-    kept, merges = deduplicate(papers, threshold=threshold or DEFAULT_THRESHOLD, fuzzy=dedupe)
-    for merge in merges:
+    kept, found = deduplicate(papers, threshold=threshold or DEFAULT_THRESHOLD, fuzzy=dedupe)
+    for merge in found.merges:
         report.files[origin[merge.merged]].merged += 1
         report.merges.append(merge.describe(papers))
+    report.merges.extend(found.notes)
     report.kept = len(kept)
     return kept, report

@@ -45,7 +45,15 @@ def _records(text: str, ctx: ReadContext, tags: tuple[str, ...], what: str) -> I
     except ET.ParseError as err:
         error = err
     n = 0
-    for _, elem in parser.read_events():
+    events = parser.read_events()  # raises the parse error once it reaches it
+    while True:
+        try:
+            _, elem = next(events)
+        except StopIteration:
+            break
+        except ET.ParseError as err:  # the first error, where feed/close may report a later one
+            error = err
+            break
         if elem.tag.rsplit("}", 1)[-1] in tags:
             yield elem, starts[n] if n < len(starts) else None
             n += 1
@@ -138,7 +146,7 @@ def read_pubmed_xml(text: str, ctx: ReadContext) -> list[Paper]:
         paper = build_paper(ctx, _pubmed_values(article), line)
         if paper is not None:
             papers.append(paper)
-    if not papers and not ctx.report.skipped:
+    if not papers and not ctx.n_skipped:
         ctx.warn("no <PubmedArticle> records in the file")
     return papers
 
@@ -173,6 +181,6 @@ def read_arxiv_atom(text: str, ctx: ReadContext) -> list[Paper]:
         paper = build_paper(ctx, _atom_values(entry), line)
         if paper is not None:
             papers.append(paper)
-    if not papers and not ctx.report.skipped:
+    if not papers and not ctx.n_skipped:
         ctx.warn("the feed has no <entry> elements (the query matched nothing?)")
     return papers

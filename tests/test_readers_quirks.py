@@ -1,0 +1,228 @@
+"""Encodings, line ends, choosing a reader, errors, folders and the report."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench.errors import ReaderError
+from workbench.readers import read_file, read_file_report, read_sources
+from workbench.readers.fields import clean
+from workbench.records import clean_text
+
+DATA = Path(__file__).resolve().parent / "data" / "readers"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----------------------------------------------------------------------------- encodings, line ends
+
+
+def test_cp1252_file_is_detected_and_warned_about():
+    papers, report = read_file_report(DATA / "latin1.ris")
+    assert report.encoding == "cp1252"
+    assert [(p.title, p.authors) for p in papers] == [
+        ("Über die Möglichkeit präziser Messungen in der Gödel-Ära", ("Müller, Jürgen", "Dvorak, Antonín")),
+        ("Zweite Arbeit über Größen und Maße", ("Weiß, Günther",)),
+    ]
+    assert "« naïve » et élégante" in papers[0].abstract
+    assert report.warnings == [
+        f"{DATA / 'latin1.ris'}: not UTF-8 (first non-UTF-8 byte on line 2); decoded as cp1252, the most likely "
+        "encoding: check accented and non-Latin letters, or save the file as UTF-8"
+    ]
+
+
+def test_gbk_file_is_detected():
+    papers, report = read_file_report(DATA / "gbk.bib")
+    assert report.encoding == "gb18030"
+    assert [(p.title, p.authors, p.venue) for p in papers] == [
+        ("基于深度学习的自然语言处理研究综述", ("张伟", "李娜"), "计算机学报"),
+    ]
+    assert len(report.warnings) == 1 and "decoded as gb18030" in report.warnings[0]
+
+
+@pytest.mark.parametrize(
+    "name, encoding, title",
+    [
+        ("bom.csv", "utf-8", "Starts with a BOM"),
+        ("utf16_nobom.csv", "utf-16-le", "No byte order mark"),
+        ("wos_tab_utf16.txt", "utf-16", "Tab-delimited Web of Science export"),
+    ],
+)
+def test_unicode_with_and_without_byte_order_marks(name, encoding, title):
+    papers, report = read_file_report(DATA / name)
+    assert (report.encoding, report.warnings, [p.title for p in papers]) == (encoding, [], [title])
+
+
+def test_mixed_cr_lf_crlf_line_ends_count_lines_like_an_editor():
+    papers = read_file(DATA / "mixed_eol.ris")
+    assert [(p.title, p.year, p.abstract, p.source.rsplit(":", 1)[1]) for p in papers] == [
+        ("Mixed line ends", 2010, "CR, LF and CRLF in one file.", "1"),
+        ("Second record on line seven", 2011, "", "7"),
+    ]
+
+
+# ----------------------------------------------------------------------------- choosing a reader
+
+
+@pytest.mark.parametrize(
+    "name, format",
+    [
+        ("export_as.txt", "ris"),
+        ("pubmed_medline.txt", "medline"),
+        ("savedrecs.txt", "wos"),
+        ("wos_tab_utf16.txt", "csv"),
+        ("seeds_dump.txt", "seeds"),
+        ("openalex.jsonl", "json"),
+        ("arxiv_metadata.jsonl", "json"),
+        ("arxiv.atom", "arxiv-atom"),
+        ("pubmed.xml", "pubmed-xml"),
+        ("sheet.xlsx", "xlsx"),
+    ],
+)
+def test_reader_chosen_by_content_and_suffix(name, format):
+    assert read_file_report(DATA / name)[1].format == format
+
+
+def test_content_wins_over_a_misleading_suffix(tmp_path):
+    renamed = tmp_path / "actually_ris.csv"
+    shutil.copy(DATA / "export.ris", renamed)
+    papers, report = read_file_report(renamed)
+    assert report.format == "ris" and len(papers) == 4
+
+
+def test_unknown_suffix_read_by_content_or_by_format_override(tmp_path):
+    tagged = tmp_path / "records.dat"
+    shutil.copy(DATA / "pubmed.nbib", tagged)
+    assert read_file_report(tagged)[1].format == "medline"
+    prose = tmp_path / "dump.dat"  # a seed dump is plain prose: only trusted with .txt or when named
+    shutil.copy(DATA / "seeds_dump.txt", prose)
+    with pytest.raises(ReaderError, match="no reader for 'dump.dat'"):
+        read_file(prose)
+    assert [p.collection for p in read_file(prose, format="seeds")] == ["Daily Papers", "Daily Papers"]
+    assert [p.pmid for p in read_file(tagged, format="nbib")] == ["31690499", "25371100"]
+    with pytest.raises(ReaderError, match="unknown input format 'endnote-x9'; known formats: xlsx, pubmed-xml"):
+        read_file(tagged, format="endnote-x9")
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def test_empty_and_blank_files_say_they_are_empty():
+    for name in ("empty.csv", "blank.ris"):
+        with pytest.raises(ReaderError) as err:
+            read_file(DATA / name)
+        assert str(err.value).startswith(f"{DATA / name}: the file is empty; expected records as one of .atom .bib")
+
+
+def test_unknown_extension_lists_supported_formats():
+    with pytest.raises(ReaderError) as err:
+        read_file(DATA / "notes.xyz")
+    assert str(err.value) == (
+        f"{DATA / 'notes.xyz'}: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex .ciw .csv .enw "
+        ".json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: xlsx, "
+        "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)"
+    )
+    assert err.value.path == str(DATA / "notes.xyz") and err.value.line is None
+
+
+@pytest.mark.parametrize(
+    "name, line, message",
+    [
+        ("invalid.json", 1, "not valid JSON (Expecting value, column 28); expected a JSON document, or JSON Lines "
+                            "with one record per line"),
+        ("no_title_column.csv", 1, "no title or abstract column among name, summary_text, when; name one 'title' or "
+                                   "'abstract' (other accepted names: 'Document Title', 'Article Title', 'TI', 'AB', "
+                                   "'summary', ...)"),
+        ("broken_quote.csv", 3, "cannot split into rows (EOF inside string starting at row 2); expected ','-separated "
+                                "values with balanced double quotes: check the quote that opens on this line"),
+        ("arxiv_error.atom", 5, "the arXiv API answered with an error: incorrect id format for 1234.12345; fix the "
+                                "query and download the feed again"),
+    ],
+)
+def test_one_clear_error_with_file_line_and_what_was_expected(name, line, message):
+    with pytest.raises(ReaderError) as err:
+        read_file(DATA / name)
+    assert (err.value.path, err.value.line) == (str(DATA / name), line)
+    assert str(err.value) == f"{DATA / name}:{line}: {message}"
+
+
+def test_broken_xml_with_nothing_readable_is_one_error(tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<PubmedArticleSet>\n<PubmedArticle><MedlineCitation></PubmedArticle>\n")
+    with pytest.raises(ReaderError) as err:
+        read_file(bad)
+    assert str(err.value).startswith(f"{bad}:2: not well-formed XML (mismatched tag, column")
+
+
+def test_a_zip_that_is_not_a_workbook(tmp_path):
+    fake = tmp_path / "sheet.xlsx"
+    fake.write_text("just some words\n")
+    with pytest.raises(ReaderError, match="not a valid xlsx file"):
+        read_file(fake)
+
+
+def test_missing_source():
+    with pytest.raises(ReaderError, match="no such file or folder"):
+        read_sources([DATA / "does-not-exist.ris"])
+
+
+# ----------------------------------------------------------------------------- folders and the report
+
+
+def test_folder_reads_what_it_can_and_reports_the_rest(tmp_path):
+    for name in ("export.ris", "labels.csv", "empty.csv", "notes.xyz"):
+        shutil.copy(DATA / name, tmp_path / name)
+    (tmp_path / ".hidden.ris").write_text("TY  - JOUR\nTI  - hidden\nER  - \n")
+    papers, report = read_sources([tmp_path])
+    assert len(papers) == 10
+    assert [(f.path.replace(f"{tmp_path}/", ""), f.format, f.read) for f in report.files] == [
+        ("empty.csv", "-", 0), ("export.ris", "ris", 4), ("labels.csv", "csv", 6), ("notes.xyz", "-", 0),
+    ]
+    lines = [line.replace(f"{tmp_path}/", "") for line in report.lines()]
+    assert lines[0].startswith("empty.csv: not read: the file is empty; expected records as one of")
+    assert lines[1:3] == [
+        "export.ris (ris): 4 read, 0 skipped, 0 merged",
+        "  warning: export.ris:21: year '10 15' is not a year; left empty",
+    ]
+    assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 2 files not read (see above)"
+
+
+def test_named_file_that_cannot_be_read_is_an_error(tmp_path):
+    with pytest.raises(ReaderError, match="the file is empty"):
+        read_sources([DATA / "labels.csv", DATA / "empty.csv"])
+
+
+def test_report_lines_are_capped():
+    _, report = read_sources([DATA / "export.ris"])
+    assert len(report.files[0].warnings) == 4
+    capped = report.lines(limit=1)
+    assert capped[1].startswith("  warning: ") and capped[2] == "  ... and 3 more warning lines"
+    assert len(report.lines(limit=None)) == 5
+
+
+def test_seed_folder_reads_as_before():
+    seeds = ROOT / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("no seeds/ folder")
+    papers, report = read_sources([seeds])
+    assert len(papers) == 133
+    assert sum(p.collection == "Senjie Jin" and bool(p.authors) for p in papers) == 13
+    assert sum(p.collection == "Daily Papers" for p in papers) == 120
+    assert [p.sources for p in papers[:1]] == [(papers[0].source,)]
+    assert report.merged == 0
+
+
+# ----------------------------------------------------------------------------- clean-up
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "75% of 120 patients", "R&D rose 5%", "5%--10% of cases", "a ``quoted'' 3% rise", "50%~60%",
+        "plain text", "x^2 and 40%", "$\\alpha$ = 5%", "\u00a0nbsp 5%\u00a0", "¿Qué? 5%", "Tab\t5%\nnew line",
+    ],
+)
+def test_fast_clean_equals_clean_text(text):
+    assert clean(text) == clean_text(text)
