@@ -106,3 +106,35 @@ def test_a_failed_build_leaves_the_previous_review_intact(tmp_path, built):
         workbench.build([tmp_path / "missing.bib"], review=tmp_path / "r", embedder="fake")
     assert (tmp_path / "r" / "map.csv").read_bytes() == before
     assert len(workbench.open_review(tmp_path / "r")) == len(review)
+
+
+def test_annotations_and_topic_names_survive_a_rebuild_with_another_seed(tmp_path):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=1)
+    first = review.papers[0]
+    topic = int(review.labels[0])
+    with review.store(reviewer="ana") as store:
+        store.tag(first.id, "must-read")
+        store.note(first.id, "compare with the RLHF survey")
+        store.rename_topic(topic, "My own topic name")
+    assert workbench.open_review(tmp_path / "r").topic_labels()[topic] == "My own topic name"
+
+    again = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="tfidf", seed=2)
+    assert again.topic_report.previous_run is not None
+    assert "My own topic name" in set(again.topics.label), "the human name is carried to the matching topic"
+    with again.store() as store:
+        assert store.tags(first.id) == ["must-read"]
+        assert [n.text for n in store.notes(first.id)] == ["compare with the RLHF survey"]
+
+
+def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
+    texts = [f"Abstract {i}: agents plan with memory and tools in long horizon tasks, variant {i}." for i in range(6)]
+    src = write_seed_file(tmp_path / "src.txt", texts)
+    review = workbench.build([src], review=tmp_path / "r", embedder="fake")
+    gone = review.papers[-1].id
+    with review.store() as store:
+        store.tag(gone, "keep")
+    write_seed_file(src, texts[:-1])
+    rebuilt = workbench.build([src], review=tmp_path / "r", embedder="fake")
+    assert gone in rebuilt.sync_report.orphaned
+    with rebuilt.store() as store:
+        assert store.tags(gone) == ["keep"]

@@ -74,6 +74,8 @@ def _cmd_build(args) -> int:
     )
     if m["topics"]["note"]:
         err.write(m["topics"]["note"] + "\n")
+    err.write(f"annotations: {review.sync_report}\n")
+    err.write(f"topics: {review.topic_report}\n")
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
     err.write(f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})\n")
     err.write(f"map: {review.path / 'map.html'}\n")

@@ -11,6 +11,7 @@ loads it back. The folder holds::
     model/                the fitted BERTopic model (safetensors, no pickle)
     map.html              an interactive map that opens in any browser, offline
     cache/embeddings.sqlite   embeddings keyed by (embedder, text hash)
+    annotations.sqlite    tags, notes, decisions, topic edits and their history (workbench.store)
 
 Files are written to temporary names and renamed into place, so an interrupted build leaves the
 previous review intact.
@@ -45,6 +46,7 @@ DEFAULT_REVIEW = "review"
 PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
 TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
 FORMAT_VERSION = 1
+STORE_FILE = "annotations.sqlite"
 
 
 def _quiet_libraries() -> None:
@@ -66,12 +68,50 @@ class Review:
         self.path = Path(path)
         self.manifest = manifest
         self.papers = papers
+        # What the model found, as written in the folder; ``topics``/``labels`` add the human edits.
+        self.model_topics = topics
+        self.model_labels = np.asarray(labels, dtype=int)
         self.topics = topics  # DataFrame: topic, label, size, words
-        self.labels = np.asarray(labels, dtype=int)
+        self.labels = self.model_labels
         self.coords = np.asarray(coords, dtype=np.float64)
         self.reduced = reduced
         self._embeddings = None
         self._index = {p.id: i for i, p in enumerate(papers)}
+
+    def store(self, reviewer: str | None = None):
+        """The review's annotation store (tags, notes, decisions, topic edits)."""
+        from .store import Store
+
+        return Store.open(self.path, reviewer=reviewer)
+
+    def apply_topic_edits(self, assignments: dict, labels: dict) -> None:
+        """Show the topics with the human edits (renames, merges, moves) laid over the model's."""
+        from collections import Counter
+
+        self.labels = np.array([assignments.get(p.id, t) for p, t in zip(self.papers, self.model_labels)], dtype=int)
+        base = self.model_topics
+        words = dict(zip(base.topic.astype(int), base.words))
+        model_label = dict(zip(base.topic.astype(int), base.label))
+        sizes = Counter(self.labels.tolist())
+        rows = [
+            {
+                "topic": t,
+                "label": "Unassigned" if t == -1 else labels.get(t) or model_label.get(t) or f"Topic {t}",
+                "size": sizes[t],
+                "words": list(words.get(t, [])),
+            }
+            for t in sorted(sizes)
+        ]
+        self.topics = pd_frame(rows)
+
+    def refresh_topics(self) -> None:
+        """Re-read the topic edits from the store (after a rename or merge elsewhere)."""
+        if not (self.path / STORE_FILE).exists():
+            return
+        with self.store() as store:
+            assignments, labels = store.current_topics()
+        if assignments:
+            self.apply_topic_edits(assignments, labels)
 
     def __repr__(self) -> str:
         return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
@@ -141,11 +181,13 @@ class Review:
         X = self.embeddings()
         with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
             model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, embedder=embedder, cache=cache)
-        self.labels, self.topics, self.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
+        self.model_labels, self.model_topics, self.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
+        self.labels, self.topics = self.model_labels, self.model_topics
         self.manifest["topic_params"] = params
         self.manifest["topics"] = {"method": model.method_, "note": model.note_, "count": int((self.topics.topic >= 0).sum())}
         self.model = model
         if save:
+            self.topic_report = _record_in_store(self, model)
             _write_results(self.path, self, model)
         return self
 
@@ -213,6 +255,8 @@ def build(
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_, model.reduced_embeddings_)
     result._embeddings = X
     result.model = model
+    result.sync_report = _sync_store(result)
+    result.topic_report = _record_in_store(result, model)
     t = time.perf_counter()
     _write_review(path, result, model)
     timings["write"] = time.perf_counter() - t
@@ -220,6 +264,37 @@ def build(
     _atomic_write(path / "build.json", json.dumps(manifest, indent=2, ensure_ascii=False))
     result.report = report
     return result
+
+
+def _sync_store(review: Review):
+    """Tell the annotation store which papers are in the corpus; labels in the files become decisions."""
+    from .store import Store
+
+    with Store.open(review.path) as store:
+        report = store.sync_papers(p.to_dict() for p in review.papers)
+        labelled = [p for p in review.papers if p.label in ("include", "exclude", "maybe")]
+    if labelled:
+        with Store.open(review.path, reviewer="source-file") as store:
+            for decision in ("include", "exclude", "maybe"):
+                ids = [p.id for p in labelled if p.label == decision and not store.decisions(p.id)]
+                if ids:
+                    store.decide(ids, decision, reason="label in the source file")
+    return report
+
+
+def _record_in_store(review: Review, model: TopicModel):
+    """Record this run's topics (matched to the last run's) and lay the human edits over them."""
+    from .store import Store
+
+    assignments = {p.id: int(t) for p, t in zip(review.papers, review.model_labels)}
+    info = review.model_topics
+    labels = {int(t): str(label) for t, label in zip(info.topic, info.label)}
+    words = {int(t): list(w) for t, w in zip(info.topic, info.words)}
+    with Store.open(review.path) as store:
+        report = store.record_topics(assignments, labels, words)
+        edited, edited_labels = store.apply_topic_edits(assignments, labels)
+    review.apply_topic_edits(edited, edited_labels)
+    return report
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -238,14 +313,17 @@ def _write_results(path: Path, review: Review, model: TopicModel | None) -> None
     """Everything that changes with a refit: topics, assignments, arrays, model, the HTML map."""
     from safetensors.numpy import save_file
 
+    # The files keep what the model found; the store keeps the human edits laid over it.
     topics = {
         "method": review.manifest["topics"]["method"],
         "note": review.manifest["topics"]["note"],
-        "topics": review.topics_frame().to_dict(orient="records"),
+        "topics": review.model_topics[TOPIC_TABLE_COLUMNS].to_dict(orient="records"),
     }
     _atomic_write(path / "topics.json", json.dumps(topics, indent=2, ensure_ascii=False, default=int))
-    _atomic_write(path / "map.csv", review.papers_frame()[["id", "topic", "x", "y"]].to_csv(index=False))
-    arrays = {"coords": review.coords.astype(np.float32), "labels": review.labels.astype(np.int64)}
+    frame = review.papers_frame()[["id", "x", "y"]]
+    frame.insert(1, "topic", review.model_labels)
+    _atomic_write(path / "map.csv", frame.to_csv(index=False))
+    arrays = {"coords": review.coords.astype(np.float32), "labels": review.model_labels.astype(np.int64)}
     if review.reduced is not None:
         arrays["reduced"] = np.asarray(review.reduced, dtype=np.float32)
     tmp = path / f".arrays.tmp{os.getpid()}"
@@ -287,7 +365,15 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
     topics = pd.DataFrame(topics_doc["topics"], columns=TOPIC_TABLE_COLUMNS)
     if len(arrays["labels"]) != len(papers):
         raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
-    return Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"))
+    review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"))
+    review.refresh_topics()
+    return review
+
+
+def pd_frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=TOPIC_TABLE_COLUMNS)
 
 
 def _paper_from_dict(d: dict) -> Paper:
