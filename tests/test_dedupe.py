@@ -1,0 +1,148 @@
+"""Duplicates across sources: what merges, what does not, why, and at what cost."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from workbench.dedupe import deduplicate, find_duplicates, first_author_key, merge_papers
+from workbench.readers import read_sources
+from workbench.records import Paper, paper_id
+
+DATA = Path(__file__).resolve().parent / "data" / "readers"
+
+
+def paper(title: str, *, source: str, abstract: str = "", year=None, authors=(), doi=None, arxiv_id=None,
+          pmid=None, label=None, keywords=()) -> Paper:
+    return Paper(
+        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=abstract, title=title, year=year),
+        title=title, abstract=abstract, text=abstract, authors=tuple(authors), year=year, source=source,
+        doi=doi, arxiv_id=arxiv_id, pmid=pmid, label=label, keywords=tuple(keywords),
+    )
+
+
+def test_zotero_and_scopus_exports_of_overlapping_searches():
+    ris, csv = DATA / "dupes_zotero.ris", DATA / "dupes_scopus.csv"
+    papers, report = read_sources([ris, csv])
+    assert [(f.read, f.merged) for f in report.files] == [(7, 0), (7, 5)]
+    assert [m.replace(f"{DATA}/", "") for m in report.merges] == [
+        "dupes_scopus.csv:2 is the same paper as dupes_zotero.ris:1 (same DOI 10.1000/dup.1)",
+        "dupes_scopus.csv:3 is the same paper as dupes_zotero.ris:9 (titles 98% alike, same year 2019)",
+        "dupes_scopus.csv:5 is the same paper as dupes_zotero.ris:25 (titles 100% alike, same first author 'lee')",
+        "dupes_scopus.csv:6 is the same paper as dupes_zotero.ris:32 (same arXiv id 2301.00001)",
+        # the typo is in the first words: the pair meets in the block of the last three words
+        "dupes_scopus.csv:8 is the same paper as dupes_zotero.ris:44 (titles 99% alike, same year 2022)",
+        "dupes_zotero.ris:9: its duplicates disagree on the label (include and exclude); kept include, check it",
+    ]
+    rows = [(p.title, p.year, p.label, [s.replace(f"{DATA}/", "") for s in p.sources]) for p in papers]
+    assert rows == [
+        ("Deep learning for systematic review screening", 2020, None, ["dupes_zotero.ris:1", "dupes_scopus.csv:2"]),
+        ("Active learning in practice: a case study", 2019, "include", ["dupes_zotero.ris:9", "dupes_scopus.csv:3"]),
+        ("A survey of topic models", 2018, None, ["dupes_zotero.ris:17"]),  # DOIs differ: kept apart
+        ("Graph neural networks for citation screening", 2021, None, ["dupes_zotero.ris:25", "dupes_scopus.csv:5"]),
+        ("Preprint on arXiv about screening", 2023, None, ["dupes_zotero.ris:32", "dupes_scopus.csv:6"]),
+        ("Same title but another year and another author", 2010, None, ["dupes_zotero.ris:38"]),
+        ("Reinforcment learning from human feedback at scale", 2022, None, ["dupes_zotero.ris:44", "dupes_scopus.csv:8"]),
+        ("A survey of topic models", 2018, None, ["dupes_scopus.csv:4"]),
+        ("Same title but another year and another author", 2015, None, ["dupes_scopus.csv:7"]),
+    ]
+    assert len({p.id for p in papers}) == len(papers)
+    lines = [line.replace(f"{DATA}/", "") for line in report.lines()]
+    assert lines[0] == "dupes_zotero.ris (ris): 7 read, 0 skipped, 0 merged"
+    assert lines[1] == "dupes_scopus.csv (csv): 7 read, 0 skipped, 5 merged"
+    assert lines[-1] == "total: 14 read from 2 files, 0 skipped, 5 merged as duplicates, 9 papers"
+
+
+def test_no_fuzzy_titles_when_dedupe_is_off():
+    papers, report = read_sources([DATA / "dupes_zotero.ris", DATA / "dupes_scopus.csv"], dedupe=False)
+    assert len(papers) == 12 and report.merged == 2  # the DOI and the arXiv id still merge
+
+
+def test_merged_record_takes_identifiers_from_any_source_and_gets_their_id():
+    a = paper("Attention is all you need", source="a.csv:2", year=2017, authors=["Vaswani, A"])
+    b = paper("Attention Is All You Need.", source="b.ris:1", year=2017, doi="10.5555/attn", abstract="Transformers.",
+              keywords=["attention"])
+    merged, found = deduplicate([a, b])
+    assert [m.reason for m in found.merges] == ["titles 100% alike, same year 2017"]
+    assert merged == [
+        a.replace(id=paper_id(doi="10.5555/attn"), doi="10.5555/attn", abstract="Transformers.", text="Transformers.",
+                  keywords=("attention",), sources=("a.csv:2", "b.ris:1"))
+    ]
+    # the same paper gets the same id whichever export is read first
+    assert deduplicate([b, a])[0][0].id == merged[0].id
+
+
+@pytest.mark.parametrize(
+    "left, right, merged",
+    [
+        # near-identical title, same year
+        (dict(title="A study of screening with language models", year=2020),
+         dict(title="A study of screening with large language models", year=2020), False),  # 93%: not near-identical
+        (dict(title="A study of screening with language models", year=2020),
+         dict(title="A Study of Screening With Language-Models!", year=2020), True),
+        # agreement needed: neither year nor first author agrees
+        (dict(title="A study of screening with language models", year=2020, authors=["Smith, J"]),
+         dict(title="A study of screening with language models", year=2021, authors=["Jones, K"]), False),
+        (dict(title="A study of screening with language models", year=2020, authors=["Smith, J"]),
+         dict(title="A study of screening with language models", year=2021, authors=["J. Smith"]), True),
+        # conflicting DOIs keep similar titles apart
+        (dict(title="A study of screening with language models", year=2020, doi="10.1/a"),
+         dict(title="A study of screening with language models", year=2020, doi="10.1/b"), False),
+        # short titles must match exactly and agree on both year and first author
+        (dict(title="Editorial", year=2020, authors=["Smith, J"], abstract="On one thing."),
+         dict(title="Editorial", year=2020, authors=["Lee, K"], abstract="On another."), False),
+        (dict(title="Editorial", year=2020, authors=["Smith, J"], abstract="On one thing."),
+         dict(title="Editorial.", year=2020, authors=["Smith J"], abstract="On one thing, reworded."), True),
+        # without abstracts or identifiers, the same title and year is the same record id
+        (dict(title="Editorial", year=2020, authors=["Smith, J"]), dict(title="Editorial", year=2020, authors=["Lee, K"]), True),
+        # a shared identifier is enough, whatever the titles
+        (dict(title="Preprint title", pmid="123"), dict(title="Published title", pmid="123"), True),
+    ],
+)
+def test_duplicate_rule(left, right, merged):
+    papers = [paper(source="a:1", **left), paper(source="b:1", **right)]
+    assert (len(deduplicate(papers)[0]) == 1) is merged
+
+
+def test_transitive_merges_never_join_two_different_dois():
+    a = paper("Screening prioritisation with active learning", source="a:1", year=2021, doi="10.1/a")
+    b = paper("Screening prioritisation with active learning", source="b:1", year=2021)  # no DOI
+    c = paper("Screening prioritisation with active learning.", source="c:1", year=2021, doi="10.1/c")
+    merged, found = deduplicate([a, b, c])
+    assert [p.sources for p in merged] == [("a:1", "b:1"), ("c:1",)]
+    assert found.clusters == [[0, 1], [2]]
+
+
+@pytest.mark.parametrize(
+    "name, key",
+    [("Smith, John", "smith"), ("John Smith", "smith"), ("Smith J", "smith"), ("Smith J.-P.", "smith"),
+     ("J. Smith", "smith"), ("van der Berg, A", "van der berg"), ("Gödel K.", "godel"), ("", "")],
+)
+def test_first_author_key(name, key):
+    assert first_author_key(paper("t", source="s", authors=[name] if name else [])) == key
+
+
+def test_merge_keeps_include_over_exclude_and_every_source():
+    a = paper("Title long enough for fuzzy matching", source="a:1", year=2020, label="exclude")
+    b = paper("Title long enough for fuzzy matching", source="b:1", year=2020, label="include")
+    c = paper("Title long enough for fuzzy matching", source="c:1", year=2020)
+    merged = merge_papers([a, b, c])
+    assert (merged.label, merged.sources, merged.source) == ("include", ("a:1", "b:1", "c:1"), "a:1")
+
+
+def test_blocking_keeps_comparisons_far_below_n_squared():
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(3000)]
+    papers = [
+        paper(" ".join(rng.choice(vocabulary) for _ in range(9)), source=f"s:{i}", year=2000 + i % 20)
+        for i in range(10_000)
+    ]
+    # 200 near-duplicates: one letter changed in the middle of the title
+    for i in range(200):
+        t = papers[i].title
+        papers.append(paper(t[:20] + "x" + t[21:], source=f"d:{i}", year=papers[i].year))
+    found = find_duplicates(papers)
+    assert len(found.merges) == 200
+    assert found.comparisons < 0.001 * len(papers) ** 2
