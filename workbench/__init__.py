@@ -16,12 +16,13 @@ from .errors import (
 from ._version import __version__
 from .readers import read_file, read_sources
 from .records import Paper, papers_to_frame
-from .review import Review, build, open_review
+from .review import Review, build, open_or_build, open_review
 
 __all__ = [
     "__version__",
     "build",
     "open_review",
+    "open_or_build",
     "Review",
     "Paper",
     "papers_to_frame",

@@ -38,7 +38,7 @@ from .readers import ReadReport, read_sources
 from .records import Paper
 from .topics import TopicModel
 
-__all__ = ["Review", "build", "open_review", "DEFAULT_REVIEW", "PAPER_TABLE_COLUMNS"]
+__all__ = ["Review", "build", "open_review", "open_or_build", "DEFAULT_REVIEW", "PAPER_TABLE_COLUMNS"]
 
 log = logging.getLogger(__name__)
 
@@ -342,6 +342,19 @@ def _write_results(path: Path, review: Review, model: TopicModel | None) -> None
 
 
 # ---------------------------------------------------------------------------- opening
+
+
+def open_or_build(
+    review: str | os.PathLike = DEFAULT_REVIEW,
+    sources: Sequence[str | os.PathLike] | str = ("seeds",),
+    rebuild: bool = False,
+    **build_params,
+) -> Review:
+    """Open ``review``; build it from ``sources`` first when it does not exist (or ``rebuild``)."""
+    if rebuild or not (Path(review) / "build.json").exists():
+        return build(sources, review=review, **build_params)
+    return open_review(review)
+
 
 
 def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:

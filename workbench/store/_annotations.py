@@ -310,3 +310,29 @@ def decisions_of(conn: sqlite3.Connection, pid: str) -> list[Decision]:
             "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ? "
             "ORDER BY reviewer", (pid,))
     ]
+
+
+def summary(conn: sqlite3.Connection, reviewer: str | None) -> dict[str, dict]:
+    """Every annotated paper at once: ``{id: {"tags": [...], "decision": str|None, "notes": n}}``.
+
+    ``decision`` is ``reviewer``'s, else the latest by anyone (one query per table, for views
+    that colour or filter thousands of papers).
+    """
+    out: dict[str, dict] = {}
+
+    def entry(pid):
+        return out.setdefault(pid, {"tags": [], "decision": None, "notes": 0})
+
+    for pid, name in conn.execute("SELECT paper_id, tag FROM paper_tags ORDER BY paper_id, tag"):
+        entry(pid)["tags"].append(name)
+    for pid, who, decision in conn.execute(
+        "SELECT paper_id, reviewer, decision FROM decisions ORDER BY paper_id, decided_at"
+    ):
+        e = entry(pid)
+        if who == reviewer or e.get("_by") != reviewer:
+            e["decision"], e["_by"] = decision, who
+    for pid, n in conn.execute("SELECT paper_id, count(*) FROM notes GROUP BY paper_id"):
+        entry(pid)["notes"] = n
+    for e in out.values():
+        e.pop("_by", None)
+    return out

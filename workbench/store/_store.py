@@ -183,6 +183,11 @@ class Store:
         return ann.papers_tagged(self._conn, tag)
 
     @_guarded
+    def summary(self) -> dict[str, dict]:
+        """``{paper id: {"tags", "decision", "notes"}}`` for every annotated paper, in one read."""
+        return ann.summary(self._conn, self.reviewer)
+
+    @_guarded
     def vocabulary(self) -> list[Tag]:
         return ann.vocabulary(self._conn)
 

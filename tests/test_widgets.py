@@ -1,0 +1,198 @@
+"""The widgets' state and actions, without a browser: every action reaches the store at once,
+and paper text stays inert HTML everywhere."""
+
+import re
+
+import pytest
+
+import workbench
+from workbench.errors import InputError
+from workbench.store import Store
+from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, write_report
+from workbench.widgets.text import highlight
+
+from conftest import ROOT, seed_abstracts, write_seed_file
+
+EVIL = [
+    "Agents that plan <script>alert('x')</script> with memory and tools over long horizons in the web.",
+    'Reward models <img src=x onerror="alert(1)"> for alignment from human feedback and preferences.',
+]
+
+
+@pytest.fixture(scope="module")
+def review_path(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("widgets")
+    src = write_seed_file(folder / "evil.txt", EVIL, collection="<b>Evil</b> & co")
+    workbench.build([ROOT / "seeds", src], review=folder / "review", embedder="fake")
+    return folder / "review"
+
+
+@pytest.fixture
+def session(review_path):
+    s = Session.open(review_path, reviewer="tester")
+    yield s
+    s.close()
+
+
+def _store(review_path):
+    return Store.open(review_path)
+
+
+def test_session_actions_are_saved_at_once(session, review_path):
+    ids = session.ids[:3]
+    session.tag(ids, "to-read", "survey")
+    session.note(ids[0], "a note")
+    session.decide(ids[1], "include", reason="on topic")
+    with _store(review_path) as other:  # another connection sees it without any save step
+        assert other.tags(ids[0]) == ["survey", "to-read"]
+        assert [n.text for n in other.notes(ids[0])] == ["a note"]
+        assert other.decision(ids[1], reviewer="tester").decision == "include"
+    session.undo()
+    with _store(review_path) as other:
+        assert other.decision(ids[1], reviewer="tester") is None
+
+
+def test_frame_carries_tags_and_decisions_for_colouring(session):
+    pid = session.ids[5]
+    session.tag(pid, "colour-me")
+    session.decide(pid, "exclude")
+    row = session.frame().set_index("id").loc[pid]
+    assert "colour-me" in row.tags and row.decision == "exclude" and row.first_tag != "untagged"
+
+
+def test_bad_actions_are_clear_errors(session):
+    with pytest.raises(InputError, match="no papers selected"):
+        session.tag([], "x")
+    with pytest.raises(InputError, match="decision 'yes'"):
+        session.decide(session.ids[0], "yes")
+    with pytest.raises(InputError, match="note is empty"):
+        session.note(session.ids[0], "   ")
+
+
+def test_keyword_and_semantic_search(session):
+    hits = session.keyword_search("reward model")
+    assert hits and all(re.search(r"reward", session.review.paper(h).text, re.I) for h in hits)
+    assert session.keyword_search("the of and") == []
+    result = session.search("reward models for alignment", k=5)
+    assert len(result.semantic) == 5 and result.semantic[0][1] >= result.semantic[-1][1]
+    assert result.ids[: len(result.keyword)] == result.keyword
+
+
+def test_neighbours_and_recluster(session):
+    near = session.neighbours(session.ids[0], k=3)
+    assert len(near) == 3 and session.ids[0] not in [n for n, _ in near]
+    table = session.recluster(session.ids[:60])
+    assert list(table.columns) == ["id", "title", "subtopic", "subtopic_label"]
+    assert table.subtopic.nunique() >= 2
+
+
+def test_screening_queue_filters_moves_and_keys(session):
+    q = ScreeningQueue(session, show="untagged")
+    n = len(q.ids)
+    first = q.current_id
+    assert q.press("j") == "next" and q.current_id != first
+    assert q.press("k") == "previous" and q.current_id == first
+    q.add_tag("key-test")
+    assert q.press("i") == "decide"  # include and move on
+    assert session.store.decision(first).decision == "include"
+    vocab = session.vocabulary()
+    q.press(str(vocab.index("key-test") + 1))  # toggles key-test on the new current paper
+    assert "key-test" in session.store.tags(q.current_id)
+    assert q.press("u") == "undo"
+    assert "key-test" not in session.store.tags(q.current_id)
+    assert q.press("?") is None
+    assert q.refilter(show="untagged") < n
+    screened, total = q.progress()
+    assert total == len(session.ids) and screened >= 1
+
+
+def test_queue_search_filters_and_highlights(session):
+    q = ScreeningQueue(session, search="reward")
+    assert q.ids and len(q.ids) < len(session.ids)
+    card = q.card()
+    assert '<mark class="wb-hit">' in card.abstract_html
+    with pytest.raises(InputError, match="filter 'weird'"):
+        q.refilter(show="weird")
+
+
+def test_comparison_terms_similarity_and_shared_note(session):
+    ids = session.keyword_search("reward")[:3]
+    c = Comparison(session, ids)
+    shared, distinctive = c.terms()
+    assert shared and set(distinctive) == set(ids)
+    for pid in ids:
+        assert not set(distinctive[pid]) & set(shared)
+    sim = c.similarity()
+    assert sim.shape == (3, 3) and all(abs(sim.iloc[i, i] - 1) < 1e-3 for i in range(3))
+    papers = c.papers(k_neighbours=2)
+    assert 'class="wb-shared"' in papers[0].abstract_html and len(papers[0].neighbours) == 2
+    c.note("these disagree on the reward model")
+    for pid in ids:
+        assert any("disagree" in n.text for n in session.store.notes(pid))
+    with pytest.raises(InputError, match="compare 2 to 4 papers"):
+        Comparison(session, ids[:1])
+
+
+def test_paper_text_is_escaped_everywhere(session, review_path):
+    evil_ids = session.keyword_search("script alert") + session.keyword_search("onerror")
+    assert len(evil_ids) == 2
+    q = ScreeningQueue(session)
+    for pid in evil_ids:
+        q.go(pid)
+        card = q.card()
+        for html in (card.title_html, card.abstract_html, card.collection):
+            assert "<script" not in html and "<img" not in html and "<b>" not in html
+        assert "&lt;script&gt;" in card.abstract_html or "&lt;img" in card.abstract_html
+    view = screen(session)
+    view.queue.go(evil_ids[0])
+    view.render()
+    assert "<script" not in view.card.value and "&lt;script&gt;" in view.card.value
+    cmp_view = compare(session, evil_ids)
+    assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
+    session.tag(evil_ids, "<i>evil</i>")
+    session.note(evil_ids[0], "<script>alert('note')</script>")
+    written = write_report(session, image=False)
+    html = written["html"].read_text()
+    assert "<script" not in html and "<img src=x" not in html and "<i>evil" not in html
+    assert "&lt;script&gt;alert(&#x27;note&#x27;)" in html and "&lt;i&gt;evil&lt;/i&gt;" in html
+    map_html = (review_path / "map.html").read_text()
+    assert "<script>alert(" not in map_html and "<img src=x onerror" not in map_html
+    assert highlight("<b>x</b> reward", ["reward"]) == '&lt;b&gt;x&lt;/b&gt; <mark class="wb-hit">reward</mark>'
+
+
+def test_explore_view_plays_actions_through_the_click_handlers(session, review_path):
+    view = explore(session)
+    view.play([
+        {"select": "search:reward model", "tag": "from-search"},
+        {"select": "topic:0", "decide": "maybe", "reason": "check later"},
+        {"rename_topic": 1, "label": "Renamed by a click"},
+        {"select": session.ids[:50], "recluster": True},
+    ])
+    with _store(review_path) as other:
+        assert len(other.papers_tagged("from-search")) == len(session.search("reward model").ids)
+    assert "Renamed by a click" in set(session.review.topics.label)
+    assert "sub-topics" in view.status.value
+    assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
+    assert session.load_selection() == session.ids[:50]
+
+
+def test_screen_view_plays_keys_and_clicks(session):
+    view = screen(session, show="all")
+    start = view.queue.current_id
+    view.play([{"add_tag": "clicked"}, {"decide": "exclude", "reason": "off topic"}, {"key": "k"}, {"note": "seen"}])
+    assert "clicked" in session.store.tags(start)
+    d = session.store.decision(start)
+    assert d.decision == "exclude" and d.reason == "off topic"
+    assert [n.text for n in session.store.notes(start)][-1] == "seen"
+    assert "screened" in view.progress_label.value
+    view.on_decide("nonsense")
+    assert "decision &#x27;nonsense&#x27;; expected one of include" in view.status.value
+
+
+def test_report_files(session):
+    session.decide(session.ids[0], "include")
+    written = write_report(session, image=False)
+    for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
+        assert written[key].exists() and written[key].stat().st_size > 0
+    md = written["markdown"].read_text()
+    assert md.startswith("# Review:") and "Representative papers" in md and "Included:" in md

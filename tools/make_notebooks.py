@@ -1,0 +1,81 @@
+"""Write the four notebooks (thin: imports, one parameters cell, calls into workbench, display).
+
+Run after changing a notebook's cells here: ``python tools/make_notebooks.py``. The notebooks
+are committed without outputs; ``tests/test_notebooks.py`` checks they stay thin.
+"""
+
+from pathlib import Path
+
+import nbformat as nbf
+
+HERE = Path(__file__).resolve().parents[1] / "notebooks"
+
+COMMON_PARAMS = '''review_dir = "../review"      # the review folder (built here if missing)
+sources = ["../seeds"]        # files or folders of abstracts, used when building
+embedder = "minilm"           # minilm | static | tfidf
+seed = 42
+reviewer = None               # default: $WORKBENCH_REVIEWER, else your OS user name
+rebuild = False               # True: rebuild the review from sources first'''
+
+OPEN = '''review = workbench.open_or_build(review_dir, sources, rebuild=rebuild, embedder=embedder, seed=seed)
+session = Session.open(review, reviewer=reviewer)
+review'''
+
+NOTEBOOKS = {
+    "01_explore.ipynb": [
+        ("markdown", "# Explore the map\n\nTopics of the review, the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`."),
+        ("code", "import workbench\nfrom workbench.widgets import Session, explore"),
+        ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"select": "search:reward model", "tag": "rlhf"}]'),
+        ("code", OPEN),
+        ("markdown", "## Topics"),
+        ("code", "review.topics_frame()"),
+        ("markdown", "## The map\n\nDrag on the map to select papers (switch between lasso and box above it); the selection appears below with the actions. Search lights up keyword hits and the papers nearest in meaning."),
+        ("code", "view = explore(session)\nview.play(actions)\nview.widget"),
+    ],
+    "02_tag_and_screen.ipynb": [
+        ("markdown", "# Tag and screen\n\nOne paper at a time. Keys (click the view first): **j**/→ next, **k**/← previous, **1–9** toggle a tag, **i** include, **e** exclude, **m** maybe, **u** undo. Every click is saved at once; there is no save button."),
+        ("code", "import workbench\nfrom workbench.widgets import Session, screen"),
+        ("parameters", COMMON_PARAMS + '\nshow = "all"                  # all | untagged | undecided | include | exclude | maybe\ntopic = None                  # a topic number, or None for all\nsearch = ""                   # keywords to filter by and highlight\nactions = []                  # scripted actions for headless runs, e.g. [{"add_tag": "rlhf"}, {"decide": "include"}]'),
+        ("code", OPEN),
+        ("code", "view = screen(session, show=show, topic=topic, search=search)\nview.play(actions)\nview.widget"),
+    ],
+    "03_compare.ipynb": [
+        ("markdown", "# Compare papers\n\nTwo to four papers side by side: shared key terms in green, each paper's distinctive terms in orange, pairwise similarity and nearest neighbours. Pick them by id, by search, or take the selection you made on the map in `01_explore`. A note written here is attached to every compared paper."),
+        ("code", "import workbench\nfrom workbench.widgets import Session, compare"),
+        ("parameters", COMMON_PARAMS + '\nids = []                      # 2-4 ids or id prefixes; empty: the map selection, else the first papers of the largest topic\nnote = ""                     # scripted: a note to attach to the compared papers'),
+        ("code", OPEN),
+        ("code", "chosen = ids or session.load_selection()[:4] or list(review.papers_frame().query('topic == topic.mode()[0]').id[:3])\nview = compare(session, chosen)\nview.note.value = note\nview.on_note() if note else None\nview.widget"),
+    ],
+    "04_report.ipynb": [
+        ("markdown", "# Report\n\nPer topic: label, size, top words, representative papers, included and tagged papers, notes. Writes `report/` in the review folder: `report.md`, `report.html`, `map.png` (datamapplot) and the exports (CSV, BibTeX, RIS, JSONL)."),
+        ("code", "import workbench\nfrom IPython.display import HTML, Image, Markdown\nfrom workbench.widgets import Session, write_report"),
+        ("parameters", COMMON_PARAMS + '\nimage = True                  # draw the static map (datamapplot)'),
+        ("code", OPEN),
+        ("code", "written = write_report(session, image=image)\nwritten"),
+        ("code", "Image(filename=str(written['map'])) if 'map' in written else None"),
+        ("code", "Markdown(written['markdown'].read_text(encoding='utf-8'))"),
+    ],
+}
+
+
+def build() -> None:
+    HERE.mkdir(exist_ok=True)
+    for name, cells in NOTEBOOKS.items():
+        nb = nbf.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["language_info"] = {"name": "python"}
+        for kind, source in cells:
+            if kind == "markdown":
+                nb.cells.append(nbf.v4.new_markdown_cell(source))
+            else:
+                cell = nbf.v4.new_code_cell(source)
+                if kind == "parameters":
+                    cell.metadata["tags"] = ["parameters"]
+                nb.cells.append(cell)
+        for i, cell in enumerate(nb.cells):
+            cell["id"] = f"{name[:2]}-{i:02d}"
+        nbf.write(nb, HERE / name)
+
+
+if __name__ == "__main__":
+    build()

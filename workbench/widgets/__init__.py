@@ -1,0 +1,34 @@
+"""Interactive views for JupyterLab.
+
+State and actions (no ipywidgets): :class:`Session`, :class:`ScreeningQueue`,
+:class:`Comparison`, and the report writers. The views in ``workbench.widgets.views`` wrap them
+in ipywidgets; ``explore``, ``screen`` and ``compare`` build one for a notebook cell.
+"""
+
+from .compare import Comparison
+from .queue import ScreeningQueue
+from .report import topic_sections, write_report
+from .session import SearchResult, Session
+
+__all__ = ["Session", "SearchResult", "ScreeningQueue", "Comparison", "topic_sections", "write_report", "explore", "screen", "compare"]
+
+
+def explore(session: Session, **kwargs):
+    """The explore view (map, selection actions, search, topic edits) for ``session``."""
+    from .views.explore import ExploreView
+
+    return ExploreView(session, **kwargs)
+
+
+def screen(session: Session, **filters):
+    """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search)."""
+    from .views.screen import ScreenView
+
+    return ScreenView(ScreeningQueue(session, **filters))
+
+
+def compare(session: Session, ids=()):
+    """The compare view, optionally opened on 2-4 papers."""
+    from .views.compare import CompareView
+
+    return CompareView(session, ids)

@@ -1,0 +1,120 @@
+"""Comparing 2 to 4 papers side by side: shared and distinctive terms, similarity, neighbours.
+
+Terms are weighted by TF-IDF over the whole review (English and scholarly stop words, bigrams),
+so "shared" means a term that matters in at least two of the compared papers, and
+"distinctive" a heavy term of one paper that none of the others uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import InputError
+from .session import Session
+from .text import authors_line, escape, highlight
+
+__all__ = ["Comparison", "ComparedPaper"]
+
+
+@dataclass
+class ComparedPaper:
+    id: str
+    title: str
+    authors: str
+    topic_label: str
+    tags: list[str]
+    notes: list[str]
+    distinctive: list[str]
+    abstract_html: str
+    neighbours: list[tuple[str, str, float]]  # (id, title, similarity)
+
+
+@lru_cache(maxsize=4)
+def _term_model(texts: tuple[str, ...]):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from ..topics import stop_words
+
+    vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True)
+    return vec, vec.fit_transform(texts)
+
+
+class Comparison:
+    """Papers compared side by side. ``ids`` are ids or unique prefixes (2 to 4 of them)."""
+
+    MAX = 4
+
+    def __init__(self, session: Session, ids, n_terms: int = 8):
+        ids = list(dict.fromkeys(session.resolve(i) for i in ids))
+        if not 2 <= len(ids) <= self.MAX:
+            raise InputError(f"compare 2 to {self.MAX} papers; got {len(ids)}")
+        self.session = session
+        self.ids = ids
+        self.n_terms = n_terms
+
+    def _weights(self) -> tuple[np.ndarray, list[str]]:
+        review = self.session.review
+        texts = tuple(f"{p.title}. {p.text}" for p in review.papers)
+        vec, X = _term_model(texts)
+        rows = [review._index[i] for i in self.ids]
+        return X[rows].toarray(), list(vec.get_feature_names_out())
+
+    def terms(self) -> tuple[list[str], dict[str, list[str]]]:
+        """(shared terms, {id: distinctive terms}), heaviest first."""
+        W, vocab = self._weights()
+        present = W > 0
+        counts = present.sum(axis=0)
+        shared_cols = np.where(counts >= 2)[0]
+        shared = [vocab[c] for c in shared_cols[np.argsort(-W[:, shared_cols].sum(axis=0), kind="stable")]]
+        distinctive = {}
+        for r, pid in enumerate(self.ids):
+            own = np.where(present[r] & (counts == 1))[0]
+            order = own[np.argsort(-W[r, own], kind="stable")]
+            distinctive[pid] = [vocab[c] for c in order[: self.n_terms]]
+        return _drop_sub_terms(shared)[: self.n_terms * 2], distinctive
+
+    def similarity(self):
+        """Pairwise cosine similarity of the embeddings, as a labelled DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.session.similarity(self.ids), index=self.ids, columns=self.ids)
+
+    def papers(self, k_neighbours: int = 5) -> list[ComparedPaper]:
+        s = self.session
+        shared, distinctive = self.terms()
+        out = []
+        for pid in self.ids:
+            paper = s.review.paper(pid)
+            topic = int(s.review.labels[s.review._index[pid]])
+            marks = {t: "wb-shared" for t in shared}
+            marks.update({t: "wb-distinct" for t in distinctive[pid]})
+            out.append(
+                ComparedPaper(
+                    id=pid,
+                    title=escape(paper.title),
+                    authors=escape(authors_line(paper.authors, paper.et_al)),
+                    topic_label=escape(s.topic_label(topic)),
+                    tags=s.store.tags(pid),
+                    notes=[escape(n.text) for n in s.store.notes(pid)],
+                    distinctive=[escape(t) for t in distinctive[pid]],
+                    abstract_html=highlight(paper.text, marks),
+                    neighbours=[
+                        (nid, escape(s.review.paper(nid).title), sim) for nid, sim in s.neighbours(pid, k_neighbours)
+                    ],
+                )
+            )
+        return out
+
+    def note(self, text: str) -> list[int]:
+        """A note written in the comparison is attached to every compared paper."""
+        others = ", ".join(self.ids)
+        return self.session.note(self.ids, f"{text.strip()} [compared with {others}]")
+
+
+def _drop_sub_terms(terms: list[str]) -> list[str]:
+    """Drop a unigram when a bigram containing it is already listed."""
+    bigram_words = {w for t in terms if " " in t for w in t.split()}
+    return [t for t in terms if " " in t or t not in bigram_words]

@@ -1,0 +1,296 @@
+"""A review opened for interactive work: every action is saved to the store at once.
+
+:class:`Session` is plain Python (no ipywidgets): the notebooks' views call it, tests call it
+directly, and a scripted action in a headless run goes through exactly the same methods as a
+click. It owns the review (papers, topics, map, embeddings) and the annotation store.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..review import Review, document_text, open_review
+
+__all__ = ["Session", "SearchResult", "DECISIONS"]
+
+DECISIONS = ("include", "exclude", "maybe")
+
+
+@dataclass
+class SearchResult:
+    """Keyword hits (every query word in the title or abstract) and semantic neighbours."""
+
+    query: str
+    keyword: list[str] = field(default_factory=list)
+    semantic: list[tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        """Keyword hits first, then semantic neighbours not already listed."""
+        seen = dict.fromkeys(self.keyword)
+        for pid, _ in self.semantic:
+            seen.setdefault(pid)
+        return list(seen)
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a search query worth matching (lower case, no stop words)."""
+    from ..topics import stop_words
+
+    stop = set(stop_words())
+    return [w for w in re.findall(r"[\w\-]{2,}", query.lower()) if w not in stop]
+
+
+class Session:
+    """Interactive work on one review, as one reviewer.
+
+    Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).
+    """
+
+    def __init__(self, review: Review, store):
+        self.review = review
+        self.store = store
+        self.listeners: list = []  # callables(event: str, ids: list[str]) told after each action
+
+    @classmethod
+    def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
+        if not isinstance(review, Review):
+            review = open_review(review)
+        return cls(review, review.store(reviewer=reviewer))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def reviewer(self) -> str:
+        return self.store.reviewer
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def ids(self) -> list[str]:
+        return [p.id for p in self.review.papers]
+
+    def paper(self, paper_id: str):
+        return self.review.paper(self.resolve(paper_id))
+
+    def resolve(self, id_or_prefix: str) -> str:
+        """A full paper id from an id or a unique prefix."""
+        if id_or_prefix in self.review._index:
+            return id_or_prefix
+        return self.store.resolve(id_or_prefix)
+
+    def frame(self):
+        """The papers table plus ``tags``, ``decision`` and ``notes`` from the store."""
+        frame = self.review.papers_frame()
+        summary = self.store.summary()
+        empty = {"tags": [], "decision": None, "notes": 0}
+        frame["tags"] = [list(summary.get(pid, empty)["tags"]) for pid in frame.id]
+        frame["decision"] = [summary.get(pid, empty)["decision"] or "undecided" for pid in frame.id]
+        frame["notes"] = [summary.get(pid, empty)["notes"] for pid in frame.id]
+        frame["first_tag"] = [t[0] if t else "untagged" for t in frame.tags]
+        return frame
+
+    def vocabulary(self) -> list[str]:
+        return [t.name for t in self.store.vocabulary()]
+
+    def topic_label(self, topic: int) -> str:
+        return self.review.topic_labels().get(int(topic), "Unassigned")
+
+    @cached_property
+    def embeddings(self) -> np.ndarray:
+        return self.review.embeddings()
+
+    # ------------------------------------------------------------------ actions (saved at once)
+
+    def _ids(self, ids: str | Iterable[str]) -> list[str]:
+        items = [ids] if isinstance(ids, str) else list(ids)
+        if not items:
+            raise InputError("no papers selected; select some papers first")
+        return [self.resolve(i) for i in items]
+
+    def _changed(self, event: str, ids: Sequence[str]) -> None:
+        for listener in list(self.listeners):
+            listener(event, list(ids))
+
+    def tag(self, ids, *tags: str) -> int:
+        ids = self._ids(ids)
+        added = self.store.tag(ids, *[t.strip() for t in tags if t and t.strip()])
+        self._changed("tag", ids)
+        return added
+
+    def untag(self, ids, tag: str) -> int:
+        ids = self._ids(ids)
+        removed = sum(bool(self.store.untag(i, tag)) for i in ids)
+        self._changed("untag", ids)
+        return removed
+
+    def toggle_tag(self, paper_id: str, tag: str) -> bool:
+        """Add ``tag`` if the paper lacks it, else remove it. Returns whether it is now tagged."""
+        pid = self.resolve(paper_id)
+        if tag in self.store.tags(pid):
+            self.untag(pid, tag)
+            return False
+        self.tag(pid, tag)
+        return True
+
+    def note(self, ids, text: str) -> list[int]:
+        ids = self._ids(ids)
+        if not text or not text.strip():
+            raise InputError("the note is empty; write something first")
+        note_ids = [self.store.note(i, text.strip()) for i in ids]
+        self._changed("note", ids)
+        return note_ids
+
+    def decide(self, ids, decision: str, reason: str | None = None) -> int:
+        ids = self._ids(ids)
+        if decision not in DECISIONS:
+            raise InputError(f"decision {decision!r}; expected one of {', '.join(DECISIONS)}")
+        changed = self.store.decide(ids, decision, reason=(reason or "").strip() or None)
+        self._changed("decide", ids)
+        return changed
+
+    def undo(self, n: int = 1):
+        undone = self.store.undo(n)
+        self._changed("undo", [])
+        return undone
+
+    def rename_topic(self, topic: int, label: str) -> None:
+        if not label or not label.strip():
+            raise InputError("the topic name is empty; type a name first")
+        self.store.rename_topic(int(topic), label.strip())
+        self.review.refresh_topics()
+        self._changed("topics", [])
+
+    def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
+        topics = [int(t) for t in topics]
+        if len(set(topics)) < 2:
+            raise InputError(f"merging needs two or more topics, got {topics}")
+        kept = self.store.merge_topics(topics, into=into)
+        self.review.refresh_topics()
+        self._changed("topics", [])
+        return kept
+
+    def move_paper(self, paper_id: str, topic: int) -> None:
+        self.store.move_paper(self.resolve(paper_id), int(topic))
+        self.review.refresh_topics()
+        self._changed("topics", [paper_id])
+
+    # ------------------------------------------------------------------ the map selection
+
+    def save_selection(self, ids: Sequence[str]) -> None:
+        """Remember the map selection (``selection.json`` in the review) for the other notebooks."""
+        import json
+
+        path = self.review.path / "selection.json"
+        tmp = path.with_name(".selection.json.tmp")
+        tmp.write_text(json.dumps({"reviewer": self.reviewer, "ids": list(ids)}), encoding="utf-8")
+        tmp.replace(path)
+
+    def load_selection(self) -> list[str]:
+        import json
+
+        path = self.review.path / "selection.json"
+        if not path.exists():
+            return []
+        ids = json.loads(path.read_text(encoding="utf-8")).get("ids", [])
+        return [i for i in ids if i in self.review._index]
+
+    # ------------------------------------------------------------------ search and neighbours
+
+    @cached_property
+    def _haystack(self) -> list[str]:
+        return [f"{p.title}\n{p.text}".lower() for p in self.review.papers]
+
+    def keyword_search(self, query: str) -> list[str]:
+        """Papers whose title or abstract contains every word of ``query`` (prefix match)."""
+        terms = query_terms(query)
+        if not terms:
+            return []
+        patterns = [re.compile(r"\b" + re.escape(t)) for t in terms]
+        hits = [
+            (sum(len(p.findall(text)) for p in patterns), pid)
+            for pid, text in zip(self.ids, self._haystack)
+            if all(p.search(text) for p in patterns)
+        ]
+        return [pid for _, pid in sorted(hits, key=lambda h: (-h[0], h[1]))]
+
+    def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
+        """The ``k`` papers nearest in meaning to ``query`` (cosine similarity of embeddings)."""
+        if not query.strip():
+            return []
+        from ..embed import EmbeddingCache, embed_with_cache
+
+        embedder = self.review.embedder()
+        if hasattr(embedder, "bind_corpus"):
+            embedder.bind_corpus([document_text(p) for p in self.review.papers])
+        with EmbeddingCache(self.review.path / "cache" / "embeddings.sqlite") as cache:
+            q, _ = embed_with_cache([query], embedder, cache)
+        return self._nearest(q[0], k)
+
+    def search(self, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
+        result = SearchResult(query=query, keyword=self.keyword_search(query))
+        if semantic:
+            result.semantic = self.semantic_search(query, k)
+        return result
+
+    def _nearest(self, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
+        sims = self.embeddings @ np.asarray(vector, dtype=np.float32)
+        if len(exclude):
+            sims = sims.copy()
+            sims[list(exclude)] = -np.inf
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(self.ids[i], round(float(sims[i]), 4)) for i in order if np.isfinite(sims[i])]
+
+    def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` most similar other papers, with cosine similarity."""
+        i = self.review._index[self.resolve(paper_id)]
+        return self._nearest(self.embeddings[i], k, exclude=[i])
+
+    def similarity(self, ids: Sequence[str]) -> np.ndarray:
+        rows = [self.review._index[self.resolve(i)] for i in ids]
+        X = self.embeddings[rows]
+        return np.round(X @ X.T, 4)
+
+    # ------------------------------------------------------------------ re-clustering a selection
+
+    def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
+        """Sub-topics of a selection, from the cached embeddings (not saved).
+
+        Returns a DataFrame: id, title, subtopic, subtopic_label.
+        """
+        import pandas as pd
+
+        from ..embed import EmbeddingCache
+        from ..topics import TopicModel
+
+        ids = self._ids(ids)
+        rows = [self.review._index[i] for i in ids]
+        texts = [document_text(self.review.papers[r]) for r in rows]
+        seed = self.review.manifest.get("seed", 42) if seed is None else seed
+        with EmbeddingCache(self.review.path / "cache" / "embeddings.sqlite") as cache:
+            model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
+                texts, self.embeddings[rows], embedder=self.review.embedder(), cache=cache
+            )
+        labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
+        self.last_recluster = model
+        return pd.DataFrame(
+            {
+                "id": ids,
+                "title": [self.review.papers[r].title for r in rows],
+                "subtopic": model.labels_,
+                "subtopic_label": [labels.get(t, "Unassigned") for t in model.labels_],
+            }
+        )

@@ -1,0 +1,49 @@
+"""Paper text as safe HTML: everything escaped, search terms and key terms marked.
+
+Abstracts come from files anyone can write: ``<script>`` or ``<img src=x onerror=...>`` in an
+abstract must stay inert text. Every function here escapes first and only ever adds its own
+``<mark>`` tags around escaped text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterable, Mapping
+
+__all__ = ["escape", "highlight", "authors_line"]
+
+
+def escape(text) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def highlight(text: str, terms: Mapping[str, str] | Iterable[str], css_class: str = "wb-hit") -> str:
+    """Escape ``text`` and wrap each occurrence of ``terms`` in ``<mark class=...>``.
+
+    ``terms`` is a list (all marked with ``css_class``) or a mapping term -> class. Matching is
+    case-insensitive on word starts; longer terms win where they overlap.
+    """
+    classes = dict(terms) if isinstance(terms, Mapping) else {t: css_class for t in terms}
+    classes = {t.strip().lower(): c for t, c in classes.items() if t and t.strip()}
+    if not classes or not text:
+        return escape(text)
+    ordered = sorted(classes, key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in ordered) + r")", re.I)
+    out, last = [], 0
+    for m in pattern.finditer(text):
+        out.append(escape(text[last : m.start()]))
+        key = re.sub(r"\s+", " ", m.group(0).lower())
+        css = escape(classes.get(key, css_class))
+        out.append(f'<mark class="{css}">{escape(m.group(0))}</mark>')
+        last = m.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def authors_line(authors, et_al: bool = False, limit: int = 6) -> str:
+    authors = list(authors or [])
+    shown = ", ".join(authors[:limit])
+    if et_al or len(authors) > limit:
+        shown += " et al."
+    return shown or "(authors unknown)"

@@ -1,0 +1,77 @@
+"""Pieces every view shares: the style sheet, status messages, escaped lists of papers."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ...errors import WorkbenchError
+from ..text import escape
+
+STYLE = """
+<style>
+.wb-card { font-size: 14px; line-height: 1.45; max-width: 60rem; }
+.wb-card h3 { margin: 0.2em 0; }
+.wb-meta { color: #555; font-size: 12px; }
+.wb-abstract { margin-top: 0.5em; }
+mark.wb-hit { background: #ffe58a; }
+mark.wb-shared { background: #c7e9c0; }
+mark.wb-distinct { background: #fdd0a2; }
+.wb-tagchip { display: inline-block; background: #eef; border-radius: 8px; padding: 0 6px; margin: 0 2px; font-size: 12px; }
+.wb-bars td { padding: 1px 6px; font-size: 12px; vertical-align: middle; }
+.wb-bar { background: #69c; height: 12px; }
+.wb-list { max-height: 18em; overflow-y: auto; font-size: 13px; }
+</style>
+"""
+
+
+def style() -> W.HTML:
+    return W.HTML(STYLE)
+
+
+class Status(W.HTML):
+    """One line under a view: what the last action did, or what went wrong and what to do."""
+
+    def ok(self, text: str) -> None:
+        self.value = f"<span style='color:#2a6'>✓ {escape(text)}</span>"
+
+    def error(self, text: str) -> None:
+        self.value = f"<span style='color:#c33'>✗ {escape(text)}</span>"
+
+
+FAILED = object()
+
+
+def guarded(status: Status, action, *args, **kwargs):
+    """Run a user action; a WorkbenchError becomes a status line (and ``FAILED``), not a traceback."""
+    try:
+        return action(*args, **kwargs)
+    except WorkbenchError as err:
+        status.error(str(err))
+        return FAILED
+
+
+def tag_chips(tags) -> str:
+    return "".join(f"<span class='wb-tagchip'>{escape(t)}</span>" for t in tags)
+
+
+def paper_list(review, ids, limit: int = 50) -> str:
+    rows = []
+    for pid in list(ids)[:limit]:
+        paper = review.paper(pid)
+        rows.append(f"<li><code>{escape(pid[:8])}</code> {escape(paper.title)}</li>")
+    more = f"<li>… and {len(ids) - limit} more</li>" if len(ids) > limit else ""
+    return f"<ul class='wb-list'>{''.join(rows)}{more}</ul>"
+
+
+def topic_bars(topics) -> str:
+    """Topic sizes as a bar chart with their top words (HTML, escaped)."""
+    biggest = max(int(topics["size"].max()), 1) if len(topics) else 1
+    rows = []
+    for t in topics.sort_values("size", ascending=False).itertuples():
+        width = int(240 * t.size / biggest)
+        words = escape(", ".join(list(t.words)[:6]))
+        rows.append(
+            f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>"
+            f"<td><div class='wb-bar' style='width:{width}px'></div></td><td class='wb-meta'>{words}</td></tr>"
+        )
+    return "<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th><th></th><th>top words</th></tr>" + "".join(rows) + "</table>"
