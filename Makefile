@@ -20,10 +20,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## run: install, build the review of seeds/, print its topics
+## run: install, build the review of seeds/, print its topics, execute the notebooks into $(REVIEW)/notebooks
 run: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench build $(SEEDS) --review $(REVIEW) --embedder $(EMBEDDER) --quiet
 	$(VENV)/bin/workbench topics --review $(REVIEW)
+	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench notebooks --review $(REVIEW) --embedder $(EMBEDDER)
 	@echo "open $(REVIEW)/map.html in a browser for the interactive map; 'make lab' for the notebooks"
 
 ## test: install, run the whole test suite

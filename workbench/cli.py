@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from .embed import EMBEDDERS
@@ -98,6 +99,19 @@ def _cmd_topics(args) -> int:
     return 0
 
 
+def _cmd_notebooks(args) -> int:
+    from .notebooks import NOTEBOOKS, run_notebooks
+
+    params = {"embedder": args.embedder, "seed": args.seed}
+    if args.sources:
+        params["sources"] = [str(Path(s).resolve()) for s in args.sources]
+    timings = run_notebooks(args.review, args.notebooks, names=args.names or NOTEBOOKS, parameters=params)
+    for name, seconds in timings.items():
+        sys.stderr.write(f"executed {name} in {seconds:.1f}s -> {Path(args.review) / 'notebooks' / name}\n")
+    sys.stderr.write(f"all notebooks: {sum(timings.values()):.1f}s\n")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -130,6 +144,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--review", default="review", help="review folder (default: review)")
         p.add_argument("--format", default="table", choices=FORMATS)
         p.set_defaults(func=func)
+
+    p = sub.add_parser("notebooks", help="execute the notebooks headlessly (papermill) against a review")
+    p.add_argument("names", nargs="*", help="notebook file names (default: all four)")
+    p.add_argument("--review", default="review", help="review folder (default: review); executed copies go to REVIEW/notebooks")
+    p.add_argument("--notebooks", default="notebooks", help="folder of the source notebooks (default: notebooks)")
+    p.add_argument("--sources", nargs="*", default=None, help="sources, if the review must be built")
+    p.add_argument("--embedder", default="minilm", choices=list(EMBEDDERS))
+    p.add_argument("--seed", type=int, default=42)
+    p.set_defaults(func=_cmd_notebooks)
 
     for module in _PLUGINS:
         if importlib.util.find_spec(f"workbench.{module}") is not None:

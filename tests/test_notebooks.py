@@ -1,0 +1,83 @@
+"""The notebooks: thin, committed without outputs, and run headlessly with papermill
+parameters; a scripted action goes through the same handlers a click uses and lands on disk."""
+
+import json
+import re
+import time
+
+import nbformat
+import pytest
+
+import workbench
+from workbench.notebooks import NOTEBOOKS, run_notebooks
+from workbench.store import Store
+
+from conftest import ROOT
+
+NB_DIR = ROOT / "notebooks"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebooks_are_thin_and_have_no_outputs(name):
+    nb = nbformat.read(NB_DIR / name, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    source = "\n".join(c.source for c in code)
+    assert not re.search(r"^\s*(def|class)\s", source, re.M)
+    imports = {m for m in re.findall(r"^(?:from|import) ([\w.]+)", source, re.M)}
+    assert imports <= {"workbench", "workbench.widgets", "IPython.display"}, imports
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nb") / "review"
+    workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
+    return path
+
+
+def test_all_four_run_headlessly_and_write_to_the_review_not_the_sources(review):
+    before = {p.name: p.read_bytes() for p in NB_DIR.glob("*.ipynb")}
+    start = time.perf_counter()
+    timings = run_notebooks(review, NB_DIR, parameters={"embedder": "fake", "reviewer": "ci"})
+    total = time.perf_counter() - start
+    print(f"\nnotebooks: {timings} total {total:.1f}s")
+    assert set(timings) == set(NOTEBOOKS)
+    for name in NOTEBOOKS:
+        executed = nbformat.read(review / "notebooks" / name, as_version=4)
+        errors = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        assert not errors
+    assert {p.name: p.read_bytes() for p in NB_DIR.glob("*.ipynb")} == before, "sources stay output-free"
+    report = review / "report"
+    for f in ("report.md", "report.html", "map.png", "annotations.csv", "annotations.bib", "annotations.ris", "annotations.jsonl"):
+        assert (report / f).stat().st_size > 0, f
+
+
+def test_explore_scripted_tagging_lands_in_the_store(review):
+    actions = [{"select": "search:reward model", "tag": "nb-reward"}, {"rename_topic": 0, "label": "Named in a notebook"}]
+    run_notebooks(review, NB_DIR, names=["01_explore.ipynb"], parameters={"embedder": "fake", "reviewer": "nb", "actions": actions})
+    with Store.open(review) as store:
+        tagged = store.papers_tagged("nb-reward")
+        assert len(tagged) >= 5
+        assert any(e.reviewer == "nb" and "nb-reward" in e.summary for e in store.history(limit=50))
+    assert "Named in a notebook" in set(workbench.open_review(review).topics.label)
+    assert json.loads((review / "selection.json").read_text())["ids"]
+
+
+def test_screen_scripted_decision_and_tag_land_in_the_store(review):
+    actions = [{"add_tag": "screened-in-ci"}, {"decide": "include", "reason": "scripted"}, {"key": "j"}, {"key": "e"}]
+    run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"], parameters={"embedder": "fake", "reviewer": "nb2", "show": "untagged", "actions": actions})
+    with Store.open(review) as store:
+        first = store.papers_tagged("screened-in-ci")
+        assert len(first) == 1
+        assert store.decision(first[0], reviewer="nb2").decision == "include"
+        assert sum(1 for e in store.history(limit=20) if e.reviewer == "nb2" and e.action == "decide") == 2
+
+
+def test_compare_note_attaches_to_every_compared_paper(review):
+    ids = [p.id for p in workbench.open_review(review).papers[:3]]
+    run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI"})
+    with Store.open(review) as store:
+        for pid in ids:
+            assert any("compared in CI" in n.text for n in store.notes(pid))
