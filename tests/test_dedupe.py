@@ -12,6 +12,8 @@ from workbench.readers import read_sources
 from workbench.records import Paper, paper_id
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
+LONG = ("Autologous chondrocyte implantation was compared with microfracture in nine randomised trials of "
+        "cartilage lesions of the knee, with follow-up of two to five years in most of them.")
 
 
 def paper(title: str, *, source: str, abstract: str = "", year=None, authors=(), doi=None, arxiv_id=None,
@@ -97,6 +99,13 @@ def test_merged_record_takes_identifiers_from_any_source_and_gets_their_id():
          dict(title="Editorial.", year=2020, authors=["Smith J"], abstract="On one thing, reworded."), True),
         # without abstracts or identifiers, the same title and year is the same record id
         (dict(title="Editorial", year=2020, authors=["Smith, J"]), dict(title="Editorial", year=2020, authors=["Lee, K"]), True),
+        # the same abstract of 20+ words is the same paper, even when a title lost a word
+        (dict(title="Autologous chondrocyte implantation for knee lesions", doi="10.1/k", abstract=LONG),
+         dict(title="Autologous chondrocyte for knee lesions", abstract=LONG.upper()), True),
+        (dict(title="Autologous chondrocyte implantation for knee lesions", doi="10.1/k", abstract=LONG),
+         dict(title="An erratum that copies the abstract", doi="10.1/erratum", abstract=LONG), False),
+        (dict(title="Short abstracts need the same title", doi="10.1/s", abstract="Lorem ipsum."),
+         dict(title="Another title", abstract="Lorem ipsum."), False),
         # a shared identifier is enough, whatever the titles
         (dict(title="Preprint title", pmid="123"), dict(title="Published title", pmid="123"), True),
     ],

@@ -306,6 +306,16 @@ def test_csl_json_from_zotero():
     ]
 
 
+def test_crossref_api_page_with_html_and_jats_markup():
+    papers, _ = read("crossref_works.json")
+    abstract = "<jats:title>Abstract</jats:title><jats:p>Levels of H<jats:sub>2</jats:sub>O rose (p<0.05).</jats:p>"
+    assert papers == [
+        expected("crossref_works.json", 2, "Emicizumab in haemophilia A", abstract=abstract,
+                 text="Abstract Levels of H2O rose (p<0.05).", authors=["Le Quellec, Sandra"], year=2020,
+                 doi="10.1000/jats.1", venue="Drug Design, Development and Therapy", url="http://dx.doi.org/10.1000/jats.1"),
+    ]
+
+
 def test_arxiv_metadata_dump_jsonl():
     papers, _ = read("arxiv_metadata.jsonl")
     assert papers == [

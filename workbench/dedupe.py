@@ -4,7 +4,8 @@ Two records are the same paper when
 
 1. they share an identifier: the normalised DOI, the arXiv id, the PubMed id, or the record id
    (which, without identifiers, is a hash of the abstract); or
-2. their normalised titles and abstracts are identical; or
+2. their abstracts are identical (ignoring case and punctuation) and at least
+   :data:`MIN_SAME_ABSTRACT_WORDS` words long, or their titles and shorter abstracts are; or
 3. their normalised titles are near-identical (rapidfuzz ``ratio`` >= ``threshold``, 95 by
    default) *and* they agree on the year or on the first author's surname.
 
@@ -30,13 +31,15 @@ from dataclasses import dataclass, field
 
 from .records import Paper, normalise_for_id, paper_id
 
-__all__ = ["DEFAULT_THRESHOLD", "MIN_FUZZY_TITLE", "Merge", "Duplicates", "find_duplicates", "merge_papers",
+__all__ = ["DEFAULT_THRESHOLD", "MIN_FUZZY_TITLE", "MIN_SAME_ABSTRACT_WORDS", "Merge", "Duplicates", "find_duplicates", "merge_papers",
            "deduplicate", "first_author_key"]
 
 DEFAULT_THRESHOLD = 95.0
 MIN_FUZZY_TITLE = 20
+MIN_SAME_ABSTRACT_WORDS = 20
 _BLOCK_WORDS = 3
 _CHUNK = 1024
+_WORDS = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,11 @@ class _Clusters:
         return True
 
 
+def _text_key(text: str) -> str:
+    """Lower-case words: an equality key for abstracts (cheaper than ``normalise_for_id``)."""
+    return " ".join(_WORDS.findall(text.lower()))
+
+
 def _title_key(paper: Paper) -> str:
     return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
 
@@ -137,10 +145,16 @@ def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
                         year = f"year {p.year}" if p.year else "no year"
                         reason = "same abstract" if p.text else f"same title, {year}, no abstract or identifier"
                     clusters.union(first, i, reason)
-        if titles[i] and p.text:
-            first = seen.setdefault(("title+abstract", titles[i], normalise_for_id(p.text)), i)
-            if first != i:
-                clusters.union(first, i, "same title and abstract", check=True)
+        if p.text:
+            text = _text_key(p.text)
+            if text.count(" ") + 1 >= MIN_SAME_ABSTRACT_WORDS:
+                first = seen.setdefault(("abstract", text), i)
+                if first != i:
+                    clusters.union(first, i, "same abstract", check=True)
+            elif titles[i]:
+                first = seen.setdefault(("title+abstract", titles[i], text), i)
+                if first != i:
+                    clusters.union(first, i, "same title and abstract", check=True)
 
 
 def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -99,10 +100,16 @@ def normalise_arxiv_id(value: str | None) -> str | None:
     return m.group(1).lower() if m else None
 
 
+@lru_cache(maxsize=1)
+def _combining_marks() -> dict:
+    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``)."""
+    return dict.fromkeys(cp for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp)))
+
+
 def normalise_for_id(text: str) -> str:
     """Lower-case letters and digits separated by single spaces: robust to markup and layout."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    if not text.isascii():  # ASCII is its own NFKD form and has no combining marks
+        text = unicodedata.normalize("NFKD", text).translate(_combining_marks())
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
@@ -126,8 +133,8 @@ def paper_id(
         key = "arxiv:" + arxiv_id
     elif pmid:
         key = "pmid:" + str(pmid).strip()
-    elif normalise_for_id(text):
-        key = "text:" + normalise_for_id(text)
+    elif text and (normalised := normalise_for_id(text)):
+        key = "text:" + normalised
     else:
         key = f"title:{normalise_for_id(title)}:{year or ''}"
     return _short_hash(key)

@@ -37,6 +37,10 @@ class FileReport:
         return f"{self.path} ({self.format}): {self.read} read, {len(self.skipped)} skipped, {self.merged} merged"
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _capped(prefix: str, items: list[str], limit: int | None) -> list[str]:
     shown = items if limit is None else items[:limit]
     out = [f"  {prefix}: {s}" for s in shown]
@@ -85,8 +89,8 @@ class ReadReport:
             kept = self.kept if self.kept is not None else self.read - self.merged
             unread = sum(f.error is not None for f in self.files)
             out.append(
-                f"total: {self.read} read from {len(self.files) - unread} files, {self.skipped} skipped, "
+                f"total: {self.read} read from {_n(len(self.files) - unread, 'file')}, {self.skipped} skipped, "
                 f"{self.merged} merged as duplicates, {kept} papers"
-                + (f"; {unread} files not read (see above)" if unread else "")
+                + (f"; {_n(unread, 'file')} not read (see above)" if unread else "")
             )
         return out

@@ -78,7 +78,9 @@ def read_file_report(
                       with_references=with_references, suffix=path.suffix.lower())
     if warning:
         ctx.warn(warning)
-    papers = _run(reader, raw if reader.binary else text, ctx)
+    data = raw if reader.binary else text
+    del raw  # a large export need not be held twice
+    papers = _run(reader, data, ctx)
     ctx.finish()
     report.read = len(papers)
     return papers, report

@@ -90,10 +90,21 @@ def looks_like_xlsx(head: bytes) -> bool:
     return head[:4] == b"PK\x03\x04" and b"xl/" in head
 
 
+def _lines(text: str):
+    """The lines of ``text`` one by one, without copying it all (as ``io.StringIO`` would, at
+    four bytes a character)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
 def _record_lines(text: str, delim: str, ncols: int) -> tuple[list[int], list[tuple[int, int]]] | None:
     """Start lines of the rows pandas keeps, and (line, n values) of the rows it drops."""
     kept, dropped = [], []
-    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    reader = csv.reader(_lines(text), delimiter=delim)
     prev_end, header_seen = 0, False
     try:
         for row in reader:
@@ -150,7 +161,7 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             frame = pd.read_csv(
-                io.StringIO(text), sep=delim, dtype=str, keep_default_na=False, na_filter=False,
+                io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=delim, dtype=str, keep_default_na=False, na_filter=False,
                 index_col=False, on_bad_lines="skip", skip_blank_lines=True,
             )
     except pd.errors.EmptyDataError as err:
