@@ -226,3 +226,63 @@ def test_seed_folder_reads_as_before():
 )
 def test_fast_clean_equals_clean_text(text):
     assert clean(text) == clean_text(text)
+
+
+# ----------------------------------------------------------------------------- never a traceback
+
+
+FIXTURES = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.suffix != ".py")
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_cut_or_damaged_files_give_records_or_one_reader_error(name, tmp_path):
+    """Every fixture cut at several points, and with a byte flipped: records and warnings, or
+    a ReaderError; never another exception."""
+    raw = (DATA / name).read_bytes()
+    variants = [raw[: len(raw) * k // 7] for k in range(1, 7)]
+    variants += [raw[: len(raw) // 2] + b"\xff\x00{[\"<" + raw[len(raw) // 2 + 6:]]
+    for i, data in enumerate(variants):
+        path = tmp_path / f"v{i}{Path(name).suffix}"
+        path.write_bytes(data)
+        try:
+            papers, report = read_file_report(path)
+        except ReaderError as err:
+            assert err.path == str(path)
+            continue
+        assert report.read == len(papers)
+
+
+def test_a_file_with_no_records_says_so(tmp_path):
+    ris = tmp_path / "nothing.ris"
+    ris.write_text("Provider: Example\nNo records matched the search.\n")
+    papers, report = read_file_report(ris)
+    assert papers == [] and report.warnings == [
+        f"{ris}: no records found; expected RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, IEEE, Web of Science"
+    ]
+
+
+@pytest.mark.slow
+def test_fast_clean_and_normalise_for_id_match_the_reference_on_the_corpora():
+    """The reading shortcuts give exactly what records.clean_text / the original
+    normalise_for_id give, on every text of the shared corpora (about 20 s: pylatexenc)."""
+    import re
+    import unicodedata
+
+    import pandas as pd
+
+    from workbench.records import normalise_for_id
+
+    corpora = ROOT / ".." / "shared" / "data" / "corpora"
+    files = sorted(corpora.glob("*/*.csv"))
+    if not files:
+        pytest.skip("../shared/data/corpora is not here")
+
+    def reference_normalise(text):
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+        return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+    texts = [t for f in files for col in pd.read_csv(f, dtype=str, keep_default_na=False).items() for t in col[1]]
+    shortcut = re.compile(r"[%~]")
+    assert [clean(t) for t in texts if shortcut.search(t)] == [clean_text(t) for t in texts if shortcut.search(t)]
+    assert [normalise_for_id(t) for t in texts] == [reference_normalise(t) for t in texts]

@@ -376,6 +376,10 @@ class ReadContext:
     def n_skipped(self) -> int:
         return len(self._skipped) + len(self.report.skipped)
 
+    @property
+    def n_warnings(self) -> int:
+        return len(self._warnings) + len(self.report.warnings)
+
     def where(self, line: int | str | None = None) -> str:
         return f"{self.name}:{line}" if line not in (None, "") else self.name
 

@@ -81,6 +81,8 @@ def read_file_report(
     data = raw if reader.binary else text
     del raw  # a large export need not be held twice
     papers = _run(reader, data, ctx)
+    if not papers and not ctx.n_skipped and not ctx.n_warnings:
+        ctx.warn(f"no records found; expected {reader.description or reader.name}")
     ctx.finish()
     report.read = len(papers)
     return papers, report
