@@ -91,6 +91,6 @@ def test_through_the_main_command_line(capsys):
     assert captured.out == ""
     assert captured.err == (
         f"workbench: error: {DATA}/notes.xyz: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex "
-        ".ciw .csv .enw .json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: "
+        ".ciw .csv .json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: "
         "xlsx, pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)\n"
     )

@@ -120,7 +120,7 @@ def test_unknown_extension_lists_supported_formats():
     with pytest.raises(ReaderError) as err:
         read_file(DATA / "notes.xyz")
     assert str(err.value) == (
-        f"{DATA / 'notes.xyz'}: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex .ciw .csv .enw "
+        f"{DATA / 'notes.xyz'}: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex .ciw .csv "
         ".json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: xlsx, "
         "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)"
     )
@@ -286,3 +286,10 @@ def test_fast_clean_and_normalise_for_id_match_the_reference_on_the_corpora():
     shortcut = re.compile(r"[%~]")
     assert [clean(t) for t in texts if shortcut.search(t)] == [clean_text(t) for t in texts if shortcut.search(t)]
     assert [normalise_for_id(t) for t in texts] == [reference_normalise(t) for t in texts]
+
+
+def test_old_excel_files_get_a_hint(tmp_path):
+    xls = tmp_path / "export.xls"
+    xls.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)
+    with pytest.raises(ReaderError, match="'export.xls' is an old Excel .xls workbook; save it as .xlsx or CSV"):
+        read_file(xls)

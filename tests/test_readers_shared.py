@@ -125,7 +125,7 @@ def test_ris_keywords_that_continue_over_untagged_lines():
 
 
 def test_crossref_and_strings_in_biblatex_examples():
-    papers, report = read_file_report(SHARED / "bibtexparser_fixtures/crossref_entries.bib")
+    papers, _ = read_file_report(SHARED / "bibtexparser_fixtures/crossref_entries.bib")
     chapter = {p.title: p for p in papers}["Great and Good Graphs"]
     assert (chapter.venue, chapter.year, chapter.authors) == ("Graphs of the Continent", 1974, ("Graham Gullam",))
     papers, _ = read_file_report(SHARED / "bibtexparser_fixtures/features2.bib")

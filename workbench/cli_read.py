@@ -16,7 +16,7 @@ from .errors import InputError
 from .readers import READERS, read_sources
 from .records import PAPER_COLUMNS
 
-__all__ = ["register", "handler", "COLUMNS"]
+__all__ = ["COLUMNS", "handler", "register"]
 
 #: The columns of ``workbench papers`` that exist before embedding (no topic, no map).
 COLUMNS = [c for c in PAPER_COLUMNS if c not in ("topic", "topic_label", "x", "y")]

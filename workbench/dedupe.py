@@ -31,8 +31,17 @@ from dataclasses import dataclass, field
 
 from .records import Paper, normalise_for_id, paper_id
 
-__all__ = ["DEFAULT_THRESHOLD", "MIN_FUZZY_TITLE", "MIN_SAME_ABSTRACT_WORDS", "Merge", "Duplicates", "find_duplicates", "merge_papers",
-           "deduplicate", "first_author_key"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "MIN_FUZZY_TITLE",
+    "MIN_SAME_ABSTRACT_WORDS",
+    "Duplicates",
+    "Merge",
+    "deduplicate",
+    "find_duplicates",
+    "first_author_key",
+    "merge_papers",
+]
 
 DEFAULT_THRESHOLD = 95.0
 MIN_FUZZY_TITLE = 20
@@ -217,7 +226,7 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
         neighbours[i].append((j, reason))
         neighbours[j].append((i, reason))
     merges: list[Merge] = []
-    for root, members in groups.items():
+    for members in groups.values():
         if len(members) > 1:
             stack, seen = [members[0]], {members[0]}
             while stack:

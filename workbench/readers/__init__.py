@@ -23,8 +23,8 @@ from .sources import read_file, read_file_report, read_sources
 __all__ = [
     "FIELD_ALIASES",
     "FORMAT_ALIASES",
-    "FileReport",
     "READERS",
+    "FileReport",
     "ReadContext",
     "ReadReport",
     "Reader",

@@ -33,7 +33,7 @@ from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 from ..records import Paper, normalise_arxiv_id
 from .fields import ReadContext, record_from_mapping, resolve_columns
 
-__all__ = ["read_bibtex", "looks_like_bibtex"]
+__all__ = ["looks_like_bibtex", "read_bibtex"]
 
 _ENTRY_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.M)
 

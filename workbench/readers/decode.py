@@ -12,7 +12,7 @@ import codecs
 import re
 from typing import NamedTuple
 
-__all__ = ["decode", "Decoded"]
+__all__ = ["Decoded", "decode"]
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),

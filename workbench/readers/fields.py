@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import ast
 import html
+import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..records import Paper, clean_text, derive_title, normalise_arxiv_id, normalise_doi, paper_id
 from .report import FileReport
@@ -164,7 +166,7 @@ def _clean_latex(text: str) -> str:
 def _is_missing(value: Any) -> bool:
     if value is None:
         return True
-    if isinstance(value, float) and value != value:  # NaN
+    if isinstance(value, float) and math.isnan(value):
         return True
     if isinstance(value, str):
         return not value.strip()
@@ -231,7 +233,7 @@ _INITIALS_NAME = re.compile(r"^[\w'\u00c0-\u024f\-]+(?:\s[\w'\u00c0-\u024f\-]+)*
 
 def _name_of(obj: Any) -> str:
     if isinstance(obj, dict):
-        if isinstance(obj.get("author"), dict):  # OpenAlex authorship
+        if isinstance(obj.get("author"), dict) and _name_of(obj["author"]):  # OpenAlex authorship
             return _name_of(obj["author"])
         for key in ("display_name", "name", "full_name", "raw_author_name", "literal"):
             if isinstance(obj.get(key), str) and obj[key].strip():

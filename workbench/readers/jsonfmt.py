@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import FIELD_ALIASES, ReadContext, build_paper, normalise_key, record_from_mapping
 
-__all__ = ["read_json", "looks_like_json", "rebuild_abstract"]
+__all__ = ["looks_like_json", "read_json", "rebuild_abstract"]
 
 _WRAPPERS = ("results", "data", "records", "items", "works", "papers", "hits", "references", "citations")
 _LABEL_KEYS = frozenset(FIELD_ALIASES["label"])

@@ -16,21 +16,28 @@ layout last.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..errors import ReaderError
 from ..records import Paper
 from .bibtex import looks_like_bibtex, read_bibtex
 from .fields import ReadContext
 from .jsonfmt import looks_like_json, read_json
-from .ris import looks_like_medline, looks_like_ris, looks_like_wos, read_medline, read_ris, read_wos
+from .ris import (
+    looks_like_medline,
+    looks_like_ris,
+    looks_like_wos,
+    read_medline,
+    read_ris,
+    read_wos,
+)
 from .seeds import looks_like_seed_text, read_seed_text
 from .tables import looks_like_table, looks_like_xlsx, read_csv, read_xlsx
 from .xmlfmt import looks_like_atom, looks_like_pubmed_xml, read_arxiv_atom, read_pubmed_xml
 
-__all__ = ["Reader", "READERS", "FORMAT_ALIASES", "choose_reader", "reader_named", "supported_formats"]
+__all__ = ["FORMAT_ALIASES", "READERS", "Reader", "choose_reader", "reader_named", "supported_formats"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ READERS: dict[str, Reader] = {
         Reader("bibtex", (".bib", ".bibtex", ".biblatex"), read_bibtex, looks_like_bibtex, "BibTeX / biblatex"),
         Reader("medline", (".nbib", ".medline", ".txt"), read_medline, looks_like_medline, "PubMed MEDLINE / nbib"),
         Reader("wos", (".ciw", ".txt"), read_wos, looks_like_wos, "Web of Science plain text (FN/PT/ER)"),
-        Reader("ris", (".ris", ".txt", ".enw"), read_ris, looks_like_ris,
+        Reader("ris", (".ris", ".txt"), read_ris, looks_like_ris,
                "RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, IEEE, Web of Science"),
         Reader("csv", (".csv", ".tsv", ".tab", ".txt"), read_csv, looks_like_table,
                "CSV / TSV with a header row: Scopus, WoS, IEEE, Springer, Embase, ASReview"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["FileReport", "ReadReport", "REPORT_LIMIT"]
+__all__ = ["REPORT_LIMIT", "FileReport", "ReadReport"]
 
 #: How many skipped / warning / merge lines :meth:`ReadReport.lines` prints per list by default.
 REPORT_LIMIT = 20

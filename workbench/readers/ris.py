@@ -17,14 +17,14 @@ keyword lists and notes that wrap onto new lines need.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import rispy
 
 from ..records import Paper
 from .fields import ReadContext, build_paper, record_from_mapping, resolve_columns
 
-__all__ = ["read_ris", "read_wos", "read_medline", "looks_like_ris", "looks_like_wos", "looks_like_medline"]
+__all__ = ["looks_like_medline", "looks_like_ris", "looks_like_wos", "read_medline", "read_ris", "read_wos"]
 
 _RIS_START = re.compile(r"^TY  - ", re.M)
 _WOS_START = re.compile(r"^(?:FN |VR |PT [A-Z]\s*$)", re.M)
@@ -48,7 +48,7 @@ class _LineTracking:
 
     HAS_END_TAG = True
 
-    def parse_lines(self, lines):  # noqa: D102 - rispy's entry point
+    def parse_lines(self, lines):
         self.starts: list[int] = []
         self.problems: list[tuple[int, str]] = []
         return super().parse_lines(self._feed(lines))

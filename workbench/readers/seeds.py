@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import ReaderError
 from ..records import Paper, clean_text, derive_title, paper_id
 
-__all__ = ["read_seed_text", "looks_like_seed_text"]
+__all__ = ["looks_like_seed_text", "read_seed_text"]
 
 _NAME = r"[A-Z\u00c0-\u024f][\w'\u00c0-\u024f.\-]*(?:\s+[A-Z\u00c0-\u024f][\w'\u00c0-\u024f.\-]*){0,4}"
 _AUTHOR_LINE = re.compile(rf"^{_NAME}(?:\s*,\s*{_NAME})*(?:,?\s+et\s+al\.?)?$")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import ReaderError
 from ..records import Paper
@@ -38,6 +38,8 @@ def _expand(sources: Iterable[str | Path]) -> list[tuple[Path, bool]]:
 
 
 def _unknown(path: Path) -> str:
+    if path.suffix.lower() == ".xls":
+        return f"{path.name!r} is an old Excel .xls workbook; save it as .xlsx or CSV and read that"
     names = ", ".join(READERS)
     return (f"no reader for {path.name!r}; supported: {supported_formats()} "
             f"(or name the format: {names})")

@@ -14,16 +14,17 @@ skipped and reported with their line.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import re
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
 
-__all__ = ["read_csv", "read_xlsx", "looks_like_table", "looks_like_xlsx", "DIALECTS"]
+__all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
 
@@ -127,7 +128,7 @@ def _rows(ctx: ReadContext, frame, lines: list[int]) -> list[Paper]:
     columns = resolve_columns(frame.columns)
     fix = None
     norm = {normalise_key(c) for c in frame.columns}
-    for name, (signature, fixup) in DIALECTS.items():
+    for signature, fixup in DIALECTS.values():
         if signature <= norm:
             fix = fixup
     if not {"title", "abstract"} & set(columns):
@@ -188,11 +189,8 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
 def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
     import pandas as pd
 
-    try:
-        import openpyxl  # noqa: F401 - pandas' engine for .xlsx
-    except ImportError as err:
-        raise ReaderError("reading .xlsx needs openpyxl: pip install openpyxl (or save the sheet as CSV)",
-                          ctx.name) from err
+    if importlib.util.find_spec("openpyxl") is None:  # pandas' engine for .xlsx
+        raise ReaderError("reading .xlsx needs openpyxl: pip install openpyxl (or save the sheet as CSV)", ctx.name)
     try:
         sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, dtype=str, na_filter=False)
     except Exception as err:  # openpyxl raises zipfile/KeyError/ValueError on damaged files

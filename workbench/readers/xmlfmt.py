@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, build_paper
 
-__all__ = ["read_pubmed_xml", "read_arxiv_atom", "looks_like_pubmed_xml", "looks_like_atom"]
+__all__ = ["looks_like_atom", "looks_like_pubmed_xml", "read_arxiv_atom", "read_pubmed_xml"]
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -31,7 +31,7 @@ def looks_like_atom(head: str) -> bool:
 
 def _records(text: str, ctx: ReadContext, tags: tuple[str, ...], what: str) -> Iterator[tuple[ET.Element, int]]:
     """Complete ``tags`` elements with the line each starts on; warns where the XML breaks."""
-    pattern = re.compile(r"<(?:\w+:)?(?:%s)[\s>/]" % "|".join(tags))
+    pattern = re.compile(r"<(?:\w+:)?(?:" + "|".join(tags) + r")[\s>/]")
     starts, pos, line = [], 0, 1
     for m in pattern.finditer(text):
         line += text.count("\n", pos, m.start())
