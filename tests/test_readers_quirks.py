@@ -293,3 +293,13 @@ def test_old_excel_files_get_a_hint(tmp_path):
     xls.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)
     with pytest.raises(ReaderError, match="'export.xls' is an old Excel .xls workbook; save it as .xlsx or CSV"):
         read_file(xls)
+
+
+def test_ris_with_the_wrong_tag_layout_says_what_ris_looks_like(tmp_path):
+    ris = tmp_path / "one_space.ris"
+    ris.write_text("Provider: X\nTY - JOUR\nTI - One space only\nER - \n")
+    papers, report = read_file_report(ris)
+    assert papers == [] and report.warnings == [
+        f"{ris}:2: RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays them out "
+        "differently, so no record was found: export it again as RIS"
+    ]

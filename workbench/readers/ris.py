@@ -141,7 +141,14 @@ def _ris_pmid(record: dict) -> None:
 
 
 def read_ris(text: str, ctx: ReadContext) -> list[Paper]:
-    return _read_tagged(_Ris(), text, ctx, _ris_pmid)
+    papers = _read_tagged(_Ris(), text, ctx, _ris_pmid)
+    if not papers and not ctx.n_skipped:
+        m = re.search(r"^TY(?!  -)\s*-", text, re.M)
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+            ctx.warn("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
+                     "them out differently, so no record was found: export it again as RIS", line)
+    return papers
 
 
 def read_wos(text: str, ctx: ReadContext) -> list[Paper]:
