@@ -89,6 +89,11 @@ def test_merged_record_takes_identifiers_from_any_source_and_gets_their_id():
          dict(title="A study of screening with language models", year=2021, authors=["Jones, K"]), False),
         (dict(title="A study of screening with language models", year=2020, authors=["Smith, J"]),
          dict(title="A study of screening with language models", year=2021, authors=["J. Smith"]), True),
+        # numbered parts of a series are different papers
+        (dict(title="The theory of ultralogics, part I", authors=["Herrmann, R"]),
+         dict(title="The theory of ultralogics, part II", authors=["Herrmann, R"]), False),
+        (dict(title="Exact pricing of tranches of synthetic CDOs. Study 1", year=2010),
+         dict(title="Exact pricing of tranches of synthetic CDOs: study 2", year=2010), False),
         # conflicting DOIs keep similar titles apart
         (dict(title="A study of screening with language models", year=2020, doi="10.1/a"),
          dict(title="A study of screening with language models", year=2020, doi="10.1/b"), False),

@@ -10,7 +10,9 @@ Two records are the same paper when
    default) *and* they agree on the year or on the first author's surname.
 
 Rules 2 and 3 never join records whose DOIs (or arXiv ids, or PMIDs) are both known and
-differ: a preprint and a different paper with a similar title stay apart. Titles shorter than
+differ: a preprint and a different paper with a similar title stay apart. Rule 3 also keeps
+apart titles whose numbers or roman numerals differ ("... Part I" and "... Part II", "Study 1"
+and "Study 2"), which are near-identical by any string measure. Titles shorter than
 :data:`MIN_FUZZY_TITLE` characters must match exactly and agree on both year and first author.
 
 Blocking keeps rule 3 far from n²: titles are only compared within blocks that share their
@@ -133,6 +135,14 @@ def _title_key(paper: Paper) -> str:
     return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
 
 
+_NUMBERING = re.compile(r"\b(?:\d+|i{1,3}|iv|v|vi{1,3}|ix|x)\b")
+
+
+def _numbering(title: str) -> list[str]:
+    """Numbers and roman numerals of a normalised title: ``part i`` and ``part ii`` differ."""
+    return sorted(_NUMBERING.findall(title))
+
+
 def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | None:
     if p.year is not None and p.year == q.year:
         return f"same year {p.year}"
@@ -202,7 +212,7 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
                 if a >= b:
                     continue
                 i, j = members[a], members[b]
-                if clusters.find(i) == clusters.find(j):
+                if clusters.find(i) == clusters.find(j) or _numbering(titles[i]) != _numbering(titles[j]):
                     continue
                 agree = _agreement(papers[i], papers[j], authors, i, j)
                 if agree:
