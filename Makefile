@@ -36,7 +36,7 @@ test-fast: install
 
 ## lab: open JupyterLab on the notebooks (127.0.0.1 only)
 lab: install
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --notebook-dir .
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_explore.ipynb
 
 ## bench: the build benchmark (raw BERTopic vs workbench cold and warm)
 bench: install

@@ -196,3 +196,15 @@ def test_report_files(session):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
     assert md.startswith("# Review:") and "Representative papers" in md and "Included:" in md
+
+
+def test_state_classes_do_not_import_ipywidgets():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, report, text;"
+        "print('ipywidgets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"

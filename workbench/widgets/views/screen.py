@@ -151,7 +151,12 @@ class ScreenView:
             self.note.value = ""
 
     def on_key(self, key: str) -> None:
-        self._act(self.queue.press, key)
+        from ..queue import KEYS
+
+        pid = self.queue.current_id
+        action, arg = KEYS.get(key, (None, None))
+        message = {"decide": f"{arg}: {pid}", "undo": "undone", "tag_number": f"tag {arg} toggled"}.get(action, "")
+        self._act(self.queue.press, key, message=message)
 
     def _on_dom_key(self, event) -> None:
         # Typing in a text box is not a shortcut.

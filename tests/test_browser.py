@@ -1,0 +1,199 @@
+"""Real JupyterLab in a real Chromium: click tags and decisions, lasso on the map, find it on disk.
+
+Starts JupyterLab on 127.0.0.1 with a throw-away workspace (the notebooks and a review built
+from the seeds), drives Debian's Chromium with Playwright, and reads the SQLite store directly.
+Screenshots go to test-output/browser/. Needs /usr/bin/chromium (`apt-get install chromium`;
+.ci/run installs it); skipped without it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import workbench
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+]
+SHOTS = ROOT / "test-output" / "browser"
+REVIEWER = "browser-user"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
+    ws = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "notebooks", ws / "notebooks")
+    workbench.build([ROOT / "seeds"], review=ws / "review", embedder="fake", seed=42)
+    port, token = _free_port(), "wb-test-token"
+    env = {
+        **os.environ,
+        "WORKBENCH_REVIEWER": REVIEWER,
+        "JUPYTER_CONFIG_DIR": str(ws / ".jupyter"),
+        "JUPYTER_RUNTIME_DIR": str(ws / ".runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(ws / ".settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(ws / ".workspaces"),
+    }
+    # Render every cell (no windowing, so the map is in the page) and ask nothing about news.
+    for ext, name, value in (
+        ("notebook-extension", "tracker", '{"windowingMode": "none"}'),
+        ("apputils-extension", "notification", '{"fetchNews": "false", "checkForUpdates": false}'),
+    ):
+        folder = ws / ".settings" / "@jupyterlab" / ext
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.jupyterlab-settings").write_text(value)
+    log = open(ws / "lab.log", "w")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ws}", "--allow-root",
+            "--LabApp.extension_manager=readonly",
+            "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ws,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("JupyterLab did not start:\n" + (ws / "lab.log").read_text()[-3000:])
+            time.sleep(0.5)
+    yield {"url": url, "token": token, "ws": ws}
+    proc.terminate()  # stop what we started, by its PID
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _open_and_run_all(browser, lab, notebook: str):
+    """Open a notebook, wait for its kernel's websocket, then Run All."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws.url) if "/api/kernels/" in ws.url else None)
+    # A workspace of its own, so the layout of an earlier test (its open notebook) is not restored.
+    workspace = notebook.split(".")[0].replace("_", "-")
+    page.goto(f"{lab['url']}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?reset&token={lab['token']}")
+    page.wait_for_selector(".jp-NotebookPanel", timeout=90_000)
+    deadline = time.time() + 90
+    while not sockets:
+        if time.time() > deadline:
+            raise AssertionError("the kernel websocket never opened")
+        page.wait_for_timeout(250)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator("li[data-command='runmenu:run-all']").click()
+    return page
+
+
+def _store_rows(lab, sql, *args):
+    with sqlite3.connect(lab["ws"] / "review" / "annotations.sqlite") as db:
+        return db.execute(sql, args).fetchall()
+
+
+def _shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+def test_screening_clicks_reach_the_store(browser, lab):
+    page = _open_and_run_all(browser, lab, "02_tag_and_screen.ipynb")
+    page.wait_for_selector(".wb-card h3", timeout=180_000)
+    first_id = page.locator(".wb-card code").first.inner_text()
+
+    page.get_by_placeholder("new tag(s), comma separated").fill("browser-tag")
+    page.get_by_role("button", name="Add tag").click()
+    toggle = page.get_by_role("button", name="1 browser-tag")
+    toggle.wait_for(timeout=30_000)
+    page.get_by_role("button", name="include (i)").click()  # decides and moves to the next paper
+    page.wait_for_function(
+        "id => !document.querySelector('.wb-card code') || document.querySelector('.wb-card code').innerText !== id",
+        arg=first_id, timeout=30_000,
+    )
+    second_id = page.locator(".wb-card code").first.inner_text()
+    page.get_by_role("button", name="1 browser-tag").click()  # the tag button, on the second paper
+    page.get_by_text("tagged browser-tag").wait_for(timeout=30_000)
+    page.get_by_role("button", name="maybe (m)").click()
+    page.get_by_text("maybe:").wait_for(timeout=30_000)
+    third_id = page.locator(".wb-card code").first.inner_text()
+    # Keyboard shortcut: with the pointer over the view, "e" excludes the paper showing.
+    page.locator(".wb-card h3").first.click()
+    page.keyboard.press("e")
+    page.get_by_text(f"exclude: {third_id}").wait_for(timeout=30_000)
+    _shot(page, "02_tag_and_screen.png")
+
+    tagged = {r[0] for r in _store_rows(lab, "SELECT paper_id FROM paper_tags WHERE tag = ?", "browser-tag")}
+    assert tagged == {first_id, second_id}
+    decisions = dict(_store_rows(lab, "SELECT paper_id, decision FROM decisions WHERE reviewer = ?", REVIEWER))
+    assert decisions[first_id] == "include" and decisions[second_id] == "maybe"
+    assert decisions[third_id] == "exclude"
+    page.close()
+
+
+def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
+    page = _open_and_run_all(browser, lab, "01_explore.ipynb")
+    hint = page.get_by_text("Drag on the map to select papers (lasso or box).")
+    hint.wait_for(state="attached", timeout=180_000)
+    canvas = page.locator(".jp-OutputArea-output canvas").first
+    canvas.wait_for(state="attached", timeout=60_000)
+    canvas.scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)  # let the points render
+    box = canvas.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    rx, ry = box["width"] * 0.35, box["height"] * 0.35
+    page.mouse.move(cx - rx, cy - ry)
+    page.mouse.down()
+    for x, y in ((cx + rx, cy - ry), (cx + rx, cy + ry), (cx - rx, cy + ry), (cx - rx, cy - ry + 2)):
+        page.mouse.move(x, y, steps=12)
+    page.mouse.up()
+    selected = page.get_by_text(" selected", exact=False).first
+    selected.wait_for(timeout=30_000)
+    count = int(selected.inner_text().split()[0])
+    assert count > 0
+    page.get_by_placeholder("tag(s), comma separated").fill("lasso-tag")
+    page.get_by_role("button", name="Tag selected").click()
+    page.get_by_text(f"tagged {count} papers: lasso-tag").wait_for(timeout=30_000)
+    _shot(page, "01_explore.png")
+
+    tagged = _store_rows(lab, "SELECT paper_id, reviewer FROM paper_tags WHERE tag = ?", "lasso-tag")
+    assert len(tagged) == count and {r[1] for r in tagged} == {REVIEWER}
+    page.close()
