@@ -140,3 +140,8 @@ def test_paper_is_frozen_and_converts_to_a_frame():
     assert list(frame.id) == ["abc", "def"]
     assert frame.authors[0] == ["X Y"]
     assert frame.year.isna().tolist() == [False, True]
+
+
+def test_ampersands_and_percent_signs_survive_latex_conversion():
+    assert clean_text(r"R&D spend rose 5% with \textbf{care}") == "R&D spend rose 5% with care"
+    assert clean_text(r"R\&D and Q&A") == "R&D and Q&A"

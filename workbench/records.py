@@ -143,7 +143,8 @@ def paper_id(
 # ----------------------------------------------------------------------------- clean text
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
-_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+# A bare % is a percent sign and a bare & an ampersand ("R&D"), not a comment or a column break.
+_BARE_PERCENT_OR_AMPERSAND = re.compile(r"(?<!\\)([%&])")
 _LATEX_HINT = re.compile(r"[\\$%{}~^]")
 
 
@@ -167,14 +168,15 @@ def clean_text(text: str | None) -> str:
     """LaTeX markup to plain Unicode text, whitespace collapsed.
 
     ``\\textbf{reward models}`` -> ``reward models``, ``R$^3$`` -> ``R³``, ``$75\\%$`` -> ``75%``,
-    ``G\\"odel`` -> ``Gödel``. A bare ``%`` is a percent sign, not a LaTeX comment.
+    ``G\\"odel`` -> ``Gödel``. A bare ``%`` is a percent sign (not a LaTeX comment) and a bare
+    ``&`` an ampersand (not a table column break).
     """
     if not text:
         return ""
     text = unicodedata.normalize("NFC", str(text))
     if _LATEX_HINT.search(text):
         try:
-            text = _latex_converter().latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", text))
+            text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
         except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
             text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
         text = re.sub(r"\^\{?([0-9+\-]+)\}?", _superscript, text)

@@ -104,9 +104,10 @@ def resolve_columns(keys: Iterable[Any], aliases: Mapping[str, tuple[str, ...]] 
 
 _LATEX_HINT = re.compile(r"[\\$%{}~^]")  # what makes clean_text call pylatexenc
 _LATEX_MARKUP = re.compile(r"[\\${}^]")  # what really needs pylatexenc's parser
-#: pylatexenc's text "specials" (its default latex2text context), longest first.
+#: pylatexenc's text "specials" (its default latex2text context), longest first; a bare ``&`` is
+#: escaped before pylatexenc sees it (see clean_text), so it stays an ampersand.
 _SPECIALS = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "!`": "\u00a1", "?`": "\u00bf",
-             "&": "   ", "~": "\u00a0"}
+             "~": "\u00a0"}
 _SPECIAL = re.compile("|".join(re.escape(k) for k in _SPECIALS))
 _SPACES = re.compile(r"\s+")
 
