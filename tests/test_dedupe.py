@@ -70,8 +70,8 @@ def test_merged_record_takes_identifiers_from_any_source_and_gets_their_id():
     assert [m.reason for m in found.merges] == ["titles 100% alike, same year 2017"]
     assert merged == [
         a.replace(id=paper_id(doi="10.5555/attn"), doi="10.5555/attn", abstract="Transformers.", text="Transformers.",
-                  keywords=("attention",), sources=("a.csv:2", "b.ris:1"))
-    ]
+                  keywords=("attention",), sources=("a.csv:2", "b.ris:1"), aliases=(a.id,))
+    ]  # a's old id stays an alias, so annotations made on it follow the paper
     # the same paper gets the same id whichever export is read first
     assert deduplicate([b, a])[0][0].id == merged[0].id
 

@@ -25,6 +25,8 @@ def expected(name: str, line, title: str, **fields) -> dict:
     rec["sources"] = [rec["source"]]
     rec["id"] = paper_id(doi=rec["doi"], arxiv_id=rec["arxiv_id"], pmid=rec["pmid"], text=rec["text"],
                          title=title, year=rec["year"])
+    content_id = paper_id(text=rec["text"], title=title, year=rec["year"])
+    rec["aliases"] = [content_id] if content_id != rec["id"] else []
     return rec
 
 

@@ -138,3 +138,32 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
     assert gone in rebuilt.sync_report.orphaned
     with rebuilt.store() as store:
         assert store.tags(gone) == ["keep"]
+
+
+def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
+    abstracts = [f"Study {i} of agents that plan with memory and tools over long horizons, case {i}." for i in range(6)]
+    seeds = write_seed_file(tmp_path / "seeds.txt", abstracts)
+    review = workbench.build([seeds], review=tmp_path / "r", embedder="fake")
+    old_id = review.papers[2].id
+    with review.store(reviewer="ana") as store:
+        store.tag(old_id, "key-paper")
+        store.note(old_id, "read first")
+        store.decide(old_id, "include")
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{k, title={Study 2 of agents}, author={Doe, Jane}, year={2024}, doi={10.1234/study.2},\n"
+        f" abstract={{{abstracts[2]}}}}}\n",
+        encoding="utf-8",
+    )
+    rebuilt = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
+    new = next(p for p in rebuilt.papers if p.doi == "10.1234/study.2")
+    assert new.id != old_id and old_id in new.aliases
+    assert rebuilt.sync_report.carried_over == ((old_id, new.id),)
+    with rebuilt.store(reviewer="ana") as store:
+        assert store.tags(new.id) == ["key-paper"] and store.tags(old_id) == []
+        assert [n.text for n in store.notes(new.id)] == ["read first"]
+        assert store.decision(new.id).decision == "include"
+        assert old_id not in store.orphaned()
+    # The BibTeX alone (seeds gone) still finds the annotations: its content id is an alias.
+    alone = workbench.build([bib], review=tmp_path / "r2", embedder="fake")
+    assert alone.papers[0].aliases == (old_id,)

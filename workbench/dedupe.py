@@ -265,8 +265,10 @@ def merge_papers(members: list[Paper]) -> Paper:
     with_authors = next((p for p in members if p.authors), first)
     labels = {p.label for p in members if p.label}
     doi, arxiv_id, pmid, year = pick("doi"), pick("arxiv_id"), pick("pmid"), pick("year")
+    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=with_abstract.text, title=first.title, year=year)
     return first.replace(
-        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=with_abstract.text, title=first.title, year=year),
+        id=pid,
+        aliases=tuple(dict.fromkeys(a for p in members for a in (p.id, *p.aliases) if a != pid)),
         abstract=with_abstract.abstract,
         text=with_abstract.text,
         authors=with_authors.authors,

@@ -26,6 +26,7 @@ __all__ = [
     "normalise_arxiv_id",
     "normalise_for_id",
     "paper_id",
+    "id_aliases",
     "papers_to_frame",
 ]
 
@@ -40,7 +41,9 @@ class Paper:
     embeddings, topic words and search (LaTeX converted, whitespace normalised). ``authors``
     never contains "et al."; ``et_al`` says whether the source truncated the author list.
     ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every place
-    the same paper was found once duplicates are merged.
+    the same paper was found once duplicates are merged. ``aliases`` are other ids the same paper
+    had or would have had (its content id before a DOI was known, a merged record's id): the
+    store moves annotations made under an alias to the paper's id.
     """
 
     id: str
@@ -60,6 +63,7 @@ class Paper:
     keywords: tuple[str, ...] = ()
     label: str | None = None
     sources: tuple[str, ...] = field(default=())
+    aliases: tuple[str, ...] = ()
 
     def replace(self, **changes) -> "Paper":
         """A copy with some fields changed (the record itself is immutable)."""
@@ -70,6 +74,7 @@ class Paper:
         d["authors"] = list(self.authors)
         d["keywords"] = list(self.keywords)
         d["sources"] = list(self.sources or (self.source,))
+        d["aliases"] = list(self.aliases)
         return d
 
 
@@ -115,6 +120,12 @@ def normalise_for_id(text: str) -> str:
 
 def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None) -> tuple[str, ...]:
+    """The content id a paper with identifier ``pid`` would get without its DOI/arXiv id/PMID."""
+    content = paper_id(text=text, title=title, year=year)
+    return () if content == pid else (content,)
 
 
 def paper_id(

@@ -392,7 +392,7 @@ def pd_frame(rows):
 def _paper_from_dict(d: dict) -> Paper:
     fields = Paper.__dataclass_fields__
     d = {k: v for k, v in d.items() if k in fields}
-    for key in ("authors", "keywords", "sources"):
+    for key in ("authors", "keywords", "sources", "aliases"):
         if key in d:
             d[key] = tuple(d[key] or ())
     return Paper(**d)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..records import Paper, clean_text, derive_title, normalise_arxiv_id, normalise_doi, paper_id
+from ..records import Paper, clean_text, derive_title, id_aliases, normalise_arxiv_id, normalise_doi, paper_id
 from .report import FileReport
 
 __all__ = [
@@ -482,8 +482,10 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if not isinstance(keywords, (list, tuple)):
         keywords = split_keywords(keywords)
     keywords = tuple(dict.fromkeys(k for k in keywords if k))
+    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
     return Paper(
-        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year),
+        id=pid,
+        aliases=id_aliases(pid, text=text, title=title, year=year),
         title=title or derive_title(text),
         abstract=abstract,
         text=text,

@@ -92,11 +92,16 @@ def _row(paper: dict, i: int) -> tuple:
 
 
 def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict]) -> SyncReport:
-    """Upsert paper metadata and mark exactly ``rows`` as the current corpus."""
-    new = {}
+    """Upsert paper metadata and mark exactly ``rows`` as the current corpus.
+
+    A row's ``aliases`` (other ids of the same paper) carry annotations over to its id.
+    """
+    new, aliases = {}, {}
     for i, paper in enumerate(rows):
         row = _row(paper, i)
         new[row[0]] = row
+        for alias in paper.get("aliases") or ():
+            aliases.setdefault(str(alias), row[0])
     cols = ("id",) + META_COLUMNS
     with Action(conn, reviewer, "sync", undoable=False) as act:
         existing = {r[0]: (tuple(r[1:-1]), r[-1]) for r in conn.execute(
@@ -117,14 +122,54 @@ def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict]) -
         conn.executemany("UPDATE papers SET in_corpus = 1 WHERE id = ?",
                          [(pid,) for pid in returned])
         conn.executemany("UPDATE papers SET in_corpus = 0 WHERE id = ?", [(pid,) for pid in left])
-        orphans = orphaned(conn)
         act.summary = (f"sync {len(new)} papers: {len(added)} new, {len(updated)} updated, "
-                       f"{len(left)} left the corpus, {len(returned)} came back, "
-                       f"{len(orphans)} orphaned")
+                       f"{len(left)} left the corpus, {len(returned)} came back")
+    carried = carry_over(conn, reviewer, aliases, set(new))
     return SyncReport(
         n_papers=len(new), added=tuple(added), updated=tuple(updated), left_corpus=tuple(left),
-        returned=tuple(returned), orphaned=tuple(orphans),
+        returned=tuple(returned), orphaned=tuple(orphaned(conn)), carried_over=carried,
     )
+
+
+def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
+               corpus: set[str]) -> tuple[tuple[str, str], ...]:
+    """Move the annotations made under an old id of a paper to its current id.
+
+    A paper first read without a DOI has a content id; once an export brings its DOI it gets a
+    DOI id, and ``aliases`` maps the old id to the new one. Tags, notes, decisions and topic
+    moves on the old id (when it is no longer in the corpus) move over, in one undoable action.
+    Where both ids carry the same tag, or a decision by the same reviewer, the newer one stays.
+    """
+    pairs = [(old, new) for old, new in sorted(aliases.items()) if old != new and old not in corpus]
+    known = {r[0] for r in conn.execute(f"SELECT id FROM papers WHERE id IN ({_ANNOTATED})")}
+    pairs = [(old, new) for old, new in pairs if old in known]
+    if not pairs:
+        return ()
+    moved = []
+    with Action(conn, reviewer, "carry-over") as act:
+        for old, new in pairs:
+            for tag, who, at in conn.execute(
+                    "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
+                act.put("paper_tags", {"paper_id": old, "tag": tag}, None)
+                if act.get("paper_tags", {"paper_id": new, "tag": tag}) is None:
+                    act.put("paper_tags", {"paper_id": new, "tag": tag}, {"reviewer": who, "created_at": at})
+            for (note_id,) in conn.execute("SELECT id FROM notes WHERE paper_id = ?", (old,)).fetchall():
+                row = act.get("notes", {"id": note_id})
+                act.put("notes", {"id": note_id}, {**row, "paper_id": new})
+            for who, decision, reason, at in conn.execute(
+                    "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
+                    (old,)).fetchall():
+                act.put("decisions", {"paper_id": old, "reviewer": who}, None)
+                current = act.get("decisions", {"paper_id": new, "reviewer": who})
+                if current is None or current["decided_at"] < at:
+                    act.put("decisions", {"paper_id": new, "reviewer": who},
+                            {"decision": decision, "reason": reason, "decided_at": at})
+            for (edit_id,) in conn.execute("SELECT id FROM topic_edits WHERE paper_id = ?", (old,)).fetchall():
+                row = act.get("topic_edits", {"id": edit_id})
+                act.put("topic_edits", {"id": edit_id}, {**row, "paper_id": new})
+            moved.append((old, new))
+        act.summary = f"carry annotations of {len(moved)} papers over to their new ids"
+    return tuple(moved)
 
 
 def orphaned(conn: sqlite3.Connection) -> list[str]:

@@ -79,13 +79,16 @@ class SyncReport:
     left_corpus: tuple[str, ...] = ()
     returned: tuple[str, ...] = ()
     orphaned: tuple[str, ...] = ()
+    carried_over: tuple[tuple[str, str], ...] = ()  # (old id, new id) whose annotations moved
 
     def __str__(self) -> str:
+        carried = (f"; annotations of {len(self.carried_over)} papers carried over to their new "
+                   "ids" if self.carried_over else "")
         return (
             f"{self.n_papers} papers in the corpus: {len(self.added)} new, "
             f"{len(self.updated)} updated, {len(self.left_corpus)} left the corpus, "
             f"{len(self.returned)} came back; {len(self.orphaned)} annotated papers are "
-            "orphaned (kept, not in the corpus)"
+            f"orphaned (kept, not in the corpus){carried}"
         )
 
 
