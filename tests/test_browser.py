@@ -185,7 +185,7 @@ def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
     for x, y in ((cx + rx, cy - ry), (cx + rx, cy + ry), (cx - rx, cy + ry), (cx - rx, cy - ry + 2)):
         page.mouse.move(x, y, steps=12)
     page.mouse.up()
-    selected = page.get_by_text(" selected", exact=False).first
+    selected = page.locator(".wb-selcount").first
     selected.wait_for(timeout=30_000)
     count = int(selected.inner_text().split()[0])
     assert count > 0

@@ -116,7 +116,7 @@ class ExploreView:
         if not from_map:
             index = {pid: i for i, pid in enumerate(self.session.ids)}
             self.scatter.selection([index[i] for i in self.selected])
-        self.selection_html.value = f"<b>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected)
+        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected)
         self.session.save_selection(self.selected)
 
     # ------------------------------------------------------------------ actions (one per button)
