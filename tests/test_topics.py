@@ -113,3 +113,46 @@ def test_bad_inputs_are_clear_errors(seeds):
 def test_readable_label_skips_variants_of_chosen_words():
     assert readable_label(["agents", "agent", "ai agents", "memory", "planning"]) == "agents, ai agents, memory"
     assert readable_label(["reward model", "reward models", "rlhf"]) == "reward model, rlhf"
+
+
+def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
+    texts, X, fake = seeds
+    model = TopicModel(seed=7).fit(texts, X, embedder=fake)
+    n_topics = int((model.topic_info_.topic >= 0).sum())
+    three = model.reduce_to(3)
+    assert three is not model and int((model.topic_info_.topic >= 0).sum()) == n_topics, "the model itself is unchanged"
+    assert int((three.topic_info_.topic >= 0).sum()) <= 3
+    assert three.topic_info_["size"].sum() == 133
+    np.testing.assert_array_equal(three.labels_, model.reduce_to(3).labels_)
+    direct = TopicModel(seed=7, nr_topics=3).fit(texts, X, embedder=fake)
+    np.testing.assert_array_equal(three.labels_, direct.labels_)
+    # papers that shared a topic before still share one after merging
+    for t in set(model.labels_.tolist()) - {-1}:
+        assert len(set(three.labels_[model.labels_ == t].tolist())) == 1
+
+
+def test_cluster_gives_the_same_partition_as_fit_and_stability_is_scored(seeds):
+    from sklearn.metrics import adjusted_rand_score
+
+    texts, X, fake = seeds
+    model = TopicModel(seed=3).fit(texts, X, embedder=fake)
+    assert adjusted_rand_score(model.labels_, TopicModel(seed=3).cluster(X)) == 1.0
+    assert set(model.timings_) >= {"umap", "hdbscan", "labels"}
+    scores = model.topic_stability(seeds=(4, 5))
+    assert list(scores.columns) == ["topic", "label", "size", "words", "stability"]
+    assert scores.stability.between(0, 1).all()
+
+
+def test_merge_topics_keeps_outliers_and_respects_k():
+    from workbench.topics import merge_topics
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(6, 8))
+    labels = np.repeat(np.arange(6), 10)
+    X = centres[labels] + 0.01 * rng.normal(size=(60, 8))
+    labels[:3] = -1
+    merged = merge_topics(X, labels, k=2)
+    assert (merged[:3] == -1).all() and len(set(merged[3:].tolist())) == 2
+    np.testing.assert_array_equal(merge_topics(X, labels, k=10), labels)
+    with pytest.raises(InputError, match="nr_topics=0"):
+        merge_topics(X, labels, k=0)

@@ -309,6 +309,11 @@ class EmbeddingCache:
 
     def close(self) -> None:
         self._db.close()
+        self._closed = True
+
+    @property
+    def is_open(self) -> bool:
+        return not getattr(self, "_closed", False)
 
     def __enter__(self):
         return self

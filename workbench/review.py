@@ -191,6 +191,23 @@ class Review:
             _write_results(self.path, self, model)
         return self
 
+    def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
+        """How often each topic's papers stay together when the topics are refitted with ``seeds``.
+
+        The model's topics (``topic``, ``label``, ``size``) with a ``stability`` column, 0..1:
+        the share of pairs of a topic's papers that share a topic in the other runs, averaged
+        (see :mod:`workbench.stability`). Costs one clustering per seed, no new embeddings.
+        """
+        from .stability import seed_labelings, topic_stability
+
+        params = {**self.manifest.get("topic_params", {})}
+        params.setdefault("seed", self.manifest.get("seed", 42))
+        runs = seed_labelings(self.embeddings(), params, seeds)
+        scores = topic_stability(self.model_labels, runs)
+        frame = self.model_topics[["topic", "label", "size"]].copy()
+        frame["stability"] = [scores.get(int(t), float("nan")) for t in frame.topic]
+        return frame
+
 
 # ---------------------------------------------------------------------------- building
 

@@ -1,9 +1,15 @@
-"""Topics: BERTopic (UMAP -> HDBSCAN -> c-TF-IDF) behind a small scikit-learn-shaped class.
+"""Topics: UMAP -> HDBSCAN -> outliers reassigned -> c-TF-IDF labels, behind a scikit-learn-shaped class.
 
 :class:`TopicModel` takes precomputed embeddings, so it never loads a model to embed documents;
 the embedder is only asked for the few word embeddings its label representation needs (and
 those go through the same disk cache). Parameters live in ``__init__``; ``fit`` does the work,
 returns ``self`` and sets attributes ending in ``_``; one ``seed`` makes runs repeatable.
+
+The clustering (seeded UMAP to 5-d, HDBSCAN, outliers reassigned to their nearest topic,
+optional merging down to ``nr_topics``) is done here; BERTopic is then handed the final topic
+of every paper and computes c-TF-IDF words and KeyBERT-inspired labels once. The same model can
+be merged down to fewer topics afterwards with :meth:`TopicModel.reduce_to` ("show me 8
+themes"), through the topic hierarchy of its centroids.
 
 Below :data:`MIN_PAPERS_FOR_BERTOPIC` papers UMAP and HDBSCAN have too little to work with:
 the model falls back to agglomerative clustering on the embeddings (or one topic) and says so
@@ -15,6 +21,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+import time
 import warnings
 from contextlib import contextmanager
 from functools import lru_cache
@@ -26,7 +33,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic"]
+__all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_topics", "reassign_outliers"]
 
 log = logging.getLogger(__name__)
 
@@ -74,15 +81,22 @@ def import_bertopic():
     return bertopic
 
 
-def _backend(embedder, cache):
-    """Wrap a workbench embedder (and its cache) as a BERTopic embedding backend."""
+def _backend(embedder, cache, known=None):
+    """Wrap a workbench embedder (and its cache) as a BERTopic embedding backend.
+
+    ``known`` maps texts to vectors already at hand (the corpus being modelled): the
+    representative documents KeyBERT asks for are looked up there, never re-embedded.
+    """
     from bertopic.backend import BaseEmbedder
 
     from .embed import embed_with_cache
 
     class CachedBackend(BaseEmbedder):
         def embed(self, documents, verbose=False):
-            vectors, _ = embed_with_cache(list(documents), embedder, cache)
+            documents = list(documents)
+            if known is not None and documents and all(d in known for d in documents):
+                return np.vstack([known[d] for d in documents])
+            vectors, _ = embed_with_cache(documents, embedder, cache if cache is not None and cache.is_open else None)
             return vectors
 
         def embed_words(self, words, verbose=False):
@@ -131,13 +145,88 @@ def readable_label(words: Sequence[str], k: int = 3) -> str:
     return ", ".join(chosen)
 
 
+# Merging by distance never takes the topics below this many (nor below what HDBSCAN found).
+MIN_MERGED_TOPICS = 8
+
+
 def default_min_cluster_size(n: int) -> int:
-    """HDBSCAN's smallest topic, scaled to the corpus: 5 for 133 papers, 33 for 7,000."""
-    return int(max(5, min(500, round(0.4 * math.sqrt(n)))))
+    """HDBSCAN's smallest topic, scaled to the corpus: 6 for 133 papers, 42 for 7,000, 112 for 50,000."""
+    return int(max(5, min(500, round(0.5 * math.sqrt(n)))))
 
 
 def default_min_samples(min_cluster_size: int) -> int:
     return max(2, min_cluster_size // 3)
+
+
+def topic_centroids(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The topics (outliers left out) and the unit-length mean embedding of each."""
+    topics = sorted(set(labels.tolist()) - {OUTLIER})
+    if not topics:
+        return [], np.zeros((0, embeddings.shape[1]), np.float32)
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    starts = np.searchsorted(sorted_labels, topics)
+    sums = np.add.reduceat(embeddings[order].astype(np.float64), starts, axis=0)
+    # reduceat starts at the first real topic, so outliers (sorted first) are never summed in
+    centroids = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return topics, centroids.astype(np.float32)
+
+
+def reassign_outliers(embeddings: np.ndarray, labels: np.ndarray, reduced: np.ndarray | None = None,
+                      strategy: str = "embeddings", n_neighbors: int = 10) -> np.ndarray:
+    """Give every outlier (-1) a topic.
+
+    ``"embeddings"``: the topic whose mean embedding is most similar (BERTopic's embeddings
+    strategy with threshold 0). ``"neighbors"``: the most common topic among its
+    ``n_neighbors`` nearest assigned papers in the clustering space ``reduced``.
+    """
+    labels = np.asarray(labels).copy()
+    out = labels == OUTLIER
+    if not out.any() or out.all():
+        return labels
+    if strategy == "neighbors" and reduced is not None:
+        from sklearn.neighbors import NearestNeighbors
+
+        k = min(n_neighbors, int((~out).sum()))
+        _, idx = NearestNeighbors(n_neighbors=k).fit(reduced[~out]).kneighbors(reduced[out])
+        votes = labels[~out][idx]
+        labels[out] = [np.bincount(row - row.min()).argmax() + row.min() for row in votes]
+        return labels
+    topics, centroids = topic_centroids(embeddings, labels)
+    X = embeddings[out].astype(np.float32)
+    labels[out] = np.asarray(topics)[np.argmax(X @ centroids.T, axis=1)]
+    return labels
+
+
+def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = None, relative_distance: float | None = None) -> np.ndarray:
+    """Merge topics along the hierarchy of their centroids: down to ``k``, or by distance.
+
+    The hierarchy is average-linkage clustering of the topics' mean embeddings with cosine
+    distance. ``k`` cuts it into at most ``k`` topics; ``relative_distance`` merges every group
+    of topics closer than that fraction of the median distance between two topics (a scale
+    that does not depend on the embedder), stopping at :data:`MIN_MERGED_TOPICS` topics.
+    Outliers stay outliers. Deterministic.
+    """
+    labels = np.asarray(labels)
+    if k is not None and k < 1:
+        raise InputError(f"nr_topics={k}; expected a number of topics >= 1")
+    topics, centroids = topic_centroids(embeddings, labels)
+    if len(topics) < 2 or (k is not None and len(topics) <= k) or (k is None and len(topics) < 3):
+        return labels.copy()
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
+
+    distances = np.clip(pdist(centroids.astype(np.float64), "cosine"), 0.0, 2.0)
+    tree = linkage(distances, method="average")
+    if k is not None:
+        groups = fcluster(tree, k, criterion="maxclust")
+    else:
+        groups = fcluster(tree, relative_distance * float(np.median(distances)), criterion="distance")
+        if groups.max() < min(MIN_MERGED_TOPICS, len(topics)):
+            groups = fcluster(tree, min(MIN_MERGED_TOPICS, len(topics)), criterion="maxclust")
+    mapping = dict(zip(topics, (groups - 1).tolist()))
+    mapping[OUTLIER] = OUTLIER
+    return np.array([mapping[t] for t in labels.tolist()], dtype=int)
 
 
 class TopicModel:
@@ -154,37 +243,48 @@ class TopicModel:
     cluster_selection : {"eom", "leaf"}
         HDBSCAN's cluster selection method.
     reduce_outliers : bool
-        Reassign HDBSCAN's outliers to their most similar topic (by embeddings).
+        Reassign HDBSCAN's outliers to a topic (see ``outlier_strategy``).
     representation : {"keybert", "mmr", None}
         How labels are chosen from the c-TF-IDF candidates.
     nr_topics : int or None
-        Merge topics down to this many (through BERTopic's topic reduction).
+        Merge HDBSCAN's topics down to at most this many, along the hierarchy of their centroids.
     seed : int
         One seed for UMAP, the representation and everything random.
+    outlier_strategy : {"embeddings", "neighbors"}
+        How outliers get a topic: the most similar topic centroid, or a vote of their nearest
+        assigned neighbours in the clustering space.
+    merge_distance : float or None
+        Merge HDBSCAN's topics whose centroids are closer than this fraction of the median
+        distance between two topics (cosine, average linkage); None keeps them as they are.
+        Ignored when ``nr_topics`` is given: that cuts the same hierarchy at a number instead.
 
     Attributes (after ``fit``)
     --------------------------
-    labels_ : ndarray of int, one topic per paper (-1 = unassigned)
+    labels_ : ndarray of int, one topic per paper (-1 = unassigned), topic 0 the largest
     topic_info_ : DataFrame with topic, label, size, words
     words_ : dict topic -> list of (word, score)
-    reduced_embeddings_ : the 5-d UMAP space HDBSCAN clustered in
+    reduced_embeddings_ : the 5-d UMAP space HDBSCAN clustered in (None for the fallbacks)
+    outlier_share_ : share of papers HDBSCAN left unassigned before reassignment
+    timings_ : seconds per stage (umap, hdbscan, outliers, merge, labels)
     method_ : "bertopic", "agglomerative" or "single"
     note_ : a sentence describing any fallback, else ""
-    model_ : the fitted ``bertopic.BERTopic``
+    model_ : the fitted ``bertopic.BERTopic`` (words and labels of the final topics)
     """
 
     def __init__(
         self,
         min_cluster_size: int | None = None,
         min_samples: int | None = None,
-        n_neighbors: int = 15,
+        n_neighbors: int = 30,
         n_components: int = 5,
-        cluster_selection: str = "eom",
+        cluster_selection: str = "leaf",
         reduce_outliers: bool = True,
         representation: str | None = "keybert",
         top_n_words: int = 10,
         nr_topics: int | None = None,
         seed: int = 42,
+        outlier_strategy: str = "neighbors",
+        merge_distance: float | None = 0.7,
     ):
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
@@ -196,19 +296,29 @@ class TopicModel:
         self.top_n_words = top_n_words
         self.nr_topics = nr_topics
         self.seed = seed
+        self.outlier_strategy = outlier_strategy
+        self.merge_distance = merge_distance
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in self.__init__.__code__.co_varnames[1 : self.__init__.__code__.co_argcount]}
+
+    def set_params(self, **params) -> "TopicModel":
+        valid = self.get_params()
+        for key, value in params.items():
+            if key not in valid:
+                raise InputError(f"unknown topic parameter {key!r}; expected one of: {', '.join(valid)}")
+            setattr(self, key, value)
+        return self
 
     # ------------------------------------------------------------------ fitting
 
     def _check(self, texts, embeddings) -> np.ndarray:
         embeddings = np.asarray(embeddings, dtype=np.float32)
-        if len(texts) == 0:
+        if texts is not None and len(texts) == 0 or len(embeddings) == 0:
             raise InputError("no papers to find topics in; read some sources first")
-        if embeddings.ndim != 2 or embeddings.shape[0] != len(texts):
+        if embeddings.ndim != 2 or (texts is not None and embeddings.shape[0] != len(texts)):
             raise InputError(
-                f"embeddings of shape {embeddings.shape} do not match {len(texts)} texts;"
+                f"embeddings of shape {embeddings.shape} do not match {len(texts) if texts is not None else '?'} texts;"
                 " expected one row per text"
             )
         if not np.all(np.isfinite(embeddings)):
@@ -217,70 +327,96 @@ class TopicModel:
             raise InputError(f"cluster_selection={self.cluster_selection!r}; expected 'eom' or 'leaf'")
         if self.representation not in ("keybert", "mmr", None):
             raise InputError(f"representation={self.representation!r}; expected 'keybert', 'mmr' or None")
+        if self.outlier_strategy not in ("embeddings", "neighbors"):
+            raise InputError(f"outlier_strategy={self.outlier_strategy!r}; expected 'embeddings' or 'neighbors'")
+        if self.nr_topics is not None and int(self.nr_topics) < 1:
+            raise InputError(f"nr_topics={self.nr_topics}; expected a number of topics >= 1 or None")
         return embeddings
 
-    def _components(self, n: int, embedder, cache):
-        from hdbscan import HDBSCAN
-        from sklearn.feature_extraction.text import CountVectorizer
-        from umap import UMAP
+    def cluster(self, embeddings) -> np.ndarray:
+        """The topic of each paper, without words or labels: UMAP, HDBSCAN, outliers, merging.
 
-        from ._numba_cache import enable_numba_cache
+        The fast part of :meth:`fit` (what stability checks rerun with other seeds). Topic
+        numbers are arbitrary here; :meth:`fit` renumbers them by size.
+        """
+        X = self._check(None, embeddings)
+        return self._cluster(X)
 
-        enable_numba_cache()
-        bertopic = import_bertopic()
-        from bertopic.dimensionality import BaseDimensionalityReduction
-        from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
-
+    def _cluster(self, X: np.ndarray) -> np.ndarray:
+        n = len(X)
+        self.timings_ = timings = {}
         mcs = self.min_cluster_size or default_min_cluster_size(n)
         self.min_cluster_size_ = mcs
+        self.reduced_embeddings_ = None
+        self.outlier_share_ = 0.0
         if n < MIN_PAPERS_FOR_BERTOPIC:
-            from sklearn.cluster import AgglomerativeClustering
-
             k = max(1, min(n // 3, round(math.sqrt(n / 2))))
             self.method_ = "agglomerative" if k > 1 else "single"
             self.note_ = (
                 f"{n} papers are too few for UMAP + HDBSCAN (they need about {MIN_PAPERS_FOR_BERTOPIC});"
                 + (f" grouped into {k} topics by agglomerative clustering." if k > 1 else " all in one topic.")
             )
-            reducer = BaseDimensionalityReduction()
-            clusterer = AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average") if k > 1 else _OneCluster()
+            if k == 1:
+                labels = np.zeros(n, dtype=int)
+            else:
+                from sklearn.cluster import AgglomerativeClustering
+
+                labels = AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average").fit_predict(X)
         else:
+            from hdbscan import HDBSCAN
+
             self.method_, self.note_ = "bertopic", ""
-            reducer = UMAP(
-                n_neighbors=min(self.n_neighbors, n - 1),
-                n_components=self.n_components,
-                min_dist=0.0,
-                metric="cosine",
-                random_state=self.seed,
-                n_jobs=1,
-                low_memory=True,
-            )
+            t = time.perf_counter()
+            reduced = self._umap(X)
+            timings["umap"] = time.perf_counter() - t
+            t = time.perf_counter()
             clusterer = HDBSCAN(
                 min_cluster_size=mcs,
                 min_samples=self.min_samples or default_min_samples(mcs),
                 metric="euclidean",
                 cluster_selection_method=self.cluster_selection,
                 prediction_data=False,
+                core_dist_n_jobs=1,
             )
-        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers.
-        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2)
-        if self.representation == "keybert":
-            rep = KeyBERTInspired(top_n_words=self.top_n_words, random_state=self.seed)
-        elif self.representation == "mmr":
-            rep = MaximalMarginalRelevance(diversity=0.3, top_n_words=self.top_n_words)
-        else:
-            rep = None
-        return bertopic.BERTopic(
-            embedding_model=_backend(embedder, cache) if embedder is not None else None,
-            umap_model=reducer,
-            hdbscan_model=clusterer,
-            vectorizer_model=vectorizer,
-            representation_model=rep if embedder is not None else None,
-            top_n_words=self.top_n_words,
-            nr_topics=self.nr_topics,
-            calculate_probabilities=False,
-            verbose=False,
-        )
+            labels = clusterer.fit_predict(reduced)
+            timings["hdbscan"] = time.perf_counter() - t
+            self.reduced_embeddings_ = reduced
+            self.outlier_share_ = float((labels == OUTLIER).mean())
+            if self.reduce_outliers:
+                t = time.perf_counter()
+                labels = reassign_outliers(X, labels, reduced, self.outlier_strategy)
+                timings["outliers"] = time.perf_counter() - t
+        t = time.perf_counter()
+        self._fine_labels = labels = np.asarray(labels, dtype=int)
+        if self.nr_topics:
+            labels = merge_topics(X, labels, k=int(self.nr_topics))
+        elif self.merge_distance:
+            labels = merge_topics(X, labels, relative_distance=float(self.merge_distance))
+        timings["merge"] = time.perf_counter() - t
+        return np.asarray(labels, dtype=int)
+
+    def _umap(self, X: np.ndarray) -> np.ndarray:
+        from umap import UMAP
+
+        from ._neighbors import nearest_neighbors
+        from ._numba_cache import enable_numba_cache
+
+        enable_numba_cache()
+        k = min(self.n_neighbors, len(X) - 1)
+        knn = nearest_neighbors(X, k, self.seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reducer = UMAP(
+                n_neighbors=k,
+                n_components=self.n_components,
+                min_dist=0.0,
+                metric="cosine",
+                random_state=self.seed,
+                n_jobs=1,
+                low_memory=True,
+                precomputed_knn=knn,
+            )
+            return reducer.fit_transform(X).astype(np.float32)
 
     def fit(self, texts: Sequence[str], embeddings, embedder=None, cache=None) -> "TopicModel":
         """Find topics in ``texts`` given their ``embeddings`` (one row per text).
@@ -289,35 +425,75 @@ class TopicModel:
         are the plain c-TF-IDF words.
         """
         texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
-        embeddings = self._check(texts, embeddings)
-        n = len(texts)
-        model = self._components(n, embedder, cache)
+        X = self._check(texts, embeddings)
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
-            labels, _ = model.fit_transform(texts, embeddings=embeddings)
-            labels = np.asarray(labels)
-            if self.reduce_outliers and (labels == OUTLIER).any() and (labels != OUTLIER).any():
-                labels = np.asarray(
-                    model.reduce_outliers(texts, labels, strategy="embeddings", embeddings=embeddings, threshold=0.0)
-                )
-                model.update_topics(
-                    texts,
-                    topics=labels.tolist(),
-                    top_n_words=self.top_n_words,
-                    vectorizer_model=model.vectorizer_model,
-                    representation_model=model.representation_model,
-                )
-                labels = np.asarray(model.topics_)
+            labels = self._cluster(X)
+            t = time.perf_counter()
+            self._represent(texts, X, labels, embedder, cache)
+            self.timings_["labels"] = time.perf_counter() - t
+        self.n_papers_ = len(texts)
+        self._data = (texts, X, embedder, cache)
+        return self
+
+    def _represent(self, texts, X, labels, embedder, cache) -> None:
+        """Words and labels of the given topics (c-TF-IDF + KeyBERT), topics renumbered by size."""
+        bertopic = import_bertopic()
+        from bertopic.cluster import BaseCluster
+        from bertopic.dimensionality import BaseDimensionalityReduction
+        from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        n = len(texts)
+        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers.
+        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2)
+        if embedder is None:
+            rep = None
+        elif self.representation == "keybert":
+            rep = _sorted_vocab(KeyBERTInspired)(top_n_words=self.top_n_words, random_state=self.seed)
+        elif self.representation == "mmr":
+            rep = MaximalMarginalRelevance(diversity=0.3, top_n_words=self.top_n_words)
+        else:
+            rep = None
+        known = dict(zip(texts, X))
+        model = bertopic.BERTopic(
+            embedding_model=_backend(embedder, cache, known) if embedder is not None else None,
+            umap_model=BaseDimensionalityReduction(),
+            hdbscan_model=BaseCluster(),
+            vectorizer_model=vectorizer,
+            representation_model=rep,
+            top_n_words=self.top_n_words,
+            calculate_probabilities=False,
+            verbose=False,
+        )
+        with warnings.catch_warnings(), _seeded(self.seed):
+            warnings.simplefilter("ignore")
+            model.fit(texts, embeddings=X, y=np.asarray(labels, dtype=int))
         self.model_ = model
-        self.labels_ = labels.astype(int)
-        self.reduced_embeddings_ = getattr(model.umap_model, "embedding_", None)
+        self.labels_ = np.asarray(model.topics_, dtype=int)
         self.words_ = {
             int(t): [(w, float(s)) for w, s in (model.get_topic(t) or []) if w]
             for t in sorted(set(self.labels_.tolist()))
         }
         self.topic_info_ = self._topic_info()
-        self.n_papers_ = n
-        return self
+
+    def reduce_to(self, k: int) -> "TopicModel":
+        """A copy of this fitted model with its topics merged down to at most ``k``.
+
+        Cuts the hierarchy of HDBSCAN's topics at ``k`` (as ``nr_topics=k`` does in :meth:`fit`,
+        with the same result), then recomputes words and labels; UMAP and HDBSCAN are not rerun.
+        Repeatable.
+        """
+        self._require_fitted()
+        texts, X, embedder, cache = self._data
+        new = TopicModel(**{**self.get_params(), "nr_topics": int(k)})
+        new._check(texts, X)
+        for attr in ("min_cluster_size_", "reduced_embeddings_", "outlier_share_", "method_", "note_", "n_papers_"):
+            setattr(new, attr, getattr(self, attr))
+        new._fine_labels = self._fine_labels
+        new._represent(texts, X, merge_topics(X, self._fine_labels, k=int(k)), embedder, cache)
+        new._data = self._data
+        return new
 
     def _topic_info(self):
         import pandas as pd
@@ -332,16 +508,32 @@ class TopicModel:
 
     # ------------------------------------------------------------------ after fitting
 
-    def hierarchy(self, texts: Sequence[str]):
-        """BERTopic's topic hierarchy (which topics merge at which distance), as a DataFrame."""
+    def hierarchy(self, texts: Sequence[str] | None = None):
+        """Which topics merge at which distance (BERTopic's hierarchy of the topics), as a DataFrame."""
         self._require_fitted()
-        if len(self.topic_info_) < 3:
+        if len(self.topic_info_[self.topic_info_.topic >= 0]) < 3:
             import pandas as pd
 
             return pd.DataFrame(columns=["Parent_ID", "Parent_Name", "Topics", "Child_Left_ID", "Child_Right_ID", "Distance"])
+        texts = list(texts) if texts is not None else self._data[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return self.model_.hierarchical_topics(list(texts))
+            return self.model_.hierarchical_topics(texts)
+
+    def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
+        """How often each topic's papers stay together when the model is refitted with ``seeds``.
+
+        A DataFrame topic, label, size, stability (0..1; see :mod:`workbench.stability`).
+        """
+        self._require_fitted()
+        from .stability import seed_labelings, topic_stability
+
+        X = self._data[1]
+        runs = seed_labelings(X, self.get_params(), seeds)
+        scores = topic_stability(self.labels_, runs)
+        info = self.topic_info_.copy()
+        info["stability"] = [scores.get(int(t), float("nan")) for t in info.topic]
+        return info
 
     def save(self, path: str | Path) -> None:
         """Save the fitted BERTopic model with safetensors (no pickle)."""
@@ -353,18 +545,26 @@ class TopicModel:
             raise InputError("this TopicModel is not fitted yet; call fit(texts, embeddings) first")
 
 
-class _OneCluster:
-    """A clusterer that puts everything in topic 0 (for one or two papers)."""
+def _sorted_vocab(keybert_class):
+    """KeyBERTInspired with its candidate words in sorted order.
 
-    def fit(self, X, y=None):
-        self.labels_ = np.zeros(len(X), dtype=int)
-        return self
+    It embeds ``list(set(words))``, whose order changes with Python's per-process string hash
+    seed; float rounding then differs in the last bit and ties between words break differently
+    from one process to the next. Sorted, the same corpus gets the same labels in every process.
+    """
 
-    def fit_predict(self, X, y=None):
-        return self.fit(X).labels_
+    class SortedKeyBERT(keybert_class):
+        def _extract_embeddings(self, topic_model, topics, representative_docs, repr_doc_indices, repr_embeddings=None):
+            from sklearn.metrics.pairwise import cosine_similarity
 
-    def predict(self, X):
-        return np.zeros(len(X), dtype=int)
+            if repr_embeddings is None:
+                repr_embeddings = topic_model._extract_embeddings(representative_docs, method="document", verbose=False)
+            topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
+            vocab = sorted({word for words in topics.values() for word in words})
+            word_embeddings = topic_model._extract_embeddings(vocab, method="document", verbose=False)
+            return cosine_similarity(topic_embeddings, word_embeddings), vocab
+
+    return SortedKeyBERT
 
 
 @contextmanager

@@ -1,0 +1,46 @@
+"""The 2-D map: repeatable, scaled, and defined for any number of papers."""
+
+import numpy as np
+import pytest
+
+from workbench.embed import FakeEmbedder, embed_with_cache
+from workbench.errors import InputError
+from workbench.layout import MIN_PAPERS_FOR_UMAP, MapLayout
+
+from conftest import seed_abstracts
+
+
+@pytest.fixture(scope="module")
+def X():
+    vectors, _ = embed_with_cache(seed_abstracts(), FakeEmbedder(), None)
+    return vectors
+
+
+def test_same_seed_same_map_and_coordinates_are_scaled(X):
+    a = MapLayout(seed=1).fit(X)
+    b = MapLayout(seed=1).fit(X.copy())
+    assert a.method_ == "umap"
+    np.testing.assert_array_equal(a.coords_, b.coords_)
+    assert a.coords_.shape == (133, 2)
+    assert np.isclose(np.abs(a.coords_).max(), 10.0)
+
+
+def test_the_map_does_not_depend_on_a_topic_model_fitted_before_it(X):
+    from workbench.topics import TopicModel
+
+    alone = MapLayout(seed=2).fit(X).coords_
+    TopicModel(seed=2, n_neighbors=30).cluster(X)  # fills the shared neighbour graph with more neighbours
+    after = MapLayout(seed=2).fit(X).coords_
+    np.testing.assert_array_equal(alone, after)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, MIN_PAPERS_FOR_UMAP - 1, MIN_PAPERS_FOR_UMAP])
+def test_small_maps(X, n):
+    layout = MapLayout().fit(X[:n])
+    assert layout.coords_.shape == (n, 2) and np.isfinite(layout.coords_).all()
+    assert layout.method_ == ("umap" if n >= MIN_PAPERS_FOR_UMAP else "pca" if n >= 3 else "point")
+
+
+def test_empty_input_is_a_clear_error():
+    with pytest.raises(InputError, match="non-empty"):
+        MapLayout().fit(np.zeros((0, 4)))

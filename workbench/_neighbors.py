@@ -1,0 +1,88 @@
+"""Nearest neighbours of the papers, computed once and shared by the topic space and the map.
+
+Both UMAPs of a build (the 5-d clustering space in :mod:`workbench.topics` and the 2-d map in
+:mod:`workbench.layout`) start from the same cosine k-nearest-neighbour graph of the embeddings.
+:func:`nearest_neighbors` computes it once and keeps the last few results in memory, keyed by a
+hash of the embeddings and the seed; a later call asking for fewer exact neighbours gets a slice
+(approximate graphs are only reused for the same number of neighbours, so that a result never
+depends on what ran before it in the process).
+
+Up to :data:`EXACT_MAX` papers the graph is exact (blocked matrix products, which use every
+core and give the same answer every run); above, pynndescent's seeded NN-descent, which UMAP
+would run itself, single-threaded so that it stays deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+__all__ = ["nearest_neighbors", "EXACT_MAX"]
+
+EXACT_MAX = 60_000
+_BLOCK = 2048
+_MEMO: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+_MEMO_SIZE = 2
+
+
+def _key(X: np.ndarray, seed: int) -> tuple:
+    digest = hashlib.blake2b(np.ascontiguousarray(X).view(np.uint8).ravel(), digest_size=16).hexdigest()
+    return (digest, X.shape, int(seed))
+
+
+def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and cosine distances of each row's ``n_neighbors`` nearest rows (itself first).
+
+    Returns copies: UMAP edits the arrays it is given.
+    """
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    k = min(n_neighbors, n)
+    exact = n <= EXACT_MAX
+    key = _key(X, seed) + (() if exact else (k,))
+    hit = _MEMO.get(key)
+    if hit is None or hit[0].shape[1] < k:
+        hit = _exact(X, k) if exact else _nndescent(X, k, seed)
+        _MEMO[key] = hit
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    _MEMO.move_to_end(key)
+    indices, dists = hit
+    return indices[:, :k].copy(), dists[:, :k].copy()
+
+
+def _unit(X: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return X / norms
+
+
+def _exact(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    U = _unit(X)
+    n = len(U)
+    indices = np.empty((n, k), dtype=np.int32)
+    dists = np.empty((n, k), dtype=np.float32)
+    rows = np.arange(_BLOCK)
+    for start in range(0, n, _BLOCK):
+        sim = U[start : start + _BLOCK] @ U.T
+        m = len(sim)
+        sim[rows[:m], start + rows[:m]] = np.inf  # each paper is its own nearest neighbour
+        part = np.argpartition(-sim, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (m, 1))
+        top = np.take_along_axis(sim, part, axis=1)
+        order = np.lexsort((part, -top), axis=1)  # by similarity, ties by index: repeatable
+        indices[start : start + m] = np.take_along_axis(part, order, axis=1)
+        best = np.take_along_axis(top, order, axis=1)
+        best[:, 0] = 1.0
+        dists[start : start + m] = np.clip(1.0 - best, 0.0, 2.0)
+    return indices, dists
+
+
+def _nndescent(X: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from umap.umap_ import nearest_neighbors as umap_nn
+
+    indices, dists, _ = umap_nn(
+        X, k, "cosine", {}, True, np.random.RandomState(seed), low_memory=True, use_pynndescent=True, n_jobs=1, verbose=False
+    )
+    return indices.astype(np.int32), dists.astype(np.float32)
