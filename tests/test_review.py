@@ -141,7 +141,11 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
 
 
 def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
-    abstracts = [f"Study {i} of agents that plan with memory and tools over long horizons, case {i}." for i in range(6)]
+    abstracts = [
+        f"Study {i} of agents that plan with memory and tools over long horizons, measured on web tasks,"
+        f" household tasks and code tasks with several baselines, case {i}."
+        for i in range(6)
+    ]
     seeds = write_seed_file(tmp_path / "seeds.txt", abstracts)
     review = workbench.build([seeds], review=tmp_path / "r", embedder="fake")
     old_id = review.papers[2].id
