@@ -9,7 +9,8 @@ depends on what ran before it in the process).
 
 Up to :data:`EXACT_MAX` papers the graph is exact (blocked matrix products, which use every
 core and give the same answer every run); above, pynndescent's seeded NN-descent, which UMAP
-would run itself, single-threaded so that it stays deterministic.
+would run itself, single-threaded so that it stays deterministic (at 50,000 papers it takes
+about 26 s here against 42 s for the exact graph).
 """
 
 from __future__ import annotations
@@ -19,12 +20,24 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["nearest_neighbors", "EXACT_MAX"]
+__all__ = ["nearest_neighbors", "umap_epochs", "EXACT_MAX"]
 
-EXACT_MAX = 60_000
-_BLOCK = 2048
+EXACT_MAX = 20_000
+_BLOCK = 512
 _MEMO: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
 _MEMO_SIZE = 2
+
+
+def umap_epochs(n: int) -> int | None:
+    """UMAP optimisation epochs for ``n`` papers: UMAP's own 500 up to 5,000, then 200, then 100.
+
+    UMAP itself drops from 500 to 200 epochs only above 10,000 points; layouts of thousands of
+    points settle well before that, and the epochs are most of UMAP's time once the
+    neighbours are known.
+    """
+    if n <= 5_000:
+        return None
+    return 200 if n <= 20_000 else 100
 
 
 def _key(X: np.ndarray, seed: int) -> tuple:

@@ -3,8 +3,8 @@
 :class:`MapLayout` is a seeded 2-D UMAP of the embeddings (cosine), fitted once per build and
 kept with the review, so the map only moves when the corpus or the seed does. It starts from the
 same nearest-neighbour graph as the topic space (:mod:`workbench._neighbors` computes it once per
-process). Above :data:`FEWER_EPOCHS_ABOVE` papers it runs fewer optimisation epochs: a map of
-tens of thousands of points settles long before UMAP's default. Below
+process). Above 5,000 papers it runs fewer optimisation epochs than UMAP's default: a map of
+thousands of points settles long before (see ``workbench._neighbors.umap_epochs``). Below
 :data:`MIN_PAPERS_FOR_UMAP` papers it uses PCA instead and says so in ``method_``.
 """
 
@@ -16,10 +16,9 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["MapLayout", "MIN_PAPERS_FOR_UMAP", "FEWER_EPOCHS_ABOVE"]
+__all__ = ["MapLayout", "MIN_PAPERS_FOR_UMAP"]
 
 MIN_PAPERS_FOR_UMAP = 40
-FEWER_EPOCHS_ABOVE = 20_000
 
 
 class MapLayout:
@@ -32,8 +31,7 @@ class MapLayout:
     min_dist : float
         How tightly UMAP packs points (0.1 leaves room to see each paper).
     n_epochs : int or None
-        UMAP's optimisation epochs; None: UMAP's default (500 up to 10,000 papers, 200 above),
-        100 above ``FEWER_EPOCHS_ABOVE`` papers.
+        UMAP's optimisation epochs; None: 500 up to 5,000 papers, 200 up to 20,000, 100 above.
     seed : int
 
     Attributes (after ``fit``)
@@ -56,12 +54,12 @@ class MapLayout:
         if n >= MIN_PAPERS_FOR_UMAP:
             from umap import UMAP
 
-            from ._neighbors import nearest_neighbors
+            from ._neighbors import nearest_neighbors, umap_epochs
             from ._numba_cache import enable_numba_cache
 
             enable_numba_cache()
             k = min(self.n_neighbors, n - 1)
-            epochs = self.n_epochs or (100 if n > FEWER_EPOCHS_ABOVE else None)
+            epochs = self.n_epochs or umap_epochs(n)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 coords = UMAP(
