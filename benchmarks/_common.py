@@ -53,12 +53,15 @@ class Corpus:
     def k(self) -> int:
         return len(self.label_names)
 
-    def texts(self, mode: str = "abstract") -> list[str]:
-        """``abstract`` (what ``review.document_text`` gives today) or ``title+abstract``."""
+    def texts(self, mode: str = "document") -> list[str]:
+        """``document``: what ``review.document_text`` embeds (title + abstract, or the abstract
+        alone when the title adds no word); ``abstract``: the abstract alone."""
         if mode == "abstract" or not self.has_titles:
             return list(self.abstracts)
-        return [f"{t}. {a}" if t and not t.endswith((".", "?", "!")) else f"{t} {a}".strip()
-                for t, a in zip(self.titles, self.abstracts)]
+        from workbench.records import Paper
+        from workbench.review import document_text
+
+        return [document_text(Paper(id="", title=t, abstract=a, text=a)) for t, a in zip(self.titles, self.abstracts)]
 
 
 def load_corpus(name: str) -> Corpus:

@@ -13,8 +13,9 @@ HDBSCAN left as outliers (the workbench reassigns them; the share is what it sta
 - workbench (a): ``TopicModel()`` with its defaults, the topics a user gets;
 - workbench (b): the same model reduced to k topics with ``TopicModel.reduce_to(k)``.
 
-Texts are what ``workbench.review.document_text`` gives a paper: title + abstract where the
-corpus has real titles. Embeddings come from a disk cache (``~/.cache/workbench/bench``):
+Texts are what ``workbench.review.document_text`` gives a paper: "Title. Abstract" where the
+corpus has real titles that add words to the abstract (medical has none: its titles are run into
+the abstract). Embeddings come from a disk cache (``~/.cache/workbench/bench``):
 MiniLM embeds about 10-20 abstracts/s on two cores, so the first run takes a while.
 
 ``--stability-seeds N`` refits the workbench model with N seeds on arxiv_lite and reports the
@@ -42,14 +43,16 @@ from _common import CORPORA, have_data, load_corpus, embed_cached, machine  # no
 # Candidate settings, each a change from the defaults (shown with --candidates).
 CANDIDATES = [
     ("defaults", {}),
-    ("no centroid merging", {"merge_distance": None}),
-    ("outliers by centroid (not neighbours)", {"outlier_strategy": "embeddings"}),
-    ("no outlier reassignment", {"reduce_outliers": False}),
+    ("no centroid merging (HDBSCAN's topics)", {"merge_distance": None}),
+    ("merging at 0.6 of the median distance", {"merge_distance": 0.6}),
+    ("merging at 0.8 of the median distance", {"merge_distance": 0.8}),
+    ("outliers to the nearest centroid (BERTopic's embeddings strategy)", {"outlier_strategy": "embeddings"}),
     ("eom selection", {"cluster_selection": "eom"}),
-    ("leaf selection", {"cluster_selection": "leaf"}),
-    ("min_cluster_size 0.4*sqrt(n) (old default)", {"min_cluster_size": "0.4sqrt"}),
+    ("min_cluster_size 0.25*sqrt(n)", {"min_cluster_size": "0.25sqrt"}),
     ("min_cluster_size 1.0*sqrt(n)", {"min_cluster_size": "1.0sqrt"}),
-    ("UMAP n_neighbors 30", {"n_neighbors": 30}),
+    ("UMAP n_neighbors 15", {"n_neighbors": 15}),
+    ("old defaults (nn 15, 0.4*sqrt(n), eom, centroid outliers, no merging)",
+     {"n_neighbors": 15, "min_cluster_size": "0.4sqrt", "cluster_selection": "eom", "outlier_strategy": "embeddings", "merge_distance": None}),
 ]
 
 
@@ -118,7 +121,7 @@ def main() -> None:
     print(f"workbench defaults: {TopicModel().get_params()}\n")
     for name in args.corpora:
         corpus = load_corpus(name)
-        texts, truth, k = corpus.texts("title+abstract"), corpus.labels, corpus.k
+        texts, truth, k = corpus.texts("document"), corpus.labels, corpus.k
         print(f"\n## {name}: {len(corpus)} papers, {k} labels\n")
         print("| method | embedder | NMI | ARI | topics | outliers | note |")
         print("|---|---|---:|---:|---:|---:|---|")
@@ -151,7 +154,7 @@ def main() -> None:
         from workbench.stability import mean_pairwise_ari, topic_stability
 
         corpus = load_corpus("arxiv_lite")
-        texts = corpus.texts("title+abstract")
+        texts = corpus.texts("document")
         X = embed_cached(texts, "minilm")
         seeds = list(range(1, args.stability_seeds + 1))
         level_a = [TopicModel(seed=s).cluster(X) for s in seeds]
