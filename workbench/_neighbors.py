@@ -3,9 +3,9 @@
 Both UMAPs of a build (the 5-d clustering space in :mod:`workbench.topics` and the 2-d map in
 :mod:`workbench.layout`) start from the same cosine k-nearest-neighbour graph of the embeddings.
 :func:`nearest_neighbors` computes it once and keeps the last few results in memory, keyed by a
-hash of the embeddings and the seed; a later call asking for fewer exact neighbours gets a slice
-(approximate graphs are only reused for the same number of neighbours, so that a result never
-depends on what ran before it in the process).
+hash of the embeddings and the seed. Graphs are built with at least 30 neighbours and sliced
+for smaller requests, so the map and the topic space share one graph and a result never depends
+on what ran before it in the process.
 
 Up to :data:`EXACT_MAX` papers the graph is exact (blocked matrix products, which use every
 core and give the same answer every run); above, pynndescent's seeded NN-descent, which UMAP
@@ -23,6 +23,7 @@ import numpy as np
 __all__ = ["nearest_neighbors", "umap_epochs", "EXACT_MAX"]
 
 EXACT_MAX = 20_000
+MIN_K = 30
 _BLOCK = 512
 _MEMO: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
 _MEMO_SIZE = 2
@@ -54,10 +55,13 @@ def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[
     n = len(X)
     k = min(n_neighbors, n)
     exact = n <= EXACT_MAX
-    key = _key(X, seed) + (() if exact else (k,))
+    # A graph is always built with at least MIN_K neighbours and sliced, so the map (15) and the
+    # topic space (30) share one graph whichever asks first, and ties break the same way.
+    k_built = min(n, max(k, MIN_K))
+    key = _key(X, seed) + (k_built,)
     hit = _MEMO.get(key)
-    if hit is None or hit[0].shape[1] < k:
-        hit = _exact(X, k) if exact else _nndescent(X, k, seed)
+    if hit is None:
+        hit = _exact(X, k_built) if exact else _nndescent(X, k_built, seed)
         _MEMO[key] = hit
         while len(_MEMO) > _MEMO_SIZE:
             _MEMO.popitem(last=False)

@@ -474,6 +474,9 @@ class TopicModel:
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
             model.fit(texts, embeddings=X, y=np.asarray(labels, dtype=int))
+        from ._memory import release_free_memory
+
+        release_free_memory()
         self.model_ = model
         self.labels_ = np.asarray(model.topics_, dtype=int)
         self.words_ = {
