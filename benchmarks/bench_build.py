@@ -17,14 +17,12 @@ which is what a user waits for. Peak RSS is the child's ``ru_maxrss``. Ratios ar
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,31 +50,10 @@ print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "un
 
 
 def peak_rss_mb(code: str, args: list[str], env: dict) -> tuple[dict, float]:
-    """Run once, measuring the child's peak RSS with wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
-    )
-    # Read the pipes while waiting, then reap the child with wait4 to get its rusage.
-    out_chunks, err_chunks = [], []
-    import threading
-
-    def drain(stream, sink):
-        sink.append(stream.read())
-
-    threads = [threading.Thread(target=drain, args=(proc.stdout, out_chunks)), threading.Thread(target=drain, args=(proc.stderr, err_chunks))]
-    for t in threads:
-        t.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"benchmark child failed:\n{''.join(err_chunks)[-3000:]}")
-    result = json.loads("".join(out_chunks).strip().splitlines()[-1])
+    """Run once in a fresh process; the child's JSON result (with its wall time) and peak RSS."""
+    result, wall, rss = run_child(code, args, env)
     result["wall"] = wall
-    return result, usage.ru_maxrss / 1024
+    return result, rss
 
 
 def main() -> None:
@@ -107,8 +84,8 @@ def main() -> None:
 
     base = raw["wall"]
     print(f"\nbuild benchmark: {raw['papers']} abstracts, all-MiniLM-L6-v2, {os.cpu_count()} cores, one fresh process per row\n")
-    print(f"| run | wall s | ratio to raw | peak RSS MB | topics | unassigned | embedded | torch imported |")
-    print(f"|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| run | wall s | ratio to raw | peak RSS MB | topics | unassigned | embedded | torch imported |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for name, r, rss in rows:
         print(
             f"| {name} | {r['wall']:.1f} | {r['wall'] / base:.2f}x | {rss:.0f} | {r['topics']} | {r['unassigned']} |"
