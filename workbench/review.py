@@ -27,7 +27,7 @@ import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ._version import __version__
 from .embed import EmbeddingCache, embed_with_cache, get_embedder
 from .errors import InputError, ReviewError
 from .layout import MapLayout
-from .readers import ReadReport, read_sources
+from .readers import read_sources
 from .records import Paper
 from .topics import TopicModel
 
@@ -357,8 +357,12 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _write_review(path: Path, review: Review, model: TopicModel) -> None:
-    lines = "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in review.papers)
-    _atomic_write(path / "papers.jsonl", lines)
+    # Line by line into a temporary file: joining 50,000 records first would double the peak memory.
+    tmp = path / f".papers.jsonl.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as out:
+        for p in review.papers:
+            out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+    tmp.replace(path / "papers.jsonl")
     _write_results(path, review, model)
 
 

@@ -14,7 +14,6 @@ import ast
 import html
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -102,14 +101,7 @@ def resolve_columns(keys: Iterable[Any], aliases: Mapping[str, tuple[str, ...]] 
 
 # ----------------------------------------------------------------------------- cleaning
 
-_LATEX_HINT = re.compile(r"[\\$%{}~^]")  # what makes clean_text call pylatexenc
 _LATEX_MARKUP = re.compile(r"[\\${}^]")  # what really needs pylatexenc's parser
-#: pylatexenc's text "specials" (its default latex2text context), longest first; a bare ``&`` is
-#: escaped before pylatexenc sees it (see clean_text), so it stays an ampersand.
-_SPECIALS = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "!`": "\u00a1", "?`": "\u00bf",
-             "~": "\u00a0"}
-_SPECIAL = re.compile("|".join(re.escape(k) for k in _SPECIALS))
-_SPACES = re.compile(r"\s+")
 
 
 _MARKUP_TAG = re.compile(
@@ -137,20 +129,11 @@ def strip_markup(text: str) -> str:
 
 
 def clean(text: Any) -> str:
-    """:func:`~workbench.records.clean_text`, with a shortcut for the commonest case.
-
-    Text whose only LaTeX-looking characters are ``%`` and ``~`` (``"75% of cases"``) gets from
-    pylatexenc nothing but its "specials" (``--`` -> en dash, ``~`` -> space, ...), yet parsing
-    costs ~10 ms per abstract; such text gets the same replacements without the parse. The
-    result is identical (tests compare the two on every abstract of the shared corpora).
-    """
+    """:func:`~workbench.records.clean_text`; text with real LaTeX markup is converted once per
+    distinct text (the same abstract from Scopus, WoS and PubMed is parsed once)."""
     if not text:
         return ""
     text = str(text)
-    if _LATEX_HINT.search(text) and not _LATEX_MARKUP.search(text):
-        text = unicodedata.normalize("NFC", text)
-        text = _SPECIAL.sub(lambda m: _SPECIALS[m.group(0)], text).replace("\u00a0", " ")
-        return _SPACES.sub(" ", text).strip()
     return _clean_latex(text) if _LATEX_MARKUP.search(text) else clean_text(text)
 
 
