@@ -4,7 +4,8 @@
 kept with the review, so the map only moves when the corpus or the seed does. It starts from the
 same nearest-neighbour graph as the topic space (:mod:`workbench._neighbors` computes it once per
 process). Above 5,000 papers it runs fewer optimisation epochs than UMAP's default: a map of
-thousands of points settles long before (see ``workbench._neighbors.umap_epochs``). Below
+thousands of points settles long before (see ``workbench._neighbors.umap_epochs``); above
+20,000 it starts from PCA rather than the slower spectral layout. Below
 :data:`MIN_PAPERS_FOR_UMAP` papers it uses PCA instead and says so in ``method_``.
 """
 
@@ -54,7 +55,7 @@ class MapLayout:
         if n >= MIN_PAPERS_FOR_UMAP:
             from umap import UMAP
 
-            from ._neighbors import nearest_neighbors, umap_epochs
+            from ._neighbors import nearest_neighbors, umap_epochs, umap_init
             from ._numba_cache import enable_numba_cache
 
             enable_numba_cache()
@@ -67,6 +68,7 @@ class MapLayout:
                     n_neighbors=k,
                     min_dist=self.min_dist,
                     n_epochs=epochs,
+                    init=umap_init(n),
                     metric="cosine",
                     random_state=self.seed,
                     n_jobs=1,

@@ -402,7 +402,7 @@ class TopicModel:
     def _umap(self, X: np.ndarray) -> np.ndarray:
         from umap import UMAP
 
-        from ._neighbors import nearest_neighbors, umap_epochs
+        from ._neighbors import nearest_neighbors, umap_epochs, umap_init
         from ._numba_cache import enable_numba_cache
 
         enable_numba_cache()
@@ -414,6 +414,7 @@ class TopicModel:
                 n_neighbors=k,
                 n_components=self.n_components,
                 n_epochs=self.n_epochs or umap_epochs(len(X)),
+                init=umap_init(len(X)),
                 min_dist=0.0,
                 metric="cosine",
                 random_state=self.seed,
