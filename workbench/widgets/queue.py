@@ -175,8 +175,11 @@ class ScreeningQueue:
 
     def progress(self) -> tuple[int, int]:
         """(screened, total) over the whole review: papers with a decision by anyone."""
-        frame = self.session.frame()
-        return int((frame.decision != "undecided").sum()), len(frame)
+        # Counted from the store's summary alone: building the whole papers table on every
+        # click would cost a papers_frame per render.
+        summary = self.session.store.summary()
+        ids = self.session.ids
+        return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
 
     def card(self) -> Card | None:
         pid = self.current_id
