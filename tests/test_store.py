@@ -139,6 +139,31 @@ def test_one_current_decision_per_paper_per_reviewer(store, tmp_path):
     bob.close()
 
 
+def test_actions_on_a_large_selection_count_and_undo_like_small_ones(tmp_path):
+    # Above store._annotations.BULK papers the current rows are read in one query, not per paper.
+    with Store.open(tmp_path / "review", reviewer="ana") as s, Store.open(tmp_path / "review", reviewer="bob") as bob:
+        s.sync_papers(rows(600) + [dict(rows(1)[0], id="abcdef000001")])
+        ids = [pid(i) for i in range(600)]
+        assert s.tag(ids[:10], "t") == 10
+        # A prefix and an upper-case id among full ids; a repeated paper counts once.
+        assert s.tag(ids + ["abcdef", ids[0].upper()], "t", "u") == 591 + 601
+        assert s.papers_tagged("t") == ids + ["abcdef000001"] == s.papers_tagged("u")
+        bob.decide(ids[:3], "include", reason="r")  # another reviewer's decisions are not ana's
+        s.decide(ids[:5], "include", reason="r")
+        assert s.decide(ids, "include", reason="r") == 595
+        assert s.decide(ids, "exclude") == 600
+        s.undo()
+        assert {s.decision(i).decision for i in ids} == {"include"}
+        s.undo()
+        assert s.decision(ids[4]).reason == "r" and s.decision(ids[5]) is None
+        s.undo(2)  # ana's five decisions, then the large tag
+        assert s.papers_tagged("t") == ids[:10] and s.papers_tagged("u") == []
+        assert bob.decision(ids[0]).decision == "include"
+        with pytest.raises(UnknownPaperError, match="'fff'"):
+            s.tag(ids + ["fff"], "x")
+        assert s.papers_tagged("t") == ids[:10]
+
+
 def test_resolve_takes_a_unique_prefix_and_explains_otherwise(store):
     assert store.resolve("ABCDEF000001") == "abcdef000001"
     assert store.resolve(pid(9)) == pid(9)

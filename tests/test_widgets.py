@@ -3,13 +3,14 @@ and paper text stays inert HTML everywhere."""
 
 import re
 
+import numpy as np
 import pytest
 
 import workbench
 from workbench.errors import InputError
 from workbench.store import Store
 from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, write_report
-from workbench.widgets.text import highlight
+from workbench.widgets.text import escape, highlight
 
 from conftest import ROOT, seed_abstracts, write_seed_file
 
@@ -174,6 +175,46 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
     assert "sub-topics" in view.status.value
     assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
     assert session.load_selection() == session.ids[:50]
+
+
+def test_map_selection_of_every_paper_lists_the_first_fifty_and_counts_the_rest(session):
+    view = explore(session)
+    n = len(session.ids)
+    view._on_select({"new": np.arange(n)})  # what a lasso over the whole map sends
+    assert view.selected == session.ids and session.load_selection() == session.ids
+    html = view.selection_html.value
+    assert f"{n} selected" in html
+    assert html.count("<li>") == 51 and f"… and {n - 50} more</li>" in html
+    assert escape(session.paper(session.ids[49]).title) in html
+    assert escape(session.paper(session.ids[50]).title) not in html
+    view._on_select({"new": np.array([3, 1])})
+    assert view.selected == [session.ids[3], session.ids[1]]
+    assert view.selection_html.value.count("<li>") == 2 and "more" not in view.selection_html.value
+    view._on_select({"new": None})
+    assert view.selected == [] and "0 selected" in view.selection_html.value
+
+
+def test_map_colours_follow_actions_without_rebuilding_the_frame(session, review_path):
+    view = explore(session)
+    frame, points = view.frame, view.scatter.widget.points
+    first = session.ids[0]
+    view.select([first])
+    view.tag_text.value = "aaa-first-tag"
+    view.on_tag()  # coloured by topic: the tag reaches the frame, the map's points are not sent again
+    assert view.frame is frame and view.scatter.widget.data is frame  # what tooltips read
+    assert frame.loc[0, "first_tag"] == "aaa-first-tag" and "aaa-first-tag" in frame.loc[0, "tags"]
+    assert view.scatter.widget.points is points
+    view.colour.value = "tag"
+    recoloured = view.scatter.widget.points
+    assert recoloured is not points
+    view.decision.value = "exclude"
+    view.on_decide()  # coloured by tag: a decision changes no colour, so nothing is sent
+    assert frame.loc[0, "decision"] == "exclude" and view.scatter.widget.points is recoloured
+    with _store(review_path) as other:  # another notebook decides; the next recolour shows it
+        other.decide(session.ids[2], "maybe")
+    view.colour.value = "decision"
+    assert view.frame is frame and frame.loc[2, "decision"] == "maybe"
+    assert view.scatter.color()["by"] == "decision"
 
 
 def test_screen_view_plays_keys_and_clicks(session):

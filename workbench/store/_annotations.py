@@ -75,6 +75,23 @@ def _short(ids: list[str]) -> str:
     return ids[0] if len(ids) == 1 else f"{len(ids)} papers"
 
 
+# Above this many papers in one action, the rows it may change are read in one query first
+# (a map selection of 50,000), not one by one (a click on one paper stays one small read).
+BULK = 200
+
+
+def _tagged(conn: sqlite3.Connection, name: str) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT paper_id FROM paper_tags WHERE tag = ?", (name,))}
+
+
+def _decisions_by(conn: sqlite3.Connection, reviewer: str) -> dict[str, dict]:
+    return {
+        r[0]: {"decision": r[1], "reason": r[2], "decided_at": r[3]}
+        for r in conn.execute("SELECT paper_id, decision, reason, decided_at FROM decisions "
+                              "WHERE reviewer = ?", (reviewer,))
+    }
+
+
 # ----------------------------------------------------------------------------- tags
 
 def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]) -> int:
@@ -86,10 +103,17 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
     with Action(conn, reviewer, "tag") as act:
         for name in dict.fromkeys(names):
             _ensure_tag(act, name)
+            if len(ids) > BULK:
+                have = _tagged(conn, name)
+                new = sorted(set(ids) - have)  # in key order: SQLite appends instead of splitting pages
+                row = {"reviewer": reviewer, "created_at": act.at}
+                act.put_new("paper_tags", [({"paper_id": pid, "tag": name}, row) for pid in new])
+                added += len(new)
+                continue
             for pid in ids:
                 key = {"paper_id": pid, "tag": name}
                 if act.get("paper_tags", key) is None:
-                    act.put("paper_tags", key, {"reviewer": reviewer, "created_at": act.at})
+                    act.put("paper_tags", key, {"reviewer": reviewer, "created_at": act.at}, before=None)
                     added += 1
         act.summary = f"tag {_short(ids)} " + " ".join(f"+{n}" for n in dict.fromkeys(names))
     return added
@@ -290,13 +314,16 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
     reason = reason.strip() or None if reason is not None else None
     changed = 0
     with Action(conn, reviewer, "decide") as act:
+        current = _decisions_by(conn, reviewer) if len(ids) > BULK else None
         for pid in ids:
             key = {"paper_id": pid, "reviewer": reviewer}
-            before = act.get("decisions", key)
+            before = current.get(pid) if current is not None else act.get("decisions", key)
             if before and (before["decision"], before["reason"]) == (decision, reason):
                 continue
-            act.put("decisions", key, {"decision": decision, "reason": reason,
-                                       "decided_at": act.at})
+            row = {"decision": decision, "reason": reason, "decided_at": act.at}
+            act.put("decisions", key, row, before=before)
+            if current is not None:
+                current[pid] = row
             changed += 1
         why = f" ({_clip(reason)})" if reason else ""
         act.summary = f"decide {_short(ids)} {decision}{why}"
@@ -321,10 +348,16 @@ def summary(conn: sqlite3.Connection, reviewer: str | None) -> dict[str, dict]:
     out: dict[str, dict] = {}
 
     def entry(pid):
-        return out.setdefault(pid, {"tags": [], "decision": None, "notes": 0})
+        e = out.get(pid)
+        if e is None:
+            e = out[pid] = {"tags": [], "decision": None, "notes": 0}
+        return e
 
     for pid, name in conn.execute("SELECT paper_id, tag FROM paper_tags ORDER BY paper_id, tag"):
-        entry(pid)["tags"].append(name)
+        e = out.get(pid)
+        if e is None:
+            e = out[pid] = {"tags": [], "decision": None, "notes": 0}
+        e["tags"].append(name)
     for pid, who, decision in conn.execute(
         "SELECT paper_id, reviewer, decision FROM decisions ORDER BY paper_id, decided_at"
     ):

@@ -42,8 +42,11 @@ def now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode  # one encoder, not one per call
+
+
 def _json(value) -> str | None:
-    return None if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return None if value is None else _ENCODE(value)
 
 
 class Action:
@@ -99,15 +102,32 @@ class Action:
         ).fetchone()
         return None if row is None else dict(zip(values, row))
 
-    def put(self, table: str, key: dict, row: dict | None) -> dict | None:
-        """Set the row at ``key`` to ``row`` (``None`` deletes it); returns the row before."""
+    def put(self, table: str, key: dict, row: dict | None, before=...) -> dict | None:
+        """Set the row at ``key`` to ``row`` (``None`` deletes it); returns the row before.
+
+        ``before``: the row as it is now, when the caller has just read it in this action (in
+        bulk, for thousands of papers at once); otherwise it is read here.
+        """
         keys, _ = TABLES[table]
-        before = self.get(table, key)
+        if before is ...:
+            before = self.get(table, key)
         if before == row:
             return before
         _write_row(self.conn, table, key, before, row)
         self.changes.append((table, {k: key[k] for k in keys}, before, row))
         return before
+
+    def put_new(self, table: str, items: list[tuple[dict, dict]]) -> None:
+        """Add rows ``(key, row)`` whose keys the caller has just found absent in this action:
+        one statement for thousands of rows (a map selection), recorded like :meth:`put`.
+        ``key`` holds exactly the table's key columns."""
+        keys, values = TABLES[table]
+        cols = list(keys) + list(values)
+        self.conn.executemany(
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            [[key[k] for k in keys] + [row[c] for c in values] for key, row in items],
+        )
+        self.changes.extend((table, key, None, row) for key, row in items)
 
     def insert(self, table: str, row: dict) -> int:
         """Insert a row into a table whose key is an automatic integer ``id``; returns it."""
@@ -128,11 +148,21 @@ class Action:
              int(self.undoable and bool(self.changes))),
         )
         self.history_id = cur.lastrowid
+        encoded: dict[int, str | None] = {}  # a row shared by many changes (put_new) is encoded once
+
+        def once(value):
+            if value is None:
+                return None
+            text = encoded.get(id(value))
+            if text is None:
+                text = encoded[id(value)] = _json(value)
+            return text
+
         self.conn.executemany(
             "INSERT INTO history_changes (history_id, seq, tbl, key, before, after) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (self.history_id, seq, table, _json(key), _json(before), _json(after))
+                (self.history_id, seq, table, _json(key), once(before), once(after))
                 for seq, (table, key, before, after) in enumerate(self.changes)
             ],
         )

@@ -16,7 +16,7 @@ from ._errors import AmbiguousPaperError, AnnotationInputError, UnknownPaperErro
 from ._history import Action
 from ._reports import SyncReport
 
-__all__ = ["META_COLUMNS", "check_id", "orphaned", "paper_rows", "resolve", "sync_papers"]
+__all__ = ["META_COLUMNS", "check_id", "orphaned", "paper_rows", "resolve", "resolve_many", "sync_papers"]
 
 ID_RE = re.compile(r"[0-9a-f]{12}")
 _PREFIX_RE = re.compile(r"[0-9a-f]{1,12}")
@@ -203,6 +203,20 @@ def resolve(conn: sqlite3.Connection, text, where: str = "") -> str:
     raise AmbiguousPaperError(
         f"id prefix {prefix!r} matches several papers ({shown}{more}); give more characters"
     )
+
+
+def resolve_many(conn: sqlite3.Connection, items: list, where: str = "") -> list[str]:
+    """:func:`resolve` for each of ``items``, with full ids looked up in bulk (a map selection of
+    50,000 papers is a few queries, not 50,000); prefixes and errors go through :func:`resolve`."""
+    if len(items) == 1:
+        return [resolve(conn, items[0], where)]
+    wanted = sorted({i for i in items if isinstance(i, str) and ID_RE.fullmatch(i)})
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM papers WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
+    return [i if i in found else resolve(conn, i, where) for i in items]
 
 
 def paper_rows(conn: sqlite3.Connection, ids: Iterable[str] | None = None) -> list[dict]:

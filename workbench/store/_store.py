@@ -107,7 +107,7 @@ class Store:
         items = [id_or_ids] if isinstance(id_or_ids, str) else list(id_or_ids)
         if not items:
             raise AnnotationInputError("no paper given; pass an id, an id prefix or a list")
-        return list(dict.fromkeys(_papers.resolve(self._conn, i, str(self.path)) for i in items))
+        return list(dict.fromkeys(_papers.resolve_many(self._conn, items, str(self.path))))
 
     # ------------------------------------------------------------------ corpus
     @_guarded

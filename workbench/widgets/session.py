@@ -81,7 +81,22 @@ class Session:
 
     @property
     def ids(self) -> list[str]:
-        return [p.id for p in self.review.papers]
+        """Every paper id, in map order (a new list each time; the order never changes)."""
+        return list(self._id_order)
+
+    @cached_property
+    def _id_order(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.review.papers)
+
+    def ids_at(self, rows) -> list[str]:
+        """The ids of the papers at map rows ``rows`` (what a lasso on the map reports)."""
+        order = self._id_order
+        return [order[int(i)] for i in rows]
+
+    def rows_of(self, ids) -> list[int]:
+        """The map rows of ``ids`` (the inverse of :meth:`ids_at`)."""
+        index = self.review._index
+        return [index[i] for i in ids]
 
     def paper(self, paper_id: str):
         return self.review.paper(self.resolve(paper_id))
@@ -93,15 +108,32 @@ class Session:
         return self.store.resolve(id_or_prefix)
 
     def frame(self):
-        """The papers table plus ``tags``, ``decision`` and ``notes`` from the store."""
+        """The papers table plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from the store."""
         frame = self.review.papers_frame()
+        for name, values in self.annotation_columns().items():
+            frame[name] = values
+        return frame
+
+    def annotation_columns(self) -> dict[str, list]:
+        """``tags``, ``decision``, ``notes`` and ``first_tag`` of every paper in map order, from one
+        read of the store: what a view refreshes after an action, without rebuilding :meth:`frame`."""
         summary = self.store.summary()
         empty = {"tags": [], "decision": None, "notes": 0}
-        frame["tags"] = [list(summary.get(pid, empty)["tags"]) for pid in frame.id]
-        frame["decision"] = [summary.get(pid, empty)["decision"] or "undecided" for pid in frame.id]
-        frame["notes"] = [summary.get(pid, empty)["notes"] for pid in frame.id]
-        frame["first_tag"] = [t[0] if t else "untagged" for t in frame.tags]
-        return frame
+        rows = [summary.get(pid, empty) for pid in self._id_order]
+        return {
+            "tags": [list(r["tags"]) for r in rows],
+            "decision": [r["decision"] or "undecided" for r in rows],
+            "notes": [r["notes"] for r in rows],
+            "first_tag": [r["tags"][0] if r["tags"] else "untagged" for r in rows],
+        }
+
+    def topic_columns(self) -> dict[str, list]:
+        """``topic`` and ``topic_label`` of every paper in map order (after renames and merges)."""
+        labels = self.review.topic_labels()
+        return {
+            "topic": self.review.labels,
+            "topic_label": [labels.get(int(t), "Unassigned") for t in self.review.labels],
+        }
 
     def vocabulary(self) -> list[str]:
         return [t.name for t in self.store.vocabulary()]

@@ -98,9 +98,22 @@ class ExploreView:
     # ------------------------------------------------------------------ map
 
     def recolour(self) -> None:
-        self.frame = self.session.frame()
-        self.scatter.data(self.frame, use_index=False)
+        """Colour the map by the chosen column, read fresh from the store (another notebook may
+        have tagged or decided since). One points update goes to the browser; the frame the map
+        holds is updated in place, not rebuilt."""
+        self.refresh_columns(topics=True)
         self.scatter.color(by=COLOUR_BY[self.colour.value])
+
+    def refresh_columns(self, topics: bool = False) -> set[str]:
+        """Bring the annotation columns (and with ``topics`` the topic columns) of ``frame`` up to
+        date, in place (the map and its tooltips read the same frame); returns the changed names."""
+        columns = self.session.annotation_columns()
+        if topics:
+            columns.update(self.session.topic_columns())
+        changed = {name for name, values in columns.items() if self.frame[name].tolist() != list(values)}
+        for name in changed:
+            self.frame[name] = columns[name]
+        return changed
 
     def _on_mode(self, change) -> None:
         self.scatter.lasso(type="rectangle" if change["new"] == "box" else "freeform")
@@ -108,14 +121,13 @@ class ExploreView:
 
     def _on_select(self, change) -> None:
         indices = change["new"] if change["new"] is not None else []
-        self.select([self.session.ids[int(i)] for i in indices], from_map=True)
+        self.select(self.session.ids_at(indices), from_map=True)
 
     def select(self, ids, from_map: bool = False) -> None:
         """Make ``ids`` the selection (a lasso on the map, or search hits lighting up)."""
         self.selected = list(ids)
         if not from_map:
-            index = {pid: i for i, pid in enumerate(self.session.ids)}
-            self.scatter.selection([index[i] for i in self.selected])
+            self.scatter.selection(self.session.rows_of(self.selected))
         self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected)
         self.session.save_selection(self.selected)
 
@@ -165,7 +177,10 @@ class ExploreView:
         if event == "topics":
             self.overview.value = topic_bars(self.session.review.topics)
             self.topic_pick.options = self.merge_pick.options = self._topic_options()
-        self.recolour()
+        # Only what the action can have changed; the map is sent again only when its colours change.
+        changed = self.refresh_columns(topics=event in ("topics", "undo"))
+        if COLOUR_BY[self.colour.value] in changed:
+            self.scatter.color(by=COLOUR_BY[self.colour.value])
 
     # ------------------------------------------------------------------ scripted actions (headless runs)
 
