@@ -18,9 +18,13 @@ corpus has real titles that add words to the abstract (medical has none: its tit
 the abstract). Embeddings come from a disk cache (``~/.cache/workbench/bench``):
 MiniLM embeds about 10-20 abstracts/s on two cores, so the first run takes a while.
 
-``--stability-seeds N`` refits the workbench model with N seeds on arxiv_lite and reports the
-mean pairwise ARI at levels (a) and (b) and the per-topic stability scores.
+``--stability-seeds N`` refits the workbench model with N seeds on every corpus (MiniLM) and
+reports the mean NMI and its range at levels (a) and (b), the mean pairwise ARI between the
+seeds, and arxiv_lite's per-topic stability scores.
 ``--candidates`` also prints the settings tried on the way to the defaults.
+``--compare-merging N`` compares, over seeds 1..N, the ways of merging HDBSCAN's topics that
+were measured (Ward in the embedding space, the default; average linkage of the mean embeddings,
+the previous default; average linkage in the 5-d UMAP space).
 """
 
 from __future__ import annotations
@@ -43,16 +47,17 @@ from _common import CORPORA, have_data, load_corpus, embed_cached, machine  # no
 # Candidate settings, each a change from the defaults (shown with --candidates).
 CANDIDATES = [
     ("defaults", {}),
-    ("no centroid merging (HDBSCAN's topics)", {"merge_distance": None}),
-    ("merging at 0.6 of the median distance", {"merge_distance": 0.6}),
-    ("merging at 0.8 of the median distance", {"merge_distance": 0.8}),
+    ("no merging (HDBSCAN's topics)", {"merge_variance": None}),
+    ("merging up to 0.6 % of the variance", {"merge_variance": 0.006}),
+    ("merging up to 1.2 % of the variance", {"merge_variance": 0.012}),
+    ("average-linkage centroid merging at 0.7 x the median distance (the previous default)", {"_merge": "average"}),
     ("outliers to the nearest centroid (BERTopic's embeddings strategy)", {"outlier_strategy": "embeddings"}),
     ("eom selection", {"cluster_selection": "eom"}),
     ("min_cluster_size 0.25*sqrt(n)", {"min_cluster_size": "0.25sqrt"}),
     ("min_cluster_size 1.0*sqrt(n)", {"min_cluster_size": "1.0sqrt"}),
     ("UMAP n_neighbors 15", {"n_neighbors": 15}),
     ("old defaults (nn 15, 0.4*sqrt(n), eom, centroid outliers, no merging)",
-     {"n_neighbors": 15, "min_cluster_size": "0.4sqrt", "cluster_selection": "eom", "outlier_strategy": "embeddings", "merge_distance": None}),
+     {"n_neighbors": 15, "min_cluster_size": "0.4sqrt", "cluster_selection": "eom", "outlier_strategy": "embeddings", "merge_variance": None}),
 ]
 
 
@@ -88,12 +93,77 @@ def resolve(params: dict, n: int) -> dict:
     return params
 
 
+def average_linkage_merge(X, labels, k=None, relative_distance=0.7, floor=8, metric="cosine"):
+    """The merging the workbench used before Ward (kept here to compare): average linkage of
+    the topics' mean vectors (unit length for cosine), cut at ``k`` or at a fraction of the
+    median distance between two topics, never below ``floor`` topics."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
+
+    topics = sorted(set(labels.tolist()) - {-1})
+    if len(topics) <= (k or 2):
+        return labels
+    centroids = np.vstack([X[labels == t].mean(axis=0) for t in topics]).astype(np.float64)
+    if metric == "cosine":
+        centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    distances = np.clip(pdist(centroids, metric), 0.0, None)
+    tree = linkage(distances, method="average")
+    if k is None:
+        groups = fcluster(tree, relative_distance * float(np.median(distances)), criterion="distance")
+        if groups.max() < min(floor, len(topics)):
+            groups = fcluster(tree, min(floor, len(topics)), criterion="maxclust")
+    else:
+        groups = fcluster(tree, k, criterion="maxclust")
+    mapping = dict(zip(topics, groups.tolist()))
+    return np.array([mapping.get(t, -1) for t in labels.tolist()])
+
+
+def compare_merging(corpus, X, seeds):
+    """(a) and (b) of three ways to merge the same HDBSCAN topics, over ``seeds``."""
+    from workbench.stability import mean_pairwise_ari
+    from workbench.topics import TopicModel, merge_topics
+
+    ways = {
+        "Ward, embedding space (default)": lambda fine, red: (
+            merge_topics(X, fine, max_variance=TopicModel().merge_variance), merge_topics(X, fine, k=corpus.k)),
+        "average linkage, cosine of mean embeddings (previous default)": lambda fine, red: (
+            average_linkage_merge(X, fine), average_linkage_merge(X, fine, corpus.k)),
+        "average linkage, 5-d UMAP space": lambda fine, red: (
+            average_linkage_merge(red, fine, metric="euclidean"), average_linkage_merge(red, fine, corpus.k, metric="euclidean")),
+    }
+    runs = {way: ([], []) for way in ways}
+    for seed in seeds:
+        model = TopicModel(seed=seed, merge_variance=None)
+        fine = model.cluster(X)
+        for way, merge in ways.items():
+            a, b = merge(fine, model.reduced_embeddings_)
+            runs[way][0].append(a)
+            runs[way][1].append(b)
+    for way, (level_a, level_b) in runs.items():
+        cells = []
+        for level in (level_a, level_b):
+            nmis = [scores(l, corpus.labels)[0] for l in level]
+            cells += [f"{np.mean(nmis):.3f} ± {np.std(nmis):.3f}", f"{mean_pairwise_ari(level):.3f}"]
+        topics = np.mean([len(set(l.tolist())) for l in level_a])
+        print(f"| {corpus.name} | {way} | {cells[0]} | {topics:.1f} | {cells[1]} | {cells[2]} | {cells[3]} |", flush=True)
+
+
+class _Labels:
+    def __init__(self, labels):
+        self.labels_ = labels
+
+
 def workbench_levels(texts, X, k, params=None):
     from workbench.topics import TopicModel
 
+    params = dict(params or {})
+    merge = params.pop("_merge", None)
     t = time.perf_counter()
-    model = TopicModel(**resolve(params or {}, len(texts))).fit(texts, X)
+    model = TopicModel(**resolve(params, len(texts))).fit(texts, X)
     fit_s = time.perf_counter() - t
+    if merge == "average":
+        fine = model._fine_labels
+        return _Labels(average_linkage_merge(X, fine)), _Labels(average_linkage_merge(X, fine, k)), fit_s
     reduced = model.reduce_to(k)
     return model, reduced, fit_s
 
@@ -111,6 +181,8 @@ def main() -> None:
     parser.add_argument("--embedders", nargs="+", default=["minilm", "static", "tfidf"])
     parser.add_argument("--stability-seeds", type=int, default=5)
     parser.add_argument("--candidates", action="store_true")
+    parser.add_argument("--compare-merging", type=int, default=0, metavar="N",
+                        help="compare ways of merging HDBSCAN's topics over seeds 1..N (MiniLM)")
     args = parser.parse_args()
     if not have_data():
         raise SystemExit("../shared/data/corpora is not here; the quality benchmark needs the labelled corpora")
@@ -150,29 +222,41 @@ def main() -> None:
                 (na, _), (nb, ab) = scores(model.labels_, truth), scores(reduced.labels_, truth)
                 print(f"| abstract only (no title) | {na:.3f} | {len(set(model.labels_.tolist()) - {-1})} | {nb:.3f} | {ab:.3f} |")
 
-    if args.stability_seeds > 1 and "arxiv_lite" in args.corpora:
+    if args.compare_merging:
+        seeds = list(range(1, args.compare_merging + 1))
+        print(f"\n## Merging HDBSCAN's topics, seeds 1-{seeds[-1]} (MiniLM)\n")
+        print("NMI: mean ± standard deviation over the seeds; ARI: mean pairwise ARI between the seeds.\n")
+        print("| corpus | merging | NMI (a) | topics (a) | ARI between seeds (a) | NMI (b) | ARI between seeds (b) |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for name in args.corpora:
+            corpus = load_corpus(name)
+            compare_merging(corpus, embed_cached(corpus.texts("document"), "minilm"), seeds)
+
+    if args.stability_seeds > 1:
         from workbench.stability import mean_pairwise_ari, topic_stability
 
-        corpus = load_corpus("arxiv_lite")
-        texts = corpus.texts("document")
-        X = embed_cached(texts, "minilm")
         seeds = list(range(1, args.stability_seeds + 1))
-        level_a = [TopicModel(seed=s).cluster(X) for s in seeds]
-        level_b = [TopicModel(seed=s, nr_topics=corpus.k).cluster(X) for s in seeds]
-        nmi_b = [scores(l, corpus.labels)[0] for l in level_b]
-        print(f"\n## Stability: arxiv_lite, MiniLM, seeds {seeds}\n")
-        print("| level | mean pairwise ARI | NMI per seed | topics per seed |")
-        print("|---|---:|---|---|")
-        for name, runs in (("(a) defaults", level_a), (f"(b) {corpus.k} topics", level_b)):
-            nmis = ", ".join(f"{scores(l, corpus.labels)[0]:.3f}" for l in runs)
-            counts = ", ".join(str(len(set(l.tolist()) - {-1})) for l in runs)
-            print(f"| {name} | {mean_pairwise_ari(runs):.3f} | {nmis} | {counts} |")
-        per_topic = topic_stability(level_a[0], level_a[1:])
-        values = np.array(list(per_topic.values()))
-        print(f"\nper-topic stability of seed {seeds[0]}'s default topics against the other seeds: "
-              f"median {np.median(values):.2f}, min {values.min():.2f}, max {values.max():.2f}, "
-              f"{(values >= 0.8).mean():.0%} of topics >= 0.8 (NMI (b) mean {np.mean(nmi_b):.3f})")
-
+        print(f"\n## Over seeds {seeds} (MiniLM): quality and stability\n")
+        print("NMI is the mean over the seeds (lowest-highest); ARI between seeds is the mean over all pairs of seeds.\n")
+        print("| corpus | level | NMI | NMI range | mean pairwise ARI between seeds | topics per seed |")
+        print("|---|---|---:|---|---:|---|")
+        per_topic_line = ""
+        for name in args.corpora:
+            corpus = load_corpus(name)
+            X = embed_cached(corpus.texts("document"), "minilm")
+            level_a = [TopicModel(seed=s).cluster(X) for s in seeds]
+            level_b = [TopicModel(seed=s, nr_topics=corpus.k).cluster(X) for s in seeds]
+            for level, runs in (("(a) defaults", level_a), (f"(b) {corpus.k} topics", level_b)):
+                nmis = [scores(l, corpus.labels)[0] for l in runs]
+                counts = ", ".join(str(len(set(l.tolist()) - {-1})) for l in runs)
+                print(f"| {name} | {level} | {np.mean(nmis):.3f} | {min(nmis):.3f}-{max(nmis):.3f} | {mean_pairwise_ari(runs):.3f} | {counts} |", flush=True)
+            if name == "arxiv_lite":
+                values = np.array(list(topic_stability(level_a[0], level_a[1:]).values()))
+                per_topic_line = (f"per-topic stability of arxiv_lite seed {seeds[0]}'s default topics against the other seeds: "
+                                  f"median {np.median(values):.2f}, min {values.min():.2f}, max {values.max():.2f}, "
+                                  f"{(values >= 0.8).mean():.0%} of topics >= 0.8")
+        if per_topic_line:
+            print(f"\n{per_topic_line}")
 
 if __name__ == "__main__":
     main()

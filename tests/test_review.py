@@ -71,6 +71,19 @@ def test_refit_with_save_writes_the_new_topics(tmp_path):
     np.testing.assert_array_equal(reopened.labels, review.labels)
 
 
+def test_a_review_built_by_an_older_workbench_refits_with_todays_parameters(tmp_path):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=3)
+    manifest = json.loads((review.path / "build.json").read_text())
+    manifest["topic_params"]["merge_distance"] = 0.7  # replaced by merge_variance
+    (review.path / "build.json").write_text(json.dumps(manifest))
+    old = workbench.open_review(review.path)
+    old.refit()
+    assert "merge_distance" not in old.manifest["topic_params"]
+    assert old.manifest["topic_params"]["seed"] == 3
+    np.testing.assert_array_equal(old.labels, review.labels)
+    assert set(old.topic_stability(seeds=(1,)).columns) == {"topic", "label", "size", "stability"}
+
+
 def _build_in_subprocess(review: Path, seed: int) -> None:
     code = f"import workbench; workbench.build([{str(ROOT / 'seeds')!r}], review={str(review)!r}, embedder='fake', seed={seed})"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=600)

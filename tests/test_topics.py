@@ -111,8 +111,25 @@ def test_bad_inputs_are_clear_errors(seeds):
 
 
 def test_readable_label_skips_variants_of_chosen_words():
-    assert readable_label(["agents", "agent", "ai agents", "memory", "planning"]) == "agents, ai agents, memory"
+    assert readable_label(["agents", "agent", "ai agents", "memory", "planning"]) == "ai agents, memory, planning"
     assert readable_label(["reward model", "reward models", "rlhf"]) == "reward model, rlhf"
+    assert readable_label(["reinforcement", "reinforcement learning", "reward"]) == "reinforcement learning, reward"
+
+
+def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
+    from workbench.topics import common_words
+
+    words = [["language models", "reward model", "rlhf"], ["language models", "agents", "memory"],
+             ["language models", "vision", "images"], ["alignment", "values", "language models"]]
+    common = common_words(words)
+    assert common == {"language models"}
+    assert readable_label(words[0], common=common) == "reward model, rlhf"
+    assert common_words(words[:3]) == set(), "three topics are too few to call a word common"
+    text = (" reinforcement learning from human feedback trains a reward model " * 3
+            + " deep research agents browse deep research agents plan deep research agents cite ")
+    label = readable_label(["learning human", "reward model", "deep research", "feedback"], text=text)
+    assert label == "reward model, deep research agents, feedback"
+    assert readable_label(["learning human"], text=text) == "learning human", "never an empty label"
 
 
 def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
@@ -156,3 +173,27 @@ def test_merge_topics_keeps_outliers_and_respects_k():
     np.testing.assert_array_equal(merge_topics(X, labels, k=10), labels)
     with pytest.raises(InputError, match="nr_topics=0"):
         merge_topics(X, labels, k=0)
+
+
+def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_share():
+    from workbench.topics import MIN_MERGED_TOPICS, merge_topics, ward_merges
+
+    rng = np.random.default_rng(1)
+    pairs = 10
+    centres = rng.normal(size=(pairs, 16))
+    # 20 topics: each pair of topics sits close together, the pairs far apart
+    topic_centres = np.repeat(centres, 2, axis=0) + 0.05 * rng.normal(size=(2 * pairs, 16))
+    labels = np.repeat(np.arange(2 * pairs), 15)
+    X = topic_centres[labels] + 0.02 * rng.normal(size=(len(labels), 16))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    topics, merges, total = ward_merges(X, labels)
+    costs = [c for _, _, c in merges]
+    assert len(merges) == 2 * pairs - 1 and costs == sorted(costs), "Ward's costs only grow"
+    assert {(topics[i] // 2, topics[j] // 2) for i, j, _ in merges[:pairs]} == {(p, p) for p in range(pairs)}
+    merged = merge_topics(X, labels, max_variance=0.009)
+    assert len(set(merged.tolist())) == pairs, "every pair merged, no two pairs"
+    for p in range(pairs):
+        assert len(set(merged[labels // 2 == p].tolist())) == 1
+    few = merge_topics(X[labels < 12], labels[labels < 12], max_variance=0.5)
+    assert len(set(few.tolist())) == min(MIN_MERGED_TOPICS, 12), "merging by cost keeps a floor of topics"
+    np.testing.assert_array_equal(merge_topics(X, labels, k=pairs), merged)

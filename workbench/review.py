@@ -205,14 +205,28 @@ class Review:
                 self._embeddings, _ = embed_with_cache([document_text(p) for p in self.papers], embedder, cache, corpus=True)
         return self._embeddings
 
+    def _stored_topic_params(self) -> dict:
+        """The topic parameters the review was built with, less any this version no longer has.
+
+        A review built by an older workbench may name a parameter since replaced (``merge_distance``
+        became ``merge_variance``): it is dropped, with a log line, and today's default is used.
+        """
+        stored = dict(self.manifest.get("topic_params", {}))
+        known = TopicModel().get_params()
+        gone = sorted(set(stored) - set(known))
+        if gone:
+            log.info("%s: ignoring topic parameters of an older workbench: %s", self.path, ", ".join(gone))
+        params = {k: v for k, v in stored.items() if k in known}
+        params.setdefault("seed", self.manifest.get("seed", 42))
+        return params
+
     def refit(self, save: bool = False, **topic_params) -> "Review":
         """Find topics again with other parameters (e.g. ``min_cluster_size=10``), in this process.
 
         The embeddings come from the cache and the map stays where it is. Returns ``self`` with
         new ``labels`` and ``topics``; ``save=True`` also writes them to the folder.
         """
-        params = {**self.manifest.get("topic_params", {}), **topic_params}
-        params.setdefault("seed", self.manifest.get("seed", 42))
+        params = {**self._stored_topic_params(), **topic_params}
         embedder = self.embedder()
         X = self.embeddings()
         with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
@@ -236,8 +250,7 @@ class Review:
         """
         from .stability import seed_labelings, topic_stability
 
-        params = {**self.manifest.get("topic_params", {})}
-        params.setdefault("seed", self.manifest.get("seed", 42))
+        params = self._stored_topic_params()
         runs = seed_labelings(self.embeddings(), params, seeds)
         scores = topic_stability(self.model_labels, runs)
         frame = self.model_topics[["topic", "label", "size"]].copy()

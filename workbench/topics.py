@@ -5,11 +5,11 @@ the embedder is only asked for the few word embeddings its label representation 
 those go through the same disk cache). Parameters live in ``__init__``; ``fit`` does the work,
 returns ``self`` and sets attributes ending in ``_``; one ``seed`` makes runs repeatable.
 
-The clustering (seeded UMAP to 5-d, HDBSCAN, outliers reassigned to their nearest topic,
-optional merging down to ``nr_topics``) is done here; BERTopic is then handed the final topic
-of every paper and computes c-TF-IDF words and KeyBERT-inspired labels once. The same model can
-be merged down to fewer topics afterwards with :meth:`TopicModel.reduce_to` ("show me 8
-themes"), through the topic hierarchy of its centroids.
+The clustering (seeded UMAP to 5-d, HDBSCAN, outliers reassigned by their neighbours, then
+HDBSCAN's many small topics merged along their Ward hierarchy into themes) is done here;
+BERTopic is then handed the final topic of every paper and computes c-TF-IDF words and
+KeyBERT-inspired labels once. The same hierarchy cut at a number gives ``nr_topics`` and
+:meth:`TopicModel.reduce_to` ("show me 8 themes") without rerunning UMAP or HDBSCAN.
 
 Below :data:`MIN_PAPERS_FOR_BERTOPIC` papers UMAP and HDBSCAN have too little to work with:
 the model falls back to agglomerative clustering on the embeddings (or one topic) and says so
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import math
+import re
+from collections import Counter
 import sys
 import time
 import warnings
@@ -27,7 +29,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from importlib.abc import MetaPathFinder
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -38,6 +40,7 @@ __all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_to
 log = logging.getLogger(__name__)
 
 MIN_PAPERS_FOR_BERTOPIC = 40
+_NON_WORD = re.compile(r"[^\w]+")
 OUTLIER = -1
 
 
@@ -127,22 +130,75 @@ def stop_words() -> list[str]:
     return sorted(ENGLISH_STOP_WORDS | SCHOLARLY_STOP_WORDS)
 
 
-def readable_label(words: Sequence[str], k: int = 3) -> str:
-    """The first ``k`` words that are not a variant of a word already chosen.
+def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (), text: str | None = None) -> str:
+    """The first ``k`` words that say what sets the topic apart, each a new word.
 
-    ``["agents", "agent", "ai agents", "memory"]`` -> ``"agents, memory"`` (+ the next distinct one).
+    Skipped: a variant of a word already chosen (``["agents", "agent", "ai agents", "memory"]`` ->
+    ``"agents, memory"`` + the next distinct one); a word in ``common`` (among the top words of
+    most topics: ``"language models"`` in a corpus about language models); and, when the topic's
+    ``text`` (lower case, see :func:`_as_written`) is given, a phrase that never occurs in it as
+    written (c-TF-IDF builds bigrams after dropping stop words, so "learning from human
+    feedback" gives "learning human"), completed when it is the start of a longer one
+    ("deep research" -> "deep research agents"). If that leaves nothing, the plain first words.
     """
     chosen: list[str] = []
-    seen: set[str] = set()
     for word in words:
-        stems = {t[:-1] if t.endswith("s") and len(t) > 3 else t for t in word.split()}
-        if stems <= seen:
+        if text is not None and " " in word:
+            word = _as_written(word, text)
+        if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
+            continue
+        stems = _stems(word)
+        if any(stems <= _stems(c) for c in chosen):
+            continue  # a variant, or a part, of a word already chosen
+        covered = [c for c in chosen if _stems(c) < stems]
+        if covered:  # "reinforcement" chosen, now "reinforcement learning": keep the phrase
+            chosen = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered]
             continue
         chosen.append(word)
-        seen |= stems
         if len(chosen) == k:
             break
+    if not chosen and (common or text is not None):
+        return readable_label(words, k)
     return ", ".join(chosen)
+
+
+def _stem(token: str) -> str:
+    return token[:-1] if token.endswith("s") and len(token) > 3 else token
+
+
+def _stems(word: str) -> set[str]:
+    return {_stem(t) for t in word.split()}
+
+
+def _as_written(phrase: str, text: str) -> str | None:
+    """``phrase`` as ``text`` (lower case, words between single spaces) uses it, or None.
+
+    None when it never occurs as written, or when it is mostly the tail of a longer phrase
+    ("learning rl" of "reinforcement learning rl"); the longer phrase when it is mostly
+    followed by the same word ("large language" -> "large language models").
+    """
+    found = [m.span() for m in re.finditer(f" {re.escape(phrase)} ", text)]
+    if not found:
+        return None
+    if len(found) < 3:
+        return phrase
+    stop = set(stop_words())
+    before, count = Counter(_stem(text[:start].rsplit(" ", 1)[-1]) for start, _ in found).most_common(1)[0]
+    if count >= 0.8 * len(found) and before and before not in stop:
+        return None
+    after = [text[end:].split(" ", 1)[0] for _, end in found]
+    stem, count = Counter(map(_stem, after)).most_common(1)[0]
+    if count >= 0.8 * len(found) and stem and stem not in stop:
+        return f"{phrase} {Counter(w for w in after if _stem(w) == stem).most_common(1)[0][0]}"
+    return phrase
+
+
+def common_words(words_by_topic: Sequence[Sequence[str]], share: float = 0.5) -> set[str]:
+    """Words among the top words of more than ``share`` of the topics (with four topics or more)."""
+    if len(words_by_topic) < 4:
+        return set()
+    counts = Counter(w for words in words_by_topic for w in set(words))
+    return {w for w, c in counts.items() if c > share * len(words_by_topic)}
 
 
 # Merging by distance never takes the topics below this many (nor below what HDBSCAN found).
@@ -198,33 +254,100 @@ def reassign_outliers(embeddings: np.ndarray, labels: np.ndarray, reduced: np.nd
     return labels
 
 
-def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = None, relative_distance: float | None = None) -> np.ndarray:
-    """Merge topics along the hierarchy of their centroids: down to ``k``, or by distance.
+# Merging stops short of a merge that would add more than this share of the corpus's variance.
+MERGE_VARIANCE = 0.009
 
-    The hierarchy is average-linkage clustering of the topics' mean embeddings with cosine
-    distance. ``k`` cuts it into at most ``k`` topics; ``relative_distance`` merges every group
-    of topics closer than that fraction of the median distance between two topics (a scale
-    that does not depend on the embedder), stopping at :data:`MIN_MERGED_TOPICS` topics.
-    Outliers stay outliers. Deterministic.
+
+def _unit_rows(X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float32)
+    norms = np.linalg.norm(X, axis=1)
+    if np.allclose(norms, 1.0, atol=1e-3):
+        return X
+    return X / np.maximum(norms, 1e-12)[:, None]
+
+
+def ward_merges(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], list[tuple[int, int, float]], float]:
+    """The topics' Ward hierarchy: which two topics merge, in order, and what each merge costs.
+
+    Returns ``(topics, merges, total)``: the topics (outliers left out), the merges as
+    ``(i, j, cost)`` with ``i``, ``j`` positions in ``topics`` (the merged group keeps ``i``),
+    and the corpus's total variance. A merge's cost is how much it adds to the within-topic
+    sum of squares of the unit-length embeddings (Ward's criterion, weighted by topic sizes:
+    ``n_i n_j / (n_i + n_j) * |c_i - c_j|^2``); each step merges the cheapest pair, so costs
+    only grow. The k-means objective, restricted to unions of HDBSCAN's topics.
+    """
+    from scipy import sparse
+
+    labels = np.asarray(labels)
+    topics = sorted(set(labels.tolist()) - {OUTLIER})
+    X = _unit_rows(embeddings)
+    total_sum = X.sum(axis=0, dtype=np.float64)
+    total = float((X.astype(np.float64) ** 2).sum() - total_sum @ total_sum / len(X))
+    if len(topics) < 2:
+        return topics, [], total
+    rows = np.flatnonzero(labels != OUTLIER)
+    position = np.searchsorted(topics, labels[rows])
+    onehot = sparse.csr_matrix((np.ones(len(rows), np.float32), (position, rows)), shape=(len(topics), len(X)))
+    S = np.asarray(onehot @ X, dtype=np.float64)
+    n = np.bincount(position, minlength=len(topics)).astype(np.float64)
+    C = S / n[:, None]
+    t = len(topics)
+
+    def costs(i):
+        return n[i] * n / (n[i] + n) * ((C - C[i]) ** 2).sum(axis=1)
+
+    M = np.vstack([costs(i) for i in range(t)])
+    np.fill_diagonal(M, np.inf)
+    alive = np.ones(t, dtype=bool)
+    merges = []
+    for _ in range(t - 1):
+        i, j = sorted(divmod(int(np.argmin(M)), t))
+        merges.append((i, j, float(M[i, j])))
+        S[i] += S[j]
+        n[i] += n[j]
+        C[i] = S[i] / n[i]
+        alive[j] = False
+        M[j, :] = M[:, j] = np.inf
+        row = costs(i)
+        row[~alive] = np.inf
+        row[i] = np.inf
+        M[i, :] = M[:, i] = row
+    return topics, merges, total
+
+
+def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = None, max_variance: float | None = None) -> np.ndarray:
+    """Merge topics along their Ward hierarchy (:func:`ward_merges`): down to ``k``, or by cost.
+
+    ``k`` applies merges until at most ``k`` topics are left; ``max_variance`` applies every
+    merge that adds less than that share of the corpus's total variance (a scale that does
+    not depend on the embedder or the corpus size), never going below
+    :data:`MIN_MERGED_TOPICS` topics. Outliers stay outliers. Deterministic.
     """
     labels = np.asarray(labels)
     if k is not None and k < 1:
         raise InputError(f"nr_topics={k}; expected a number of topics >= 1")
-    topics, centroids = topic_centroids(embeddings, labels)
-    if len(topics) < 2 or (k is not None and len(topics) <= k) or (k is None and len(topics) < 3):
-        return labels.copy()
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.spatial.distance import pdist
-
-    distances = np.clip(pdist(centroids.astype(np.float64), "cosine"), 0.0, 2.0)
-    tree = linkage(distances, method="average")
+    topics, merges, total = ward_merges(embeddings, labels)
+    t = len(topics)
     if k is not None:
-        groups = fcluster(tree, k, criterion="maxclust")
+        n_merges = max(0, t - int(k))
+    elif max_variance is not None:
+        n_merges = next((m for m, (_, _, cost) in enumerate(merges) if cost >= max_variance * total), len(merges))
+        n_merges = min(n_merges, max(0, t - MIN_MERGED_TOPICS))
     else:
-        groups = fcluster(tree, relative_distance * float(np.median(distances)), criterion="distance")
-        if groups.max() < min(MIN_MERGED_TOPICS, len(topics)):
-            groups = fcluster(tree, min(MIN_MERGED_TOPICS, len(topics)), criterion="maxclust")
-    mapping = dict(zip(topics, (groups - 1).tolist()))
+        n_merges = 0
+    if n_merges == 0:
+        return labels.copy()
+    parent = list(range(t))
+
+    def root(a):
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for i, j, _ in merges[:n_merges]:
+        parent[root(j)] = root(i)
+    roots = [root(a) for a in range(t)]
+    mapping = dict(zip(topics, np.unique(roots, return_inverse=True)[1].tolist()))
     mapping[OUTLIER] = OUTLIER
     return np.array([mapping[t] for t in labels.tolist()], dtype=int)
 
@@ -247,16 +370,17 @@ class TopicModel:
     representation : {"keybert", "mmr", None}
         How labels are chosen from the c-TF-IDF candidates.
     nr_topics : int or None
-        Merge HDBSCAN's topics down to at most this many, along the hierarchy of their centroids.
+        Merge HDBSCAN's topics down to at most this many, along their Ward hierarchy.
     seed : int
         One seed for UMAP, the representation and everything random.
     outlier_strategy : {"embeddings", "neighbors"}
         How outliers get a topic: the most similar topic centroid, or a vote of their nearest
         assigned neighbours in the clustering space.
-    merge_distance : float or None
-        Merge HDBSCAN's topics whose centroids are closer than this fraction of the median
-        distance between two topics (cosine, average linkage); None keeps them as they are.
-        Ignored when ``nr_topics`` is given: that cuts the same hierarchy at a number instead.
+    merge_variance : float or None
+        Merge HDBSCAN's topics along their Ward hierarchy while a merge adds less than this
+        share of the corpus's variance (0.009: 0.9 %), keeping at least 8 topics; None keeps
+        them as they are. Ignored when ``nr_topics`` is given: that cuts the same hierarchy at
+        a number instead.
     n_epochs : int or None
         UMAP's optimisation epochs; None: 500 up to 5,000 papers, 200 up to 20,000, 100 above.
 
@@ -286,7 +410,7 @@ class TopicModel:
         nr_topics: int | None = None,
         seed: int = 42,
         outlier_strategy: str = "neighbors",
-        merge_distance: float | None = 0.7,
+        merge_variance: float | None = MERGE_VARIANCE,
         n_epochs: int | None = None,
     ):
         self.min_cluster_size = min_cluster_size
@@ -300,7 +424,7 @@ class TopicModel:
         self.nr_topics = nr_topics
         self.seed = seed
         self.outlier_strategy = outlier_strategy
-        self.merge_distance = merge_distance
+        self.merge_variance = merge_variance
         self.n_epochs = n_epochs
 
     def get_params(self) -> dict:
@@ -394,8 +518,8 @@ class TopicModel:
         self._fine_labels = labels = np.asarray(labels, dtype=int)
         if self.nr_topics:
             labels = merge_topics(X, labels, k=int(self.nr_topics))
-        elif self.merge_distance:
-            labels = merge_topics(X, labels, relative_distance=float(self.merge_distance))
+        elif self.merge_variance:
+            labels = merge_topics(X, labels, max_variance=float(self.merge_variance))
         timings["merge"] = time.perf_counter() - t
         return np.asarray(labels, dtype=int)
 
@@ -484,7 +608,7 @@ class TopicModel:
             int(t): [(w, float(s)) for w, s in (model.get_topic(t) or []) if w]
             for t in sorted(set(self.labels_.tolist()))
         }
-        self.topic_info_ = self._topic_info()
+        self.topic_info_ = self._topic_info(texts)
 
     def reduce_to(self, k: int) -> "TopicModel":
         """A copy of this fitted model with its topics merged down to at most ``k``.
@@ -504,15 +628,20 @@ class TopicModel:
         new._data = self._data
         return new
 
-    def _topic_info(self):
+    def _topic_info(self, texts: Sequence[str] | None = None):
         import pandas as pd
 
         sizes = pd.Series(self.labels_).value_counts()
+        top = {t: [w for w, _ in words] for t, words in self.words_.items()}
+        common = common_words([w for t, w in top.items() if t != OUTLIER])
         rows = []
-        for topic, words in self.words_.items():
-            top = [w for w, _ in words]
-            label = "Unassigned" if topic == OUTLIER else readable_label(top) or f"Topic {topic}"
-            rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": top})
+        for topic, words in top.items():
+            text = None
+            if texts is not None:  # a phrase common enough to be a top word shows in 2,000 papers
+                sample = np.flatnonzero(self.labels_ == topic)[:2000]
+                text = " " + _NON_WORD.sub(" ", " ".join(texts[i] for i in sample).lower()) + " "
+            label = "Unassigned" if topic == OUTLIER else readable_label(words, common=common, text=text) or f"Topic {topic}"
+            rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": words})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
 
     # ------------------------------------------------------------------ after fitting
