@@ -78,6 +78,19 @@ def test_hierarchy_is_available(seeds):
     n_topics = int((model.topic_info_.topic >= 0).sum())
     assert len(tree) == n_topics - 1
     assert {"Parent_ID", "Child_Left_ID", "Child_Right_ID", "Distance"} <= set(tree.columns)
+    assert list(tree.Distance) == sorted(tree.Distance), "cheapest merge first"
+    assert sorted(tree.Topics.iloc[-1]) == list(range(n_topics)), "the last merge joins every topic"
+    # the tree is the one reduce_to cuts: applying its first merges gives reduce_to's topics
+    k = n_topics - 2
+    reduced = model.reduce_to(k).labels_
+    groups = {t: {t} for t in range(n_topics)}
+    for _, merge in tree.head(n_topics - k).iterrows():
+        joined = set(merge.Topics)
+        groups = {t: (g | joined if t in joined else g) for t, g in groups.items()}
+    for t in range(n_topics):
+        together = set(reduced[model.labels_ == t].tolist())
+        assert len(together) == 1
+        assert {u for u in range(n_topics) if set(reduced[model.labels_ == u].tolist()) == together} == groups[t]
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 20, MIN_PAPERS_FOR_BERTOPIC - 1, MIN_PAPERS_FOR_BERTOPIC])

@@ -647,16 +647,37 @@ class TopicModel:
     # ------------------------------------------------------------------ after fitting
 
     def hierarchy(self, texts: Sequence[str] | None = None):
-        """Which topics merge at which distance (BERTopic's hierarchy of the topics), as a DataFrame."""
-        self._require_fitted()
-        if len(self.topic_info_[self.topic_info_.topic >= 0]) < 3:
-            import pandas as pd
+        """How the topics would merge further: the rest of the Ward tree :meth:`reduce_to` cuts.
 
-            return pd.DataFrame(columns=["Parent_ID", "Parent_Name", "Topics", "Child_Left_ID", "Child_Right_ID", "Distance"])
-        texts = list(texts) if texts is not None else self._data[0]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return self.model_.hierarchical_topics(texts)
+        One row per merge, cheapest first: ``Parent_ID`` (new ids after the topics'),
+        ``Parent_Name`` (the largest member topic's label and how many topics it joins),
+        ``Topics`` (the member topics), ``Child_Left_ID``/``Child_Right_ID`` and their names,
+        and ``Distance``, the share of the corpus's variance the merge adds. The columns are
+        BERTopic's ``hierarchical_topics``; ``texts`` is accepted for its signature and unused.
+        """
+        import pandas as pd
+
+        self._require_fitted()
+        columns = ["Parent_ID", "Parent_Name", "Topics", "Child_Left_ID", "Child_Left_Name",
+                   "Child_Right_ID", "Child_Right_Name", "Distance"]
+        topics, merges, total = ward_merges(self._data[1], self.labels_)
+        info = self.topic_info_.set_index("topic")
+        names = {t: info.label[t] for t in topics}
+        members = {t: [t] for t in topics}
+        size = {t: int(info["size"][t]) for t in topics}
+        current = list(topics)
+        rows = []
+        for step, (i, j, cost) in enumerate(merges):
+            left, right = current[i], current[j]
+            parent = (max(topics) + 1 if topics else 0) + step
+            members[parent] = sorted(members[left] + members[right])
+            size[parent] = size[left] + size[right]
+            largest = max(members[parent], key=lambda t: (size[t], -t))
+            names[parent] = f"{names[largest]} (+{len(members[parent]) - 1} topics)"
+            rows.append([parent, names[parent], members[parent], left, names[left], right, names[right],
+                         cost / total if total > 0 else 0.0])
+            current[i] = parent
+        return pd.DataFrame(rows, columns=columns)
 
     def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
         """How often each topic's papers stay together when the model is refitted with ``seeds``.
