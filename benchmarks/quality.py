@@ -118,6 +118,14 @@ def average_linkage_merge(X, labels, k=None, relative_distance=0.7, floor=8, met
     return np.array([mapping.get(t, -1) for t in labels.tolist()])
 
 
+def oracle_merge(fine, truth):
+    """Each topic merged into the label most of its papers have: no merging of these topics can
+    match the labels better (a ceiling for levels (a) and (b), not a method)."""
+    truth = np.asarray(truth)
+    majority = {t: max(sorted(set(truth[fine == t])), key=list(truth[fine == t]).count) for t in set(fine.tolist())}
+    return np.array([majority[t] for t in fine.tolist()])
+
+
 def compare_merging(corpus, X, seeds):
     """(a) and (b) of three ways to merge the same HDBSCAN topics, over ``seeds``."""
     from workbench.stability import mean_pairwise_ari
@@ -130,6 +138,8 @@ def compare_merging(corpus, X, seeds):
             average_linkage_merge(X, fine), average_linkage_merge(X, fine, corpus.k)),
         "average linkage, 5-d UMAP space": lambda fine, red: (
             average_linkage_merge(red, fine, metric="euclidean"), average_linkage_merge(red, fine, corpus.k, metric="euclidean")),
+        "upper bound: each topic merged into its most common label (uses the labels)": lambda fine, red: (
+            (oracle := oracle_merge(fine, corpus.labels)), oracle),
     }
     runs = {way: ([], []) for way in ways}
     for seed in seeds:
