@@ -16,7 +16,7 @@ Two parts, each with its baseline in the same run:
 - **Python** (a fresh process per size, no browser): open the review and session,
   ``session.frame()``, build the ``ExploreView``, recolour by tag and by decision, a map selection
   of 5,000 and of every paper arriving from the widget (the selection panel renders), tagging
-  the selection. Baseline: a bare ``jscatter.Scatter`` on the same x/y DataFrame.
+  and noting that selection, tagging and deciding every paper (each through the view's handler). Baseline: a bare ``jscatter.Scatter`` on the same x/y DataFrame.
 - **Browser** (JupyterLab on 127.0.0.1 driven in /usr/bin/chromium with Playwright): Run All ->
   points on the map canvas (polled by screenshots of the canvas), a lasso drag -> "N selected"
   rendered by Python's answer, a recolour click -> kernel idle again and two animation frames,
@@ -101,10 +101,14 @@ def python_child(review_dir: str) -> None:
         out["select_small_n"] = len(small)
         view.tag_text.value = "bench-small"
         out["tag_small"], _ = _timed(view.on_tag)
+        view.note_text.value = "a note on the selection"
+        out["note_small"], _ = _timed(view.on_note)
         out["select_all"], _ = _timed(view._on_select, {"new": np.arange(n, dtype=np.int64)})
         out["select_all_n"] = n
         view.tag_text.value = "bench-all"
         out["tag_all"], _ = _timed(view.on_tag)
+        view.decision.value = "include"
+        out["decide_all"], _ = _timed(view.on_decide)
         out["panel_chars"] = len(view.selection_html.value)
         session.close()
 
@@ -415,8 +419,9 @@ def print_tables(py: dict[int, dict], br: dict[int, dict]) -> None:
             ("open review + session", "open"), ("`session.frame()`", "frame"), ("build the ExploreView", "view"),
             ("recolour by tag", "recolour_tag"), ("recolour by decision", "recolour_decision"),
             ("map selection of 5,000 (all when fewer) -> panel", "select_small"),
-            ("tag that selection", "tag_small"), ("map selection of every paper -> panel", "select_all"),
-            ("tag every paper", "tag_all"),
+            ("tag that selection", "tag_small"), ("note that selection", "note_small"),
+            ("map selection of every paper -> panel", "select_all"),
+            ("tag every paper", "tag_all"), ("decide every paper", "decide_all"),
             ("baseline: bare `jscatter.Scatter` on x/y, shown", "base_view"), ("baseline: `scatter.color(by=...)`", "base_recolour2"),
         ]
         for label, key in rows:

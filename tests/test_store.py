@@ -164,6 +164,18 @@ def test_actions_on_a_large_selection_count_and_undo_like_small_ones(tmp_path):
         assert s.papers_tagged("t") == ids[:10]
 
 
+def test_one_note_on_many_papers_is_one_action(store):
+    note_ids = store.note_each([pid(1), pid(2), "abcdef", pid(1)], "  Same method  ")
+    assert len(note_ids) == 3 and len(set(note_ids)) == 3
+    assert [n.text for n in store.notes(pid(1))] == ["Same method"] == [n.text for n in store.notes("abcdef")]
+    entry = store.history(limit=1)[0]
+    assert entry.action == "note" and entry.summary == "note on 3 papers: Same method"
+    store.undo()
+    assert store.notes(pid(1)) == store.notes(pid(2)) == store.notes("abcdef") == []
+    with pytest.raises(AnnotationInputError, match="note '  ' is empty"):
+        store.note_each([pid(1), pid(2)], "  ")
+
+
 def test_resolve_takes_a_unique_prefix_and_explains_otherwise(store):
     assert store.resolve("ABCDEF000001") == "abcdef000001"
     assert store.resolve(pid(9)) == pid(9)

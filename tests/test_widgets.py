@@ -217,6 +217,19 @@ def test_map_colours_follow_actions_without_rebuilding_the_frame(session, review
     assert view.scatter.color()["by"] == "decision"
 
 
+def test_a_note_on_the_selection_is_one_undo(session):
+    view = explore(session)
+    chosen = session.ids[60:64]
+    view.select(chosen)
+    view.note_text.value = "read the appendix of each"
+    view.on_note()
+    assert "note added to 4 papers" in view.status.value and view.note_text.value == ""
+    assert all([n.text for n in session.store.notes(p)][-1:] == ["read the appendix of each"] for p in chosen)
+    assert view.frame.loc[60, "notes"] >= 1
+    session.undo()
+    assert not any("appendix" in n.text for p in chosen for n in session.store.notes(p))
+
+
 def test_screen_view_plays_keys_and_clicks(session):
     view = screen(session, show="all")
     start = view.queue.current_id

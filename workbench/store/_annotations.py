@@ -16,6 +16,7 @@ from ._reports import DECISIONS, Decision, Note, Tag
 
 __all__ = [
     "add_note",
+    "add_notes",
     "check_decision",
     "check_tag",
     "decide",
@@ -241,13 +242,22 @@ def delete_tag(conn: sqlite3.Connection, reviewer: str, name: str) -> int:
 # ----------------------------------------------------------------------------- notes
 
 def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> int:
+    return add_notes(conn, reviewer, [pid], text)[0]
+
+
+def add_notes(conn: sqlite3.Connection, reviewer: str, pids: list[str], text: str) -> list[int]:
+    """The same note on each paper, as one action (one undo); returns the notes' ids."""
     text = _text(text, "note")
     with Action(conn, reviewer, "note") as act:
-        note_id = act.insert("notes", {
-            "uid": secrets.token_hex(16), "paper_id": pid, "text": text, "reviewer": reviewer,
-            "created_at": act.at, "updated_at": act.at})
-        act.summary = f"note #{note_id} on {pid}: {_clip(text)}"
-    return note_id
+        note_ids = [
+            act.insert("notes", {
+                "uid": secrets.token_hex(16), "paper_id": pid, "text": text, "reviewer": reviewer,
+                "created_at": act.at, "updated_at": act.at})
+            for pid in pids
+        ]
+        where = f"#{note_ids[0]} on {pids[0]}" if len(pids) == 1 else f"on {len(pids)} papers"
+        act.summary = f"note {where}: {_clip(text)}"
+    return note_ids
 
 
 def _clip(text: str, n: int = 50) -> str:

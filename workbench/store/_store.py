@@ -215,6 +215,12 @@ class Store:
         return ann.add_note(self._conn, self.reviewer, self._ids(id_or_prefix)[0], text)
 
     @_guarded
+    def note_each(self, ids, text: str) -> list[int]:
+        """The same note on each of ``ids`` (ids or prefixes; a paper given twice gets one), in
+        one action that one undo takes back; returns the notes' ids in the order of ``ids``."""
+        return ann.add_notes(self._conn, self.reviewer, self._ids(ids), text)
+
+    @_guarded
     def edit_note(self, note_id: int, text: str) -> None:
         ann.edit_note(self._conn, self.reviewer, note_id, text)
 

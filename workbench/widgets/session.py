@@ -182,7 +182,7 @@ class Session:
         ids = self._ids(ids)
         if not text or not text.strip():
             raise InputError("the note is empty; write something first")
-        note_ids = [self.store.note(i, text.strip()) for i in ids]
+        note_ids = self.store.note_each(ids, text.strip())  # one action: one undo takes it back
         self._changed("note", ids)
         return note_ids
 
