@@ -16,7 +16,8 @@ Two parts, each with its baseline in the same run:
 - **Python** (a fresh process per size, no browser): open the review and session,
   ``session.frame()``, build the ``ExploreView``, recolour by tag and by decision, a map selection
   of 5,000 and of every paper arriving from the widget (the selection panel renders), tagging
-  and noting that selection, tagging and deciding every paper (each through the view's handler). Baseline: a bare ``jscatter.Scatter`` on the same x/y DataFrame.
+  and noting that selection, tagging and deciding every paper (each through the view's handler).
+  Baseline: a bare ``jscatter.Scatter`` on the same x/y DataFrame.
 - **Browser** (JupyterLab on 127.0.0.1 driven in /usr/bin/chromium with Playwright): Run All ->
   points on the map canvas (polled by screenshots of the canvas), a lasso drag -> "N selected"
   rendered by Python's answer, a recolour click -> kernel idle again and two animation frames,
