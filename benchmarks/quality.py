@@ -22,6 +22,8 @@ MiniLM embeds about 10-20 abstracts/s on two cores, so the first run takes a whi
 reports the mean NMI and its range at levels (a) and (b), the mean pairwise ARI between the
 seeds, and arxiv_lite's per-topic stability scores.
 ``--candidates`` also prints the settings tried on the way to the defaults.
+``--labels`` measures how well label words name the default topics (precision and coverage
+of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels.
 ``--compare-merging N`` compares, over seeds 1..N, the ways of merging HDBSCAN's topics that
 were measured (Ward in the embedding space, the default; average linkage of the mean embeddings,
 the previous default; average linkage in the 5-d UMAP space).
@@ -126,6 +128,46 @@ def oracle_merge(fine, truth):
     return np.array([majority[t] for t in fine.tolist()])
 
 
+def label_words(corpus, X):
+    """How well each way of choosing label words names the topics of the default model.
+
+    For every word in a topic's label: precision = the share of the papers containing it that
+    are in the topic, coverage = the share of the topic's papers that contain it (means over
+    all label words); "shared" counts label words used by two topics or more.
+    """
+    import re
+    from collections import Counter
+
+    from workbench.embed import EmbeddingCache, get_embedder
+    from workbench.topics import TopicModel, _candidate_words, readable_label
+
+    from _common import bench_cache_dir
+
+    texts = corpus.texts("document")
+    with EmbeddingCache(bench_cache_dir() / "embeddings.sqlite") as cache:
+        model = TopicModel().fit(texts, X, embedder=get_embedder("minilm"), cache=cache)
+    docs = [" " + re.sub(r"[^\w]+", " ", t.lower()) + " " for t in texts]
+    topics = sorted(model.words_)
+    candidates = _candidate_words(model.model_, model.labels_, model.top_n_words)
+    keybert = {t: readable_label([w for w, _ in model.model_.get_topic(t)]) for t in topics}
+    ctfidf = {t: readable_label(candidates[t][len(model.model_.get_topic(t)):]) for t in topics}
+    ways = {"KeyBERT-inspired words (previous labels)": keybert, "c-TF-IDF words": ctfidf,
+            "workbench: both, ranked by F1, as written": dict(zip(model.topic_info_.topic, model.topic_info_.label))}
+    for way, labels in ways.items():
+        precision, coverage, used = [], [], []
+        for topic, label in labels.items():
+            inside = model.labels_ == topic
+            for word in label.split(", "):
+                has = np.array([f" {word} " in d for d in docs])
+                used.append(word)
+                if has.any():
+                    precision.append((has & inside).sum() / has.sum())
+                    coverage.append((has & inside).sum() / inside.sum())
+        shared = sum(1 for c in Counter(used).values() if c > 1)
+        example = "; ".join(list(labels.values())[:3])
+        print(f"| {corpus.name} | {way} | {np.mean(precision):.3f} | {np.mean(coverage):.3f} | {shared} | {example} |", flush=True)
+
+
 def compare_merging(corpus, X, seeds):
     """(a) and (b) of three ways to merge the same HDBSCAN topics, over ``seeds``."""
     from workbench.stability import mean_pairwise_ari
@@ -191,6 +233,7 @@ def main() -> None:
     parser.add_argument("--embedders", nargs="+", default=["minilm", "static", "tfidf"])
     parser.add_argument("--stability-seeds", type=int, default=5)
     parser.add_argument("--candidates", action="store_true")
+    parser.add_argument("--labels", action="store_true", help="measure how well label words name the topics (MiniLM)")
     parser.add_argument("--compare-merging", type=int, default=0, metavar="N",
                         help="compare ways of merging HDBSCAN's topics over seeds 1..N (MiniLM)")
     args = parser.parse_args()
@@ -231,6 +274,16 @@ def main() -> None:
                 model, reduced, _ = workbench_levels(corpus.texts("abstract"), abstract_only, k)
                 (na, _), (nb, ab) = scores(model.labels_, truth), scores(reduced.labels_, truth)
                 print(f"| abstract only (no title) | {na:.3f} | {len(set(model.labels_.tolist()) - {-1})} | {nb:.3f} | {ab:.3f} |")
+
+    if args.labels:
+        print("\n## Label words (MiniLM, default topics)\n")
+        print("precision: share of the papers containing a label word that are in its topic; coverage: share of the "
+              "topic's papers containing it (means over label words); shared: label words used by 2+ topics.\n")
+        print("| corpus | label words | precision | coverage | shared | first three labels |")
+        print("|---|---|---:|---:|---:|---|")
+        for name in args.corpora:
+            corpus = load_corpus(name)
+            label_words(corpus, embed_cached(corpus.texts("document"), "minilm"))
 
     if args.compare_merging:
         seeds = list(range(1, args.compare_merging + 1))

@@ -140,8 +140,9 @@ def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
     assert common_words(words[:3]) == set(), "three topics are too few to call a word common"
     text = (" reinforcement learning from human feedback trains a reward model " * 3
             + " deep research agents browse deep research agents plan deep research agents cite ")
-    label = readable_label(["learning human", "reward model", "deep research", "feedback"], text=text)
-    assert label == "reward model, deep research agents, feedback"
+    label = readable_label(["learning human", "reward model", "deep research", "feedback", "browse"], text=text)
+    assert label == "reward model, deep research agents, browse", "'feedback' is always 'human feedback'"
+    assert readable_label(["deep", "reward model"], text=text) == "deep research agents, reward model"
     assert readable_label(["learning human"], text=text) == "learning human", "never an empty label"
 
 
@@ -210,3 +211,15 @@ def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_shar
     few = merge_topics(X[labels < 12], labels[labels < 12], max_variance=0.5)
     assert len(set(few.tolist())) == min(MIN_MERGED_TOPICS, 12), "merging by cost keeps a floor of topics"
     np.testing.assert_array_equal(merge_topics(X, labels, k=pairs), merged)
+
+
+def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
+    from workbench.topics import rank_words
+
+    texts = ["reward model training"] * 8 + ["agents plan with memory"] * 8 + ["models of agents and rewards 95"] * 4
+    labels = np.array([0] * 8 + [1] * 8 + [0, 0, 1, 1])
+    candidates = {0: ["models", "reward model", "95"], 1: ["agents", "memory", "models"]}
+    ranked = rank_words(texts, labels, candidates, n=3)
+    assert [w for w, _ in ranked[0]] == ["reward model", "models"], "digits-only words are dropped"
+    assert ranked[0][0][1] == pytest.approx(2 * 8 / (8 + 10))
+    assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
