@@ -262,3 +262,34 @@ def test_state_classes_do_not_import_ipywidgets():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+def test_explore_view_shows_k_themes_and_topic_stability(tmp_path):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
+    default_labels, coords = review.labels.copy(), review.coords.copy()
+    n_default = int((review.topics.topic >= 0).sum())
+    with Session.open(tmp_path / "review", reviewer="tester") as session:
+        session.tag(session.ids[:5], "kept-tag")
+        view = explore(session)
+        view.play([{"themes": 3}])
+        assert int((session.review.topics.topic >= 0).sum()) == 3 and view.themes.value == 3
+        assert view.frame.topic_label.nunique() == 3, "the map's colours follow the themes"
+        np.testing.assert_allclose(session.review.coords, coords, atol=1e-4)  # the map stays put
+        for t in set(default_labels.tolist()):  # themes are unions of the default topics
+            assert len(set(session.review.labels[default_labels == t].tolist())) == 1
+        reopened = workbench.open_review(tmp_path / "review")
+        assert int((reopened.topics.topic >= 0).sum()) == 3, "saved to the review"
+
+        view.play([{"stability": [1, 2]}])
+        assert set(session.stability) == set(session.review.topics.topic[session.review.topics.topic >= 0])
+        assert all(0 <= v <= 1 for v in session.stability.values())
+        assert ">stable</th>" in view.overview.value and "%</td>" in view.overview.value
+        assert "topics below 80 %" in view.status.value
+
+        view.play([{"themes": 1}])
+        assert "ask for 2 or more" in view.status.value
+        view.play([{"themes": None}])
+        assert int((session.review.topics.topic >= 0).sum()) == n_default
+        np.testing.assert_array_equal(session.review.labels, default_labels)
+        assert ">stable</th>" not in view.overview.value, "stability is checked again for new topics"
+        assert len(session.store.papers_tagged("kept-tag")) == 5

@@ -244,16 +244,17 @@ class Review:
     def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
         """How often each topic's papers stay together when the topics are refitted with ``seeds``.
 
-        The model's topics (``topic``, ``label``, ``size``) with a ``stability`` column, 0..1:
-        the share of pairs of a topic's papers that share a topic in the other runs, averaged
-        (see :mod:`workbench.stability`). Costs one clustering per seed, no new embeddings.
+        The topics as shown (``topic``, ``label``, ``size``, with the human renames, merges and
+        moves) with a ``stability`` column, 0..1: the share of pairs of a topic's papers that
+        share a topic in the other runs, averaged (see :mod:`workbench.stability`). Costs one
+        clustering per seed, no new embeddings.
         """
         from .stability import seed_labelings, topic_stability
 
         params = self._stored_topic_params()
         runs = seed_labelings(self.embeddings(), params, seeds)
-        scores = topic_stability(self.model_labels, runs)
-        frame = self.model_topics[["topic", "label", "size"]].copy()
+        scores = topic_stability(self.labels, runs)
+        frame = self.topics[["topic", "label", "size"]].copy()
         frame["stability"] = [scores.get(int(t), float("nan")) for t in frame.topic]
         return frame
 

@@ -57,6 +57,7 @@ class Session:
         self.review = review
         self.store = store
         self.listeners: list = []  # callables(event: str, ids: list[str]) told after each action
+        self.stability: dict[int, float] = {}  # topic -> stability across seeds, once checked
 
     @classmethod
     def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
@@ -219,6 +220,30 @@ class Session:
         self.store.move_paper(self.resolve(paper_id), int(topic))
         self.review.refresh_topics()
         self._changed("topics", [paper_id])
+
+    def show_themes(self, k: int | None) -> int:
+        """Find the topics again as ``k`` themes (None: the default topics), saved to the review.
+
+        The themes cut the same Ward tree as the default topics (see
+        :meth:`workbench.topics.TopicModel.reduce_to`); the map stays where it is, human topic
+        names carry over to the matching topics, tags and notes are untouched. Returns the
+        number of topics now shown.
+        """
+        if k is not None and int(k) < 2:
+            raise InputError(f"{k} themes; ask for 2 or more, or for the default topics")
+        self.review.refit(save=True, nr_topics=int(k) if k else None)
+        self.review.refresh_topics()
+        self.stability = {}
+        self._changed("topics", [])
+        return int((self.review.topics.topic >= 0).sum())
+
+    def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
+        """Each shown topic's stability across ``seeds`` (0..1; see :meth:`Review.topic_stability`),
+        kept in :attr:`stability` for the views to show."""
+        frame = self.review.topic_stability(seeds)
+        self.stability = {int(t): float(v) for t, v in zip(frame.topic, frame.stability)}
+        self._changed("stability", [])
+        return frame
 
     # ------------------------------------------------------------------ the map selection
 

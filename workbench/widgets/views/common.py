@@ -34,6 +34,9 @@ class Status(W.HTML):
     def ok(self, text: str) -> None:
         self.value = f"<span style='color:#2a6'>✓ {escape(text)}</span>"
 
+    def busy(self, text: str) -> None:
+        self.value = f"<span style='color:#888'>… {escape(text)}</span>"
+
     def error(self, text: str) -> None:
         self.value = f"<span style='color:#c33'>✗ {escape(text)}</span>"
 
@@ -63,15 +66,22 @@ def paper_list(review, ids, limit: int = 50) -> str:
     return f"<ul class='wb-list'>{''.join(rows)}{more}</ul>"
 
 
-def topic_bars(topics) -> str:
-    """Topic sizes as a bar chart with their top words (HTML, escaped)."""
+def topic_bars(topics, stability: dict | None = None) -> str:
+    """Topic sizes as a bar chart with their top words (HTML, escaped), and each topic's
+    stability across seeds when it has been checked."""
     biggest = max(int(topics["size"].max()), 1) if len(topics) else 1
+    stability = stability or {}
     rows = []
     for t in topics.sort_values("size", ascending=False).itertuples():
         width = int(240 * t.size / biggest)
         words = escape(", ".join(list(t.words)[:6]))
+        score = stability.get(int(t.topic))
+        cell = ""
+        if stability:
+            cell = f"<td class='wb-meta'>{score:.0%}</td>" if score is not None and score == score else "<td></td>"
         rows.append(
-            f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>"
+            f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>{cell}"
             f"<td><div class='wb-bar' style='width:{width}px'></div></td><td class='wb-meta'>{words}</td></tr>"
         )
-    return "<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th><th></th><th>top words</th></tr>" + "".join(rows) + "</table>"
+    head = "<th title='share of its papers that stay together when the topics are found with other seeds'>stable</th>" if stability else ""
+    return f"<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th>{head}<th></th><th>top words</th></tr>" + "".join(rows) + "</table>"

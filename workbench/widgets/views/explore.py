@@ -73,6 +73,18 @@ class ExploreView:
         self.merge_button = W.Button(description="Merge topics")
         self.merge_button.on_click(self.on_merge)
 
+        n_topics = int((s.review.topics.topic >= 0).sum())
+        self.themes = W.BoundedIntText(value=max(2, n_topics), min=2, max=100, description="themes", layout=W.Layout(width="160px"))
+        self.themes_button = W.Button(description="Show themes", icon="object-group",
+                                      tooltip="find the topics again as this many themes (the map stays put)")
+        self.themes_button.on_click(lambda _: self.on_themes(self.themes.value))
+        self.default_button = W.Button(description="Default topics", tooltip="back to the topics the workbench finds by itself")
+        self.default_button.on_click(lambda _: self.on_themes(None))
+        self.stability_button = W.Button(description="Check stability", icon="balance-scale",
+                                         tooltip="refit with 4 other seeds and show how often each topic's papers stay together")
+        self.stability_button.on_click(lambda _: self.on_stability())
+        topic_tools = W.HBox([self.themes, self.themes_button, self.default_button, self.stability_button])
+
         actions = W.VBox([
             self.selection_html,
             W.HBox([self.tag_text, self.tag_button]),
@@ -84,7 +96,7 @@ class ExploreView:
         self.widget = W.VBox([
             style(),
             W.HTML(f"<h3>{escape(s.review.path.name)}: {len(s.review.papers)} papers</h3>"),
-            W.Accordion(children=[self.overview, edits], titles=("Topics", "Rename and merge topics")),
+            W.Accordion(children=[W.VBox([topic_tools, self.overview]), edits], titles=("Topics", "Rename and merge topics")),
             W.HBox([self.colour, self.select_mode]),
             W.HBox([self.search_text, self.search_button]),
             self.scatter.show(),
@@ -173,9 +185,26 @@ class ExploreView:
         if kept is not FAILED:
             self.status.ok(f"merged into topic {kept}")
 
+    def on_themes(self, k) -> None:
+        self.status.busy(f"finding {k or 'the default'} themes")
+        count = guarded(self.status, self.session.show_themes, k)
+        if count is not FAILED:
+            self.themes.value = max(2, count)
+            self.status.ok(f"{count} topics" + (f" ({k} asked for)" if k and k != count else ""))
+
+    def on_stability(self, seeds=(1, 2, 3, 4)) -> None:
+        self.status.busy(f"refitting with {len(seeds)} other seeds")
+        frame = guarded(self.status, self.session.topic_stability, seeds)
+        if frame is not FAILED:
+            shaky = frame[frame.stability < 0.8]
+            self.status.ok(f"stability checked with {len(seeds)} seeds: {len(shaky)} of {len(frame)} topics below 80 %")
+
     def _on_change(self, event: str, ids) -> None:
+        if event in ("topics", "stability"):
+            self.overview.value = topic_bars(self.session.review.topics, self.session.stability)
+        if event == "stability":
+            return
         if event == "topics":
-            self.overview.value = topic_bars(self.session.review.topics)
             self.topic_pick.options = self.merge_pick.options = self._topic_options()
         # Only what the action can have changed; the map is sent again only when its colours change.
         changed = self.refresh_columns(topics=event in ("topics", "undo"))
@@ -189,7 +218,8 @@ class ExploreView:
 
         Each action is a dict: ``{"select": [ids] | "search:<query>" | "topic:<n>"}``,
         ``{"tag": "a, b"}``, ``{"note": text}``, ``{"decide": "include", "reason": ...}``,
-        ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``.
+        ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``,
+        ``{"themes": k}`` (None: the default topics), ``{"stability": [seeds]}``.
         """
         for action in actions or []:
             if "select" in action:
@@ -221,3 +251,7 @@ class ExploreView:
                 self.on_merge()
             if action.get("recluster"):
                 self.on_recluster()
+            if "themes" in action:
+                self.on_themes(action["themes"])
+            if "stability" in action:
+                self.on_stability(tuple(action["stability"]))
