@@ -21,7 +21,8 @@ MiniLM embeds about 10-20 abstracts/s on two cores, so the first run takes a whi
 ``--stability-seeds N`` refits the workbench model with N seeds on every corpus (MiniLM) and
 reports the mean NMI and its range at levels (a) and (b), the mean pairwise ARI between the
 seeds, and arxiv_lite's per-topic stability scores.
-``--candidates`` also prints the settings tried on the way to the defaults.
+``--candidates`` also prints the settings tried on the way to the defaults (seed 42, or the mean
+over seeds 1..N with ``--candidate-seeds N``).
 ``--labels`` measures how well label words name the default topics (precision and coverage
 of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels.
 ``--compare-merging N`` compares, over seeds 1..N, the ways of merging HDBSCAN's topics that
@@ -88,6 +89,7 @@ def raw_bertopic(texts, X):
 
 
 def resolve(params: dict, n: int) -> dict:
+    """Candidate parameters with ``min_cluster_size`` given as "<factor>sqrt" made a number."""
     params = dict(params)
     mcs = params.get("min_cluster_size")
     if isinstance(mcs, str):
@@ -200,24 +202,35 @@ def compare_merging(corpus, X, seeds):
         print(f"| {corpus.name} | {way} | {cells[0]} | {topics:.1f} | {cells[1]} | {cells[2]} | {cells[3]} |", flush=True)
 
 
-class _Labels:
-    def __init__(self, labels):
-        self.labels_ = labels
-
-
-def workbench_levels(texts, X, k, params=None):
+def workbench_levels(texts, X, k):
     from workbench.topics import TopicModel
 
-    params = dict(params or {})
-    merge = params.pop("_merge", None)
     t = time.perf_counter()
-    model = TopicModel(**resolve(params, len(texts))).fit(texts, X)
+    model = TopicModel().fit(texts, X)
     fit_s = time.perf_counter() - t
-    if merge == "average":
+    return model, model.reduce_to(k), fit_s
+
+
+def candidate_scores(X, truth, k, params, seeds) -> list[str]:
+    """NMI (a), topics (a), NMI (b), ARI (b) of one candidate setting, averaged over ``seeds``
+    (the clustering only: level (b) is the model's own topics merged to ``k``, as reduce_to does)."""
+    from workbench.topics import TopicModel, merge_topics
+
+    params = dict(params)
+    merge = params.pop("_merge", None)
+    cells = []
+    for seed in seeds:
+        model = TopicModel(**{**resolve(params, len(X)), "seed": seed})
+        a = model.cluster(X)
         fine = model._fine_labels
-        return _Labels(average_linkage_merge(X, fine)), _Labels(average_linkage_merge(X, fine, k)), fit_s
-    reduced = model.reduce_to(k)
-    return model, reduced, fit_s
+        if merge == "average":
+            a, b = average_linkage_merge(X, fine), average_linkage_merge(X, fine, k)
+        else:
+            b = merge_topics(X, fine, k=k)
+        (na, _), (nb, ab) = scores(a, truth), scores(b, truth)
+        cells.append((na, len(set(a.tolist()) - {-1}), nb, ab))
+    na, ta, nb, ab = np.mean(cells, axis=0)
+    return [f"{na:.3f}", f"{ta:.1f}" if len(seeds) > 1 else f"{ta:.0f}", f"{nb:.3f}", f"{ab:.3f}"]
 
 
 def row(name, embedder, labels_list, truth, outliers=None, extra=""):
@@ -233,6 +246,8 @@ def main() -> None:
     parser.add_argument("--embedders", nargs="+", default=["minilm", "static", "tfidf"])
     parser.add_argument("--stability-seeds", type=int, default=5)
     parser.add_argument("--candidates", action="store_true")
+    parser.add_argument("--candidate-seeds", type=int, default=1, metavar="N",
+                        help="with --candidates: average each setting over seeds 1..N (default: seed 42 only)")
     parser.add_argument("--labels", action="store_true", help="measure how well label words name the topics (MiniLM)")
     parser.add_argument("--compare-merging", type=int, default=0, metavar="N",
                         help="compare ways of merging HDBSCAN's topics over seeds 1..N (MiniLM)")
@@ -262,18 +277,16 @@ def main() -> None:
             print(row("workbench (a) defaults", emb, [model.labels_], truth, model.outlier_share_, f"fit {fit_s:.0f} s"), flush=True)
             print(row(f"workbench (b) reduce_to({k})", emb, [reduced.labels_], truth), flush=True)
         if args.candidates:
-            print(f"\nsettings tried on {name} (MiniLM; each row changes the defaults in one way):\n")
+            seeds = list(range(1, args.candidate_seeds + 1)) if args.candidate_seeds > 1 else [42]
+            where = f"mean over seeds 1-{seeds[-1]}" if len(seeds) > 1 else "seed 42"
+            print(f"\nsettings tried on {name} (MiniLM, {where}; each row changes the defaults in one way):\n")
             print("| setting | NMI (a) | topics (a) | NMI (b) | ARI (b) |")
             print("|---|---:|---:|---:|---:|")
-            for label, params in CANDIDATES:
-                model, reduced, _ = workbench_levels(texts, X_minilm, k, params)
-                (na, _), (nb, ab) = scores(model.labels_, truth), scores(reduced.labels_, truth)
-                print(f"| {label} | {na:.3f} | {len(set(model.labels_.tolist()) - {-1})} | {nb:.3f} | {ab:.3f} |", flush=True)
-            abstract_only = embed_cached(corpus.texts("abstract"), "minilm") if corpus.has_titles else None
-            if abstract_only is not None:
-                model, reduced, _ = workbench_levels(corpus.texts("abstract"), abstract_only, k)
-                (na, _), (nb, ab) = scores(model.labels_, truth), scores(reduced.labels_, truth)
-                print(f"| abstract only (no title) | {na:.3f} | {len(set(model.labels_.tolist()) - {-1})} | {nb:.3f} | {ab:.3f} |")
+            rows = [(label, texts, X_minilm, params) for label, params in CANDIDATES]
+            if corpus.has_titles:
+                rows.append(("abstract only (no title)", corpus.texts("abstract"), embed_cached(corpus.texts("abstract"), "minilm"), {}))
+            for label, row_texts, row_X, params in rows:
+                print(f"| {label} | " + " | ".join(candidate_scores(row_X, truth, k, params, seeds)) + " |", flush=True)
 
     if args.labels:
         print("\n## Label words (MiniLM, default topics)\n")

@@ -178,23 +178,33 @@ def _as_written(phrase: str, text: str, longest: int = 3) -> str | None:
     up to ``longest`` words, when it is mostly followed by the same word ("large" -> "large
     language models"). "Mostly": 80 % of at least three occurrences; stop words do not count.
     """
-    found = [m.span() for m in re.finditer(f" {re.escape(phrase)} ", text)]
+    found = _spans(phrase, text)
     if not found:
         return None
     if len(found) < 3:
         return phrase
     stop = _stop_set()
-    before, count = Counter(_stem(text[:start].rsplit(" ", 1)[-1]) for start, _ in found).most_common(1)[0]
+    before, count = Counter(_stem(text[text.rfind(" ", 0, start - 1) + 1 : start - 1]) for start, _ in found).most_common(1)[0]
     if count >= 0.8 * len(found) and before and before not in stop:
         return None
     while len(phrase.split()) < longest:
-        after = [text[end:].split(" ", 1)[0] for _, end in found]
+        after = [text[end + 1 : text.find(" ", end + 1)] for _, end in found]
         stem, count = Counter(map(_stem, after)).most_common(1)[0]
         if count < 0.8 * len(found) or not stem or stem in stop:
             break
         phrase = f"{phrase} {Counter(w for w in after if _stem(w) == stem).most_common(1)[0][0]}"
-        found = [m.span() for m in re.finditer(f" {re.escape(phrase)} ", text)]
+        found = _spans(phrase, text)
     return phrase
+
+
+def _spans(phrase: str, text: str, most: int = 500) -> list[tuple[int, int]]:
+    """Where `` phrase `` occurs in ``text``: (start of the phrase, end of its last word), the first ``most``."""
+    spans = []
+    for match in re.finditer(f" {re.escape(phrase)} ", text):
+        spans.append((match.start() + 1, match.end() - 1))
+        if len(spans) == most:
+            break
+    return spans
 
 
 @lru_cache(maxsize=1)
@@ -726,7 +736,7 @@ def _candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
 
 
 # Words are scored on at most this many papers (evenly spaced through the corpus).
-WORD_SAMPLE = 10_000
+WORD_SAMPLE = 5_000
 
 
 def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10) -> dict[int, list[tuple[str, float]]]:
