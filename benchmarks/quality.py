@@ -141,7 +141,8 @@ def label_words(corpus, X):
     from collections import Counter
 
     from workbench.embed import EmbeddingCache, get_embedder
-    from workbench.topics import TopicModel, _candidate_words, readable_label
+    from workbench.labels import candidate_words, readable_label
+    from workbench.topics import TopicModel
 
     from _common import bench_cache_dir
 
@@ -150,7 +151,7 @@ def label_words(corpus, X):
         model = TopicModel().fit(texts, X, embedder=get_embedder("minilm"), cache=cache)
     docs = [" " + re.sub(r"[^\w]+", " ", t.lower()) + " " for t in texts]
     topics = sorted(model.words_)
-    candidates = _candidate_words(model.model_, model.labels_, model.top_n_words)
+    candidates = candidate_words(model.model_, model.labels_, model.top_n_words)
     keybert = {t: readable_label([w for w, _ in model.model_.get_topic(t)]) for t in topics}
     ctfidf = {t: readable_label(candidates[t][len(model.model_.get_topic(t)):]) for t in topics}
     ways = {"KeyBERT-inspired words (previous labels)": keybert, "c-TF-IDF words": ctfidf,

@@ -5,7 +5,8 @@ import pytest
 
 from workbench.embed import FakeEmbedder, TfidfEmbedder, embed_with_cache
 from workbench.errors import InputError
-from workbench.topics import MIN_PAPERS_FOR_BERTOPIC, TopicModel, readable_label
+from workbench.labels import readable_label
+from workbench.topics import MIN_PAPERS_FOR_BERTOPIC, TopicModel
 
 from conftest import seed_abstracts
 
@@ -130,7 +131,7 @@ def test_readable_label_skips_variants_of_chosen_words():
 
 
 def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
-    from workbench.topics import common_words
+    from workbench.labels import common_words
 
     words = [["language models", "reward model", "rlhf"], ["language models", "agents", "memory"],
              ["language models", "vision", "images"], ["alignment", "values", "language models"]]
@@ -190,7 +191,7 @@ def test_merge_topics_keeps_outliers_and_respects_k():
 
 
 def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_share():
-    from workbench.topics import MIN_MERGED_TOPICS, merge_topics, ward_merges
+    from workbench.hierarchy import MIN_MERGED_TOPICS, merge_topics, ward_merges
 
     rng = np.random.default_rng(1)
     pairs = 10
@@ -214,7 +215,7 @@ def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_shar
 
 
 def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
-    from workbench.topics import rank_words
+    from workbench.labels import rank_words
 
     texts = ["reward model training"] * 8 + ["agents plan with memory"] * 8 + ["models of agents and rewards 95"] * 4
     labels = np.array([0] * 8 + [1] * 8 + [0, 0, 1, 1])

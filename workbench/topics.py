@@ -5,11 +5,12 @@ the embedder is only asked for the few word embeddings its label representation 
 those go through the same disk cache). Parameters live in ``__init__``; ``fit`` does the work,
 returns ``self`` and sets attributes ending in ``_``; one ``seed`` makes runs repeatable.
 
-The clustering (seeded UMAP to 5-d, HDBSCAN, outliers reassigned by their neighbours, then
-HDBSCAN's many small topics merged along their Ward hierarchy into themes) is done here;
-BERTopic is then handed the final topic of every paper and computes c-TF-IDF words and
-KeyBERT-inspired labels once. The same hierarchy cut at a number gives ``nr_topics`` and
-:meth:`TopicModel.reduce_to` ("show me 8 themes") without rerunning UMAP or HDBSCAN.
+The clustering (seeded UMAP to 5-d, HDBSCAN, outliers reassigned by their neighbours) is done
+here; HDBSCAN's many small topics are then merged along their Ward hierarchy into themes
+(:mod:`workbench.hierarchy`), and BERTopic is handed the final topic of every paper and computes
+c-TF-IDF and KeyBERT-inspired words once, from which :mod:`workbench.labels` picks the labels.
+The same hierarchy cut at a number gives ``nr_topics`` and :meth:`TopicModel.reduce_to` ("show
+me 8 themes") without rerunning UMAP or HDBSCAN.
 
 Below :data:`MIN_PAPERS_FOR_BERTOPIC` papers UMAP and HDBSCAN have too little to work with:
 the model falls back to agglomerative clustering on the embeddings (or one topic) and says so
@@ -20,27 +21,25 @@ from __future__ import annotations
 
 import logging
 import math
-import re
-from collections import Counter
 import sys
 import time
 import warnings
 from contextlib import contextmanager
-from functools import lru_cache
 from importlib.abc import MetaPathFinder
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .errors import InputError
+from .hierarchy import MERGE_VARIANCE, merge_topics, ward_merges
+from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
 
 __all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_topics", "reassign_outliers"]
 
 log = logging.getLogger(__name__)
 
 MIN_PAPERS_FOR_BERTOPIC = 40
-_NON_WORD = re.compile(r"[^\w]+")
 OUTLIER = -1
 
 
@@ -110,120 +109,6 @@ def _backend(embedder, cache, known=None):
     return CachedBackend()
 
 
-# Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
-SCHOLARLY_STOP_WORDS = frozenset(
-    """abstract achieve achieved achieves al approach approaches aim aims based conduct conducted
-    demonstrate demonstrated demonstrates different effective effectively et existing experiment
-    experiments extensive finally findings furthermore however improve improved improves including
-    introduce introduced introduces key leverage leverages leveraging method methods moreover novel
-    new paper papers present presented presents propose proposed proposes recent recently result
-    results shows shown significant significantly state studies study use used uses using various
-    work works""".split()
-)
-
-
-@lru_cache(maxsize=1)
-def stop_words() -> list[str]:
-    """English stop words plus the words of scholarly prose (``propose``, ``method``, ``results``)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return sorted(ENGLISH_STOP_WORDS | SCHOLARLY_STOP_WORDS)
-
-
-def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (), text: str | None = None) -> str:
-    """The first ``k`` words that say what sets the topic apart, each a new word.
-
-    Skipped: a variant of a word already chosen (``["agents", "agent", "ai agents", "memory"]`` ->
-    ``"agents, memory"`` + the next distinct one); a word in ``common`` (among the top words of
-    most topics: ``"language models"`` in a corpus about language models); and, when the topic's
-    ``text`` (lower case, see :func:`_as_written`) is given, a word or phrase that never occurs
-    in it as written, or only as the tail of a longer phrase (c-TF-IDF builds bigrams after dropping stop words, so "learning from human
-    feedback" gives "learning human"), completed when it is the start of a longer one
-    ("deep research" -> "deep research agents"). If that leaves nothing, the plain first words.
-    """
-    chosen: list[str] = []
-    for word in words:
-        if text is not None:
-            word = _as_written(word, text)
-        if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
-            continue
-        stems = _stems(word)
-        if any(stems <= _stems(c) for c in chosen):
-            continue  # a variant, or a part, of a word already chosen
-        covered = [c for c in chosen if _stems(c) < stems]
-        if covered:  # "reinforcement" chosen, now "reinforcement learning": keep the phrase
-            chosen = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered]
-            continue
-        chosen.append(word)
-        if len(chosen) == k:
-            break
-    if not chosen and (common or text is not None):
-        return readable_label(words, k)
-    return ", ".join(chosen)
-
-
-def _stem(token: str) -> str:
-    return token[:-1] if token.endswith("s") and len(token) > 3 else token
-
-
-def _stems(word: str) -> set[str]:
-    return {_stem(t) for t in word.split()}
-
-
-def _as_written(phrase: str, text: str, longest: int = 3) -> str | None:
-    """``phrase`` as ``text`` (lower case, words between single spaces) uses it, or None.
-
-    None when it never occurs as written, or when it is mostly the tail of a longer phrase
-    ("models" of "language models", "learning rl" of "reinforcement learning rl"); completed,
-    up to ``longest`` words, when it is mostly followed by the same word ("large" -> "large
-    language models"). "Mostly": 80 % of at least three occurrences; stop words do not count.
-    """
-    found = _spans(phrase, text)
-    if not found:
-        return None
-    if len(found) < 3:
-        return phrase
-    stop = _stop_set()
-    before, count = Counter(_stem(text[text.rfind(" ", 0, start - 1) + 1 : start - 1]) for start, _ in found).most_common(1)[0]
-    if count >= 0.8 * len(found) and before and before not in stop:
-        return None
-    while len(phrase.split()) < longest:
-        after = [text[end + 1 : text.find(" ", end + 1)] for _, end in found]
-        stem, count = Counter(map(_stem, after)).most_common(1)[0]
-        if count < 0.8 * len(found) or not stem or stem in stop:
-            break
-        phrase = f"{phrase} {Counter(w for w in after if _stem(w) == stem).most_common(1)[0][0]}"
-        found = _spans(phrase, text)
-    return phrase
-
-
-def _spans(phrase: str, text: str, most: int = 500) -> list[tuple[int, int]]:
-    """Where `` phrase `` occurs in ``text``: (start of the phrase, end of its last word), the first ``most``."""
-    spans = []
-    for match in re.finditer(f" {re.escape(phrase)} ", text):
-        spans.append((match.start() + 1, match.end() - 1))
-        if len(spans) == most:
-            break
-    return spans
-
-
-@lru_cache(maxsize=1)
-def _stop_set() -> frozenset[str]:
-    return frozenset(stop_words())
-
-
-def common_words(words_by_topic: Sequence[Sequence[str]], share: float = 0.5) -> set[str]:
-    """Words among the top words of more than ``share`` of the topics (with four topics or more)."""
-    if len(words_by_topic) < 4:
-        return set()
-    counts = Counter(w for words in words_by_topic for w in set(words))
-    return {w for w, c in counts.items() if c > share * len(words_by_topic)}
-
-
-# Merging by distance never takes the topics below this many (nor below what HDBSCAN found).
-MIN_MERGED_TOPICS = 8
-
-
 def default_min_cluster_size(n: int) -> int:
     """HDBSCAN's smallest topic, scaled to the corpus: 6 for 133 papers, 42 for 7,000, 112 for 50,000."""
     return int(max(5, min(500, round(0.5 * math.sqrt(n)))))
@@ -271,104 +156,6 @@ def reassign_outliers(embeddings: np.ndarray, labels: np.ndarray, reduced: np.nd
     X = embeddings[out].astype(np.float32)
     labels[out] = np.asarray(topics)[np.argmax(X @ centroids.T, axis=1)]
     return labels
-
-
-# Merging stops short of a merge that would add more than this share of the corpus's variance.
-MERGE_VARIANCE = 0.009
-
-
-def _unit_rows(X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1)
-    if np.allclose(norms, 1.0, atol=1e-3):
-        return X
-    return X / np.maximum(norms, 1e-12)[:, None]
-
-
-def ward_merges(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], list[tuple[int, int, float]], float]:
-    """The topics' Ward hierarchy: which two topics merge, in order, and what each merge costs.
-
-    Returns ``(topics, merges, total)``: the topics (outliers left out), the merges as
-    ``(i, j, cost)`` with ``i``, ``j`` positions in ``topics`` (the merged group keeps ``i``),
-    and the corpus's total variance. A merge's cost is how much it adds to the within-topic
-    sum of squares of the unit-length embeddings (Ward's criterion, weighted by topic sizes:
-    ``n_i n_j / (n_i + n_j) * |c_i - c_j|^2``); each step merges the cheapest pair, so costs
-    only grow. The k-means objective, restricted to unions of HDBSCAN's topics.
-    """
-    from scipy import sparse
-
-    labels = np.asarray(labels)
-    topics = sorted(set(labels.tolist()) - {OUTLIER})
-    X = _unit_rows(embeddings)
-    total_sum = X.sum(axis=0, dtype=np.float64)
-    total = float((X.astype(np.float64) ** 2).sum() - total_sum @ total_sum / len(X))
-    if len(topics) < 2:
-        return topics, [], total
-    rows = np.flatnonzero(labels != OUTLIER)
-    position = np.searchsorted(topics, labels[rows])
-    onehot = sparse.csr_matrix((np.ones(len(rows), np.float32), (position, rows)), shape=(len(topics), len(X)))
-    S = np.asarray(onehot @ X, dtype=np.float64)
-    n = np.bincount(position, minlength=len(topics)).astype(np.float64)
-    C = S / n[:, None]
-    t = len(topics)
-
-    def costs(i):
-        return n[i] * n / (n[i] + n) * ((C - C[i]) ** 2).sum(axis=1)
-
-    M = np.vstack([costs(i) for i in range(t)])
-    np.fill_diagonal(M, np.inf)
-    alive = np.ones(t, dtype=bool)
-    merges = []
-    for _ in range(t - 1):
-        i, j = sorted(divmod(int(np.argmin(M)), t))
-        merges.append((i, j, float(M[i, j])))
-        S[i] += S[j]
-        n[i] += n[j]
-        C[i] = S[i] / n[i]
-        alive[j] = False
-        M[j, :] = M[:, j] = np.inf
-        row = costs(i)
-        row[~alive] = np.inf
-        row[i] = np.inf
-        M[i, :] = M[:, i] = row
-    return topics, merges, total
-
-
-def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = None, max_variance: float | None = None) -> np.ndarray:
-    """Merge topics along their Ward hierarchy (:func:`ward_merges`): down to ``k``, or by cost.
-
-    ``k`` applies merges until at most ``k`` topics are left; ``max_variance`` applies every
-    merge that adds less than that share of the corpus's total variance (a scale that does
-    not depend on the embedder or the corpus size), never going below
-    :data:`MIN_MERGED_TOPICS` topics. Outliers stay outliers. Deterministic.
-    """
-    labels = np.asarray(labels)
-    if k is not None and k < 1:
-        raise InputError(f"nr_topics={k}; expected a number of topics >= 1")
-    topics, merges, total = ward_merges(embeddings, labels)
-    t = len(topics)
-    if k is not None:
-        n_merges = max(0, t - int(k))
-    elif max_variance is not None:
-        n_merges = next((m for m, (_, _, cost) in enumerate(merges) if cost >= max_variance * total), len(merges))
-        n_merges = min(n_merges, max(0, t - MIN_MERGED_TOPICS))
-    else:
-        n_merges = 0
-    if n_merges == 0:
-        return labels.copy()
-    parent = list(range(t))
-
-    def root(a):
-        while parent[a] != a:
-            a = parent[a]
-        return a
-
-    for i, j, _ in merges[:n_merges]:
-        parent[root(j)] = root(i)
-    roots = [root(a) for a in range(t)]
-    mapping = dict(zip(topics, np.unique(roots, return_inverse=True)[1].tolist()))
-    mapping[OUTLIER] = OUTLIER
-    return np.array([mapping[t] for t in labels.tolist()], dtype=int)
 
 
 class TopicModel:
@@ -623,7 +410,7 @@ class TopicModel:
         release_free_memory()
         self.model_ = model
         self.labels_ = np.asarray(model.topics_, dtype=int)
-        candidates = _candidate_words(model, self.labels_, self.top_n_words)
+        candidates = candidate_words(model, self.labels_, self.top_n_words)
         self.words_ = rank_words(texts, self.labels_, candidates, self.top_n_words)
         self.topic_info_ = self._topic_info(texts)
 
@@ -653,10 +440,8 @@ class TopicModel:
         common = common_words([w for t, w in top.items() if t != OUTLIER])
         rows = []
         for topic, words in top.items():
-            text = None
-            if texts is not None:  # a phrase common enough to be a top word shows in 2,000 papers
-                sample = np.flatnonzero(self.labels_ == topic)[:2000]
-                text = " " + _NON_WORD.sub(" ", " ".join(texts[i] for i in sample).lower()) + " "
+            # a phrase common enough to be a top word shows in the topic's first 2,000 papers
+            text = topic_text(texts, self.labels_, topic) if texts is not None else None
             label = "Unassigned" if topic == OUTLIER else readable_label(words, common=common, text=text) or f"Topic {topic}"
             rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": words})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
@@ -719,63 +504,6 @@ class TopicModel:
     def _require_fitted(self):
         if not hasattr(self, "labels_"):
             raise InputError("this TopicModel is not fitted yet; call fit(texts, embeddings) first")
-
-
-def _candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
-    """Each topic's words from its representation (KeyBERT's picks), then its top c-TF-IDF words."""
-    topics = sorted(set(labels.tolist()))
-    vocabulary = model.vectorizer_model.get_feature_names_out()
-    ctfidf = model.c_tf_idf_.tocsr()
-    candidates = {}
-    for row, topic in enumerate(topics):
-        picked = [w for w, _ in (model.get_topic(topic) or []) if w]
-        values = ctfidf[row].toarray().ravel() if row < ctfidf.shape[0] else np.zeros(0)
-        top = [vocabulary[i] for i in np.argsort(-values, kind="stable")[:n] if values[i] > 0]
-        candidates[int(topic)] = list(dict.fromkeys(picked + top))
-    return candidates
-
-
-# Words are scored on at most this many papers (evenly spaced through the corpus).
-WORD_SAMPLE = 5_000
-
-
-def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10) -> dict[int, list[tuple[str, float]]]:
-    """Each topic's candidate words ranked by how well they find its papers: F1 of "the paper
-    contains the word" against "the paper is in the topic".
-
-    A word in every paper of the corpus finds all of the topic's papers and many others (low
-    precision); a rare word finds few (low recall); the best label words do both. KeyBERT's
-    picks alone drift to words near the topic's few representative papers ("ai assistant" for
-    papers on policy optimisation); c-TF-IDF's alone are mostly single words. Ranking both by
-    F1 raised the share of a label word's papers that are in its topic on every labelled corpus
-    (docs/benchmarks.md). Words that are only digits ("95" of "95% CI") are dropped.
-    """
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    labels = np.asarray(labels)
-    vocabulary = sorted({w for words in candidates.values() for w in words if not w.replace(" ", "").isdigit()})
-    if not vocabulary:
-        return {t: [] for t in candidates}
-    sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
-    vectorizer = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, token_pattern=r"(?u)\b\w+\b")
-    has = vectorizer.transform([texts[i] for i in sample]).tocsc()
-    column = {w: j for j, w in enumerate(vocabulary)}
-    found = np.asarray(has.sum(axis=0)).ravel()
-    sample_labels = labels[sample]
-    ranked = {}
-    for topic, words in candidates.items():
-        inside = sample_labels == topic
-        scored = []
-        for order, word in enumerate(words):
-            if word not in column:
-                continue
-            j = column[word]
-            rows = has.indices[has.indptr[j] : has.indptr[j + 1]]
-            hits = int(inside[rows].sum())
-            f1 = 2 * hits / (found[j] + inside.sum()) if hits else 0.0
-            scored.append((-f1, order, word))
-        ranked[topic] = [(word, -score) for score, _, word in sorted(scored)[:n]]
-    return ranked
 
 
 def _sorted_vocab(keybert_class):

@@ -36,7 +36,7 @@ class ComparedPaper:
 def _term_model(texts: tuple[str, ...]):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ..topics import stop_words
+    from ..labels import stop_words
 
     vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True)
     return vec, vec.fit_transform(texts)

@@ -41,7 +41,7 @@ class SearchResult:
 
 def query_terms(query: str) -> list[str]:
     """The words of a search query worth matching (lower case, no stop words)."""
-    from ..topics import stop_words
+    from ..labels import stop_words
 
     stop = set(stop_words())
     return [w for w in re.findall(r"[\w\-]{2,}", query.lower()) if w not in stop]

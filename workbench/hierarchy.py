@@ -1,0 +1,119 @@
+"""The topics' Ward hierarchy: how HDBSCAN's many small topics merge into themes.
+
+:func:`ward_merges` orders every merge of the topics by what it adds to the within-topic
+variance of the (unit-length) embeddings; :func:`merge_topics` applies them, down to ``k``
+themes or until a merge would add more than a share of the corpus's variance. The default
+topics, ``nr_topics=k``, :meth:`TopicModel.reduce_to` and :meth:`TopicModel.hierarchy` all cut
+this one tree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["MIN_MERGED_TOPICS", "MERGE_VARIANCE", "ward_merges", "merge_topics"]
+
+OUTLIER = -1
+
+# Merging by distance never takes the topics below this many (nor below what HDBSCAN found).
+MIN_MERGED_TOPICS = 8
+
+
+# Merging stops short of a merge that would add more than this share of the corpus's variance.
+MERGE_VARIANCE = 0.009
+
+
+def _unit_rows(X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float32)
+    norms = np.linalg.norm(X, axis=1)
+    if np.allclose(norms, 1.0, atol=1e-3):
+        return X
+    return X / np.maximum(norms, 1e-12)[:, None]
+
+
+def ward_merges(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], list[tuple[int, int, float]], float]:
+    """The topics' Ward hierarchy: which two topics merge, in order, and what each merge costs.
+
+    Returns ``(topics, merges, total)``: the topics (outliers left out), the merges as
+    ``(i, j, cost)`` with ``i``, ``j`` positions in ``topics`` (the merged group keeps ``i``),
+    and the corpus's total variance. A merge's cost is how much it adds to the within-topic
+    sum of squares of the unit-length embeddings (Ward's criterion, weighted by topic sizes:
+    ``n_i n_j / (n_i + n_j) * |c_i - c_j|^2``); each step merges the cheapest pair, so costs
+    only grow. The k-means objective, restricted to unions of HDBSCAN's topics.
+    """
+    from scipy import sparse
+
+    labels = np.asarray(labels)
+    topics = sorted(set(labels.tolist()) - {OUTLIER})
+    X = _unit_rows(embeddings)
+    total_sum = X.sum(axis=0, dtype=np.float64)
+    total = float((X.astype(np.float64) ** 2).sum() - total_sum @ total_sum / len(X))
+    if len(topics) < 2:
+        return topics, [], total
+    rows = np.flatnonzero(labels != OUTLIER)
+    position = np.searchsorted(topics, labels[rows])
+    onehot = sparse.csr_matrix((np.ones(len(rows), np.float32), (position, rows)), shape=(len(topics), len(X)))
+    S = np.asarray(onehot @ X, dtype=np.float64)
+    n = np.bincount(position, minlength=len(topics)).astype(np.float64)
+    C = S / n[:, None]
+    t = len(topics)
+
+    def costs(i):
+        return n[i] * n / (n[i] + n) * ((C - C[i]) ** 2).sum(axis=1)
+
+    M = np.vstack([costs(i) for i in range(t)])
+    np.fill_diagonal(M, np.inf)
+    alive = np.ones(t, dtype=bool)
+    merges = []
+    for _ in range(t - 1):
+        i, j = sorted(divmod(int(np.argmin(M)), t))
+        merges.append((i, j, float(M[i, j])))
+        S[i] += S[j]
+        n[i] += n[j]
+        C[i] = S[i] / n[i]
+        alive[j] = False
+        M[j, :] = M[:, j] = np.inf
+        row = costs(i)
+        row[~alive] = np.inf
+        row[i] = np.inf
+        M[i, :] = M[:, i] = row
+    return topics, merges, total
+
+
+def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = None, max_variance: float | None = None) -> np.ndarray:
+    """Merge topics along their Ward hierarchy (:func:`ward_merges`): down to ``k``, or by cost.
+
+    ``k`` applies merges until at most ``k`` topics are left; ``max_variance`` applies every
+    merge that adds less than that share of the corpus's total variance (a scale that does
+    not depend on the embedder or the corpus size), never going below
+    :data:`MIN_MERGED_TOPICS` topics. Outliers stay outliers. Deterministic.
+    """
+    labels = np.asarray(labels)
+    if k is not None and k < 1:
+        raise InputError(f"nr_topics={k}; expected a number of topics >= 1")
+    topics, merges, total = ward_merges(embeddings, labels)
+    t = len(topics)
+    if k is not None:
+        n_merges = max(0, t - int(k))
+    elif max_variance is not None:
+        n_merges = next((m for m, (_, _, cost) in enumerate(merges) if cost >= max_variance * total), len(merges))
+        n_merges = min(n_merges, max(0, t - MIN_MERGED_TOPICS))
+    else:
+        n_merges = 0
+    if n_merges == 0:
+        return labels.copy()
+    parent = list(range(t))
+
+    def root(a):
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for i, j, _ in merges[:n_merges]:
+        parent[root(j)] = root(i)
+    roots = [root(a) for a in range(t)]
+    mapping = dict(zip(topics, np.unique(roots, return_inverse=True)[1].tolist()))
+    mapping[OUTLIER] = OUTLIER
+    return np.array([mapping[t] for t in labels.tolist()], dtype=int)

@@ -1,0 +1,195 @@
+"""Topic labels: which words name a topic, and how they are written.
+
+A topic's candidate words are BERTopic's (KeyBERT-inspired picks from the c-TF-IDF vocabulary)
+and its top c-TF-IDF words (:func:`candidate_words`). They are ranked by how well each finds the
+topic's papers (:func:`rank_words`), and the label is the first three that are new words, not
+shared by most topics, and written as the papers write them (:func:`readable_label`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Collection, Sequence
+
+import numpy as np
+
+__all__ = ["SCHOLARLY_STOP_WORDS", "stop_words", "readable_label", "common_words", "candidate_words",
+           "rank_words", "topic_text", "WORD_SAMPLE"]
+
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+# Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
+SCHOLARLY_STOP_WORDS = frozenset(
+    """abstract achieve achieved achieves al approach approaches aim aims based conduct conducted
+    demonstrate demonstrated demonstrates different effective effectively et existing experiment
+    experiments extensive finally findings furthermore however improve improved improves including
+    introduce introduced introduces key leverage leverages leveraging method methods moreover novel
+    new paper papers present presented presents propose proposed proposes recent recently result
+    results shows shown significant significantly state studies study use used uses using various
+    work works""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> list[str]:
+    """English stop words plus the words of scholarly prose (``propose``, ``method``, ``results``)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return sorted(ENGLISH_STOP_WORDS | SCHOLARLY_STOP_WORDS)
+
+
+def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (), text: str | None = None) -> str:
+    """The first ``k`` words that say what sets the topic apart, each a new word.
+
+    Skipped: a variant of a word already chosen (``["agents", "agent", "ai agents", "memory"]`` ->
+    ``"agents, memory"`` + the next distinct one); a word in ``common`` (among the top words of
+    most topics: ``"language models"`` in a corpus about language models); and, when the topic's
+    ``text`` (lower case, see :func:`_as_written`) is given, a word or phrase that never occurs
+    in it as written, or only as the tail of a longer phrase (c-TF-IDF builds bigrams after dropping stop words, so "learning from human
+    feedback" gives "learning human"), completed when it is the start of a longer one
+    ("deep research" -> "deep research agents"). If that leaves nothing, the plain first words.
+    """
+    chosen: list[str] = []
+    for word in words:
+        if text is not None:
+            word = _as_written(word, text)
+        if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
+            continue
+        stems = _stems(word)
+        if any(stems <= _stems(c) for c in chosen):
+            continue  # a variant, or a part, of a word already chosen
+        covered = [c for c in chosen if _stems(c) < stems]
+        if covered:  # "reinforcement" chosen, now "reinforcement learning": keep the phrase
+            chosen = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered]
+            continue
+        chosen.append(word)
+        if len(chosen) == k:
+            break
+    if not chosen and (common or text is not None):
+        return readable_label(words, k)
+    return ", ".join(chosen)
+
+
+def _stem(token: str) -> str:
+    return token[:-1] if token.endswith("s") and len(token) > 3 else token
+
+
+def _stems(word: str) -> set[str]:
+    return {_stem(t) for t in word.split()}
+
+
+def _as_written(phrase: str, text: str, longest: int = 3) -> str | None:
+    """``phrase`` as ``text`` (lower case, words between single spaces) uses it, or None.
+
+    None when it never occurs as written, or when it is mostly the tail of a longer phrase
+    ("models" of "language models", "learning rl" of "reinforcement learning rl"); completed,
+    up to ``longest`` words, when it is mostly followed by the same word ("large" -> "large
+    language models"). "Mostly": 80 % of at least three occurrences; stop words do not count.
+    """
+    found = _spans(phrase, text)
+    if not found:
+        return None
+    if len(found) < 3:
+        return phrase
+    stop = _stop_set()
+    before, count = Counter(_stem(text[text.rfind(" ", 0, start - 1) + 1 : start - 1]) for start, _ in found).most_common(1)[0]
+    if count >= 0.8 * len(found) and before and before not in stop:
+        return None
+    while len(phrase.split()) < longest:
+        after = [text[end + 1 : text.find(" ", end + 1)] for _, end in found]
+        stem, count = Counter(map(_stem, after)).most_common(1)[0]
+        if count < 0.8 * len(found) or not stem or stem in stop:
+            break
+        phrase = f"{phrase} {Counter(w for w in after if _stem(w) == stem).most_common(1)[0][0]}"
+        found = _spans(phrase, text)
+    return phrase
+
+
+def _spans(phrase: str, text: str, most: int = 500) -> list[tuple[int, int]]:
+    """Where `` phrase `` occurs in ``text``: (start of the phrase, end of its last word), the first ``most``."""
+    spans = []
+    for match in re.finditer(f" {re.escape(phrase)} ", text):
+        spans.append((match.start() + 1, match.end() - 1))
+        if len(spans) == most:
+            break
+    return spans
+
+
+@lru_cache(maxsize=1)
+def _stop_set() -> frozenset[str]:
+    return frozenset(stop_words())
+
+
+def common_words(words_by_topic: Sequence[Sequence[str]], share: float = 0.5) -> set[str]:
+    """Words among the top words of more than ``share`` of the topics (with four topics or more)."""
+    if len(words_by_topic) < 4:
+        return set()
+    counts = Counter(w for words in words_by_topic for w in set(words))
+    return {w for w, c in counts.items() if c > share * len(words_by_topic)}
+
+
+def candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
+    """Each topic's words from its representation (KeyBERT's picks), then its top c-TF-IDF words."""
+    topics = sorted(set(labels.tolist()))
+    vocabulary = model.vectorizer_model.get_feature_names_out()
+    ctfidf = model.c_tf_idf_.tocsr()
+    candidates = {}
+    for row, topic in enumerate(topics):
+        picked = [w for w, _ in (model.get_topic(topic) or []) if w]
+        values = ctfidf[row].toarray().ravel() if row < ctfidf.shape[0] else np.zeros(0)
+        top = [vocabulary[i] for i in np.argsort(-values, kind="stable")[:n] if values[i] > 0]
+        candidates[int(topic)] = list(dict.fromkeys(picked + top))
+    return candidates
+
+
+# Words are scored on at most this many papers (evenly spaced through the corpus).
+WORD_SAMPLE = 5_000
+
+
+def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's candidate words ranked by how well they find its papers: F1 of "the paper
+    contains the word" against "the paper is in the topic".
+
+    A word in every paper of the corpus finds all of the topic's papers and many others (low
+    precision); a rare word finds few (low recall); the best label words do both. KeyBERT's
+    picks alone drift to words near the topic's few representative papers ("ai assistant" for
+    papers on policy optimisation); c-TF-IDF's alone are mostly single words. Ranking both by
+    F1 raised the share of a label word's papers that are in its topic on every labelled corpus
+    (docs/benchmarks.md). Words that are only digits ("95" of "95% CI") are dropped.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    labels = np.asarray(labels)
+    vocabulary = sorted({w for words in candidates.values() for w in words if not w.replace(" ", "").isdigit()})
+    if not vocabulary:
+        return {t: [] for t in candidates}
+    sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
+    vectorizer = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, token_pattern=r"(?u)\b\w+\b")
+    has = vectorizer.transform([texts[i] for i in sample]).tocsc()
+    column = {w: j for j, w in enumerate(vocabulary)}
+    found = np.asarray(has.sum(axis=0)).ravel()
+    sample_labels = labels[sample]
+    ranked = {}
+    for topic, words in candidates.items():
+        inside = sample_labels == topic
+        scored = []
+        for order, word in enumerate(words):
+            if word not in column:
+                continue
+            j = column[word]
+            rows = has.indices[has.indptr[j] : has.indptr[j + 1]]
+            hits = int(inside[rows].sum())
+            f1 = 2 * hits / (found[j] + inside.sum()) if hits else 0.0
+            scored.append((-f1, order, word))
+        ranked[topic] = [(word, -score) for score, _, word in sorted(scored)[:n]]
+    return ranked
+
+
+def topic_text(texts: Sequence[str], labels: np.ndarray, topic: int, most: int = 2000) -> str:
+    """The first ``most`` papers of ``topic`` as one lower-case string, words between single
+    spaces (what :func:`readable_label` checks phrases against)."""
+    sample = np.flatnonzero(np.asarray(labels) == topic)[:most]
+    return " " + _NON_WORD.sub(" ", " ".join(texts[i] for i in sample).lower()) + " "
