@@ -25,12 +25,14 @@ MIN_MERGED_TOPICS = 8
 MERGE_VARIANCE = 0.009
 
 
-def _unit_rows(X: np.ndarray) -> np.ndarray:
+def _unit_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` with unit-length rows (itself when they are already) and each row's squared length."""
     X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1)
-    if np.allclose(norms, 1.0, atol=1e-3):
-        return X
-    return X / np.maximum(norms, 1e-12)[:, None]
+    squares = np.einsum("ij,ij->i", X, X)  # no temporary the size of X, as np.linalg.norm makes
+    if np.allclose(squares, 1.0, atol=2e-3):
+        return X, squares
+    norms = np.sqrt(np.maximum(squares, 1e-24))
+    return X / norms[:, None], np.ones(len(X), dtype=np.float32)
 
 
 def ward_merges(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], list[tuple[int, int, float]], float]:
@@ -47,9 +49,9 @@ def ward_merges(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[int], 
 
     labels = np.asarray(labels)
     topics = sorted(set(labels.tolist()) - {OUTLIER})
-    X = _unit_rows(embeddings)
+    X, squares = _unit_rows(embeddings)
     total_sum = X.sum(axis=0, dtype=np.float64)
-    total = float((X.astype(np.float64) ** 2).sum() - total_sum @ total_sum / len(X))
+    total = float(squares.sum(dtype=np.float64)) - float(total_sum @ total_sum) / len(X)
     if len(topics) < 2:
         return topics, [], total
     rows = np.flatnonzero(labels != OUTLIER)
