@@ -293,3 +293,17 @@ def test_explore_view_shows_k_themes_and_topic_stability(tmp_path):
         np.testing.assert_array_equal(session.review.labels, default_labels)
         assert ">stable</th>" not in view.overview.value, "stability is checked again for new topics"
         assert len(session.store.papers_tagged("kept-tag")) == 5
+
+
+def test_undoing_a_topic_rename_shows_the_old_name_again(tmp_path):
+    workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
+    with Session.open(tmp_path / "review", reviewer="tester") as session:
+        view = explore(session)
+        before = session.topic_label(0)
+        view.play([{"rename_topic": 0, "label": "A name to take back"}])
+        assert session.topic_label(0) == "A name to take back" and "A name to take back" in view.overview.value
+        session.undo()
+        assert session.topic_label(0) == before
+        assert "A name to take back" not in view.overview.value
+        assert "A name to take back" not in set(view.frame.topic_label)
+        assert all("A name to take back" not in label for label, _ in view.topic_pick.options)

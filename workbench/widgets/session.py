@@ -197,6 +197,7 @@ class Session:
 
     def undo(self, n: int = 1):
         undone = self.store.undo(n)
+        self.review.refresh_topics()  # the undone action may have been a rename, merge or move
         self._changed("undo", [])
         return undone
 

@@ -200,11 +200,11 @@ class ExploreView:
             self.status.ok(f"stability checked with {len(seeds)} seeds: {len(shaky)} of {len(frame)} topics below 80 %")
 
     def _on_change(self, event: str, ids) -> None:
-        if event in ("topics", "stability"):
+        if event in ("topics", "stability", "undo"):
             self.overview.value = topic_bars(self.session.review.topics, self.session.stability)
         if event == "stability":
             return
-        if event == "topics":
+        if event in ("topics", "undo"):
             self.topic_pick.options = self.merge_pick.options = self._topic_options()
         # Only what the action can have changed; the map is sent again only when its colours change.
         changed = self.refresh_columns(topics=event in ("topics", "undo"))
