@@ -23,9 +23,9 @@ review'''
 
 NOTEBOOKS = {
     "01_explore.ipynb": [
-        ("markdown", "# Explore the map\n\nTopics of the review, the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`."),
+        ("markdown", "# Explore the map\n\nTopics of the review (ask for k themes instead of the default topics, or check how stable each topic is across seeds), the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`."),
         ("code", "import workbench\nfrom workbench.widgets import Session, explore"),
-        ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"select": "search:reward model", "tag": "rlhf"}]'),
+        ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"themes": 8}, {"select": "search:reward model", "tag": "rlhf"}]'),
         ("code", OPEN),
         ("markdown", "## Topics"),
         ("code", "review.topics_frame()"),
