@@ -118,4 +118,4 @@ def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = Non
     roots = [root(a) for a in range(t)]
     mapping = dict(zip(topics, np.unique(roots, return_inverse=True)[1].tolist()))
     mapping[OUTLIER] = OUTLIER
-    return np.array([mapping[t] for t in labels.tolist()], dtype=int)
+    return np.array([mapping[label] for label in labels.tolist()], dtype=int)
