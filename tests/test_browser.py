@@ -8,6 +8,7 @@ Screenshots go to test-output/browser/. Needs /usr/bin/chromium (`apt-get instal
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -196,4 +197,29 @@ def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
 
     tagged = _store_rows(lab, "SELECT paper_id, reviewer FROM paper_tags WHERE tag = ?", "lasso-tag")
     assert len(tagged) == count and {r[1] for r in tagged} == {REVIEWER}
+    page.close()
+
+
+def test_show_themes_and_check_stability(browser, lab):
+    page = _open_and_run_all(browser, lab, "01_explore.ipynb")
+    page.get_by_text("Drag on the map to select papers (lasso or box).").wait_for(state="attached", timeout=180_000)
+    page.locator(".jupyter-widget-Collapse-header", has_text="Topics").first.click()  # open the accordion
+    themes = page.get_by_label("themes")
+    themes.wait_for(timeout=30_000)
+    themes.fill("3")
+    themes.press("Enter")
+    page.get_by_role("button", name="Show themes").click()
+    page.get_by_text("✓ 3 topics", exact=True).wait_for(timeout=120_000)
+    manifest = json.loads((lab["ws"] / "review" / "build.json").read_text())
+    assert manifest["topic_params"]["nr_topics"] == 3
+    topics = json.loads((lab["ws"] / "review" / "topics.json").read_text())["topics"]
+    assert len([t for t in topics if t["topic"] >= 0]) == 3, "the themes are saved to the review"
+
+    page.get_by_role("button", name="Check stability").click()
+    page.get_by_text("topics below 80 %").wait_for(timeout=120_000)
+    header = page.locator("table.wb-bars th", has_text="stable").first
+    header.wait_for(timeout=30_000)
+    cells = page.locator("table.wb-bars td.wb-meta", has_text="%")
+    assert cells.count() == 3
+    _shot(page, "01_explore_themes.png")
     page.close()

@@ -17,7 +17,7 @@ mark.wb-hit { background: #ffe58a; }
 mark.wb-shared { background: #c7e9c0; }
 mark.wb-distinct { background: #fdd0a2; }
 .wb-tagchip { display: inline-block; background: #eef; border-radius: 8px; padding: 0 6px; margin: 0 2px; font-size: 12px; }
-.wb-bars td { padding: 1px 6px; font-size: 12px; vertical-align: middle; }
+.wb-bars td, .wb-bars th { padding: 1px 6px; font-size: 12px; vertical-align: middle; }
 .wb-bar { background: #69c; height: 12px; }
 .wb-list { max-height: 18em; overflow-y: auto; font-size: 13px; }
 </style>
