@@ -53,6 +53,21 @@ def test_open_review_gives_back_the_same_tables(built):
     assert again.topics_frame()["size"].sum() == 133
 
 
+def test_papers_file_writes_the_clean_text_only_where_it_differs_and_reads_both_forms(built, tmp_path):
+    records = [json.loads(line) for line in (built.path / "papers.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_id = {p.id: p for p in built.papers}
+    for record in records:
+        assert ("text" in record) == (by_id[record["id"]].text != by_id[record["id"]].abstract)
+    assert workbench.open_review(built.path).papers == built.papers
+    # a review written before the text was left out (every record has it) reads the same
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(built.path, old)
+    (old / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n" for p in built.papers), encoding="utf-8")
+    assert workbench.open_review(old).papers == built.papers
+
+
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
     review = workbench.open_review(built.path)
     before = int((review.topics.topic >= 0).sum())

@@ -4,7 +4,7 @@
 loads it back. The folder holds::
 
     build.json            what was built, from what, with which parameters, how long it took
-    papers.jsonl          one paper per line (the cleaned records)
+    papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract")
     topics.json           topic, label, size, words (+ the method and any fallback note)
     map.csv               id, topic, x, y
     arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
@@ -375,7 +375,10 @@ def _write_review(path: Path, review: Review, model: TopicModel) -> None:
     tmp = path / f".papers.jsonl.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as out:
         for p in review.papers:
-            out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+            record = p.to_dict()
+            if record["text"] == record["abstract"]:  # most papers: written once, not twice
+                del record["text"]
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
     tmp.replace(path / "papers.jsonl")
     _write_results(path, review, model)
 
@@ -463,6 +466,7 @@ def pd_frame(rows):
 def _paper_from_dict(d: dict) -> Paper:
     fields = Paper.__dataclass_fields__
     d = {k: v for k, v in d.items() if k in fields}
+    d.setdefault("text", d.get("abstract", ""))  # left out when it equals the abstract
     for key in ("authors", "keywords", "sources", "aliases"):
         if key in d:
             d[key] = tuple(d[key] or ())
