@@ -223,7 +223,7 @@ def candidate_scores(X, truth, k, params, seeds) -> list[str]:
     for seed in seeds:
         model = TopicModel(**{**resolve(params, len(X)), "seed": seed})
         a = model.cluster(X)
-        fine = model._fine_labels
+        fine = model.fine_labels_
         if merge == "average":
             a, b = average_linkage_merge(X, fine), average_linkage_merge(X, fine, k)
         else:

@@ -17,7 +17,8 @@ Each row is a fresh process running ``workbench.build`` (the CLI's path):
 
 Per-stage seconds come from the review's ``build.json`` and the topic model's ``timings_``;
 peak RSS is the child's ``ru_maxrss``. The refit row is ``Review.refit()`` in the live process
-that built the review (embeddings and neighbours in memory).
+that built the review (embeddings and neighbours in memory), and ``Review.show_themes(10)`` on
+the review opened again (what the explore view's "Show themes" runs).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ if refit:
     t = time.perf_counter(); r.refit(); out["refit_s"] = time.perf_counter() - t
     t = time.perf_counter(); r.refit(nr_topics=10); out["refit_k_s"] = time.perf_counter() - t
     t = time.perf_counter(); r.refit(min_cluster_size=60); out["refit_mcs_s"] = time.perf_counter() - t
+    r = workbench.open_review(review)  # opened again, as the explore view does
+    t = time.perf_counter(); r.show_themes(10); out["themes_s"] = time.perf_counter() - t
 done.append(1)
 print(json.dumps(out))
 """
@@ -168,7 +171,8 @@ def main() -> None:
         print(f"| {papers:,} | {run} | " + " | ".join(str(peaks[n]) for n in names) + " |")
     for papers, result in refits:
         print(f"\nrefit in the live process, {papers:,} papers: Review.refit() {result['refit_s']:.1f} s;"
-              f" refit(nr_topics=10) {result['refit_k_s']:.1f} s; refit(min_cluster_size=60) {result['refit_mcs_s']:.1f} s")
+              f" refit(nr_topics=10) {result['refit_k_s']:.1f} s; refit(min_cluster_size=60) {result['refit_mcs_s']:.1f} s;"
+              f" show_themes(10) on the reopened review (no UMAP or HDBSCAN) {result['themes_s']:.1f} s")
     print("\nstages: read = readers + dedupe; umap = neighbours + 5-d UMAP; labels = c-TF-IDF + KeyBERT words; map = 2-d UMAP (neighbours shared)")
 
 

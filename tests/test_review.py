@@ -199,3 +199,24 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     # The BibTeX alone (seeds gone) still finds the annotations: its content id is an alias.
     alone = workbench.build([bib], review=tmp_path / "r2", embedder="fake")
     assert alone.papers[0].aliases == (old_id,)
+
+
+def test_show_themes_cuts_the_kept_hdbscan_topics_without_umap(tmp_path):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=5)
+    reopened = workbench.open_review(tmp_path / "r")
+    np.testing.assert_array_equal(reopened.fine_labels, review.model.fine_labels_)
+    reopened.show_themes(3)
+    assert "umap" not in reopened.model.timings_ and "hdbscan" not in reopened.model.timings_
+    assert int((reopened.topics.topic >= 0).sum()) == 3
+    refitted = workbench.open_review(tmp_path / "r").refit(nr_topics=3)
+    np.testing.assert_array_equal(reopened.labels, refitted.labels)
+    assert list(reopened.topics.label) == list(refitted.topics.label)
+    reopened.show_themes(None, save=True)
+    np.testing.assert_array_equal(workbench.open_review(tmp_path / "r").labels, review.labels)
+    # a review built before HDBSCAN's topics were kept is refitted instead
+    old = workbench.open_review(tmp_path / "r")
+    old.fine_labels = None
+    old.show_themes(3)
+    assert "umap" in old.model.timings_ and int((old.topics.topic >= 0).sum()) == 3
+    with pytest.raises(workbench.errors.InputError, match="0 themes"):
+        old.show_themes(0)

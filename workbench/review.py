@@ -100,7 +100,7 @@ def derived_title(title: str, text: str) -> bool:
 class Review:
     """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`."""
 
-    def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords, reduced=None):
+    def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords, reduced=None, fine_labels=None):
         self.path = Path(path)
         self.manifest = manifest
         self.papers = papers
@@ -111,6 +111,8 @@ class Review:
         self.labels = self.model_labels
         self.coords = np.asarray(coords, dtype=np.float64)
         self.reduced = reduced
+        # HDBSCAN's topics before merging (what show_themes cuts); None in reviews built before them
+        self.fine_labels = None if fine_labels is None else np.asarray(fine_labels, dtype=int)
         self._embeddings = None
         self._index = {p.id: i for i, p in enumerate(papers)}
 
@@ -231,7 +233,33 @@ class Review:
         X = self.embeddings()
         with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
             model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, embedder=embedder, cache=cache)
+        return self._adopt(model, params, save)
+
+    def show_themes(self, k: int | None = None, save: bool = False) -> "Review":
+        """The topics as ``k`` themes (None: the default topics), from HDBSCAN's topics kept in
+        the review: the Ward tree is cut again and only words and labels are computed, no UMAP
+        or HDBSCAN (seconds where a refit of 50,000 papers takes a minute). The same topics as
+        ``refit(nr_topics=k)``; a review without its HDBSCAN topics (built before they were
+        kept) is refitted instead.
+        """
+        if k is not None and int(k) < 1:
+            raise InputError(f"{k} themes; expected 1 or more, or None for the default topics")
+        if self.fine_labels is None or len(self.fine_labels) != len(self.papers):
+            return self.refit(save=save, nr_topics=int(k) if k else None)
+        params = {**self._stored_topic_params(), "nr_topics": int(k) if k else None}
+        embedder = self.embedder()
+        X = self.embeddings()
+        with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
+            model = TopicModel(**params).fit_from_topics(
+                [document_text(p) for p in self.papers], X, self.fine_labels, self.reduced, embedder=embedder, cache=cache)
+        model.method_ = self.manifest.get("topics", {}).get("method", model.method_)
+        model.note_ = self.manifest.get("topics", {}).get("note", model.note_)
+        return self._adopt(model, params, save)
+
+    def _adopt(self, model: TopicModel, params: dict, save: bool) -> "Review":
+        """Make a fitted model's topics the review's (and with ``save``, the folder's and store's)."""
         self.model_labels, self.model_topics, self.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
+        self.fine_labels = model.fine_labels_
         self.labels, self.topics = self.model_labels, self.model_topics
         self.manifest["topic_params"] = params
         self.manifest["topics"] = {"method": model.method_, "note": model.note_, "count": int((self.topics.topic >= 0).sum())}
@@ -319,7 +347,7 @@ def build(
         "topics": {"method": model.method_, "note": model.note_, "count": int((model.topic_info_.topic >= 0).sum())},
         "map": {"method": layout.method_},
     }
-    result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_, model.reduced_embeddings_)
+    result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_, model.reduced_embeddings_, model.fine_labels_)
     result._embeddings = X
     result.model = model
     result.sync_report = _sync_store(result)
@@ -400,6 +428,8 @@ def _write_results(path: Path, review: Review, model: TopicModel | None) -> None
     arrays = {"coords": review.coords.astype(np.float32), "labels": review.model_labels.astype(np.int64)}
     if review.reduced is not None:
         arrays["reduced"] = np.asarray(review.reduced, dtype=np.float32)
+    if review.fine_labels is not None:
+        arrays["fine_labels"] = review.fine_labels.astype(np.int64)
     tmp = path / f".arrays.tmp{os.getpid()}"
     save_file(arrays, str(tmp))
     tmp.replace(path / "arrays.safetensors")
@@ -452,7 +482,7 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
     topics = pd.DataFrame(topics_doc["topics"], columns=TOPIC_TABLE_COLUMNS)
     if len(arrays["labels"]) != len(papers):
         raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
-    review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"))
+    review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"), arrays.get("fine_labels"))
     review.refresh_topics()
     return review
 

@@ -196,6 +196,8 @@ class TopicModel:
     topic_info_ : DataFrame with topic, label, size, words
     words_ : dict topic -> list of (word, score)
     reduced_embeddings_ : the 5-d UMAP space HDBSCAN clustered in (None for the fallbacks)
+    fine_labels_ : HDBSCAN's topics (outliers reassigned), before merging: the leaves of the
+        Ward tree that ``nr_topics``, :meth:`reduce_to` and :meth:`fit_from_topics` cut
     outlier_share_ : share of papers HDBSCAN left unassigned before reassignment
     timings_ : seconds per stage (umap, hdbscan, outliers, merge, labels)
     method_ : "bertopic", "agglomerative" or "single"
@@ -321,7 +323,7 @@ class TopicModel:
                 labels = reassign_outliers(X, labels, reduced, self.outlier_strategy)
                 timings["outliers"] = time.perf_counter() - t
         t = time.perf_counter()
-        self._fine_labels = labels = np.asarray(labels, dtype=int)
+        self.fine_labels_ = labels = np.asarray(labels, dtype=int)
         if self.nr_topics:
             labels = merge_topics(X, labels, k=int(self.nr_topics))
         elif self.merge_variance:
@@ -424,13 +426,46 @@ class TopicModel:
         self._require_fitted()
         texts, X, embedder, cache = self._data
         new = TopicModel(**{**self.get_params(), "nr_topics": int(k)})
-        new._check(texts, X)
-        for attr in ("min_cluster_size_", "reduced_embeddings_", "outlier_share_", "method_", "note_", "n_papers_"):
+        new.fit_from_topics(texts, X, self.fine_labels_, self.reduced_embeddings_, embedder, cache)
+        for attr in ("min_cluster_size_", "outlier_share_", "method_", "note_"):
             setattr(new, attr, getattr(self, attr))
-        new._fine_labels = self._fine_labels
-        new._represent(texts, X, merge_topics(X, self._fine_labels, k=int(k)), embedder, cache)
-        new._data = self._data
         return new
+
+    def fit_from_topics(self, texts: Sequence[str], embeddings, fine_labels, reduced=None, embedder=None, cache=None) -> "TopicModel":
+        """What :meth:`fit` does after HDBSCAN, from HDBSCAN's topics found before.
+
+        ``fine_labels`` is a fitted model's ``fine_labels_`` (a review keeps them): they are
+        merged by this model's ``nr_topics`` or ``merge_variance`` and given words and labels.
+        Seconds instead of a refit's UMAP and HDBSCAN; the same topics as a refit with the same
+        seed. ``outlier_share_`` is not known here (NaN).
+        """
+        texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
+        X = self._check(texts, embeddings)
+        fine = np.asarray(fine_labels, dtype=int)
+        if fine.shape != (len(texts),):
+            raise InputError(f"{len(fine)} topic labels for {len(texts)} papers; expected one per paper (refit the review)")
+        self.timings_ = {}
+        self.min_cluster_size_ = self.min_cluster_size or default_min_cluster_size(len(texts))
+        self.reduced_embeddings_ = reduced
+        self.outlier_share_ = float("nan")
+        self.method_, self.note_ = ("bertopic" if reduced is not None else "agglomerative"), ""
+        self.fine_labels_ = fine
+        t = time.perf_counter()
+        if self.nr_topics:
+            labels = merge_topics(X, fine, k=int(self.nr_topics))
+        elif self.merge_variance:
+            labels = merge_topics(X, fine, max_variance=float(self.merge_variance))
+        else:
+            labels = fine
+        self.timings_["merge"] = time.perf_counter() - t
+        with warnings.catch_warnings(), _seeded(self.seed):
+            warnings.simplefilter("ignore")
+            t = time.perf_counter()
+            self._represent(texts, X, labels, embedder, cache)
+            self.timings_["labels"] = time.perf_counter() - t
+        self.n_papers_ = len(texts)
+        self._data = (texts, X, embedder, cache)
+        return self
 
     def _topic_info(self, texts: Sequence[str] | None = None):
         import pandas as pd
