@@ -128,6 +128,9 @@ def test_readable_label_skips_variants_of_chosen_words():
     assert readable_label(["agents", "agent", "ai agents", "memory", "planning"]) == "ai agents, memory, planning"
     assert readable_label(["reward model", "reward models", "rlhf"]) == "reward model, rlhf"
     assert readable_label(["reinforcement", "reinforcement learning", "reward"]) == "reinforcement learning, reward"
+    assert readable_label(["design", "agentic", "agent", "systems"]) == "design, agentic, systems"
+    assert readable_label(["alignment", "aligned", "align", "values"]) == "alignment, values"
+    assert readable_label(["data", "database", "system", "systematic"]) == "data, database, system", "not forms of one word"
 
 
 def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():

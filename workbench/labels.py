@@ -58,10 +58,9 @@ def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (
             word = _as_written(word, text)
         if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
             continue
-        stems = _stems(word)
-        if any(stems <= _stems(c) for c in chosen):
+        if any(_within(word, c) for c in chosen):
             continue  # a variant, or a part, of a word already chosen
-        covered = [c for c in chosen if _stems(c) < stems]
+        covered = [c for c in chosen if _within(c, word) and not _within(word, c)]
         if covered:  # "reinforcement" chosen, now "reinforcement learning": keep the phrase
             chosen = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered]
             continue
@@ -77,8 +76,25 @@ def _stem(token: str) -> str:
     return token[:-1] if token.endswith("s") and len(token) > 3 else token
 
 
-def _stems(word: str) -> set[str]:
-    return {_stem(t) for t in word.split()}
+# Endings that make another form of the same word: "agent", "agents", "agentic"; "align", "aligned", "alignment".
+_ENDINGS = frozenset({"", "s", "es", "ic", "ics", "al", "ed", "ing", "ings", "ment", "ments", "ly"})
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two forms of one word: the same after a shared start of four letters or more."""
+    if a == b:
+        return True
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= 4 and a[n:] in _ENDINGS and b[n:] in _ENDINGS
+
+
+def _within(word: str, other: str) -> bool:
+    """Every word of ``word`` is a form of a word of ``other`` ("ai agent" within "ai agents design")."""
+    return all(any(_same_word(t, u) for u in other.split()) for t in word.split())
 
 
 def _as_written(phrase: str, text: str, longest: int = 3) -> str | None:
