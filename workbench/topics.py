@@ -322,13 +322,19 @@ class TopicModel:
                 t = time.perf_counter()
                 labels = reassign_outliers(X, labels, reduced, self.outlier_strategy)
                 timings["outliers"] = time.perf_counter() - t
+        self.fine_labels_ = np.asarray(labels, dtype=int)
+        return self._merge(X, self.fine_labels_)
+
+    def _merge(self, X: np.ndarray, fine: np.ndarray) -> np.ndarray:
+        """HDBSCAN's topics merged along their Ward tree: to ``nr_topics``, or by ``merge_variance``."""
         t = time.perf_counter()
-        self.fine_labels_ = labels = np.asarray(labels, dtype=int)
         if self.nr_topics:
-            labels = merge_topics(X, labels, k=int(self.nr_topics))
+            labels = merge_topics(X, fine, k=int(self.nr_topics))
         elif self.merge_variance:
-            labels = merge_topics(X, labels, max_variance=float(self.merge_variance))
-        timings["merge"] = time.perf_counter() - t
+            labels = merge_topics(X, fine, max_variance=float(self.merge_variance))
+        else:
+            labels = fine
+        self.timings_["merge"] = time.perf_counter() - t
         return np.asarray(labels, dtype=int)
 
     def _umap(self, X: np.ndarray) -> np.ndarray:
@@ -366,13 +372,16 @@ class TopicModel:
         X = self._check(texts, embeddings)
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
-            labels = self._cluster(X)
-            t = time.perf_counter()
-            self._represent(texts, X, labels, embedder, cache)
-            self.timings_["labels"] = time.perf_counter() - t
+            self._label(texts, X, self._cluster(X), embedder, cache)
+        return self
+
+    def _label(self, texts, X, labels, embedder, cache) -> None:
+        """Words and labels for the final topics (timed), and what reduce_to needs kept."""
+        t = time.perf_counter()
+        self._represent(texts, X, labels, embedder, cache)
+        self.timings_["labels"] = time.perf_counter() - t
         self.n_papers_ = len(texts)
         self._data = (texts, X, embedder, cache)
-        return self
 
     def _represent(self, texts, X, labels, embedder, cache) -> None:
         """Words and labels of the given topics (c-TF-IDF + KeyBERT), topics renumbered by size."""
@@ -450,21 +459,10 @@ class TopicModel:
         self.outlier_share_ = float("nan")
         self.method_, self.note_ = ("bertopic" if reduced is not None else "agglomerative"), ""
         self.fine_labels_ = fine
-        t = time.perf_counter()
-        if self.nr_topics:
-            labels = merge_topics(X, fine, k=int(self.nr_topics))
-        elif self.merge_variance:
-            labels = merge_topics(X, fine, max_variance=float(self.merge_variance))
-        else:
-            labels = fine
-        self.timings_["merge"] = time.perf_counter() - t
+        labels = self._merge(X, fine)
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
-            t = time.perf_counter()
-            self._represent(texts, X, labels, embedder, cache)
-            self.timings_["labels"] = time.perf_counter() - t
-        self.n_papers_ = len(texts)
-        self._data = (texts, X, embedder, cache)
+            self._label(texts, X, labels, embedder, cache)
         return self
 
     def _topic_info(self, texts: Sequence[str] | None = None):
