@@ -37,18 +37,17 @@ import io
 import json
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import ROOT, machine, run_child  # noqa: E402
+
+from workbench._lab import ThrowawayLab  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -176,54 +175,14 @@ def _explore_notebook(review_dir: Path) -> dict:
     return nb
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Lab:
-    """JupyterLab on 127.0.0.1 with throw-away settings; stopped by its PID."""
+class Lab(ThrowawayLab):
+    """JupyterLab on 127.0.0.1 with throw-away settings (workbench._lab); stopped by its PID."""
 
     def __init__(self, ws: Path):
-        self.ws, self.port, self.token = ws, _free_port(), "bench-map-token"
-        env = {**os.environ, "WORKBENCH_REVIEWER": REVIEWER, "WORKBENCH_PROGRESS": "0",
-               "JUPYTER_CONFIG_DIR": str(ws / ".jupyter"), "JUPYTER_RUNTIME_DIR": str(ws / ".runtime"),
-               "JUPYTERLAB_SETTINGS_DIR": str(ws / ".settings"), "JUPYTERLAB_WORKSPACES_DIR": str(ws / ".workspaces")}
-        for ext, name, value in (
-            ("notebook-extension", "tracker", '{"windowingMode": "none"}'),
-            ("apputils-extension", "notification", '{"fetchNews": "false", "checkForUpdates": false}'),
-        ):
-            folder = ws / ".settings" / "@jupyterlab" / ext
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{name}.jupyterlab-settings").write_text(value)
-        self.log = open(ws / "lab.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
-             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={ws}", "--allow-root",
-             "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ws,
-        )
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.time() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2)
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    self.stop()
-                    raise SystemExit("JupyterLab did not start:\n" + (ws / "lab.log").read_text()[-3000:])
-                time.sleep(0.5)
-
-    def stop(self) -> None:
-        self.proc.terminate()
         try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
+            super().__init__(ws, "bench-map-token", env={"WORKBENCH_REVIEWER": REVIEWER, "WORKBENCH_PROGRESS": "0"})
+        except RuntimeError as err:
+            raise SystemExit(str(err)) from None
 
 
 class Page:

@@ -9,19 +9,15 @@ Screenshots go to test-output/browser/. Needs /usr/bin/chromium (`apt-get instal
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 import workbench
+from workbench._lab import ThrowawayLab
 
 from conftest import ROOT
 
@@ -36,12 +32,6 @@ SHOTS = ROOT / "test-output" / "browser"
 REVIEWER = "browser-user"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
@@ -49,51 +39,9 @@ def lab(tmp_path_factory):
     ws = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", ws / "notebooks")
     workbench.build([ROOT / "seeds"], review=ws / "review", embedder="fake", seed=42)
-    port, token = _free_port(), "wb-test-token"
-    env = {
-        **os.environ,
-        "WORKBENCH_REVIEWER": REVIEWER,
-        "JUPYTER_CONFIG_DIR": str(ws / ".jupyter"),
-        "JUPYTER_RUNTIME_DIR": str(ws / ".runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(ws / ".settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(ws / ".workspaces"),
-    }
-    # Render every cell (no windowing, so the map is in the page) and ask nothing about news.
-    for ext, name, value in (
-        ("notebook-extension", "tracker", '{"windowingMode": "none"}'),
-        ("apputils-extension", "notification", '{"fetchNews": "false", "checkForUpdates": false}'),
-    ):
-        folder = ws / ".settings" / "@jupyterlab" / ext
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{name}.jupyterlab-settings").write_text(value)
-    log = open(ws / "lab.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ws}", "--allow-root",
-            "--LabApp.extension_manager=readonly",
-            "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ws,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("JupyterLab did not start:\n" + (ws / "lab.log").read_text()[-3000:])
-            time.sleep(0.5)
-    yield {"url": url, "token": token, "ws": ws}
-    proc.terminate()  # stop what we started, by its PID
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    server = ThrowawayLab(ws, "wb-test-token", env={"WORKBENCH_REVIEWER": REVIEWER})
+    yield {"url": server.url, "token": server.token, "ws": ws}
+    server.stop()
 
 
 @pytest.fixture(scope="module")
