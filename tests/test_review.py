@@ -22,16 +22,19 @@ def built(tmp_path_factory):
 
 def test_build_writes_every_part_of_the_review(built):
     names = {p.name for p in built.path.iterdir()}
-    assert {"build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model", "map.html", "cache"} <= names
+    assert {"annotations.sqlite", "generations", "map.html", "cache"} <= names
+    assert {p.name for p in built.files.iterdir()} == {"build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model"}
+    assert built.files.parent == built.path / "generations"
     assert (built.path / "cache" / "embeddings.sqlite").stat().st_size > 0
-    model_files = {p.name for p in (built.path / "model").iterdir()}
+    model_files = {p.name for p in (built.files / "model").iterdir()}
     assert {"topic_embeddings.safetensors", "ctfidf.safetensors", "topics.json", "config.json"} <= model_files
     pickles = [p for p in built.path.rglob("*") if p.suffix in (".pkl", ".pickle", ".bin", ".joblib")]
     assert pickles == [], "nothing is pickled"
-    manifest = json.loads((built.path / "build.json").read_text())
+    manifest = json.loads((built.files / "build.json").read_text())
     assert manifest["n_papers"] == 133 and manifest["seed"] == 42
     assert manifest["embedder"]["name"] == "fake"
-    assert set(manifest["timings"]) == {"read", "embed", "topics", "map", "write"}
+    assert set(manifest["timings"]) == {"read", "embed", "topics", "map"}
+    assert set(built.manifest["timings"]) == {"read", "embed", "topics", "map", "write"}
 
 
 def test_html_map_is_self_contained_and_lists_every_paper(built):
@@ -54,7 +57,7 @@ def test_open_review_gives_back_the_same_tables(built):
 
 
 def test_papers_file_writes_the_clean_text_only_where_it_differs_and_reads_both_forms(built, tmp_path):
-    records = [json.loads(line) for line in (built.path / "papers.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = [json.loads(line) for line in (built.files / "papers.jsonl").read_text(encoding="utf-8").splitlines()]
     by_id = {p.id: p for p in built.papers}
     for record in records:
         assert ("text" in record) == (by_id[record["id"]].text != by_id[record["id"]].abstract)
@@ -64,7 +67,7 @@ def test_papers_file_writes_the_clean_text_only_where_it_differs_and_reads_both_
 
     old = tmp_path / "old"
     shutil.copytree(built.path, old)
-    (old / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n" for p in built.papers), encoding="utf-8")
+    (old / built.files.relative_to(built.path) / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n" for p in built.papers), encoding="utf-8")
     assert workbench.open_review(old).papers == built.papers
 
 
@@ -88,9 +91,9 @@ def test_refit_with_save_writes_the_new_topics(tmp_path):
 
 def test_a_review_built_by_an_older_workbench_refits_with_todays_parameters(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=3)
-    manifest = json.loads((review.path / "build.json").read_text())
+    manifest = json.loads((review.files / "build.json").read_text())
     manifest["topic_params"]["merge_distance"] = 0.7  # replaced by merge_variance
-    (review.path / "build.json").write_text(json.dumps(manifest))
+    (review.files / "build.json").write_text(json.dumps(manifest))
     old = workbench.open_review(review.path)
     old.refit()
     assert "merge_distance" not in old.manifest["topic_params"]
@@ -107,8 +110,9 @@ def _build_in_subprocess(review: Path, seed: int) -> None:
 def test_same_seed_same_files_across_processes(tmp_path):
     _build_in_subprocess(tmp_path / "a", 7)
     _build_in_subprocess(tmp_path / "b", 7)
+    a, b = workbench.open_review(tmp_path / "a").files, workbench.open_review(tmp_path / "b").files
     for name in ("map.csv", "topics.json", "papers.jsonl"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
 def test_a_small_corpus_builds_and_says_it_fell_back(tmp_path):
@@ -129,10 +133,10 @@ def test_opening_a_folder_that_is_not_a_review_says_what_to_do(tmp_path):
 
 def test_a_failed_build_leaves_the_previous_review_intact(tmp_path, built):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
-    before = (tmp_path / "r" / "map.csv").read_bytes()
+    before = (review.files / "map.csv").read_bytes()
     with pytest.raises(workbench.ReaderError):
         workbench.build([tmp_path / "missing.bib"], review=tmp_path / "r", embedder="fake")
-    assert (tmp_path / "r" / "map.csv").read_bytes() == before
+    assert (workbench.open_review(tmp_path / "r").files / "map.csv").read_bytes() == before
     assert len(workbench.open_review(tmp_path / "r")) == len(review)
 
 

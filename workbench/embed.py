@@ -207,6 +207,11 @@ class TfidfEmbedder:
     def version(self) -> str:
         return f"tfidf-svd{self.n_components}-s{self.seed}/1{self._corpus_key}"
 
+    @property
+    def bound(self) -> bool:
+        """Whether a corpus is named (else vectors depend on each call's texts: never cached)."""
+        return self._corpus is not None
+
     def bind_corpus(self, texts: Sequence[str]) -> None:
         h = hashlib.sha256()
         for t in texts:
@@ -359,6 +364,8 @@ def embed_with_cache(
     texts = list(texts)
     if corpus and hasattr(embedder, "bind_corpus"):
         embedder.bind_corpus(texts)
+    if not getattr(embedder, "bound", True):
+        cache = None  # a corpus-relative embedder with no corpus: its vectors mean nothing later
     key = f"{embedder.name}:{embedder.version}"
     hashes = [text_hash(t) for t in texts]
     found = cache.get(key, hashes) if cache is not None else {}

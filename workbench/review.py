@@ -3,28 +3,33 @@
 ``build`` runs read -> embed (cached) -> topics -> map and writes the folder; ``open_review``
 loads it back. The folder holds::
 
-    build.json            what was built, from what, with which parameters, how long it took
-    papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract")
-    topics.json           topic, label, size, words (+ the method and any fallback note)
-    map.csv               id, topic, x, y
-    arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
-    model/                the fitted BERTopic model (safetensors, no pickle)
+    annotations.sqlite    tags, notes, decisions, topic edits and their history (workbench.store);
+                          it also names the current generation of the files below
+    generations/<name>/   the review's files, one complete set per build or saved topic run:
+        build.json            what was built, from what, with which parameters, how long it took
+        papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract")
+        topics.json           topic, label, size, words (+ the method and any fallback note)
+        map.csv               id, topic, x, y
+        arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
+        model/                the fitted BERTopic model (safetensors, no pickle)
     map.html              an interactive map that opens in any browser, offline
     cache/embeddings.sqlite   embeddings keyed by (embedder, text hash)
-    annotations.sqlite    tags, notes, decisions, topic edits and their history (workbench.store)
+    backups/              snapshots of the store, taken before every rebuild, import and topic run
 
-Files are written to temporary names and renamed into place, so an interrupted build leaves the
-previous review intact.
+A save writes a new generation beside the current one and switches to it in the same store
+transaction that records its topics (see :mod:`workbench.folder`): an interrupted build or
+refit leaves the previous review whole, and never a mix of the two.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
 import re
-import shutil
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
@@ -32,14 +37,16 @@ from typing import Sequence
 import numpy as np
 
 from ._version import __version__
+from . import folder as files
 from .embed import EmbeddingCache, embed_with_cache, get_embedder
-from .errors import InputError, ReviewError
+from .errors import InputError, ReviewError, WorkbenchError
 from .layout import MapLayout
 from .readers import read_sources
 from .records import Paper
 from .topics import TopicModel
 
-__all__ = ["Review", "build", "open_review", "open_or_build", "DEFAULT_REVIEW", "PAPER_TABLE_COLUMNS"]
+__all__ = ["Review", "SaveReport", "build", "is_review", "open_review", "open_or_build", "DEFAULT_REVIEW",
+           "PAPER_TABLE_COLUMNS"]
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +121,15 @@ class Review:
         # HDBSCAN's topics before merging (what show_themes cuts); None in reviews built before them
         self.fine_labels = None if fine_labels is None else np.asarray(fine_labels, dtype=int)
         self._embeddings = None
+        self._embedder = None
         self._index = {p.id: i for i, p in enumerate(papers)}
+        # The generation of the review's files this was read from or saved as (None: top level)
+        self.generation: str | None = None
+
+    @property
+    def files(self) -> Path:
+        """The folder holding this review's current files (papers.jsonl, topics.json, ...)."""
+        return files.files_dir(self.path, self.generation)
 
     def store(self, reviewer: str | None = None):
         """The review's annotation store (tags, notes, decisions, topic edits)."""
@@ -196,8 +211,14 @@ class Review:
     # ------------------------------------------------------------------ embeddings and refits
 
     def embedder(self):
-        name = self.manifest["embedder"]["name"]
-        return get_embedder(name)
+        """The review's embedder, made once; a corpus-relative one (tfidf) is bound to this
+        corpus, so label words, searches and re-clusterings land in the papers' space."""
+        if getattr(self, "_embedder", None) is None:
+            embedder = get_embedder(self.manifest["embedder"]["name"])
+            if hasattr(embedder, "bind_corpus"):
+                embedder.bind_corpus([document_text(p) for p in self.papers])
+            self._embedder = embedder
+        return self._embedder
 
     def embeddings(self) -> np.ndarray:
         """The papers' embeddings, from the review's cache (embedding only what is missing)."""
@@ -257,16 +278,24 @@ class Review:
         return self._adopt(model, params, save)
 
     def _adopt(self, model: TopicModel, params: dict, save: bool) -> "Review":
-        """Make a fitted model's topics the review's (and with ``save``, the folder's and store's)."""
-        self.model_labels, self.model_topics, self.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
-        self.fine_labels = model.fine_labels_
-        self.labels, self.topics = self.model_labels, self.model_topics
-        self.manifest["topic_params"] = params
-        self.manifest["topics"] = {"method": model.method_, "note": model.note_, "count": int((self.topics.topic >= 0).sum())}
-        self.model = model
+        """Make a fitted model's topics the review's (and with ``save``, the folder's and store's).
+
+        With ``save`` the new topics are shown only once they are saved: if saving fails, the
+        review (in memory and on disk) keeps its previous topics and the error says so.
+        """
+        new = copy.copy(self)
+        new.model_labels, new.model_topics, new.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
+        new.fine_labels = model.fine_labels_
+        new.labels, new.topics = new.model_labels, new.model_topics
+        new.manifest = {
+            **self.manifest,
+            "topic_params": params,
+            "topics": {"method": model.method_, "note": model.note_, "count": int((new.topics.topic >= 0).sum())},
+        }
+        new.model = model
         if save:
-            self.topic_report = _record_in_store(self, model)
-            _write_results(self.path, self, model)
+            new.topic_report = _save(new, model, reason="topic-run", sync=False).topic_report
+        self.__dict__.update(new.__dict__)
         return self
 
     def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
@@ -349,100 +378,108 @@ def build(
     }
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_, model.reduced_embeddings_, model.fine_labels_)
     result._embeddings = X
+    result._embedder = emb
     result.model = model
-    result.sync_report = _sync_store(result)
-    result.topic_report = _record_in_store(result, model)
-    t = time.perf_counter()
-    _write_review(path, result, model)
-    timings["write"] = time.perf_counter() - t
     manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
-    _atomic_write(path / "build.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+    t = time.perf_counter()
+    saved = _save(result, model, reason="build", sync=True)
+    manifest["timings"]["write"] = round(time.perf_counter() - t, 3)  # in memory; the file has the rest
+    result.sync_report, result.topic_report, result.save_report = saved.sync_report, saved.topic_report, saved
     result.report = report
     return result
 
 
-def _sync_store(review: Review):
+@dataclass
+class SaveReport:
+    """What a build or a saved topic run changed: the store's reports and the files' generation."""
+
+    generation: str
+    sync_report: object = None  # workbench.store.SyncReport (builds only)
+    topic_report: object = None  # workbench.store.TopicReport
+    snapshot: object = None  # the store snapshot taken first (None: nothing had changed)
+    warnings: tuple[str, ...] = ()  # what failed after everything was saved (a view, tidying)
+
+
+def _save(review: Review, model: TopicModel | None, *, reason: str, sync: bool) -> SaveReport:
+    """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
+
+    1. the new files go into a generation folder beside the current one (nothing else changes);
+    2. one store transaction syncs the corpus, records the topics (matched to the previous
+       run's, human edits laid over) and names the new generation: the switch;
+    3. after it, the top-level map.html and old generations are tidied (failures there are
+       warnings: everything is saved by then).
+    A failure in 1 or 2 leaves the review as it was, and the error says that nothing was saved.
+    """
+    from .store import Store
+
+    path = review.path
+    path.mkdir(parents=True, exist_ok=True)
+    with Store.open(path) as store:
+        if store.read_only:
+            raise ReviewError(f"permission denied: {store.read_only}, so the {reason} cannot be saved "
+                              f"in {path}; nothing was saved; ask the review's owner for write access, "
+                              "or build into a folder of your own with --review DIR")
+        current = store.generation()
+        previous = files.files_dir(path, current) if not sync else None
+        name, staging = files.stage(path)
+        final = None
+        try:
+            files.write_generation(staging, review, model, previous)
+            final = files.install(path, name, staging)
+        except BaseException as err:
+            files.discard(staging)
+            if isinstance(err, OSError):
+                raise ReviewError(f"could not write the review's new files in {path / files.GENERATIONS} "
+                                  f"({err}); nothing was saved, the review is as it was; free some disk "
+                                  "space or fix the folder's permissions and try again") from err
+            raise
+        try:
+            snap = store.backup(f"before-{reason}", force=False)
+            with store.transaction():
+                sync_report = _sync_store(review, store) if sync else None
+                topic_report, edited = _record_topics(review, store)
+                store.set_generation(name)
+        except BaseException as err:
+            files.discard(final)
+            if isinstance(err, (OSError, WorkbenchError)) and "nothing" not in str(err):
+                raise ReviewError(f"could not save the {reason} in {path} ({err}); nothing was saved, "
+                                  "the review is as it was") from err
+            raise
+    review.generation = name
+    review.apply_topic_edits(*edited)
+    warnings = []
+    for what, step in (("map.html", lambda: files.publish_map(path, review)), ("tidying", lambda: files.tidy(path, name))):
+        try:
+            step()
+        except Exception as err:  # everything is saved already: say what is stale
+            warnings.append(f"the {reason} was saved, but {what} failed ({err}); rerun `workbench check --review {path}`")
+            log.warning(warnings[-1])
+    return SaveReport(name, sync_report, topic_report, snap, tuple(warnings))
+
+
+def _sync_store(review: Review, store):
     """Tell the annotation store which papers are in the corpus; labels in the files become decisions."""
     from .store import Store
 
-    with Store.open(review.path) as store:
-        report = store.sync_papers(p.to_dict() for p in review.papers)
-        labelled = [p for p in review.papers if p.label in ("include", "exclude", "maybe")]
+    report = store.sync_papers(p.to_dict() for p in review.papers)
+    labelled = [p for p in review.papers if p.label in ("include", "exclude", "maybe")]
     if labelled:
-        with Store.open(review.path, reviewer="source-file") as store:
+        with Store.open(review.path, reviewer="source-file") as source:
             for decision in ("include", "exclude", "maybe"):
-                ids = [p.id for p in labelled if p.label == decision and not store.decisions(p.id)]
+                ids = [p.id for p in labelled if p.label == decision and not source.decisions(p.id)]
                 if ids:
-                    store.decide(ids, decision, reason="label in the source file")
+                    source.decide(ids, decision, reason="label in the source file")
     return report
 
 
-def _record_in_store(review: Review, model: TopicModel):
-    """Record this run's topics (matched to the last run's) and lay the human edits over them."""
-    from .store import Store
-
+def _record_topics(review: Review, store):
+    """Record this run's topics (matched to the last run's); returns the report and the edited view."""
     assignments = {p.id: int(t) for p, t in zip(review.papers, review.model_labels)}
     info = review.model_topics
     labels = {int(t): str(label) for t, label in zip(info.topic, info.label)}
     words = {int(t): list(w) for t, w in zip(info.topic, info.words)}
-    with Store.open(review.path) as store:
-        report = store.record_topics(assignments, labels, words)
-        edited, edited_labels = store.apply_topic_edits(assignments, labels)
-    review.apply_topic_edits(edited, edited_labels)
-    return report
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
-def _write_review(path: Path, review: Review, model: TopicModel) -> None:
-    # Line by line into a temporary file: joining 50,000 records first would double the peak memory.
-    tmp = path / f".papers.jsonl.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as out:
-        for p in review.papers:
-            record = p.to_dict()
-            if record["text"] == record["abstract"]:  # most papers: written once, not twice
-                del record["text"]
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(path / "papers.jsonl")
-    _write_results(path, review, model)
-
-
-def _write_results(path: Path, review: Review, model: TopicModel | None) -> None:
-    """Everything that changes with a refit: topics, assignments, arrays, model, the HTML map."""
-    from safetensors.numpy import save_file
-
-    # The files keep what the model found; the store keeps the human edits laid over it.
-    topics = {
-        "method": review.manifest["topics"]["method"],
-        "note": review.manifest["topics"]["note"],
-        "topics": review.model_topics[TOPIC_TABLE_COLUMNS].to_dict(orient="records"),
-    }
-    _atomic_write(path / "topics.json", json.dumps(topics, indent=2, ensure_ascii=False, default=int))
-    frame = review.papers_frame()[["id", "x", "y"]]
-    frame.insert(1, "topic", review.model_labels)
-    _atomic_write(path / "map.csv", frame.to_csv(index=False))
-    arrays = {"coords": review.coords.astype(np.float32), "labels": review.model_labels.astype(np.int64)}
-    if review.reduced is not None:
-        arrays["reduced"] = np.asarray(review.reduced, dtype=np.float32)
-    if review.fine_labels is not None:
-        arrays["fine_labels"] = review.fine_labels.astype(np.int64)
-    tmp = path / f".arrays.tmp{os.getpid()}"
-    save_file(arrays, str(tmp))
-    tmp.replace(path / "arrays.safetensors")
-    if model is not None:
-        tmp_dir = path / f".model.tmp{os.getpid()}"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-        model.save(tmp_dir)
-        shutil.rmtree(path / "model", ignore_errors=True)
-        tmp_dir.rename(path / "model")
-    from .htmlmap import write_map_html
-
-    write_map_html(review, path / "map.html")
-    _atomic_write(path / "build.json", json.dumps(review.manifest, indent=2, ensure_ascii=False))
+    report = store.record_topics(assignments, labels, words)
+    return report, store.apply_topic_edits(assignments, labels)
 
 
 # ---------------------------------------------------------------------------- opening
@@ -455,9 +492,27 @@ def open_or_build(
     **build_params,
 ) -> Review:
     """Open ``review``; build it from ``sources`` first when it does not exist (or ``rebuild``)."""
-    if rebuild or not (Path(review) / "build.json").exists():
+    if rebuild or not is_review(review):
         return build(sources, review=review, **build_params)
     return open_review(review)
+
+
+def _current_generation(path: Path) -> str | None:
+    from .store import DB_NAME, Store
+
+    if not (path / DB_NAME).exists():
+        return None
+    with Store.open(path, create=False) as store:
+        return store.generation()
+
+
+def is_review(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds a built review (its current files complete)."""
+    path = Path(path)
+    try:
+        return (files.files_dir(path, _current_generation(path)) / "build.json").exists()
+    except WorkbenchError:  # a store that cannot be opened: a review, if a damaged one
+        return True
 
 
 
@@ -467,14 +522,19 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
     from safetensors.numpy import load_file
 
     path = Path(path)
-    manifest_path = path / "build.json"
+    generation = _current_generation(path)
+    where = files.files_dir(path, generation)
+    manifest_path = where / "build.json"
     if not manifest_path.exists():
+        if generation is not None:
+            raise ReviewError(f"{path}: its current files {where} are missing; check the review with "
+                              f"`workbench check --review {path}` or rebuild it with `workbench build --review {path}`")
         raise ReviewError(f"{path} is not a built review (no build.json); run `workbench build --review {path}` first")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        papers = [_paper_from_dict(json.loads(line)) for line in (path / "papers.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-        topics_doc = json.loads((path / "topics.json").read_text(encoding="utf-8"))
-        arrays = load_file(str(path / "arrays.safetensors"))
+        papers = [_paper_from_dict(json.loads(line)) for line in (where / "papers.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+        topics_doc = json.loads((where / "topics.json").read_text(encoding="utf-8"))
+        arrays = load_file(str(where / "arrays.safetensors"))
     except (OSError, ValueError, KeyError) as err:
         raise ReviewError(f"{path} is incomplete or damaged ({err}); rebuild it with `workbench build --review {path}`") from err
     if manifest.get("format_version", 0) > FORMAT_VERSION:
@@ -483,6 +543,7 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
     if len(arrays["labels"]) != len(papers):
         raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
     review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"), arrays.get("fine_labels"))
+    review.generation = generation
     review.refresh_topics()
     return review
 

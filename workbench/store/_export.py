@@ -28,7 +28,9 @@ JSONL_VERSION = 1
 
 def snapshot(conn: sqlite3.Connection) -> dict:
     """Everything an export needs, read in one transaction so it is consistent."""
-    conn.execute("BEGIN")
+    outer = conn.in_transaction  # inside a Store.transaction(): already consistent
+    if not outer:
+        conn.execute("BEGIN")
     try:
         papers = paper_rows(conn)
         assign, labels = current_topics(conn)
@@ -51,7 +53,7 @@ def snapshot(conn: sqlite3.Connection) -> dict:
                  for r in conn.execute("SELECT name, description, colour, created_by, created_at "
                                        "FROM tag_vocab ORDER BY name")]
     finally:
-        if conn.in_transaction:
+        if conn.in_transaction and not outer:
             conn.execute("COMMIT")
     return {"papers": papers, "assign": assign, "topics": topics, "tags": tags,
             "notes": notes, "decisions": decisions, "vocab": vocab}

@@ -73,24 +73,34 @@ class Action:
         self._then.append(callback)
 
     def __enter__(self) -> Action:
-        self.conn.execute("BEGIN IMMEDIATE")
+        # Inside a Store.transaction() the action is a savepoint of it: its changes are saved
+        # with the rest of the transaction or not at all.
+        self._nested = self.conn.in_transaction
+        self.conn.execute("SAVEPOINT action" if self._nested else "BEGIN IMMEDIATE")
         self.at = now()  # taken under the write lock, so history times never go backwards
         return self
 
+    def _rollback(self) -> None:
+        if not self.conn.in_transaction:  # SQLite may have rolled back already (disk full)
+            return
+        if self._nested:
+            self.conn.execute("ROLLBACK TO action")
+            self.conn.execute("RELEASE action")
+        else:
+            self.conn.execute("ROLLBACK")
+
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
-            if self.conn.in_transaction:  # SQLite may have rolled back already (disk full)
-                self.conn.execute("ROLLBACK")
+            self._rollback()
             return
         try:
             if self.changes or not self.undoable:
                 self._write_history()
                 for callback in self._then:
                     callback(self.history_id)
-            self.conn.execute("COMMIT")
+            self.conn.execute("RELEASE action" if self._nested else "COMMIT")
         except BaseException:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
 
     # ------------------------------------------------------------------ rows

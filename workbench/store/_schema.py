@@ -13,17 +13,22 @@ import json
 import os
 import secrets
 import sqlite3
+import urllib.parse
 from pathlib import Path
 
 from ._errors import NotAStoreError, StoreError, StoreVersionError
 
-__all__ = ["APPLICATION_ID", "DB_NAME", "SCHEMA_VERSION", "connect", "db_path"]
+__all__ = ["APPLICATION_ID", "DB_NAME", "RESTORE_HINT", "SCHEMA_VERSION", "connect", "db_path",
+           "migrate", "read_only_reason"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
 SCHEMA_VERSION = 2
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+# What every message about a damaged store says to do (the snapshots are made by ``_backup``).
+RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {review}` (see "
+                "`workbench check --review {review}`), or import an export")
 
 SCHEMA = f"""
 PRAGMA application_id = {APPLICATION_ID};
@@ -262,8 +267,8 @@ def _check_file(path: Path) -> None:
         what = "is empty" if not head else f"starts with {head[:12]!r}"
         raise NotAStoreError(
             f"{path} is not an annotation store: it {what}, expected a SQLite database "
-            "made by workbench; the file was left untouched; move it away (or restore it "
-            "from a backup or an export) and try again"
+            f"made by workbench; the file was left untouched; move it away and "
+            f"{RESTORE_HINT.format(review=path.parent)}"
         )
 
 
@@ -319,7 +324,8 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the store up to :data:`SCHEMA_VERSION` in one transaction."""
     conn.execute("PRAGMA foreign_keys = OFF")  # tables are rebuilt; checked before commit
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -350,11 +356,40 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
 
 
-def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
-    """An open, checked, current-schema connection to the store at ``path``.
+def read_only_reason(path: Path) -> str | None:
+    """Why this process may not write the store at ``path`` (None: it may)."""
+    if not os.access(path, os.W_OK):
+        return f"the file {path} is read-only for you"
+    if not os.access(path.parent, os.W_OK):  # SQLite makes -wal and -shm files beside it
+        return f"its folder {path.parent} is read-only for you"
+    return None
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; ``immutable`` when SQLite cannot even make its -shm file."""
+    base = "file:" + urllib.parse.quote(str(path.resolve()))
+    last: sqlite3.Error | None = None
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = sqlite3.connect(base + query, uri=True, isolation_level=None,
+                               timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()
+            return conn
+        except sqlite3.OperationalError as err:  # unable to open: the -shm cannot be made
+            conn.close()
+            last = err
+    raise StoreError(f"{path} cannot be opened read-only ({last}); ask the review's owner for "
+                     "read access to the file and its folder") from last
+
+
+def connect(path: Path, *, create: bool = True) -> tuple[sqlite3.Connection, str | None]:
+    """An open, checked, current-schema connection to the store at ``path``, and why it is
+    read-only (None when this process may write it).
 
     Raises :class:`NotAStoreError` (file untouched) for anything at ``path`` that is not a
-    workbench store, and :class:`StoreVersionError` for a store from a newer workbench.
+    workbench store, and :class:`StoreVersionError` for a store from a newer workbench. The
+    file check reads the file with a plain ``open()``: call this only while the process has no
+    other connection to ``path`` (see ``_connection``).
     """
     if path.exists():
         _check_file(path)
@@ -367,9 +402,13 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         if not path.parent.is_dir():
             path.parent.mkdir(parents=True, exist_ok=True)
         _create(path)
-    conn = sqlite3.connect(
-        path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
-    )
+    readonly = read_only_reason(path)
+    if readonly:
+        conn = _open_read_only(path)
+    else:
+        conn = sqlite3.connect(
+            path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+        )
     try:
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -378,7 +417,7 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         except sqlite3.DatabaseError as err:
             raise NotAStoreError(
                 f"{path} cannot be read as an annotation store ({err}); the file was left "
-                "untouched; restore it from a backup or an export, or move it away"
+                f"untouched; {RESTORE_HINT.format(review=path.parent)}, or move it away"
             ) from err
         if app_id != APPLICATION_ID:
             shown = ", ".join(sorted(tables)[:6]) or "none"
@@ -392,20 +431,30 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
                 f"{path} has schema version {version}, newer than this workbench's "
                 f"{SCHEMA_VERSION}; upgrade workbench to open it"
             )
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
+        if readonly and version < SCHEMA_VERSION:
+            raise StoreError(
+                f"{path} has schema version {version} and must be upgraded to {SCHEMA_VERSION}, "
+                f"which needs write access, but {readonly}; ask the review's owner to open it "
+                "once with this workbench, or for write access"
+            )
+        if not readonly:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         if version < SCHEMA_VERSION:
-            _migrate(conn, path)
+            from ._backup import snapshot
+
+            snapshot(conn, path, f"before-migration-v{version}")
+            migrate(conn, path)
             tables = _tables(conn)
         missing = EXPECTED_TABLES - tables
         if missing:
             raise NotAStoreError(
                 f"{path} is a damaged annotation store: tables {sorted(missing)} are missing; "
-                "restore it from a backup or an export"
+                f"{RESTORE_HINT.format(review=path.parent)}"
             )
     except BaseException:
         conn.close()
         raise
-    return conn
+    return conn, readonly

@@ -8,19 +8,19 @@ functions in ``_papers``, ``_annotations``, ``_topics``, ``_history``, ``_export
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import getpass
 import os
 import sqlite3
-import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import _annotations as ann
-from . import _export, _history, _import, _papers, _topics
+from . import _backup, _connection, _export, _history, _import, _papers, _topics
 from ._errors import AnnotationInputError, StoreError
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
-from ._schema import connect, db_path
+from ._schema import RESTORE_HINT, SCHEMA_VERSION, db_path, migrate
 
 __all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
 
@@ -38,28 +38,64 @@ def default_reviewer(reviewer: str | None = None) -> str:
         return "unknown"
 
 
+def _failure(store: Store, err: sqlite3.Error, saved: str) -> StoreError:
+    """A one-line StoreError for a SQLite failure; ``saved`` says what was saved (honestly)."""
+    text = str(err)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"{store.path} is busy: another process held it for longer than the "
+                          f"timeout; {saved}; try again")
+    if "readonly" in text or "read-only" in text or "permission" in text.lower():
+        return StoreError(f"permission denied: {store.path} cannot be written ({text}); {saved}; "
+                          "ask the review's owner for write access to the file and its folder")
+    if "disk" in text and "full" in text or "database or disk is full" in text:
+        return StoreError(f"{store.path}: the disk is full; {saved}; free some space and try "
+                          "again")
+    if isinstance(err, sqlite3.OperationalError):
+        return StoreError(f"{store.path}: {text}; {saved}")
+    return StoreError(f"{store.path} cannot be used ({text}); {saved}; check it with "
+                      f"`workbench check --review {store.path.parent}` and "
+                      f"{RESTORE_HINT.format(review=store.path.parent)}")
+
+
+def _call(self, method, args, kwargs, writes: bool):
+    shared = self._shared
+    if shared is None:
+        raise StoreError(f"the store {self.path} is closed; open it again with "
+                         "Store.open(review_dir)")
+    if shared.pid != os.getpid():
+        raise StoreError(f"this handle on {self.path} was opened in another process (before a "
+                         "fork); open the store again in this process")
+    if writes and shared.readonly:
+        raise StoreError(f"permission denied: {shared.readonly}, so {self.path} can only be "
+                         "read (history, export, papers and topics work); nothing was saved; "
+                         "ask the review's owner for write access, or work on a copy of the "
+                         "review folder")
+    with shared.lock:
+        in_batch = shared.conn.in_transaction
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            saved = ("nothing of this change was saved" if not in_batch else
+                     "the whole change was rolled back, nothing of it was saved")
+            raise _failure(self, err, saved) from err
+
+
 def _guarded(method):
-    """Run under the store's lock and turn SQLite failures into one-line StoreErrors."""
+    """Run a read under the process's lock on the store, SQLite failures as one-line errors."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._lock:
-            if self._conn is None:
-                raise StoreError(f"the store {self.path} is closed; open it again with "
-                                 "Store.open(review_dir)")
-            try:
-                return method(self, *args, **kwargs)
-            except sqlite3.OperationalError as err:
-                if "locked" in str(err) or "busy" in str(err):
-                    raise StoreError(
-                        f"{self.path} is busy: another process held it for longer than the "
-                        "timeout; nothing was saved, try again") from err
-                raise StoreError(f"{self.path}: {err}; nothing was saved") from err
-            except sqlite3.DatabaseError as err:
-                raise StoreError(
-                    f"{self.path} cannot be used ({err}); nothing was saved; check it with "
-                    "`sqlite3 FILE 'PRAGMA integrity_check'` and restore it from a backup or "
-                    "an export") from err
+        return _call(self, method, args, kwargs, writes=False)
+
+    return wrapper
+
+
+def _writes(method):
+    """Like :func:`_guarded`, for a change: refused up front on a store this process may not write."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        return _call(self, method, args, kwargs, writes=True)
 
     return wrapper
 
@@ -71,11 +107,10 @@ class Store:
     history, from which :meth:`undo` can revert it.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, reviewer: str):
-        self._conn = conn
-        self.path = path
+    def __init__(self, shared: _connection.SharedConnection, reviewer: str):
+        self._shared: _connection.SharedConnection | None = shared
+        self.path = shared.path
         self.reviewer = reviewer
-        self._lock = threading.RLock()
 
     @classmethod
     def open(cls, path, reviewer: str | None = None, *, create: bool = True) -> Store:
@@ -84,15 +119,58 @@ class Store:
         ``path`` is the review folder (the store is ``<folder>/annotations.sqlite``) or the
         database file itself. ``reviewer`` defaults to ``$WORKBENCH_REVIEWER``, then the OS
         user. With ``create=False`` a missing store is an error instead of a new file.
+
+        Every handle on one file in one process shares one connection (see ``_connection``):
+        open and close handles freely; the connection closes with the last one.
         """
         file = db_path(path)
-        return cls(connect(file, create=create), file, default_reviewer(reviewer))
+        return cls(_connection.acquire(file, create=create), default_reviewer(reviewer))
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            _connection.release(shared)
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self._shared.conn
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this process may only read the store (None when it may write)."""
+        return None if self._shared is None else self._shared.readonly
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """Make every change inside the block one transaction: all of them are saved, or none.
+
+        Each store method called inside still records its own history entry; a failure
+        anywhere in the block rolls all of them back. Other processes wait (up to the busy
+        timeout) while the block runs, so keep it short: compute first, then write.
+        """
+        _call(self, lambda s: None, (), {}, writes=True)  # closed / forked / read-only checks
+        shared = self._shared
+        with shared.lock:
+            if shared.conn.in_transaction:  # already inside one: it decides
+                yield self
+                return
+            try:
+                shared.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise _failure(self, err, "nothing was saved") from err
+            try:
+                yield self
+            except BaseException:
+                if shared.conn.in_transaction:
+                    shared.conn.execute("ROLLBACK")
+                raise
+            try:
+                shared.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                if shared.conn.in_transaction:
+                    shared.conn.execute("ROLLBACK")
+                raise _failure(self, err, "the whole change was rolled back, nothing of it "
+                                          "was saved") from err
 
     def __enter__(self) -> Store:
         return self
@@ -110,7 +188,7 @@ class Store:
         return list(dict.fromkeys(_papers.resolve_many(self._conn, items, str(self.path))))
 
     # ------------------------------------------------------------------ corpus
-    @_guarded
+    @_writes
     def sync_papers(self, rows: Iterable[Mapping]) -> SyncReport:
         """Upsert paper metadata and mark these papers as the current corpus.
 
@@ -134,7 +212,7 @@ class Store:
         return _papers.paper_rows(self._conn, self._ids(id_or_prefix))[0]
 
     # ------------------------------------------------------------------ topics
-    @_guarded
+    @_writes
     def record_topics(self, assignments: Mapping[str, int], labels: Mapping[int, str],
                       words: Mapping[int, list[str]], *, min_jaccard: float = 0.2) -> TopicReport:
         """Record a (re)build's topics, matched to the previous run's; see ``TopicReport``."""
@@ -151,25 +229,25 @@ class Store:
         """The latest recorded build with every edit applied: ``(assignments, labels)``."""
         return _topics.current_topics(self._conn)
 
-    @_guarded
+    @_writes
     def rename_topic(self, topic: int, label: str) -> None:
         _topics.rename_topic(self._conn, self.reviewer, topic, label)
 
-    @_guarded
+    @_writes
     def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
         return _topics.merge_topics(self._conn, self.reviewer, topics, into)
 
-    @_guarded
+    @_writes
     def move_paper(self, id_or_prefix: str, topic: int) -> None:
         _topics.move_paper(self._conn, self.reviewer, self._ids(id_or_prefix)[0], topic)
 
     # ------------------------------------------------------------------ tags
-    @_guarded
+    @_writes
     def tag(self, id_or_ids, *tags: str) -> int:
         """Add tags to one paper or many; returns how many (paper, tag) pairs were new."""
         return ann.tag(self._conn, self.reviewer, self._ids(id_or_ids), list(tags))
 
-    @_guarded
+    @_writes
     def untag(self, id_or_prefix: str, tag: str) -> bool:
         """Remove a tag from a paper; False when it did not have it."""
         return ann.untag(self._conn, self.reviewer, self._ids(id_or_prefix)[0], tag)
@@ -191,40 +269,40 @@ class Store:
     def vocabulary(self) -> list[Tag]:
         return ann.vocabulary(self._conn)
 
-    @_guarded
+    @_writes
     def describe_tag(self, tag: str, description: str | None = None,
                      colour: str | None = None) -> Tag:
         return ann.describe_tag(self._conn, self.reviewer, tag, description, colour)
 
-    @_guarded
+    @_writes
     def rename_tag(self, old: str, new: str) -> int:
         return ann.rename_tag(self._conn, self.reviewer, old, new)
 
-    @_guarded
+    @_writes
     def merge_tags(self, tags: Iterable[str], into: str) -> int:
         return ann.merge_tags(self._conn, self.reviewer, tags, into)
 
-    @_guarded
+    @_writes
     def delete_tag(self, tag: str) -> int:
         return ann.delete_tag(self._conn, self.reviewer, tag)
 
     # ------------------------------------------------------------------ notes
-    @_guarded
+    @_writes
     def note(self, id_or_prefix: str, text: str) -> int:
         """Add a note to a paper; returns the note's id."""
         return ann.add_note(self._conn, self.reviewer, self._ids(id_or_prefix)[0], text)
 
-    @_guarded
+    @_writes
     def note_each(self, ids, text: str) -> list[int]:
         """The same note on each of ``ids`` (ids or prefixes; a paper given twice gets one), in
         one action that one undo takes back; returns the notes' ids in the order of ``ids``."""
         return ann.add_notes(self._conn, self.reviewer, self._ids(ids), text)
 
-    @_guarded
+    @_writes
     def edit_note(self, note_id: int, text: str) -> None:
         ann.edit_note(self._conn, self.reviewer, note_id, text)
 
-    @_guarded
+    @_writes
     def delete_note(self, note_id: int) -> None:
         ann.delete_note(self._conn, self.reviewer, note_id)
 
@@ -233,7 +311,7 @@ class Store:
         return ann.notes_of(self._conn, self._ids(id_or_prefix)[0])
 
     # ------------------------------------------------------------------ decisions
-    @_guarded
+    @_writes
     def decide(self, id_or_ids, decision: str, reason: str | None = None) -> int:
         """This reviewer's include / exclude / maybe on one paper or many."""
         return ann.decide(self._conn, self.reviewer, self._ids(id_or_ids), decision, reason)
@@ -258,7 +336,7 @@ class Store:
         pid = None if paper is None else self._ids(paper)[0]
         return _history.read_history(self._conn, limit, pid)
 
-    @_guarded
+    @_writes
     def undo(self, n: int = 1, *, everyone: bool = False) -> list[HistoryEntry]:
         """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``)."""
         return _history.undo(self._conn, self.reviewer, n, everyone=everyone)
@@ -272,9 +350,12 @@ class Store:
             _write_atomic(Path(path), text)
         return text
 
-    @_guarded
+    @_writes
     def import_annotations(self, path) -> ImportReport:
-        """Merge a JSONL export into this store (idempotent; conflicts reported)."""
+        """Merge a JSONL export into this store (idempotent; conflicts reported).
+
+        A snapshot of the store is taken first (see :meth:`backup`)."""
+        _backup.snapshot(self._conn, self.path, "before-import")
         return _import.import_jsonl(self._conn, self.reviewer, path)
 
     @_guarded
@@ -282,6 +363,70 @@ class Store:
         """SQLite's ``PRAGMA integrity_check``: ``"ok"`` or the problems found."""
         rows = self._conn.execute("PRAGMA integrity_check").fetchall()
         return "\n".join(r[0] for r in rows)
+
+    # ------------------------------------------------------------------ the review's files
+    @_guarded
+    def generation(self) -> str | None:
+        """The folder under ``<review>/generations/`` holding the review's current files
+        (papers, topics, map, model), or None for a review that keeps them at its top level."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return None if row is None else row[0]
+
+    @_writes
+    def set_generation(self, name: str) -> None:
+        """Make ``name`` the review's current files. Inside :meth:`transaction` with the topic
+        run that made them, the switch and the run are saved together or not at all."""
+        with _history.Action(self._conn, self.reviewer, "switch-files", undoable=False) as act:
+            act.summary = f"the review's files are now generations/{name}"
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
+                               (name,))
+
+    # ------------------------------------------------------------------ snapshots
+    @_guarded
+    def backup(self, reason: str = "manual", *, force: bool = True) -> _backup.Snapshot | None:
+        """A consistent copy of the store in ``<review>/backups/`` (SQLite's backup API); the
+        newest few are kept. With ``force=False`` it is skipped (None) when nothing changed
+        since the newest snapshot, and on a store this process may only read."""
+        if self.read_only and not force:
+            return None
+        return _backup.snapshot(self._conn, self.path, reason, force=force)
+
+    def snapshots(self) -> list[_backup.Snapshot]:
+        """The store's snapshots, newest first."""
+        return _backup.snapshots(self.path)
+
+    @_writes
+    def restore(self, snapshot=None) -> _backup.Snapshot:
+        """Put a snapshot's content back into the store (default: the newest snapshot).
+
+        The store as it is now is snapshotted first, so a restore can itself be undone by
+        restoring that snapshot. Other processes see the restored store on their next read.
+        """
+        chosen = _backup.snapshots(self.path)
+        if snapshot is not None:
+            path = Path(snapshot)
+            if not path.exists() and (self.path.parent / _backup.BACKUP_DIR / path.name).exists():
+                path = self.path.parent / _backup.BACKUP_DIR / path.name
+            chosen = [s for s in chosen if s.path.name == path.name] or [
+                _backup.Snapshot(path, "?", "given", -1)]
+        if not chosen:
+            raise StoreError(f"no snapshots in {self.path.parent / _backup.BACKUP_DIR}; "
+                             "`workbench backup` makes one")
+        target = chosen[0]
+        version, _ = _backup.check_snapshot(target.path)
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{target.path} has schema version {version}, newer than this "
+                             f"workbench's {SCHEMA_VERSION}; upgrade workbench to restore it")
+        _backup.snapshot(self._conn, self.path, "before-restore", force=True)
+        _backup.restore_into(self._conn, target.path)
+        if version < SCHEMA_VERSION:
+            migrate(self._conn, self.path)
+        return target
+
+    @_guarded
+    def check(self) -> list[str]:
+        """A health report: integrity, broken references, orphans, files, snapshots."""
+        return _backup.health(self._conn, self.path)
 
 
 def _write_atomic(path: Path, text: str) -> None:
