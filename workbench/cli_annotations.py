@@ -1,5 +1,5 @@
 """Command-line annotation commands: tag, untag, note, decide, rename-topic, history, undo,
-export and import-annotations.
+export, import-annotations, and the store's snapshots: backup, restore, check.
 
 ``register(subparsers)`` adds them to the ``workbench`` command line. Every command takes
 ``--review DIR`` (default ``review``) and ``--reviewer NAME`` (default ``$WORKBENCH_REVIEWER``,
@@ -103,6 +103,34 @@ def _cmd_import(args) -> int:
     return 0
 
 
+def _cmd_backup(args) -> int:
+    with _open(args) as store:
+        snap = store.backup("manual")
+    _out(f"snapshot: {snap.path}")
+    _out(f"restore it with `workbench restore {snap.path.name} --review {args.review}`")
+    return 0
+
+
+def _cmd_restore(args) -> int:
+    with _open(args) as store:
+        target = store.restore(args.snapshot)
+        before = store.snapshots()[0]
+    _out(f"restored {target.path.name} ({target.taken_at}, {target.reason})")
+    _out(f"the store as it was before is in {before.path.name}; "
+         f"`workbench restore {before.path.name} --review {args.review}` puts it back")
+    return 0
+
+
+def _cmd_check(args) -> int:
+    with _open(args) as store:
+        lines = store.check()
+        if store.read_only:
+            lines.append(f"read-only for you: {store.read_only}")
+    for line in lines:
+        _out(line)
+    return 0 if lines[0] == "ok" else 1
+
+
 def _topic_number(text: str) -> int:
     try:
         return int(text)
@@ -169,6 +197,18 @@ def register(subparsers) -> None:
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE (default: standard output)")
+
+    p = add("backup", _cmd_backup, "snapshot the annotation store into REVIEW/backups/")
+
+    p = add("restore", _cmd_restore,
+            "put a snapshot back into the store (default: the newest; the current store is "
+            "snapshotted first)")
+    p.add_argument("snapshot", metavar="SNAPSHOT", nargs="?", default=None,
+                   help="a file name in REVIEW/backups/ or a path (default: the newest)")
+
+    p = add("check", _cmd_check,
+            "check the store: integrity, references, orphans, files and snapshots (exit 1 on "
+            "problems)")
 
     p = add("import-annotations", _cmd_import,
             "merge a JSONL export into this review (idempotent; conflicts reported)")

@@ -299,14 +299,43 @@ def get_embedder(name: str | Embedder) -> Embedder:
         raise InputError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDERS)}") from None
 
 
+def _cache_read_only(path: Path) -> bool:
+    """Whether this process may not write the cache (a review folder shared read-only)."""
+    if path.exists():
+        return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+    folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+    return folder is not None and not os.access(folder, os.W_OK)
+
+
 class EmbeddingCache:
     """Vectors on disk, keyed by (embedder key, text hash). One SQLite file, safe to share."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self.read_only = _cache_read_only(self.path)
+        self._kept: dict[tuple[str, str], np.ndarray] = {}  # new vectors of a read-only cache
+        if self.read_only:  # a review folder you may only read: use what is cached, keep the rest in memory
+            try:
+                self._db = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=30)
+                self._db.execute("SELECT 1 FROM vectors LIMIT 1")
+            except sqlite3.Error:  # no cache there (or not readable): an empty one in memory
+                self._db = sqlite3.connect(":memory:")
+                self._create_table()
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        new = not self.path.exists()
         self._db = sqlite3.connect(self.path, timeout=30)
+        if new:  # SQLite makes 0644: give it the user's umask (a team's shared folder)
+            from .fsutil import default_file_mode
+
+            try:
+                os.chmod(self.path, default_file_mode())
+            except OSError:
+                pass
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._create_table()
+
+    def _create_table(self) -> None:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL,"
             " dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
@@ -336,9 +365,14 @@ class EmbeddingCache:
                 f"SELECT hash, dim, vec FROM vectors WHERE model = ? AND hash IN ({marks})", [model, *chunk]
             ):
                 found[h] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        if self._kept:
+            found.update((h, self._kept[model, h]) for h in unique if (model, h) in self._kept)
         return found
 
     def put(self, model: str, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        if self.read_only:
+            self._kept.update(((model, h), np.asarray(v, np.float32)) for h, v in zip(hashes, vectors))
+            return
         with self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",

@@ -19,20 +19,19 @@ import logging
 import os
 import secrets
 import shutil
-import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from .fsutil import atomic_write_text, default_file_mode, fsync_path
+
 __all__ = [
     "GENERATIONS",
     "KEEP",
     "LEGACY_FILES",
     "WRITE_STEPS",
-    "atomic_write_text",
-    "default_file_mode",
     "discard",
     "files_dir",
     "install",
@@ -50,38 +49,9 @@ MIN_AGE_S = 600  # never remove a generation younger than this: another process 
 LEGACY_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model")
 TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
 
-_UMASK_LOCK = threading.Lock()
-
-
-def default_file_mode() -> int:
-    """The mode a new file gets from the user's umask (0o666 & ~umask), e.g. 0o664 for a team."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return 0o666 & ~int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    with _UMASK_LOCK:  # no /proc: read it the old way (briefly sets it)
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return 0o666 & ~mask
-
-
 def files_dir(review_path: Path, generation: str | None) -> Path:
     """Where the review's current files are: its generation, or the top level (older reviews)."""
     return Path(review_path) if generation is None else Path(review_path) / GENERATIONS / generation
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename, with the user's umask."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{secrets.token_hex(3)}")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def stage(review_path: Path) -> tuple[str, Path]:
@@ -164,29 +134,19 @@ def write_generation(staging: Path, review, model, previous: Path | None = None)
     papers.jsonl is shared when the papers are the same), and flush them to disk."""
     for step in WRITE_STEPS:
         step(staging, review, model, previous)
+    mode = default_file_mode()
     for file in staging.rglob("*"):
         if file.is_file():
-            _fsync(file)
-
-
-def _fsync(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+            if file.stat().st_nlink == 1:  # not the previous generation's shared papers.jsonl
+                os.chmod(file, mode)  # libraries write 0600 (safetensors): the user's umask instead
+            fsync_path(file)
 
 
 def install(review_path: Path, name: str, staging: Path) -> Path:
     """Move a finished staging folder to ``generations/<name>`` (not yet the current one)."""
     final = Path(review_path) / GENERATIONS / name
     staging.rename(final)
-    _fsync(final.parent)
+    fsync_path(final.parent)
     return final
 
 

@@ -249,6 +249,8 @@ class Review:
         The embeddings come from the cache and the map stays where it is. Returns ``self`` with
         new ``labels`` and ``topics``; ``save=True`` also writes them to the folder.
         """
+        if save:
+            self._check_writable("refit")
         params = {**self._stored_topic_params(), **topic_params}
         embedder = self.embedder()
         X = self.embeddings()
@@ -265,6 +267,8 @@ class Review:
         """
         if k is not None and int(k) < 1:
             raise InputError(f"{k} themes; expected 1 or more, or None for the default topics")
+        if save:
+            self._check_writable("themes")
         if self.fine_labels is None or len(self.fine_labels) != len(self.papers):
             return self.refit(save=save, nr_topics=int(k) if k else None)
         params = {**self._stored_topic_params(), "nr_topics": int(k) if k else None}
@@ -276,6 +280,18 @@ class Review:
         model.method_ = self.manifest.get("topics", {}).get("method", model.method_)
         model.note_ = self.manifest.get("topics", {}).get("note", model.note_)
         return self._adopt(model, params, save)
+
+    def _check_writable(self, what: str) -> None:
+        """Refuse a save up front (not after minutes of work) where it cannot be written."""
+        from .store import DB_NAME
+        from .store import read_only_reason
+
+        store = self.path / DB_NAME
+        reason = read_only_reason(store) if store.exists() else None
+        if reason:
+            raise ReviewError(f"permission denied: {reason}, so the {what} cannot be saved in {self.path}; "
+                              "nothing was saved; look at them without saving (save=False), or ask the "
+                              "review's owner for write access")
 
     def _adopt(self, model: TopicModel, params: dict, save: bool) -> "Review":
         """Make a fitted model's topics the review's (and with ``save``, the folder's and store's).

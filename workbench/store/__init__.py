@@ -34,7 +34,7 @@ from ._reports import (
     Tag,
     TopicReport,
 )
-from ._schema import DB_NAME, SCHEMA_VERSION
+from ._schema import DB_NAME, SCHEMA_VERSION, read_only_reason
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -61,4 +61,5 @@ __all__ = [
     "UnknownPaperError",
     "default_reviewer",
     "match_topics",
+    "read_only_reason",
 ]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..fsutil import default_file_mode, fsync_path
 from ._errors import NotAStoreError, StoreError
 
 __all__ = ["BACKUP_DIR", "KEEP", "Snapshot", "check_snapshot", "restore_into", "snapshot",
@@ -87,7 +88,8 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
             dest.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
         finally:
             dest.close()
-        _fsync(tmp)
+        os.chmod(tmp, default_file_mode())
+        fsync_path(tmp)
         os.replace(tmp, final)
     except (OSError, sqlite3.Error) as err:
         tmp.unlink(missing_ok=True)
@@ -97,14 +99,6 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
         old.path.unlink(missing_ok=True)
     return Snapshot(final, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
                     reason, newest)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def check_snapshot(path: Path) -> tuple[int, int]:

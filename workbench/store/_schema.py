@@ -16,6 +16,7 @@ import sqlite3
 import urllib.parse
 from pathlib import Path
 
+from ..fsutil import default_file_mode, fsync_path
 from ._errors import NotAStoreError, StoreError, StoreVersionError
 
 __all__ = ["APPLICATION_ID", "DB_NAME", "RESTORE_HINT", "SCHEMA_VERSION", "connect", "db_path",
@@ -286,11 +287,8 @@ def _create(path: Path) -> None:
             conn.execute("COMMIT")
         finally:
             conn.close()
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        os.chmod(tmp, default_file_mode())  # SQLite makes 0644; -wal and -shm follow this file
+        fsync_path(tmp)
         try:
             os.link(tmp, path)  # fails if another process created the store first: use theirs
         except FileExistsError:

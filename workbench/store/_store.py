@@ -66,10 +66,10 @@ def _call(self, method, args, kwargs, writes: bool):
         raise StoreError(f"this handle on {self.path} was opened in another process (before a "
                          "fork); open the store again in this process")
     if writes and shared.readonly:
-        raise StoreError(f"permission denied: {shared.readonly}, so {self.path} can only be "
-                         "read (history, export, papers and topics work); nothing was saved; "
-                         "ask the review's owner for write access, or work on a copy of the "
-                         "review folder")
+        raise StoreError(f"permission denied: {shared.readonly}, so you can read this review "
+                         "(history, export, papers, topics) but not change it; nothing was saved; "
+                         "ask the review's owner for write access (e.g. `chmod -R g+w "
+                         f"{self.path.parent}`), or copy the folder and work on the copy")
     with shared.lock:
         in_batch = shared.conn.in_transaction
         try:
@@ -417,10 +417,13 @@ class Store:
         if version > SCHEMA_VERSION:
             raise StoreError(f"{target.path} has schema version {version}, newer than this "
                              f"workbench's {SCHEMA_VERSION}; upgrade workbench to restore it")
-        _backup.snapshot(self._conn, self.path, "before-restore", force=True)
+        before = _backup.snapshot(self._conn, self.path, "before-restore", force=True)
         _backup.restore_into(self._conn, target.path)
         if version < SCHEMA_VERSION:
             migrate(self._conn, self.path)
+        with _history.Action(self._conn, self.reviewer, "restore", undoable=False) as act:
+            act.summary = (f"restored the snapshot {target.path.name}; the store before it is "
+                           f"{before.path.name}")
         return target
 
     @_guarded

@@ -1,0 +1,177 @@
+"""Saving a review is all or nothing: a failure (or kill -9) between any two writes of a build,
+a refit or "Show themes" leaves the previous review whole, and the message says what was saved.
+Every topic action works on reviews built with every embedder."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import workbench
+from workbench import folder
+from workbench.errors import ReviewError, StoreError
+from workbench.store import Store
+
+from conftest import ROOT
+
+
+def state(path: Path) -> dict:
+    """What a fresh reader sees: the files' generation and contents, and the store's topics."""
+    review = workbench.open_review(path)
+    with Store.open(path) as store:
+        assignments, labels = store.current_topics()
+        runs = len([h for h in store.history(limit=None) if h.action == "record-topics"])
+        assert store.integrity_check() == "ok"
+    return {
+        "generation": review.generation,
+        "files": {p.relative_to(review.files).as_posix(): p.read_bytes()
+                  for p in sorted(review.files.rglob("*")) if p.is_file()},
+        "labels": review.labels.tolist(),
+        "topics": review.topics_frame().to_json(),
+        "store_assignments": [assignments.get(p.id) for p in review.papers],
+        "runs": runs,
+    }
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory):
+    review = workbench.build([ROOT / "seeds"], review=tmp_path_factory.mktemp("once") / "r", embedder="fake", seed=42)
+    with Store.open(review.path, reviewer="ana") as store:
+        store.tag(review.papers[0].id, "keep-me")
+        store.rename_topic(0, "my name")
+    return review.path
+
+
+@pytest.fixture
+def seeds_review(built_once, tmp_path):
+    """A private copy of a built, annotated review (copied while no store is open)."""
+    import shutil
+
+    return Path(shutil.copytree(built_once, tmp_path / "r"))
+
+
+ACTIONS = {
+    "show themes": lambda path: workbench.open_review(path).show_themes(3, save=True),
+    "default topics": lambda path: workbench.open_review(path).show_themes(None, save=True),
+    "refit": lambda path: workbench.open_review(path).refit(min_cluster_size=15, save=True),
+    "rebuild": lambda path: workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=7),
+}
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize("step", range(len(folder.WRITE_STEPS) + 2))
+def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_review, monkeypatch, action, step):
+    before = state(seeds_review)
+    steps = list(folder.WRITE_STEPS)
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+
+    if step < len(steps):  # while writing the new generation's files
+        steps[step] = fail
+        monkeypatch.setattr(folder, "WRITE_STEPS", tuple(steps))
+    elif step == len(steps):  # moving the finished folder into place
+        monkeypatch.setattr(folder, "install", fail)
+    else:  # inside the store transaction, after the topics were recorded
+        monkeypatch.setattr(Store, "set_generation", lambda self, name: fail())
+    with pytest.raises((ReviewError, StoreError, OSError)) as err:
+        ACTIONS[action](seeds_review)
+    assert "nothing was saved" in str(err.value) or isinstance(err.value, OSError)
+    monkeypatch.undo()
+    assert state(seeds_review) == before
+    leftovers = [p.name for p in (seeds_review / "generations").iterdir() if p.name != before["generation"]]
+    assert leftovers == [], "a failed save leaves no half-made generation behind"
+    with Store.open(seeds_review) as store:
+        assert store.tags(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
+
+
+@pytest.mark.parametrize("action", ["show themes", "rebuild"])
+def test_a_failure_after_the_switch_says_everything_was_saved(seeds_review, monkeypatch, action):
+    before = state(seeds_review)
+
+    def fail(*args):
+        raise OSError(13, "Permission denied")
+
+    monkeypatch.setattr(folder, "publish_map", fail)
+    result = ACTIONS[action](seeds_review)
+    monkeypatch.undo()
+    after = state(seeds_review)
+    assert after["generation"] != before["generation"] and after["runs"] == before["runs"] + 1
+    report = result.save_report if action == "rebuild" else None
+    if report is not None:
+        assert report.warnings and "was saved, but map.html failed" in report.warnings[0]
+
+
+def test_a_save_in_memory_only_changes_the_review_once_it_is_saved(seeds_review, monkeypatch):
+    review = workbench.open_review(seeds_review)
+    labels = review.labels.copy()
+    monkeypatch.setattr(Store, "set_generation", lambda self, name: (_ for _ in ()).throw(OSError("boom")))
+    with pytest.raises(ReviewError, match="nothing was saved"):
+        review.show_themes(3, save=True)
+    np.testing.assert_array_equal(review.labels, labels)
+
+
+SAVER = r"""
+import sys, workbench
+path = sys.argv[1]
+k = 2
+while True:
+    workbench.open_review(path).show_themes(k, save=True)
+    print("saved", k, flush=True)
+    k = 2 + (k - 1) % 5
+"""
+
+
+def test_kill_9_during_saves_leaves_a_whole_review_every_time(seeds_review):
+    rng = np.random.default_rng(0)
+    saved = 0
+    for round_ in range(5):
+        proc = subprocess.Popen([sys.executable, "-c", SAVER, str(seeds_review)], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        time.sleep(float(rng.uniform(3.0, 8.0)))
+        proc.send_signal(signal.SIGKILL)
+        out, _ = proc.communicate()
+        saved += out.count("saved")
+        now = state(seeds_review)  # opens, integrity ok, the files complete
+        assert len(now["labels"]) == 133
+        assert now["store_assignments"] == now["labels"], "the store's topic run is the files' run"
+        review = workbench.open_review(seeds_review)
+        manifest = json.loads((review.files / "build.json").read_text())
+        assert manifest["topics"]["count"] == int((review.model_topics.topic >= 0).sum())
+    assert saved > 0, "the saver saved at least once between kills"
+
+
+EMBEDDERS = [
+    pytest.param("fake"),
+    pytest.param("tfidf"),
+    pytest.param("static", marks=pytest.mark.slow),
+    pytest.param("minilm", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("embedder", EMBEDDERS)
+def test_every_topic_action_works_on_every_embedder(tmp_path, embedder):
+    from workbench.widgets import Session
+
+    built = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder=embedder, seed=42)
+    dims = built.embeddings().shape[1]
+    with Session.open(tmp_path / "r", reviewer="ana") as session:
+        assert session.show_themes(3) == 3
+        assert session.show_themes(None) >= 3
+        session.review.refit(min_cluster_size=10)
+        sub = session.recluster(session.ids[:40])
+        assert len(sub) == 40 and sub.subtopic_label.str.len().min() > 0
+        hits = session.search("reward models for agents")
+        assert len(hits.semantic) == 10 and all(-1.0 <= s <= 1.0001 for _, s in hits.semantic)
+        assert session.neighbours(session.ids[0], k=3)[0][0] != session.ids[0]
+        frame = session.topic_stability(seeds=(1,))
+        assert frame.stability.between(0, 1).all()
+    reopened = workbench.open_review(tmp_path / "r")
+    assert reopened.embeddings().shape[1] == dims
