@@ -175,3 +175,20 @@ def test_every_topic_action_works_on_every_embedder(tmp_path, embedder):
         assert frame.stability.between(0, 1).all()
     reopened = workbench.open_review(tmp_path / "r")
     assert reopened.embeddings().shape[1] == dims
+
+
+def test_a_topic_edit_on_topics_saved_anew_elsewhere_is_refused_until_reload(seeds_review):
+    from workbench.errors import InputError
+    from workbench.widgets import Session
+
+    with Session.open(seeds_review, reviewer="ana") as session:
+        shown = session.topic_label(0)
+        code = "import sys, workbench; workbench.open_review(sys.argv[1]).show_themes(3, save=True)"
+        subprocess.run([sys.executable, "-c", code, str(seeds_review)], check=True, capture_output=True, timeout=300)
+        with pytest.raises(InputError, match="reload"):
+            session.rename_topic(0, "renamed on stale topics")
+        assert session.topic_label(0) == shown, "this view's topics are not mixed with the new run"
+        assert "3 topics" in session.reload()
+        session.rename_topic(0, "renamed after reload")
+        assert session.topic_label(0) == "renamed after reload"
+    assert workbench.open_review(seeds_review).topic_labels()[0] == "renamed after reload"

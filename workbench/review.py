@@ -157,14 +157,29 @@ class Review:
         ]
         self.topics = pd_frame(rows)
 
-    def refresh_topics(self) -> None:
-        """Re-read the topic edits from the store (after a rename or merge elsewhere)."""
+    def refresh_topics(self) -> bool:
+        """Re-read the topic edits from the store (after a rename or merge elsewhere).
+
+        Only while the store's topics are still this review's (same generation of files): after
+        another process saved other topics, nothing is mixed in and False is returned; open the
+        review again to see them (``Session.reload``).
+        """
         if not (self.path / STORE_FILE).exists():
-            return
+            return True
         with self.store() as store:
+            if store.generation() != self.generation:
+                return False
             assignments, labels = store.current_topics()
         if assignments:
             self.apply_topic_edits(assignments, labels)
+        return True
+
+    def is_current(self) -> bool:
+        """Whether the review on disk still has the topics this object was read or saved with."""
+        if not (self.path / STORE_FILE).exists():
+            return True
+        with self.store() as store:
+            return store.generation() == self.generation
 
     def __repr__(self) -> str:
         return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"

@@ -201,9 +201,37 @@ class Session:
         self._changed("undo", [])
         return undone
 
+    def _check_topics_current(self) -> None:
+        """Topic numbers name the topics of the saved run: refuse an edit made on older ones."""
+        if not self.review.is_current():
+            raise InputError(
+                "the topics were saved anew elsewhere (another notebook or the command line) since "
+                "this view read them, so topic numbers here may name other topics; nothing was "
+                "changed; reload the review (Session.reload()) and try again"
+            )
+
+    def reload(self) -> str:
+        """Read the review again from disk (after another notebook or the command line saved new
+        topics or rebuilt it); returns what changed, in words."""
+        old = self.review
+        new = open_review(old.path)
+        if [p.id for p in new.papers] == [p.id for p in old.papers]:
+            new._embeddings, new._embedder = old._embeddings, old._embedder
+        else:
+            for name in ("_id_order", "_haystack", "embeddings"):
+                self.__dict__.pop(name, None)
+        self.review = new
+        self.stability = {}
+        before, after = int((old.topics.topic >= 0).sum()), int((new.topics.topic >= 0).sum())
+        what = (f"{len(new.papers)} papers ({len(new.papers) - len(old.papers):+d}), "
+                f"{after} topics (were {before})")
+        self._changed("reload", [])
+        return what
+
     def rename_topic(self, topic: int, label: str) -> None:
         if not label or not label.strip():
             raise InputError("the topic name is empty; type a name first")
+        self._check_topics_current()
         self.store.rename_topic(int(topic), label.strip())
         self.review.refresh_topics()
         self._changed("topics", [])
@@ -212,12 +240,14 @@ class Session:
         topics = [int(t) for t in topics]
         if len(set(topics)) < 2:
             raise InputError(f"merging needs two or more topics, got {topics}")
+        self._check_topics_current()
         kept = self.store.merge_topics(topics, into=into)
         self.review.refresh_topics()
         self._changed("topics", [])
         return kept
 
     def move_paper(self, paper_id: str, topic: int) -> None:
+        self._check_topics_current()
         self.store.move_paper(self.resolve(paper_id), int(topic))
         self.review.refresh_topics()
         self._changed("topics", [paper_id])

@@ -200,6 +200,8 @@ class ExploreView:
             self.status.ok(f"stability checked with {len(seeds)} seeds: {len(shaky)} of {len(frame)} topics below 80 %")
 
     def _on_change(self, event: str, ids) -> None:
+        if event == "reload":
+            event = "topics"  # the same papers re-read from disk (Session.reload)
         if event in ("topics", "stability", "undo"):
             self.overview.value = topic_bars(self.session.review.topics, self.session.stability)
         if event == "stability":
