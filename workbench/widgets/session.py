@@ -166,7 +166,8 @@ class Session:
 
     def untag(self, ids, tag: str) -> int:
         ids = self._ids(ids)
-        removed = sum(bool(self.store.untag(i, tag)) for i in ids)
+        with self.store.transaction():  # all of the selection or none of it
+            removed = sum(bool(self.store.untag(i, tag)) for i in ids)
         self._changed("untag", ids)
         return removed
 
