@@ -266,3 +266,34 @@ def test_review_files_get_the_users_umask(tmp_path):
     assert any(name.endswith("arrays.safetensors") for name in modes)
     with sqlite3.connect(tmp_path / "r" / "annotations.sqlite") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+FILLER = r"""
+import resource, signal, sys
+from workbench.store import Store
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+store = Store.open(sys.argv[1], reviewer="filler")
+store.tag(sys.argv[2], "small-before")
+print("acked", flush=True)
+limit = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # no file may grow past this: a full disk
+try:
+    store.note(sys.argv[2], "x" * 4_000_000)
+    print("saved?!", flush=True)
+except Exception as err:
+    print("error:", err, flush=True)
+"""
+
+
+def test_a_full_disk_refuses_the_change_keeps_every_acknowledged_one_and_says_so(review):
+    size = (review / "annotations.sqlite").stat().st_size + 200_000
+    out = subprocess.run([sys.executable, "-c", FILLER, str(review), IDS[0], str(size)],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "acked" in out and "saved?!" not in out
+    message = out.split("error:", 1)[1]
+    assert "nothing of this change was saved" in message and "free some space" in message
+    assert "restore" not in message, "a healthy store is not sent to its backups"
+    integrity, have = fresh_read(review)
+    assert integrity == "ok" and (IDS[0], "small-before") in have
+    with Store.open(review) as store:
+        assert store.notes(IDS[0]) == []

@@ -47,9 +47,10 @@ def _failure(store: Store, err: sqlite3.Error, saved: str) -> StoreError:
     if "readonly" in text or "read-only" in text or "permission" in text.lower():
         return StoreError(f"permission denied: {store.path} cannot be written ({text}); {saved}; "
                           "ask the review's owner for write access to the file and its folder")
-    if "disk" in text and "full" in text or "database or disk is full" in text:
-        return StoreError(f"{store.path}: the disk is full; {saved}; free some space and try "
-                          "again")
+    if "full" in text or "disk I/O error" in text:
+        return StoreError(f"{store.path}: could not write ({text}): the disk may be full or "
+                          f"failing; {saved}; free some space and try again (`workbench check "
+                          f"--review {store.path.parent}` tells whether the store is healthy)")
     if isinstance(err, sqlite3.OperationalError):
         return StoreError(f"{store.path}: {text}; {saved}")
     return StoreError(f"{store.path} cannot be used ({text}); {saved}; check it with "
