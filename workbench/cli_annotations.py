@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from .store import DECISIONS, FORMATS, Store
+from .store import DB_NAME, DECISIONS, FORMATS, Store, StoreError
 
 __all__ = ["register"]
 
@@ -97,7 +98,14 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    with _open(args, create=True) as store:
+    folder = Path(args.review).expanduser()
+    if not (folder.is_file() or (folder / DB_NAME).is_file()):
+        what = "does not exist" if not folder.exists() else f"has no annotation store ({DB_NAME})"
+        raise StoreError(
+            f"review folder {str(folder)!r} {what}; import-annotations merges a JSONL export into "
+            f"an existing review: build the review first (`workbench build SOURCES --review "
+            f"{folder}`) or pass --review with the folder of an existing review")
+    with _open(args) as store:
         report = store.import_annotations(args.file)
     _out(str(report))
     return 0

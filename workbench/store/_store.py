@@ -267,10 +267,7 @@ class Store:
     @_guarded
     def export(self, fmt: str, path=None) -> str:
         """The store as jsonl, csv, bibtex, ris or markdown text; also written to ``path``."""
-        text = _export.render(self._conn, fmt)
-        if path is not None:
-            _write_atomic(Path(path), text)
-        return text
+        return _export.export(self._conn, fmt, path, self.path)
 
     @_guarded
     def import_annotations(self, path) -> ImportReport:
@@ -283,13 +280,3 @@ class Store:
         rows = self._conn.execute("PRAGMA integrity_check").fetchall()
         return "\n".join(r[0] for r in rows)
 
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write the export to {path} ({err}); choose another -o FILE") from err
