@@ -344,11 +344,13 @@ def check_destination(dest, store_path) -> Path:
     target = Path(os.path.abspath(path)).resolve()
     part = _review_part(target, review)
     if part:
+        name_of = {n.casefold(): n for n in files}
+        dir_of = {d.casefold(): d for d in STATE_DIRS}
         first = part[0].casefold()
-        if len(part) == 1 and first in {f.casefold() for f in files}:
-            what = f"the review's own file {part[0]!r}"
-        elif first in {d.casefold() for d in STATE_DIRS}:
-            what = f"inside the review's own folder {part[0] + '/'!r}"
+        if len(part) == 1 and first in name_of:
+            what = f"the review's own file {name_of[first]!r}"
+        elif first in dir_of:
+            what = f"inside the review's own folder {dir_of[first] + '/'!r}"
         else:
             what = None
         if what:
@@ -398,9 +400,14 @@ def write_file(dest: Path, text: str) -> None:
 
 def export(conn: sqlite3.Connection, fmt: str, path, store_path) -> str:
     """The store as ``fmt`` text; also written to ``path`` when given (checked first with
-    :func:`check_destination`, so a refused path leaves nothing written)."""
+    :func:`check_destination`, so a refused path leaves nothing written; the review's
+    ``report/`` folder is created when it is not there yet)."""
     dest = None if path is None else check_destination(path, store_path)
     text = render(conn, fmt)
     if dest is not None:
+        if not dest.parent.exists():  # the review's report/ folder is made on first use
+            part = _review_part(Path(os.path.abspath(dest)).resolve(), Path(store_path).parent)
+            if part is not None and len(part) == 2 and part[0] == "report":
+                dest.parent.mkdir(exist_ok=True)
         write_file(dest, text)
     return text
