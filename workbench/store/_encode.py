@@ -10,7 +10,11 @@ BibTeX
     Fields the readers clean as LaTeX (title, author, journal, keywords) are written as LaTeX:
     ``\\ { } $ % & # _ ~ < >`` escaped, ``--``, ``''``, `````` and ``!```` broken with ``{}``
     so they stay two characters, white space folded to single spaces (the readers fold it too);
-    an author whose name holds the word "and" is braced so it stays one author. Fields kept as
+    an author's escapes are braced, and a name holding the word "and" is braced whole, so it
+    stays one author; tags are separated by ``, `` (``; `` when a tag holds a parenthesis, as
+    the readers keep ``x (a, b)`` whole). Braces in these fields are escaped, but every
+    workbench reader drops braces from titles and names, so they do not come back (tags cannot
+    hold them: ``check_tag`` refuses what an export could not carry). Fields kept as
     they are (abstract, annote, doi, url) are written verbatim, with three guards the
     workbench's BibTeX reader undoes: a ``{}`` before an ``@`` that starts a line (else it
     would start an entry), a space after a final backslash (else it would escape the closing
