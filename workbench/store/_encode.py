@@ -46,6 +46,7 @@ Markdown
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -106,6 +107,11 @@ def bibtex_keywords(tags: list[str]) -> str:
     keeps ``x (a, b)`` together); each tag braced when that is still not read back (one tag
     with spaces would be split like arXiv categories).
     """
+    return _keywords(tuple(tags))
+
+
+@functools.lru_cache(maxsize=4096)  # papers share their sets of tags
+def _keywords(tags: tuple[str, ...]) -> str:
     from ..readers.fields import split_keywords
 
     escaped = [latex(t) for t in tags]
@@ -123,6 +129,8 @@ _QUOTE = re.compile(r'(?<!\\)"')
 
 
 def _balanced(text: str) -> bool:
+    if "{" not in text and "}" not in text:
+        return True
     depth = 0
     for m in _BRACE.finditer(text):
         depth += 1 if m.group(0) == "{" else -1
@@ -133,8 +141,11 @@ def _balanced(text: str) -> bool:
 
 def bibtex_raw(text: str) -> tuple[str, str]:
     """A value kept as it is (abstract, notes): ``(content, enclosing)``, see the module doc."""
-    text = _LINE_ENDS.sub("\n", str(text)).replace("\x00", "")
-    text = _LINE_START_AT.sub(r"\1{}\2", text)
+    text = str(text)
+    if "\r" in text or "\x00" in text:
+        text = _LINE_ENDS.sub("\n", text).replace("\x00", "")
+    if "@" in text:
+        text = _LINE_START_AT.sub(r"\1{}\2", text)
     if text.endswith("\\"):
         text += " "
     if _balanced(text):

@@ -204,14 +204,18 @@ def to_ris(snap: dict) -> str:
         def set_header(self, count):  # no "1." counter line: plain RIS
             return ""
 
+    seen: dict[str, str] = {}  # tags and names repeat across papers
+
     def text(value, reread=clean):
-        return _encode.ris_text(value, reread)
+        if value not in seen:
+            seen[value] = _encode.ris_text(value, reread)
+        return seen[value]
 
     refs = []
     for p in snap["papers"]:
         pid = p["id"]
         ref = {"type_of_reference": "JOUR" if p["venue"] else "GEN", "id": pid,
-               "title": text(p["title"], lambda s: clean(strip_markup(s)))}
+               "title": _encode.ris_text(p["title"], lambda s: clean(strip_markup(s)))}
         authors = [text(a) for a in p["authors"] if _encode.fold(a)]
         if authors:
             ref["authors"] = authors
