@@ -17,7 +17,7 @@ from workbench.readers import read_file
 def test_csv_removes_the_apostrophe_put_before_a_formula_and_nothing_else(tmp_path):
     titles = {
         "'=1+1": "=1+1", "'+cmd": "+cmd", "'-2": "-2", "'@SUM(A1)": "@SUM(A1)",
-        "'\tTabbed": "Tabbed",  # the tab goes, like any leading white space in a title
+        "'\tTabbed": "Tabbed", "'\nNew line first": "New line first",  # white space goes
         "''=quoted": "'=quoted", "'''+x": "''+x",
         "'Tis a pity": "'Tis a pity", "''Twas two": "''Twas two", "'": "'",
         "plain": "plain", "a '=b in the middle": "a '=b in the middle",

@@ -12,9 +12,9 @@ skipped and reported with their line.
 
 Spreadsheet formulas: a CSV written for spreadsheets (the workbench's own exports, and anyone
 following OWASP's CSV-injection advice) puts a ``'`` before a value that starts with ``=``,
-``+``, ``-``, ``@``, a tab or a carriage return, so it shows as text instead of running. The
-CSV reader removes one leading ``'`` from exactly such values: one or more apostrophes followed
-by one of those characters (``'=1+1`` reads as ``=1+1``, ``''-x`` as ``'-x``). A value that
+``+``, ``-``, ``@``, a tab or a line end, so it shows as text instead of running. The CSV
+reader removes one leading ``'`` from exactly such values: one or more apostrophes followed by
+one of those characters (``'=1+1`` reads as ``=1+1``, ``''-x`` as ``'-x``). A value that
 starts with an apostrophe and anything else (``'Tis pity``) is read as it is.
 """
 
@@ -161,7 +161,7 @@ def _rows(ctx: ReadContext, frame, lines: list[int]) -> list[Paper]:
     return papers
 
 
-_NEUTRALISED = r"^'+[=+\-@\t\r]"
+_NEUTRALISED = r"^'+[=+\-@\t\r\n]"
 
 
 def _unneutralise(frame) -> None:

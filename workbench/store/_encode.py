@@ -30,13 +30,13 @@ RIS
     BibTeX; anything else is written as it is. A ``;`` in a URL is written ``%3B`` (RIS splits
     URLs at ``;``).
 CSV
-    A value starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return, after any
+    A value starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return (or line feed,
+    which a carriage return becomes: line ends in values are written as ``\\n``), after any
     apostrophes, gets one more ``'`` in front (OWASP's CSV injection advice), so a spreadsheet
     shows it as text; plain numbers such as ``-1`` are left alone. The workbench's CSV reader
     removes one ``'`` from exactly such values (one or more apostrophes, then one of those
     characters), so a title that really starts ``'=`` is written ``''=`` and reads back as
-    ``'=``, and a title starting with an apostrophe and a letter is never touched. Line ends
-    in values are written as ``\\n``.
+    ``'=``, and a title starting with an apostrophe and a letter is never touched.
 Markdown
     Text is shown as text: ``& < >`` become HTML entities, the characters Markdown (and the
     math of Jupyter's renderer) would read as markup are escaped with a backslash, each line
@@ -168,7 +168,7 @@ def ris_url(value: str) -> str:
 
 # ----------------------------------------------------------------------------- CSV
 
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+_FORMULA = re.compile(r"'*[=+\-@\t\r\n]")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
