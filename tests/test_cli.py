@@ -3,6 +3,8 @@
 import csv
 import io
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -98,3 +100,102 @@ def test_console_script_is_installed():
         pytest.skip("not running from the project's .venv")
     proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("workbench ")
+
+
+# ----------------------------------------------------------------------------- a build's own review
+
+def test_a_build_in_the_folder_of_its_review_does_not_read_the_review(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    shutil.copy(sorted((ROOT / "seeds").glob("*.txt"))[0], tmp_path / "seeds.txt")
+    monkeypatch.chdir(tmp_path)
+    argv = ["build", ".", "--review", "./review", "--embedder", "fake", "-q"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["export", "--review", "review", "--format", "ris", "-o", "review/report/annotations.ris"]) == 0
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "review/: not read: it is the review being built" in err
+    assert "seeds.txt (seeds): 13 read" in err
+    assert "papers.jsonl (" not in err and "annotations.ris (" not in err  # neither was read
+    assert json.loads((tmp_path / "review" / "build.json").read_text())["n_papers"] == 13
+
+
+# ----------------------------------------------------------------------------- control characters
+
+# What a terminal obeys: ESC sequences (colour, clear screen, set the title), BEL, CR and
+# backspace (overwrite), a C1 CSI, and bidi overrides and isolates.
+HOSTILE_TITLE = "Title \x1b[2J\x1b]0;pwned\x07 over\rwrite\x08\x08 \x9b31m \u202eesrever\u202c \u2066iso\u2069"
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def workbench(*argv, cwd=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WORKBENCH_PROGRESS": "0", "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *argv], capture_output=True,
+                          timeout=300, cwd=cwd, env=env)
+
+
+@pytest.fixture(scope="module")
+def hostile_review(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    records = [{"title": f"{HOSTILE_TITLE} {i}", "abstract": f"Paper {i} about reward models and agents.",
+                "authors": [f"Doe\x1b[31m, J{i}"]} for i in range(13)]
+    (folder / "src").mkdir()
+    (folder / "src" / "hostile.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (folder / "src" / "x\x1b[2J.xyz").write_text("no format at all\n")
+    assert main(["build", str(folder / "src"), "--review", str(folder / "review"), "--embedder", "fake", "-q"]) == 0
+    return folder
+
+
+def test_messages_and_tables_show_control_characters_escaped(hostile_review):
+    review = str(hostile_review / "review")
+    r = ["--review", review, "--reviewer", "ana\x1b[31m"]
+    pid = json.loads(workbench("papers", "--review", review, "--format", "json").stdout)[0]["id"]
+    checks = {
+        "papers table": workbench("papers", "--review", review),
+        "read table and report": workbench("read", str(hostile_review / "src")),
+        "refused tag": workbench("tag", pid, "evil\x1b[2J", *r),
+        "note": workbench("note", pid, "\x1b]0;pwned\x07 read\rthis", *r),
+        "decide": workbench("decide", pid, "include", "--reason", "\x1b[31mred\u202e", *r),
+        "rename topic": workbench("rename-topic", "0", "\x1b[2Jtopic\x07", *r),
+        "topics table": workbench("topics", "--review", review),
+        "history": workbench("history", *r),
+        "export to a file": workbench("export", "--format", "csv", "-o", str(hostile_review / "x\x1b[2J.csv"), *r),
+    }
+    for what, proc in checks.items():
+        out = (proc.stdout + proc.stderr).decode("utf-8")
+        assert not RAW.search(out), (what, out)
+        if what != "note":  # its confirmation holds no user data
+            assert "\\x1b" in out or "\\u202e" in out, (what, out)
+    assert checks["refused tag"].returncode == 1
+    assert checks["refused tag"].stderr.decode().count("\n") == 1
+    assert "\\x1b]0;pwned\\x07 read this" in checks["history"].stdout.decode()
+    assert "x\\x1b[2J.xyz: not read" in checks["read table and report"].stderr.decode()
+
+
+def test_a_tag_saved_by_an_older_workbench_is_shown_escaped_and_can_be_removed(hostile_review):
+    import sqlite3
+
+    review = hostile_review / "review"
+    pid = json.loads(workbench("papers", "--review", str(review), "--format", "json").stdout)[1]["id"]
+    with sqlite3.connect(review / "annotations.sqlite") as conn:
+        conn.execute("INSERT INTO tag_vocab (name, description, created_by, created_at) "
+                     "VALUES ('old\x1b[8mtag', '', 'old', '2020-01-01T00:00:00Z')")
+        conn.execute("INSERT INTO paper_tags VALUES (?, 'old\x1b[8mtag', 'old', '2020-01-01T00:00:00Z')", (pid,))
+    r = ["--review", str(review)]
+    for proc in (workbench("tag", pid, "fine", *r), workbench("untag", pid, "missing", *r)):
+        out = (proc.stdout + proc.stderr).decode()
+        assert "old\\x1b[8mtag" in out and not RAW.search(out)
+    assert workbench("untag", pid, "old\x1b[8mtag", *r).returncode == 0
+
+
+def test_data_outputs_stay_byte_exact(hostile_review):
+    review = str(hostile_review / "review")
+    titles = {f"{HOSTILE_TITLE} {i}".replace("\r", " ") for i in range(13)}  # readers fold a CR
+    rows = list(csv.DictReader(io.StringIO(workbench("papers", "--review", review, "--format", "csv").stdout.decode())))
+    assert {row["title"] for row in rows} == titles
+    as_json = json.loads(workbench("papers", "--review", review, "--format", "json").stdout)
+    assert {row["title"] for row in as_json} == titles
+    exported = workbench("export", "--review", review, "--format", "csv").stdout.decode()
+    assert exported.count("\x1b[2J\x1b]0;pwned\x07") == 13  # exports to standard output: data as it is

@@ -189,6 +189,54 @@ def test_folder_reads_what_it_can_and_reports_the_rest(tmp_path):
     assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 2 files not read (see above)"
 
 
+def test_review_folders_inside_a_source_are_skipped_and_reported(tmp_path):
+    shutil.copy(DATA / "export.ris", tmp_path / "export.ris")
+    review = tmp_path / "review"  # the review being built: its papers.jsonl and exports
+    (review / "report").mkdir(parents=True)
+    shutil.copy(DATA / "openalex.jsonl", review / "papers.jsonl")
+    shutil.copy(DATA / "export.ris", review / "report" / "annotations.ris")
+    old = tmp_path / "nested" / "old_review"  # another review, known by its build.json
+    old.mkdir(parents=True)
+    (old / "build.json").write_text("{}")
+    shutil.copy(DATA / "labels.csv", old / "papers.csv")
+    store_only = tmp_path / "store_only"  # or by its annotation store
+    store_only.mkdir()
+    (store_only / "annotations.sqlite").write_bytes(b"SQLite format 3\x00")
+    shutil.copy(DATA / "labels.csv", store_only / "more.csv")
+    papers, report = read_sources([tmp_path], exclude=[review])
+    assert [f.path for f in report.files] == [str(tmp_path / "export.ris")]
+    assert len(papers) == 4
+    lines = [line.replace(f"{tmp_path}/", "") for line in report.lines()]
+    assert lines[:3] == [
+        "review/: not read: it is the review being built (its papers.jsonl and exports are not sources)",
+        "store_only/: not read: it looks like a review folder (it has annotations.sqlite); name its files to read them anyway",
+        "nested/old_review/: not read: it looks like a review folder (it has build.json); name its files to read them anyway",
+    ]
+    # The same review through another spelling or a symlink is still the review.
+    (tmp_path / "link").symlink_to(review, target_is_directory=True)
+    _, report = read_sources([tmp_path], exclude=[tmp_path / "link" / "."])
+    assert [line.split(": ")[0].replace(f"{tmp_path}/", "") for line in report.skipped_folders
+            if "being built" in line] == ["link/", "review/"]
+    # Its files can still be read when named.
+    assert len(read_sources([review / "report" / "annotations.ris"])[0]) == 4
+
+
+def test_a_source_folder_that_is_a_review_is_an_error_that_says_why(tmp_path):
+    review = tmp_path / "review"
+    review.mkdir()
+    (review / "build.json").write_text("{}")
+    with pytest.raises(ReaderError, match="review: not read: it looks like a review folder"):
+        read_sources([review])
+    (tmp_path / "new").mkdir()
+    with pytest.raises(ReaderError, match="it is the review being built"):
+        read_sources([tmp_path / "new"], exclude=[tmp_path / "new"])
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "review").mkdir()
+    (tmp_path / "only" / "review" / "annotations.sqlite").write_bytes(b"")
+    with pytest.raises(ReaderError, match="the folder has no files besides review folders, which are not read"):
+        read_sources([tmp_path / "only"])
+
+
 def test_named_file_that_cannot_be_read_is_an_error(tmp_path):
     with pytest.raises(ReaderError, match="the file is empty"):
         read_sources([DATA / "labels.csv", DATA / "empty.csv"])

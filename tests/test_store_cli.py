@@ -84,6 +84,7 @@ def test_export_to_stdout_and_file_then_import_elsewhere(review, tmp_path, capsy
     out = tmp_path / "ann.jsonl"
     assert run("export", "--format", "jsonl", "-o", str(out), *r) == 0
     assert out.read_text() == printed
+    Store.open(tmp_path / "other").close()  # another (empty) review
     other = ["--review", str(tmp_path / "other"), "--reviewer", "bob"]
     assert run("import-annotations", str(out), *other) == 0
     assert "imported 3 papers, 1 tags" in capsys.readouterr().out

@@ -231,7 +231,7 @@ def test_markdown_groups_papers_by_topic(tmp_path):
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == ["## Topic 0: zero (8 papers)", "## Topic 1: Reward models (2 papers)",
                         "## Topic -1: outliers (2 papers)"]
-    assert "Tags: `relevant`, `to read`" in text and "> [ana " in text
+    assert "Tags: `relevant`, `to read`" in text and "> \\[ana " in text
 
 
 def test_unknown_export_format_lists_the_supported_ones(tmp_path):

@@ -2,6 +2,8 @@
 
 Every command exits 0 on success; bad input prints one line, ``workbench: error: ...``, to
 stderr and exits 1 (2 for a malformed command line). Set ``WORKBENCH_DEBUG=1`` for tracebacks.
+Messages and tables show control characters in user data escaped (:func:`.terminal.visible`);
+``--format csv|json`` output is the data as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Sequence
 
 from .embed import EMBEDDERS
 from .errors import WorkbenchError
+from .terminal import visible
 
 __all__ = ["main", "write_table"]
 
@@ -37,6 +40,9 @@ def write_table(frame, fmt: str, out=None, list_columns: Sequence[str] = ()) -> 
     if fmt == "csv":
         flat.to_csv(out, index=False, lineterminator="\n")
         return
+    for col in flat.columns:
+        if flat[col].dtype == object:
+            flat[col] = flat[col].map(lambda v: visible(v) if isinstance(v, str) else v)
     for col, width in (("title", 60), ("authors", 30), ("source", 40), ("words", 70), ("label", 40), ("topic_label", 30)):
         if col in flat:
             flat[col] = flat[col].astype(str).map(lambda s, w=width: s if len(s) <= w else s[: w - 1] + "…")
@@ -65,21 +71,21 @@ def _cmd_build(args) -> int:
         input_format=args.input_format,
         **params,
     )
-    err = sys.stderr
+    def say(line) -> None:
+        sys.stderr.write(visible(line) + "\n")
+
     for line in review.report.lines():
-        err.write(line + "\n")
+        say(line)
     m = review.manifest
     stats = m["embed_stats"]
-    err.write(
-        f"embedded {stats['embedded']} of {m['n_papers']} papers ({stats['cached']} from the cache) with {m['embedder']['name']}\n"
-    )
+    say(f"embedded {stats['embedded']} of {m['n_papers']} papers ({stats['cached']} from the cache) with {m['embedder']['name']}")
     if m["topics"]["note"]:
-        err.write(m["topics"]["note"] + "\n")
-    err.write(f"annotations: {review.sync_report}\n")
-    err.write(f"topics: {review.topic_report}\n")
+        say(m["topics"]["note"])
+    say(f"annotations: {review.sync_report}")
+    say(f"topics: {review.topic_report}")
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
-    err.write(f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})\n")
-    err.write(f"map: {review.path / 'map.html'}\n")
+    say(f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})")
+    say(f"map: {review.path / 'map.html'}")
     if not args.quiet:
         write_table(review.topics_frame(), "table", list_columns=["words"])
     return 0
@@ -107,7 +113,7 @@ def _cmd_notebooks(args) -> int:
         params["sources"] = [str(Path(s).resolve()) for s in args.sources]
     timings = run_notebooks(args.review, args.notebooks, names=args.names or NOTEBOOKS, parameters=params)
     for name, seconds in timings.items():
-        sys.stderr.write(f"executed {name} in {seconds:.1f}s -> {Path(args.review) / 'notebooks' / name}\n")
+        sys.stderr.write(visible(f"executed {name} in {seconds:.1f}s -> {Path(args.review) / 'notebooks' / name}") + "\n")
     sys.stderr.write(f"all notebooks: {sum(timings.values()):.1f}s\n")
     return 0
 
@@ -172,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkbenchError as err:
         if os.environ.get("WORKBENCH_DEBUG"):
             raise
-        sys.stderr.write(f"workbench: error: {err}\n")
+        sys.stderr.write(f"workbench: error: {visible(err)}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("workbench: interrupted\n")
@@ -183,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("WORKBENCH_DEBUG"):
             raise
         sys.stderr.write(
-            f"workbench: error: {type(err).__name__}: {err} (this is a bug: rerun with WORKBENCH_DEBUG=1 and report the traceback)\n"
+            f"workbench: error: {type(err).__name__}: {visible(err)} (this is a bug: rerun with WORKBENCH_DEBUG=1 and report the traceback)\n"
         )
         return 1
 

@@ -5,14 +5,18 @@ export, import-annotations, and the store's snapshots: backup, restore, check.
 ``--review DIR`` (default ``review``) and ``--reviewer NAME`` (default ``$WORKBENCH_REVIEWER``,
 then the OS user); a paper is named by its id or a unique id prefix. User errors are raised as
 :class:`workbench.errors.WorkbenchError` for the main command line to print as one line.
+Messages show control characters in user data escaped (:func:`workbench.terminal.visible`);
+``export`` to standard output is the data as it is.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from .store import DECISIONS, FORMATS, Store
+from .store import DB_NAME, DECISIONS, FORMATS, Store, StoreError
+from .terminal import visible
 
 __all__ = ["register"]
 
@@ -21,8 +25,14 @@ def _open(args, create: bool = False) -> Store:
     return Store.open(args.review, reviewer=args.reviewer, create=create)
 
 
-def _out(text: str) -> None:
-    sys.stdout.write(text + "\n")
+def _out(*lines: str) -> None:
+    """Print message lines; control characters in user data show escaped, never act."""
+    for line in lines:
+        sys.stdout.write(visible(line) + "\n")
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(visible(line) + "\n")
 
 
 def _cmd_tag(args) -> int:
@@ -38,7 +48,7 @@ def _cmd_untag(args) -> int:
         pid = store.resolve(args.id)
         if not store.untag(pid, args.tag):
             have = ", ".join(store.tags(pid)) or "none"
-            sys.stderr.write(f"workbench: {pid} has no tag {args.tag!r} (its tags: {have})\n")
+            _err(f"workbench: {pid} has no tag {args.tag!r} (its tags: {have})")
             return 1
         _out(f"{pid}: removed {args.tag!r}; tags now: {', '.join(store.tags(pid)) or 'none'}")
     return 0
@@ -90,16 +100,23 @@ def _cmd_export(args) -> int:
     with _open(args) as store:
         text = store.export(args.format, args.output)
     if args.output:
-        sys.stderr.write(f"wrote {args.format} export to {args.output}\n")
+        _err(f"wrote {args.format} export to {args.output}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(text)  # data: byte-exact
     return 0
 
 
 def _cmd_import(args) -> int:
-    with _open(args, create=True) as store:
+    folder = Path(args.review).expanduser()
+    if not (folder.is_file() or (folder / DB_NAME).is_file()):
+        what = "does not exist" if not folder.exists() else f"has no annotation store ({DB_NAME})"
+        raise StoreError(
+            f"review folder {str(folder)!r} {what}; import-annotations merges a JSONL export into "
+            f"an existing review: build the review first (`workbench build SOURCES --review "
+            f"{folder}`) or pass --review with the folder of an existing review")
+    with _open(args) as store:
         report = store.import_annotations(args.file)
-    _out(str(report))
+    _out(*str(report).split("\n"))  # its own line breaks; the data in it is quoted
     return 0
 
 

@@ -1,7 +1,9 @@
 """``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
 
 Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
-read, skipped with reasons, merged) on stderr. The main command line calls :func:`register`.
+read, skipped with reasons, merged) on stderr; the table and the report show control
+characters in the data escaped (:func:`.terminal.visible`). The main command line calls
+:func:`register`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TextIO
 from .errors import InputError
 from .readers import READERS, read_sources
 from .records import PAPER_COLUMNS
+from .terminal import visible
 
 __all__ = ["COLUMNS", "handler", "register"]
 
@@ -70,7 +73,7 @@ def _table(rows: list[dict], out: TextIO) -> None:
     fmt = "  ".join(f"{{{c}:<{widths.get(c, 20)}}}" for c in COLUMNS)
     out.write(fmt.format(**{c: c for c in COLUMNS}).rstrip() + "\n")
     for row in rows:
-        clipped = {c: _clip(row[c], widths.get(c, 20), keep_end=c == "source") for c in COLUMNS}
+        clipped = {c: _clip(visible(row[c]), widths.get(c, 20), keep_end=c == "source") for c in COLUMNS}
         out.write(fmt.format(**clipped).rstrip() + "\n")
 
 
@@ -88,7 +91,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
         threshold=args.threshold,
     )
     for line in report.lines(limit=None if args.all_report_lines else 20):
-        print(line, file=stderr)
+        print(visible(line), file=stderr)
     rows = [_row(p) for p in papers]
     if args.output_format == "json":
         records = [dict(row, authors=list(p.authors), year=p.year, sources=list(p.sources)) for row, p in zip(rows, papers)]

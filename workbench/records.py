@@ -200,7 +200,9 @@ def clean_text(text: str | None) -> str:
         except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
             text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
         text = re.sub(r"\^\{?([0-9+\-]+)\}?", _superscript, text)
-        text = text.replace("{", "").replace("}", "")
+        # pylatexenc gives an accent it has no precomposed letter for as a combining mark
+        # (t + U+0308): compose again, so cleaning clean text changes nothing.
+        text = unicodedata.normalize("NFC", text.replace("{", "").replace("}", ""))
     text = text.replace("\u00a0", " ")
     return re.sub(r"\s+", " ", text).strip()
 

@@ -370,7 +370,7 @@ def build(
     timings: dict[str, float] = {}
 
     t = time.perf_counter()
-    papers, report = read_sources(sources, format=input_format)
+    papers, report = read_sources(sources, format=input_format, exclude=[path])
     timings["read"] = time.perf_counter() - t
     if not papers:
         raise InputError(f"no papers found in {', '.join(map(str, sources))}; check the files hold abstracts")

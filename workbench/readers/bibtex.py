@@ -11,6 +11,9 @@ adds what a reader of exported libraries needs on top:
 * entries whose key repeats an earlier one are read too (a duplicate key is a typo in a
   library, not a reason to lose a paper), with a warning;
 * arXiv ids from ``eprint`` + ``archivePrefix`` or a Google-Scholar-style ``journal``;
+* two quotings BibTeX writers use are undone, so a value reads as it was written: ``{"}`` for a
+  ``"`` inside a ``"``-quoted value, and ``{}`` before an ``@`` that starts a line of a value
+  (without it bibtexparser would take the line for a new entry);
 * LaTeX in every field converted to text by the shared clean-up (pylatexenc).
 """
 
@@ -51,16 +54,25 @@ def looks_like_bibtex(head: str) -> bool:
 
 
 def _split_concatenation(value: str) -> list[str]:
-    """``cool # " " # stuff`` -> ``['cool', '" "', 'stuff']`` (``#`` inside braces or quotes kept)."""
+    """``cool # " " # stuff`` -> ``['cool', '" "', 'stuff']``.
+
+    Reads a value the way bibtexparser's splitter does: a ``#`` inside braces or quotes is
+    text, braces inside quotes are not counted (``{"}`` is a quote inside quotes), and a
+    brace, quote or ``#`` right after a backslash is escaped.
+    """
     parts, buf, depth, quoted = [], [], 0, False
-    for ch in value:
-        if ch == "{":
+    for i, ch in enumerate(value):
+        if i and value[i - 1] == "\\":
+            pass
+        elif quoted:
+            quoted = not (ch == '"' and value[i - 1:i] + value[i + 1:i + 2] != "{}")
+        elif ch == "{":
             depth += 1
         elif ch == "}":
-            depth -= 1
+            depth = max(depth - 1, 0)
         elif ch == '"' and depth == 0:
-            quoted = not quoted
-        elif ch == "#" and depth == 0 and not quoted:
+            quoted = True
+        elif ch == "#" and depth == 0:
             parts.append("".join(buf).strip())
             buf = []
             continue
@@ -110,8 +122,21 @@ def _parse(text: str, strings: list | None = None) -> Library:
         logger.setLevel(level)
 
 
+_GUARDED_AT = re.compile(r"(\n[^\S\n]*)\{\}((?:\{\})*@)")
+
+
+def _unquote(value, enclosing: str | None):
+    """Undo the writer's quoting of a value (see the module docstring)."""
+    if not isinstance(value, str):
+        return value
+    if enclosing == '"' and '{"}' in value:
+        value = value.replace('{"}', '"')
+    return _GUARDED_AT.sub(r"\1\2", value) if "{}" in value else value
+
+
 def _fields(entry: Entry) -> dict:
-    values = {f.key.lower(): f.value for f in entry.fields}
+    enclosings = {k.lower(): v for k, v in (entry.parser_metadata.get("removed_enclosing") or {}).items()}
+    values = {f.key.lower(): _unquote(f.value, enclosings.get(f.key.lower())) for f in entry.fields}
     values["entry_type"] = entry.entry_type.lower()
     values["event_venue"] = values.pop("venue", None)  # biblatex "venue" is where an event was held
     values["citation_label"] = values.pop("label", None)  # biblatex "label" is a citation label

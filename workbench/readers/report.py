@@ -54,12 +54,14 @@ class ReadReport:
     """The report of one :func:`~workbench.readers.read_sources` call.
 
     ``merges`` has one line per duplicate merged away: which record joined which, and why.
-    ``kept`` is the number of papers returned after merging.
+    ``kept`` is the number of papers returned after merging. ``skipped_folders`` has one line
+    per folder not read because it is a review (the one being built, or another).
     """
 
     files: list[FileReport] = field(default_factory=list)
     merges: list[str] = field(default_factory=list)
     kept: int | None = None
+    skipped_folders: list[str] = field(default_factory=list)  # review folders left out, and why
 
     @property
     def read(self) -> int:
@@ -78,7 +80,7 @@ class ReadReport:
 
         At most ``limit`` lines of each list are shown (``None`` shows all); the rest is counted.
         """
-        out: list[str] = []
+        out: list[str] = list(self.skipped_folders)
         for f in self.files:
             out.append(f.line())
             out.extend(_capped("skipped", f.skipped, limit))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,23 +13,83 @@ from .fields import ReadContext
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
 
-__all__ = ["read_file", "read_file_report", "read_sources"]
+__all__ = ["REVIEW_MARKERS", "read_file", "read_file_report", "read_sources"]
 
 _HEAD = 65536
 
 
-def _expand(sources: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """(file, named explicitly?) for each source; folders give their files, sorted."""
+#: Files that make a folder a workbench review (its annotation store, its build manifest): such a
+#: folder holds the review's own papers and exports, never sources, so reading skips it.
+REVIEW_MARKERS = ("annotations.sqlite", "build.json")
+
+
+def _same_folder(folder: Path, others: list[os.stat_result]) -> bool:
+    try:
+        here = folder.stat()
+    except OSError:
+        return False
+    return any(os.path.samestat(here, other) for other in others)
+
+
+def _skip_reason(folder: Path, excluded: list[os.stat_result]) -> str | None:
+    if _same_folder(folder, excluded):
+        return "it is the review being built (its papers.jsonl and exports are not sources)"
+    marker = next((m for m in REVIEW_MARKERS if (folder / m).is_file()), None)
+    if marker:
+        return (f"it looks like a review folder (it has {marker}); name its files to read "
+                "them anyway")
+    return None
+
+
+def _walk(root: Path, excluded: list[os.stat_result], skipped: list[str]) -> list[Path]:
+    """The files under ``root``, sorted, without hidden ones and without review folders."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        keep = []
+        for d in sorted(dirs):
+            if d.startswith("."):
+                continue
+            why = _skip_reason(here / d, excluded)
+            if why:
+                skipped.append(f"{here / d}{os.sep}: not read: {why}")
+            else:
+                keep.append(d)
+        dirs[:] = keep
+        found.extend(here / f for f in files if not f.startswith(".") and (here / f).is_file())
+    return sorted(found)
+
+
+def _expand(sources: Iterable[str | Path], exclude: Iterable[str | Path] = (),
+            skipped: list[str] | None = None) -> list[tuple[Path, bool]]:
+    """(file, named explicitly?) for each source; folders give their files, sorted.
+
+    Folders inside a source that are in ``exclude`` or look like a review (see
+    :data:`REVIEW_MARKERS`) are left out, with a line in ``skipped``; a source folder that is
+    one is an error (it was named, so say why it is not read).
+    """
     if isinstance(sources, (str, Path)):
         sources = [sources]
+    skipped = [] if skipped is None else skipped
+    excluded = []
+    for folder in exclude:
+        try:
+            excluded.append(Path(folder).stat())
+        except OSError:
+            continue  # a review that does not exist yet holds nothing to skip
     paths: list[tuple[Path, bool]] = []
     for src in sources:
         p = Path(src)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and not any(
-                part.startswith(".") for part in f.relative_to(p).parts))
+            why = _skip_reason(p, excluded)
+            if why:
+                raise ReaderError(f"not read: {why}; give the folder or files of your exports", p)
+            before = len(skipped)
+            found = _walk(p, excluded, skipped)
             if not found:
-                raise ReaderError("the folder has no files; expected exports such as " + supported_formats(), p)
+                besides = f" besides review folders, which are not read ({'; '.join(skipped[before:])})" if len(skipped) > before else ""
+                raise ReaderError(f"the folder has no files{besides}; expected exports such as "
+                                  + supported_formats(), p)
             paths.extend((f, False) for f in found)
         elif p.is_file():
             paths.append((p, True))
@@ -116,6 +177,7 @@ def read_sources(
     dedupe: bool = True,
     with_references: bool = False,
     threshold: float | None = None,
+    exclude: Iterable[str | Path] = (),
 ) -> tuple[list[Paper], ReadReport]:
     """Read every file under ``sources`` and merge duplicates across all of them.
 
@@ -124,13 +186,15 @@ def read_sources(
     readable (else :class:`ReaderError`); a file found inside a folder that cannot be read (an
     unknown type, an empty file) is listed in the report as not read, and the others are read.
     ``dedupe=False`` merges only records that share an identifier, or their title and abstract.
+    Folders in ``exclude`` (the review a build writes) and folders that look like a review are
+    not read; the report says so (``ReadReport.skipped_folders``).
     """
     from ..dedupe import DEFAULT_THRESHOLD, deduplicate
 
     report = ReadReport()
     papers: list[Paper] = []
     origin: list[int] = []
-    for path, explicit in _expand(sources):
+    for path, explicit in _expand(sources, exclude, report.skipped_folders):
         try:
             file_papers, fr = read_file_report(path, format, with_references=with_references)
         except ReaderError as err:

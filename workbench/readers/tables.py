@@ -9,6 +9,13 @@ signature of columns in :data:`DIALECTS` and get a small fix-up per row.
 Row positions are the line a record starts on (quoted values may span lines), found with a
 pass of the standard ``csv`` module; rows with more values than the header has columns are
 skipped and reported with their line.
+
+Spreadsheet formulas: a CSV written for spreadsheets (the workbench's own exports, and anyone
+following OWASP's CSV-injection advice) puts a ``'`` before a value that starts with ``=``,
+``+``, ``-``, ``@``, a tab or a line end, so it shows as text instead of running. The CSV
+reader removes one leading ``'`` from exactly such values: one or more apostrophes followed by
+one of those characters (``'=1+1`` reads as ``=1+1``, ``''-x`` as ``'-x``). A value that
+starts with an apostrophe and anything else (``'Tis pity``) is read as it is.
 """
 
 from __future__ import annotations
@@ -154,6 +161,18 @@ def _rows(ctx: ReadContext, frame, lines: list[int]) -> list[Paper]:
     return papers
 
 
+_NEUTRALISED = r"^'+[=+\-@\t\r\n]"
+
+
+def _unneutralise(frame) -> None:
+    """Remove the ``'`` put before a would-be formula (see the module docstring), in place."""
+    for col in frame.columns:
+        values = frame[col]
+        marked = values.str.match(_NEUTRALISED)
+        if marked.any():
+            frame.loc[marked, col] = values[marked].str[1:]
+
+
 def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
     import pandas as pd
 
@@ -175,6 +194,7 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
             "values with balanced double quotes: check the quote that opens on this line",
             ctx.name, line,
         ) from err
+    _unneutralise(frame)
     located = _record_lines(text, delim, len(frame.columns))
     if located is not None and len(located[0]) == len(frame):
         lines, dropped = located

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import sqlite3
+import unicodedata
 
 from ._errors import AnnotationInputError
 from ._history import Action
@@ -17,8 +18,11 @@ from ._reports import DECISIONS, Decision, Note, Tag
 __all__ = [
     "add_note",
     "add_notes",
+    "check_colour",
     "check_decision",
+    "check_reason",
     "check_tag",
+    "check_text",
     "decide",
     "decisions_of",
     "delete_note",
@@ -39,11 +43,19 @@ _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20}")
 _MAX_TAG = 100
 
 
+# Characters a tag may not hold: braces (LaTeX groups: BibTeX and the readers drop them), a ^
+# before a digit or sign (the readers make it a superscript), control characters and the bidi
+# controls that reorder text on screen (U+202A-U+202E, U+2066-U+2069).
+_TAG_REFUSED = re.compile(r"[{}]|\^(?=[0-9+\-])|[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def check_tag(name) -> str:
-    """A tag name with its white space collapsed; refuses what exports could not round-trip."""
+    """A tag name with its white space collapsed (and Unicode composed, NFC); refuses what
+    exports could not round-trip: ``,`` ``;`` ``{`` ``}``, ``^`` before a digit, control
+    characters, and more than 100 characters."""
     if not isinstance(name, str):
         raise AnnotationInputError(f"tag {name!r}: expected a string such as 'relevant'")
-    clean = " ".join(name.split())
+    clean = unicodedata.normalize("NFC", " ".join(name.split()))
     if not clean:
         raise AnnotationInputError(f"tag {name!r} is empty; give a word such as 'relevant'")
     for bad in ",;":
@@ -52,6 +64,19 @@ def check_tag(name) -> str:
                 f"tag {name!r} contains {bad!r}, which BibTeX and CSV exports use between tags; "
                 f"to give several tags, pass them separately: tag ID {' '.join(re.split('[,;]', clean))}"
             )
+    m = _TAG_REFUSED.search(clean)
+    if m and m.group(0) in "{}":
+        raise AnnotationInputError(
+            f"tag {name!r} contains {m.group(0)!r}: BibTeX reads braces as grouping and the "
+            "readers drop them, so the tag would not come back from an export; use ( ) or [ ]")
+    if m and m.group(0) == "^":
+        raise AnnotationInputError(
+            f"tag {name!r} has '^' before a digit or sign, which the readers turn into a "
+            "superscript ('x^2' comes back as 'x²'); write 'x²', or put a space after the '^'")
+    if m:
+        raise AnnotationInputError(
+            f"tag {name!r} contains the control character U+{ord(m.group(0)):04X}, which is "
+            "invisible or changes how the text around it shows; type the tag without it")
     if len(clean) > _MAX_TAG:
         raise AnnotationInputError(
             f"tag of {len(clean)} characters is too long (at most {_MAX_TAG}); "
@@ -60,10 +85,36 @@ def check_tag(name) -> str:
     return clean
 
 
-def _text(text, what: str) -> str:
+def _named_tag(conn: sqlite3.Connection, name) -> str:
+    """The stored tag ``name`` means: exactly that name when a tag has it (so a tag saved under
+    older, looser rules can always be removed or renamed), else :func:`check_tag`'s form."""
+    if isinstance(name, str) and (
+            conn.execute("SELECT 1 FROM tag_vocab WHERE name = ?", (name,)).fetchone()
+            or conn.execute("SELECT 1 FROM paper_tags WHERE tag = ? LIMIT 1", (name,)).fetchone()):
+        return name
+    return check_tag(name)
+
+
+def check_text(text, what: str = "note") -> str:
+    """Note text as the store keeps it: stripped; refuses what is not text or is empty."""
     if not isinstance(text, str) or not text.strip():
         raise AnnotationInputError(f"{what} {text!r} is empty; expected some text")
     return text.strip()
+
+
+def check_colour(colour) -> str | None:
+    if colour is not None and not (isinstance(colour, str) and _COLOUR_RE.fullmatch(colour)):
+        raise AnnotationInputError(
+            f"colour {colour!r} is not usable; expected '#rrggbb', '#rgb' or a CSS colour name"
+        )
+    return colour
+
+
+def check_reason(reason) -> str | None:
+    """A decision's reason as the store keeps it: stripped text, or None for none."""
+    if reason is not None and not isinstance(reason, str):
+        raise AnnotationInputError(f"reason {reason!r}: expected text or None")
+    return reason.strip() or None if reason is not None else None
 
 
 def _ensure_tag(act: Action, name: str) -> None:
@@ -122,7 +173,7 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
 
 def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str) -> bool:
     """Remove one tag from one paper; False when the paper did not have it."""
-    name = check_tag(name)
+    name = _named_tag(conn, name)
     with Action(conn, reviewer, "untag") as act:
         before = act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
         act.summary = f"untag {pid} -{name}"
@@ -136,7 +187,7 @@ def tags_of(conn: sqlite3.Connection, pid: str) -> list[str]:
 
 def papers_tagged(conn: sqlite3.Connection, name: str) -> list[str]:
     return [r[0] for r in conn.execute(
-        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (check_tag(name),))]
+        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (_named_tag(conn, name),))]
 
 
 def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
@@ -151,11 +202,8 @@ def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
 def describe_tag(conn: sqlite3.Connection, reviewer: str, name: str,
                  description: str | None = None, colour: str | None = None) -> Tag:
     """Create a tag in the vocabulary, or change its description or colour."""
-    name = check_tag(name)
-    if colour is not None and not _COLOUR_RE.fullmatch(colour):
-        raise AnnotationInputError(
-            f"colour {colour!r} is not usable; expected '#rrggbb', '#rgb' or a CSS colour name"
-        )
+    name = _named_tag(conn, name)
+    check_colour(colour)
     with Action(conn, reviewer, "describe-tag") as act:
         row = act.get("tag_vocab", {"name": name}) or {
             "description": "", "colour": None, "created_by": reviewer, "created_at": act.at}
@@ -202,7 +250,7 @@ def rename_tag(conn: sqlite3.Connection, reviewer: str, old: str, new: str) -> i
 
     Returns how many papers carried the old tag.
     """
-    old, new = check_tag(old), check_tag(new)
+    old, new = _named_tag(conn, old), check_tag(new)
     with Action(conn, reviewer, "rename-tag") as act:
         moved = _move_tag(act, old, new)
         act.summary = f"rename tag {old} -> {new} ({moved} papers)"
@@ -212,7 +260,7 @@ def rename_tag(conn: sqlite3.Connection, reviewer: str, old: str, new: str) -> i
 def merge_tags(conn: sqlite3.Connection, reviewer: str, tags, into: str) -> int:
     """Merge several tags into ``into`` (created if new) in one action; returns papers moved."""
     into = check_tag(into)
-    names = [check_tag(t) for t in ([tags] if isinstance(tags, str) else tags)]
+    names = [_named_tag(conn, t) for t in ([tags] if isinstance(tags, str) else tags)]
     moved = 0
     with Action(conn, reviewer, "merge-tags") as act:
         for name in names:
@@ -227,7 +275,7 @@ def merge_tags(conn: sqlite3.Connection, reviewer: str, tags, into: str) -> int:
 
 def delete_tag(conn: sqlite3.Connection, reviewer: str, name: str) -> int:
     """Delete a tag from the vocabulary and from every paper; returns papers untagged."""
-    name = check_tag(name)
+    name = _named_tag(conn, name)
     with Action(conn, reviewer, "delete-tag") as act:
         _require_tag(act, name)
         pids = [r[0] for r in conn.execute(
@@ -247,7 +295,7 @@ def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> in
 
 def add_notes(conn: sqlite3.Connection, reviewer: str, pids: list[str], text: str) -> list[int]:
     """The same note on each paper, as one action (one undo); returns the notes' ids."""
-    text = _text(text, "note")
+    text = check_text(text, "note")
     with Action(conn, reviewer, "note") as act:
         note_ids = [
             act.insert("notes", {
@@ -276,7 +324,7 @@ def _require_note(act: Action, note_id) -> dict:
 
 
 def edit_note(conn: sqlite3.Connection, reviewer: str, note_id: int, text: str) -> None:
-    text = _text(text, "note")
+    text = check_text(text, "note")
     with Action(conn, reviewer, "edit-note") as act:
         row = dict(_require_note(act, note_id))
         if row["text"] == text:
@@ -319,9 +367,7 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
            reason: str | None = None) -> int:
     """Set this reviewer's current decision on each paper; returns how many changed."""
     decision = check_decision(decision)
-    if reason is not None and not isinstance(reason, str):
-        raise AnnotationInputError(f"reason {reason!r}: expected text or None")
-    reason = reason.strip() or None if reason is not None else None
+    reason = check_reason(reason)
     changed = 0
     with Action(conn, reviewer, "decide") as act:
         current = _decisions_by(conn, reviewer) if len(ids) > BULK else None

@@ -4,22 +4,33 @@ Every format is written from one :func:`snapshot` of the store, sorted throughou
 store always gives the same bytes and an export diffs cleanly in git. JSONL is the lossless
 format (one annotation per line) that :mod:`._import` reads back; the others are for people and
 reference managers: BibTeX ``keywords``/``annote`` and RIS ``KW``/``N1`` become Zotero tags
-and notes.
+and notes. How each value is written so the file's structure holds whatever the text says,
+and the workbench's readers read it back as it was, is :mod:`._encode`'s job.
+
+A file export never destroys: :func:`check_destination` refuses the review's own state (the
+store, ``papers.jsonl``, ``model/``, ...) however the path is spelled, and :func:`write_file`
+writes through a temporary file and one rename.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
+import secrets
 import sqlite3
 from collections import defaultdict
+from pathlib import Path
 
-from ._errors import AnnotationInputError
+from . import _encode
+from ._errors import AnnotationInputError, StoreError
 from ._papers import paper_rows
 from ._topics import OUTLIER, _edits, _root, current_topics, latest_run, topic_names
 
-__all__ = ["FORMATS", "JSONL_FORMAT", "JSONL_VERSION", "render", "snapshot"]
+__all__ = ["FORMATS", "JSONL_FORMAT", "JSONL_VERSION", "STATE_DIRS", "STATE_FILES",
+           "check_destination", "export", "render", "snapshot", "write_file"]
 
 FORMATS = ("jsonl", "csv", "bibtex", "ris", "markdown")
 JSONL_FORMAT = "workbench-annotations"
@@ -124,7 +135,9 @@ def _note_texts(notes: list[dict]) -> list[str]:
     return [f"[{n['reviewer']} {n['created_at'][:10]}] {n['text']}" for n in notes]
 
 
+
 def to_csv(snap: dict) -> str:
+    """One row per paper; every cell through :func:`._encode.csv_cell` (no formulas)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["id", "title", "authors", "year", "venue", "doi", "url", "topic",
@@ -133,35 +146,13 @@ def to_csv(snap: dict) -> str:
         pid = p["id"]
         topic = snap["assign"].get(pid)
         decision, detail = _decision_text(snap["decisions"].get(pid, []))
-        writer.writerow([
-            pid, p["title"], "; ".join(p["authors"]), "" if p["year"] is None else p["year"],
-            p["venue"] or "", p["doi"] or "", p["url"] or "", "" if topic is None else topic,
-            _display(snap["topics"].get(topic)),
+        writer.writerow([_encode.csv_cell(v) for v in (
+            pid, p["title"], "; ".join(p["authors"]), p["year"], p["venue"], p["doi"], p["url"],
+            topic, _display(snap["topics"].get(topic)),
             "; ".join(t["tag"] for t in snap["tags"].get(pid, [])),
             decision, detail, "\n\n".join(_note_texts(snap["notes"].get(pid, []))),
-        ])
+        )])
     return buf.getvalue()
-
-
-def _balanced(text: str) -> str:
-    """Drop braces BibTeX would read as unbalanced; keep balanced groups as they are."""
-    if "{" not in text and "}" not in text:
-        return text
-    depth, out = 0, []
-    for ch in text:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            if depth == 0:
-                continue
-            depth -= 1
-        out.append(ch)
-    text = "".join(out)
-    while depth:  # unmatched opening braces: remove the last ones
-        i = text.rfind("{")
-        text = text[:i] + text[i + 1:]
-        depth -= 1
-    return text
 
 
 def _annote(snap: dict, pid: str) -> list[str]:
@@ -173,6 +164,8 @@ def _annote(snap: dict, pid: str) -> list[str]:
 
 
 def to_bibtex(snap: dict) -> str:
+    """BibTeX; title, author, journal and keywords as LaTeX, the rest verbatim with guards
+    (:mod:`._encode`), so the workbench's reader gives back the same papers."""
     import bibtexparser
     import bibtexparser.middlewares
     from bibtexparser.model import Entry, Field
@@ -182,19 +175,19 @@ def to_bibtex(snap: dict) -> str:
         pid = p["id"]
         tags = [t["tag"] for t in snap["tags"].get(pid, [])]
         fields = [
-            ("title", p["title"]),
-            ("author", " and ".join(p["authors"])),
-            ("year", "" if p["year"] is None else str(p["year"])),
-            ("journal", p["venue"] or ""),
-            ("doi", p["doi"] or ""),
-            ("url", p["url"] or ""),
-            ("abstract", p["abstract"]),
-            ("keywords", ", ".join(tags)),
-            ("annote", "\n\n".join(_annote(snap, pid))),
+            ("title", _encode.latex(p["title"]), "{"),
+            ("author", " and ".join(_encode.bibtex_name(a) for a in p["authors"] if _encode.fold(a)), "{"),
+            ("year", "" if p["year"] is None else str(p["year"]), "{"),
+            ("journal", _encode.latex(p["venue"] or ""), "{"),
+            ("doi", *_encode.bibtex_raw(p["doi"] or "")),
+            ("url", *_encode.bibtex_raw(p["url"] or "")),
+            ("abstract", *_encode.bibtex_raw(p["abstract"])),
+            ("keywords", _encode.bibtex_keywords(tags) if tags else "", "{"),
+            ("annote", *_encode.bibtex_raw("\n\n".join(_annote(snap, pid)))),
         ]
         entry_type = "article" if p["venue"] else "misc"
-        library.add(Entry(entry_type, pid,
-                          [Field(k, _balanced(v)) for k, v in fields if v]))
+        library.add(Entry(entry_type, pid, [Field(k, v, enclosing=enc) for k, v, enc in fields
+                                            if v.strip()]))
     # The library is thrown away after writing, so the unparse middlewares may work in place
     # (the default deep-copies every entry, which is slow and warns on large libraries).
     stack = bibtexparser.middlewares.default_unparse_stack(allow_inplace_modification=True)
@@ -202,40 +195,49 @@ def to_bibtex(snap: dict) -> str:
 
 
 def to_ris(snap: dict) -> str:
+    """RIS, one line per value; LaTeX-escaped only where the workbench's readers would change a
+    value (:mod:`._encode`)."""
     import rispy
     from rispy.writer import RisWriter
+
+    from ..readers.fields import clean, strip_markup
 
     class _Writer(RisWriter):
         def set_header(self, count):  # no "1." counter line: plain RIS
             return ""
 
+    seen: dict[str, str] = {}  # tags and names repeat across papers
+
+    def text(value, reread=clean):
+        if value not in seen:
+            seen[value] = _encode.ris_text(value, reread)
+        return seen[value]
+
     refs = []
     for p in snap["papers"]:
         pid = p["id"]
         ref = {"type_of_reference": "JOUR" if p["venue"] else "GEN", "id": pid,
-               "title": p["title"]}
-        if p["authors"]:
-            ref["authors"] = list(p["authors"])
+               "title": _encode.ris_text(p["title"], lambda s: clean(strip_markup(s)))}
+        authors = [text(a) for a in p["authors"] if _encode.fold(a)]
+        if authors:
+            ref["authors"] = authors
         if p["year"] is not None:
             ref["year"] = str(p["year"])
-        for key, value in (("journal_name", p["venue"]), ("doi", p["doi"]),
-                           ("abstract", p["abstract"])):
-            if value:
-                ref[key] = " ".join(value.split())  # RIS values are one line each
-        if p["url"]:
-            ref["urls"] = [p["url"]]
-        tags = [t["tag"] for t in snap["tags"].get(pid, [])]
+        if _encode.fold(p["venue"] or ""):
+            ref["journal_name"] = text(p["venue"])
+        for key, value in (("doi", p["doi"]), ("abstract", p["abstract"])):
+            if _encode.fold(value or ""):
+                ref[key] = _encode.fold(value)
+        if _encode.fold(p["url"] or ""):
+            ref["urls"] = [_encode.ris_url(p["url"])]
+        tags = [text(t["tag"]) for t in snap["tags"].get(pid, [])]
         if tags:
             ref["keywords"] = tags
-        notes = [" ".join(n.split()) for n in _annote(snap, pid)]
+        notes = [_encode.fold(n) for n in _annote(snap, pid) if _encode.fold(n)]
         if notes:
             ref["notes"] = notes
         refs.append(ref)
     return rispy.dumps(refs, implementation=_Writer) if refs else ""
-
-
-def _md(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _papers(n: int) -> str:
@@ -243,6 +245,9 @@ def _papers(n: int) -> str:
 
 
 def to_markdown(snap: dict) -> str:
+    """Papers by topic, for people; every text escaped (:mod:`._encode`), so it shows as
+    written and adds no HTML or markup to the document."""
+    md = _encode.md_text
     groups: dict = defaultdict(list)
     for p in snap["papers"]:
         groups[snap["assign"].get(p["id"])].append(p)
@@ -255,29 +260,29 @@ def to_markdown(snap: dict) -> str:
             out.append(f"## No topic ({_papers(len(groups[t]))})")
         else:
             title = _display(topic) or f"topic {t}"
-            out.append(f"## Topic {t}: {_md(title)} ({_papers(len(groups[t]))})")
+            out.append(f"## Topic {t}: {md(title)} ({_papers(len(groups[t]))})")
             if topic and topic["words"]:
-                out.append(f"*{_md(', '.join(topic['words']))}*")
+                out.append(f"*{md(', '.join(topic['words']))}*")
         out.append("")
         for p in groups[t]:
             pid = p["id"]
             year = f" ({p['year']})" if p["year"] is not None else ""
-            out.append(f"### {_md(p['title'] or '(untitled)')}{year}")
+            out.append(f"### {md(p['title']) or '(untitled)'}{year}")
             out.append("")
-            who = "; ".join(p["authors"][:3]) + (" et al." if len(p["authors"]) > 3 else "")
-            out.append(f"`{pid}`" + (f" · {_md(who)}" if who else "")
-                       + (f" · {_md(p['venue'])}" if p["venue"] else ""))
+            who = md("; ".join(p["authors"][:3]) + (" et al." if len(p["authors"]) > 3 else ""))
+            venue = md(p["venue"] or "")
+            out.append(f"`{pid}`" + (f" · {who}" if who else "") + (f" · {venue}" if venue else ""))
             tags = [t_["tag"] for t_ in snap["tags"].get(pid, [])]
             if tags:
                 out.append("")
-                out.append("Tags: " + ", ".join(f"`{tag}`" for tag in tags))
+                out.append("Tags: " + ", ".join(_encode.md_code(tag) for tag in tags))
             _, detail = _decision_text(snap["decisions"].get(pid, []))
             if detail:
                 out.append("")
-                out.append(f"Decision: {_md(detail)}")
+                out.append(f"Decision: {md(detail)}")
             for note in _note_texts(snap["notes"].get(pid, [])):
                 out.append("")
-                out.extend("> " + line if line else ">" for line in note.splitlines())
+                out.extend("> " + line if line else ">" for line in _encode.md_lines(note))
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -294,3 +299,121 @@ def render(conn: sqlite3.Connection, fmt: str) -> str:
         raise AnnotationInputError(
             f"export format {fmt!r} is not supported; expected one of {', '.join(FORMATS)}")
     return _WRITERS[key](snapshot(conn))
+
+
+# ----------------------------------------------------------------------------- files
+
+#: A review folder's own state, which an export must never replace: these files (and the
+#: store's file with its -wal, -shm and -journal), and these folders with all they hold.
+#: ``report/`` is where exports go; any other new name in the review folder is allowed.
+STATE_FILES = ("papers.jsonl", "build.json", "topics.json", "map.csv", "arrays.safetensors",
+               "map.html", "selection.json")
+STATE_DIRS = ("model", "cache", "generations", "backups")
+_STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def _review_part(target: Path, review: Path) -> tuple[str, ...] | None:
+    """The parts of ``target`` below the folder ``review``, or None when it is not inside.
+
+    Compared by the folders themselves (``os.path.samefile``), so another spelling, a symlink
+    or another case on a case-insensitive disk still counts as inside.
+    """
+    try:
+        review_stat = review.stat()
+    except OSError:
+        return None
+    for depth, folder in enumerate(target.parents):
+        try:
+            if os.path.samestat(folder.stat(), review_stat):
+                return target.parts[len(target.parts) - depth - 1:]
+        except OSError:
+            continue
+    return None
+
+
+def check_destination(dest, store_path) -> Path:
+    """``dest`` as a :class:`Path` when an export may be written there.
+
+    Refuses (:class:`AnnotationInputError`, nothing written) a folder, and the review's own
+    state (:data:`STATE_FILES`, :data:`STATE_DIRS` and the store's files) however it is
+    spelled: relative or absolute, through ``..`` or a symlink, in another case, or as a hard
+    link to one of them.
+    """
+    path = Path(dest).expanduser()
+    store = Path(store_path)
+    review = store.parent
+    where = f"write exports into {review / 'report'}/ (or any other new file name)"
+    if path.is_dir():
+        raise AnnotationInputError(
+            f"export destination {str(dest)!r} is a folder; expected a file name; {where}")
+    files = {store.name + s for s in _STORE_SUFFIXES} | set(STATE_FILES)
+    target = Path(os.path.abspath(path)).resolve()
+    part = _review_part(target, review)
+    if part:
+        name_of = {n.casefold(): n for n in files}
+        dir_of = {d.casefold(): d for d in STATE_DIRS}
+        first = part[0].casefold()
+        if len(part) == 1 and first in name_of:
+            what = f"the review's own file {name_of[first]!r}"
+        elif first in dir_of:
+            what = f"inside the review's own folder {dir_of[first] + '/'!r}"
+        else:
+            what = None
+        if what:
+            raise AnnotationInputError(
+                f"refusing to export to {str(dest)!r}: it is {what} in {review}, which an "
+                f"export would destroy; {where}")
+    if path.exists():
+        here = os.stat(path)
+        for name in files:
+            try:
+                same = os.path.samestat(here, os.stat(review / name))
+            except OSError:
+                continue
+            if same:
+                raise AnnotationInputError(
+                    f"refusing to export to {str(dest)!r}: it is the same file as the review's "
+                    f"own {name!r} in {review}, which an export would destroy; {where}")
+    return path
+
+
+def write_file(dest: Path, text: str) -> None:
+    """Write ``text`` to ``dest`` all at once: into a new file beside it, synced, renamed over
+    ``dest``. A reader never sees half an export, a failure leaves ``dest`` as it was, and the
+    file gets the mode the user's umask gives new files."""
+    dest = Path(dest)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 minus the umask
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise StoreError(
+            f"cannot write the export to {dest} ({err.strerror or err}); nothing was written "
+            "there; check the folder exists and is writable, or choose another -o FILE") from err
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        folder = os.open(dest.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def export(conn: sqlite3.Connection, fmt: str, path, store_path) -> str:
+    """The store as ``fmt`` text; also written to ``path`` when given (checked first with
+    :func:`check_destination`, so a refused path leaves nothing written; the review's
+    ``report/`` folder is created when it is not there yet)."""
+    dest = None if path is None else check_destination(path, store_path)
+    text = render(conn, fmt)
+    if dest is not None:
+        if not dest.parent.exists():  # the review's report/ folder is made on first use
+            part = _review_part(Path(os.path.abspath(dest)).resolve(), Path(store_path).parent)
+            if part is not None and len(part) == 2 and part[0] == "report":
+                dest.parent.mkdir(exist_ok=True)
+        write_file(dest, text)
+    return text

@@ -12,30 +12,125 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
+from ._annotations import check_colour, check_decision, check_reason, check_tag, check_text
 from ._errors import AnnotationInputError
 from ._export import JSONL_FORMAT, JSONL_VERSION
 from ._history import Action
 from ._papers import META_COLUMNS, check_id
-from ._reports import DECISIONS, ImportReport
+from ._reports import ImportReport
 from ._topics import OUTLIER, _assignments, latest_run, match_topics, record_run, topic_names
 
 __all__ = ["import_jsonl", "read_jsonl"]
 
-_REQUIRED = {
-    "header": ("format", "version"),
-    "topic": ("topic",),
-    "tag": ("name",),
-    "paper": ("id",),
-    "tagged": ("paper", "tag", "reviewer", "at"),
-    "note": ("paper", "uid", "text", "reviewer", "created_at", "updated_at"),
-    "decision": ("paper", "reviewer", "decision", "at"),
+def _str(value) -> str:
+    if not isinstance(value, str):
+        raise AnnotationInputError(f"{value!r}: expected text")
+    return value
+
+
+def _str_or_none(value) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _int(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AnnotationInputError(f"{value!r}: expected a whole number")
+    return value
+
+
+def _int_or_none(value) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _str_list(value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise AnnotationInputError(f"{value!r}: expected a list of strings ([] for none)")
+    return value
+
+
+def _name(value) -> str:
+    """A reviewer's name, as ``--reviewer NAME`` gives it: white space collapsed, not empty."""
+    if not isinstance(value, str) or not value.strip():
+        raise AnnotationInputError(f"{value!r}: expected a reviewer's name")
+    return " ".join(value.split())
+
+
+def _uid(value) -> str:
+    if not isinstance(value, str) or not value or len(value) > 64 or any(c.isspace() for c in value):
+        raise AnnotationInputError(f"{value!r}: expected the note's uid (up to 64 characters, "
+                                   "no spaces)")
+    return value
+
+
+def _time(value) -> str:
+    """A time stamp as the store writes them (``2024-05-01T09:30:00.123456Z``); ISO 8601."""
+    try:
+        datetime.fromisoformat(_str(value))
+    except (AnnotationInputError, ValueError) as err:
+        raise AnnotationInputError(
+            f"{value!r}: expected an ISO 8601 time such as '2024-05-01T09:30:00.123456Z'") from err
+    return value
+
+
+def _topic_label(value) -> str | None:
+    if value is None:
+        return None
+    return " ".join(_str(value).split()) or None
+
+
+# Per record type: (key, check, required). Each check returns the value as the store keeps it
+# (a tag as ``check_tag`` gives it, a decision in lower case, a reason stripped, ...) or raises.
+# Keys not listed are ignored, so a file from a newer workbench with more keys still imports.
+_FIELDS = {
+    "header": (("format", _str, True), ("version", _int, True)),
+    "topic": (("topic", _int, True), ("label", _str_or_none, False),
+              ("name", _topic_label, False), ("words", _str_list, False)),
+    "tag": (("name", check_tag, True), ("description", _str_or_none, False),
+            ("colour", check_colour, False), ("created_by", _str_or_none, False),
+            ("created_at", lambda v: None if v is None else _time(v), False)),
+    "paper": (("id", check_id, True), ("title", _str_or_none, False),
+              ("abstract", _str_or_none, False), ("authors", _str_list, False),
+              ("year", _int_or_none, False), ("doi", _str_or_none, False),
+              ("venue", _str_or_none, False), ("url", _str_or_none, False),
+              ("keywords", _str_list, False), ("collection", _str_or_none, False),
+              ("source", _str_or_none, False), ("topic", _int_or_none, False)),
+    "tagged": (("paper", check_id, True), ("tag", check_tag, True), ("reviewer", _name, True),
+               ("at", _time, True)),
+    "note": (("paper", check_id, True), ("uid", _uid, True), ("text", check_text, True),
+             ("reviewer", _name, True), ("created_at", _time, True),
+             ("updated_at", _time, True)),
+    "decision": (("paper", check_id, True), ("reviewer", _name, True),
+                 ("decision", check_decision, True), ("reason", check_reason, False),
+                 ("at", _time, True)),
 }
 
 
+def _record(obj, where: str) -> tuple[str, dict]:
+    """``(type, record)`` with every value checked and kept as the store keeps it."""
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if kind not in _FIELDS:
+        raise AnnotationInputError(
+            f"{where}: record type {kind!r} is unknown; expected one of {', '.join(_FIELDS)}")
+    missing = [k for k, _, required in _FIELDS[kind] if required and k not in obj]
+    if missing:
+        raise AnnotationInputError(f"{where}: {kind} record lacks {', '.join(missing)}")
+    record = dict(obj)
+    for key, check, _ in _FIELDS[kind]:
+        if key in obj:
+            try:
+                record[key] = check(obj[key])
+            except AnnotationInputError as err:
+                raise AnnotationInputError(f"{where}: {kind} record, {key}: {err}; nothing was "
+                                           "imported, fix this line and import again") from err
+    return kind, record
+
+
 def read_jsonl(path: Path) -> dict[str, list[dict]]:
-    """The records of a JSONL export, by type; errors name the line."""
+    """The records of a JSONL export, by type, every value checked as the command line checks
+    it; the first bad value is an error naming the file and line."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -43,7 +138,7 @@ def read_jsonl(path: Path) -> dict[str, list[dict]]:
         raise AnnotationInputError(
             f"cannot read {path} ({err}); expected a .jsonl file from `workbench export "
             "--format jsonl`") from err
-    records: dict[str, list[dict]] = {kind: [] for kind in _REQUIRED}
+    records: dict[str, list[dict]] = {kind: [] for kind in _FIELDS}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -52,26 +147,11 @@ def read_jsonl(path: Path) -> dict[str, list[dict]]:
         except json.JSONDecodeError as err:
             raise AnnotationInputError(f"{path}:{n}: not JSON ({err.msg}); expected one JSON "
                                        "object per line") from err
-        kind = obj.get("type") if isinstance(obj, dict) else None
-        if kind not in _REQUIRED:
-            raise AnnotationInputError(
-                f"{path}:{n}: record type {kind!r} is unknown; expected one of "
-                f"{', '.join(_REQUIRED)}")
-        missing = [k for k in _REQUIRED[kind] if k not in obj]
-        if missing:
-            raise AnnotationInputError(f"{path}:{n}: {kind} record lacks {', '.join(missing)}")
-        if kind in ("tagged", "note", "decision"):
-            check_id(obj["paper"], f"{path}:{n}: ")
-        elif kind == "paper":
-            check_id(obj["id"], f"{path}:{n}: ")
-        if kind == "decision" and obj["decision"] not in DECISIONS:
-            raise AnnotationInputError(
-                f"{path}:{n}: decision {obj['decision']!r} is not one of {', '.join(DECISIONS)}")
-        records[kind].append(obj)
+        kind, record = _record(obj, f"{path}:{n}")
+        records[kind].append(record)
     header = records["header"]
     version = header[0]["version"] if header else None
-    if (not header or header[0]["format"] != JSONL_FORMAT or not isinstance(version, int)
-            or version > JSONL_VERSION):
+    if not header or header[0]["format"] != JSONL_FORMAT or version > JSONL_VERSION:
         got = header[0] if header else "no header line"
         raise AnnotationInputError(
             f"{path} is not a workbench annotations export (header: {got}); expected a first "

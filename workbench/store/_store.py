@@ -346,10 +346,7 @@ class Store:
     @_guarded
     def export(self, fmt: str, path=None) -> str:
         """The store as jsonl, csv, bibtex, ris or markdown text; also written to ``path``."""
-        text = _export.render(self._conn, fmt)
-        if path is not None:
-            _write_atomic(Path(path), text)
-        return text
+        return _export.export(self._conn, fmt, path, self.path)
 
     @_writes
     def import_annotations(self, path) -> ImportReport:
@@ -432,13 +429,3 @@ class Store:
         """A health report: integrity, broken references, orphans, files, snapshots."""
         return _backup.health(self._conn, self.path)
 
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write the export to {path} ({err}); choose another -o FILE") from err

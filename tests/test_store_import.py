@@ -1,0 +1,155 @@
+"""Imports check every value as the command line does, all or nothing, into an existing review."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.store import AnnotationInputError, Store
+
+PID = "0123456789ab"
+AT = "2024-05-01T09:30:00.000000Z"
+HEADER = {"type": "header", "format": "workbench-annotations", "version": 1}
+GOOD = [
+    HEADER,
+    {"type": "tag", "name": "relevant", "description": "", "colour": None, "created_by": "ana",
+     "created_at": AT},
+    {"type": "paper", "id": PID, "title": "A paper", "abstract": "", "authors": ["Doe, J."],
+     "year": 2024, "doi": None, "venue": None, "url": None, "keywords": [], "collection": "",
+     "source": "", "topic": None},
+    {"type": "tagged", "paper": PID, "tag": "relevant", "reviewer": "ana", "at": AT},
+    {"type": "note", "paper": PID, "uid": "a" * 32, "text": "A note.", "reviewer": "ana",
+     "created_at": AT, "updated_at": AT},
+    {"type": "decision", "paper": PID, "reviewer": "ana", "decision": "include", "reason": None,
+     "at": AT},
+]
+
+
+def write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def changed(records: list[dict], line: int, **values) -> list[dict]:
+    """``records`` with the record on ``line`` (1-based) changed."""
+    out = [dict(r) for r in records]
+    out[line - 1].update(values)
+    return out
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store.open(tmp_path / "review", reviewer="bob") as store:
+        store.sync_papers([{"id": "ffffffffffff", "title": "Already here"}])
+        yield store
+
+
+def state(store: Store) -> tuple:
+    return store.export("jsonl"), [e.id for e in store.history(limit=None)]
+
+
+@pytest.mark.parametrize("line, values, match", [
+    (4, {"tag": "a,b"}, "tagged record, tag: tag 'a,b' contains ','"),
+    (4, {"tag": "x {draft}"}, "contains '{'"),
+    (4, {"tag": "red\x1b[31m"}, r"control character U\+001B"),
+    (4, {"tag": "x^2"}, "superscript"),
+    (4, {"tag": ""}, "is empty"),
+    (4, {"tag": ["a"]}, "expected a string"),
+    (2, {"name": "bad;name"}, "tag record, name: tag 'bad;name' contains ';'"),
+    (2, {"colour": "not a colour!"}, "colour 'not a colour!' is not usable"),
+    (6, {"decision": "accept"}, "decision record, decision: decision 'accept' is not one of"),
+    (6, {"reason": 5}, "reason 5: expected text or None"),
+    (5, {"text": "   "}, "note record, text: note '   ' is empty"),
+    (5, {"text": 3}, "note 3 is empty"),
+    (5, {"uid": "has space"}, "expected the note's uid"),
+    (5, {"updated_at": "yesterday"}, "'yesterday': expected an ISO 8601 time"),
+    (4, {"reviewer": " "}, "expected a reviewer's name"),
+    (4, {"paper": "not-an-id"}, "paper id 'not-an-id' is not usable"),
+    (3, {"authors": "Doe, J."}, "paper record, authors: 'Doe, J.': expected a list of strings"),
+    (3, {"keywords": "rl; ppo"}, "expected a list of strings"),
+    (3, {"year": "2024"}, "paper record, year: '2024': expected a whole number"),
+    (3, {"year": True}, "expected a whole number"),
+    (3, {"topic": "2"}, "expected a whole number"),
+    (3, {"title": 7}, "paper record, title: 7: expected text"),
+    (1, {"version": "1"}, "header record, version: '1': expected a whole number"),
+    (2, {"type": "tags"}, "record type 'tags' is unknown"),
+])
+def test_a_bad_value_names_the_file_and_line_and_nothing_is_imported(store, tmp_path, line, values, match):
+    path = write(tmp_path / "bad.jsonl", changed(GOOD, line, **values))
+    before = state(store)
+    with pytest.raises(AnnotationInputError, match=match) as info:
+        store.import_annotations(path)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+    assert "nothing was imported" in str(info.value) or "unknown" in str(info.value)
+    assert state(store) == before
+
+
+def test_the_first_bad_value_is_the_one_reported(store, tmp_path):
+    records = changed(changed(GOOD, 6, decision="accept"), 4, tag="a;b")
+    with pytest.raises(AnnotationInputError, match=r"bad\.jsonl:4: tagged record"):
+        store.import_annotations(write(tmp_path / "bad.jsonl", records))
+
+
+def test_values_are_kept_as_the_command_line_keeps_them(store, tmp_path):
+    records = changed(changed(changed(GOOD, 4, tag="  to \t read "), 6, decision=" Include ",
+                                      reason="  on topic  "), 5, text="  A note.\n")
+    store.import_annotations(write(tmp_path / "a.jsonl", records))
+    assert store.tags(PID) == ["to read"]
+    assert store.decision(PID, reviewer="ana").decision == "include"
+    assert store.decision(PID, reviewer="ana").reason == "on topic"
+    assert store.notes(PID)[0].text == "A note."
+    assert store.paper(PID)["authors"] == ["Doe, J."]
+    assert store.untag(PID, "to read") is True  # an imported tag can be removed again
+    assert store.untag(PID, "  to  read") is False
+
+
+def test_an_import_is_one_transaction(store, tmp_path, monkeypatch):
+    """A failure after the first rows are written leaves nothing of the import behind."""
+    import workbench.store._import as importer
+
+    def fail(*args):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(importer, "_import_topics", fail)
+    before = state(store)
+    with pytest.raises(Exception, match="disk I/O error"):
+        store.import_annotations(write(tmp_path / "a.jsonl", GOOD))
+    assert state(store) == before
+
+
+def test_a_tag_saved_under_older_rules_can_still_be_removed_and_renamed(store):
+    """Stores written before tags were checked (or by old imports) may hold any tag name."""
+    with sqlite3.connect(store.path) as conn:  # such a store, as an older workbench left it
+        conn.execute("INSERT INTO tag_vocab (name, description, created_by, created_at) "
+                     "VALUES ('a,b', '', 'old', ?), ('{x}', '', 'old', ?)", (AT, AT))
+        conn.execute("INSERT INTO paper_tags VALUES ('ffffffffffff', 'a,b', 'old', ?), "
+                     "('ffffffffffff', '{x}', 'old', ?)", (AT, AT))
+    assert store.tags("ffffffffffff") == ["a,b", "{x}"]
+    assert store.untag("ffffffffffff", "a,b") is True
+    assert store.rename_tag("{x}", "x") == 1
+    assert store.tags("ffffffffffff") == ["x"]
+
+
+def test_import_into_a_review_that_does_not_exist_is_an_error(tmp_path, capsys):
+    path = write(tmp_path / "a.jsonl", GOOD)
+    missing = tmp_path / "nowhere"
+    assert main(["import-annotations", str(path), "--review", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert f"review folder '{missing}' does not exist" in err
+    assert "build the review first" in err and err.count("\n") == 1
+    assert not missing.exists()
+    (tmp_path / "empty").mkdir()
+    assert main(["import-annotations", str(path), "--review", str(tmp_path / "empty")]) == 1
+    assert "has no annotation store (annotations.sqlite)" in capsys.readouterr().err
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_import_into_an_existing_review_from_the_command_line(store, tmp_path, capsys):
+    path = write(tmp_path / "a.jsonl", GOOD)
+    assert main(["import-annotations", str(path), "--review", str(store.path.parent)]) == 0
+    assert "imported 1 decisions, 1 notes, 1 papers, 1 tags" in capsys.readouterr().out
+    assert store.tags(PID) == ["relevant"]
