@@ -523,7 +523,8 @@ def _writer_main(review: str, name: str, reviewer: str, mode: str, seed: str,
 
 
 def book(ledger: Ledger, reviewer: str, doc: dict) -> None:
-    """Put one line of a writer's output into ``ledger``."""
+    """Put one line of a writer's output into ``ledger``, as ``reviewer``'s unless it names one."""
+    reviewer = doc.get("reviewer", reviewer)
     if "error" in doc:
         ledger.failures.append(f"{reviewer}: {doc['error']}")
     elif doc.get("attempt") == "decide":
