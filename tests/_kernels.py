@@ -126,6 +126,10 @@ class Ledger:
         self.topics = n
         self.counts["topics"] += 1
 
+    def forget_topics(self) -> None:
+        """A topic run that failed: which topics the store shows is not known any more."""
+        self.topics = None
+
     @property
     def acknowledged(self) -> int:
         return sum(self.counts.values())
@@ -352,7 +356,8 @@ class Kernel:
                           lambda _: self.ledger.tagged(ids, [tag]), wait=wait)
 
     def show_themes(self, k: int | None, wait: bool = True):
-        return self._send("show_themes", {"k": k}, self.ledger.showed_topics, wait=wait)
+        return self._send("show_themes", {"k": k}, self.ledger.showed_topics,
+                          self.ledger.forget_topics, wait=wait)
 
     def topic_stability(self, seeds=(1, 2), wait: bool = True):
         return self._send("topic_stability", {"seeds": list(seeds)}, wait=wait)
