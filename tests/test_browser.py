@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -19,16 +18,11 @@ import pytest
 import workbench
 from workbench._lab import ThrowawayLab
 
+from _browser import ARGS, CHROMIUM, lasso, open_and_run_all, shot
 from conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-]
-SHOTS = ROOT / "test-output" / "browser"
 REVIEWER = "browser-user"
 
 
@@ -54,38 +48,13 @@ def browser():
         b.close()
 
 
-def _open_and_run_all(browser, lab, notebook: str):
-    """Open a notebook, wait for its kernel's websocket, then Run All."""
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
-    sockets = []
-    page.on("websocket", lambda ws: sockets.append(ws.url) if "/api/kernels/" in ws.url else None)
-    # A workspace of its own, so the layout of an earlier test (its open notebook) is not restored.
-    workspace = notebook.split(".")[0].replace("_", "-")
-    page.goto(f"{lab['url']}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?reset&token={lab['token']}")
-    page.wait_for_selector(".jp-NotebookPanel", timeout=90_000)
-    deadline = time.time() + 90
-    while not sockets:
-        if time.time() > deadline:
-            raise AssertionError("the kernel websocket never opened")
-        page.wait_for_timeout(250)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.locator("li[data-command='runmenu:run-all']").click()
-    return page
-
-
 def _store_rows(lab, sql, *args):
     with sqlite3.connect(lab["ws"] / "review" / "annotations.sqlite") as db:
         return db.execute(sql, args).fetchall()
 
 
-def _shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name), full_page=False)
-
-
 def test_screening_clicks_reach_the_store(browser, lab):
-    page = _open_and_run_all(browser, lab, "02_tag_and_screen.ipynb")
+    page = open_and_run_all(browser, lab, "02_tag_and_screen.ipynb")
     page.wait_for_selector(".wb-card h3", timeout=180_000)
     first_id = page.locator(".wb-card code").first.inner_text()
 
@@ -108,7 +77,7 @@ def test_screening_clicks_reach_the_store(browser, lab):
     page.locator(".wb-card h3").first.click()
     page.keyboard.press("e")
     page.get_by_text(f"exclude: {third_id}").wait_for(timeout=30_000)
-    _shot(page, "02_tag_and_screen.png")
+    shot(page, "02_tag_and_screen.png")
 
     tagged = {r[0] for r in _store_rows(lab, "SELECT paper_id FROM paper_tags WHERE tag = ?", "browser-tag")}
     assert tagged == {first_id, second_id}
@@ -119,29 +88,15 @@ def test_screening_clicks_reach_the_store(browser, lab):
 
 
 def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
-    page = _open_and_run_all(browser, lab, "01_explore.ipynb")
+    page = open_and_run_all(browser, lab, "01_explore.ipynb")
     hint = page.get_by_text("Drag on the map to select papers (lasso or box).")
     hint.wait_for(state="attached", timeout=180_000)
-    canvas = page.locator(".jp-OutputArea-output canvas").first
-    canvas.wait_for(state="attached", timeout=60_000)
-    canvas.scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)  # let the points render
-    box = canvas.bounding_box()
-    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    rx, ry = box["width"] * 0.35, box["height"] * 0.35
-    page.mouse.move(cx - rx, cy - ry)
-    page.mouse.down()
-    for x, y in ((cx + rx, cy - ry), (cx + rx, cy + ry), (cx - rx, cy + ry), (cx - rx, cy - ry + 2)):
-        page.mouse.move(x, y, steps=12)
-    page.mouse.up()
-    selected = page.locator(".wb-selcount").first
-    selected.wait_for(timeout=30_000)
-    count = int(selected.inner_text().split()[0])
+    count = lasso(page)
     assert count > 0
     page.get_by_placeholder("tag(s), comma separated").fill("lasso-tag")
     page.get_by_role("button", name="Tag selected").click()
     page.get_by_text(f"tagged {count} papers: lasso-tag").wait_for(timeout=30_000)
-    _shot(page, "01_explore.png")
+    shot(page, "01_explore.png")
 
     tagged = _store_rows(lab, "SELECT paper_id, reviewer FROM paper_tags WHERE tag = ?", "lasso-tag")
     assert len(tagged) == count and {r[1] for r in tagged} == {REVIEWER}
@@ -149,7 +104,7 @@ def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
 
 
 def test_show_themes_and_check_stability(browser, lab):
-    page = _open_and_run_all(browser, lab, "01_explore.ipynb")
+    page = open_and_run_all(browser, lab, "01_explore.ipynb")
     page.get_by_text("Drag on the map to select papers (lasso or box).").wait_for(state="attached", timeout=180_000)
     page.locator(".jupyter-widget-Collapse-header", has_text="Topics").first.click()  # open the accordion
     themes = page.get_by_label("themes")
@@ -169,5 +124,5 @@ def test_show_themes_and_check_stability(browser, lab):
     header.wait_for(timeout=30_000)
     cells = page.locator("table.wb-bars td.wb-meta", has_text="%")
     assert cells.count() == 3
-    _shot(page, "01_explore_themes.png")
+    shot(page, "01_explore_themes.png")
     page.close()
