@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+import workbench as workbench_api
 from workbench.cli import main
 
 from conftest import ROOT
@@ -118,7 +119,7 @@ def test_a_build_in_the_folder_of_its_review_does_not_read_the_review(tmp_path, 
     assert "review/: not read: it is the review being built" in err
     assert "seeds.txt (seeds): 13 read" in err
     assert "papers.jsonl (" not in err and "annotations.ris (" not in err  # neither was read
-    assert json.loads((tmp_path / "review" / "build.json").read_text())["n_papers"] == 13
+    assert workbench_api.open_review(tmp_path / "review").manifest["n_papers"] == 13
 
 
 # ----------------------------------------------------------------------------- control characters

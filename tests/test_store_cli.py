@@ -132,3 +132,15 @@ def test_through_the_workbench_command_line(review, capsys):
     err = capsys.readouterr().err
     assert err.startswith("workbench: error: id prefix '3f' matches several papers")
     assert err.count("\n") == 1
+
+
+def test_rename_tag_renames_everywhere_and_merges_into_an_existing_one(review, capsys):
+    r = ["--review", str(review), "--reviewer", "ana"]
+    run("tag", IDS[0], "rl", *r)
+    run("tag", IDS[1], "rl", "reinforcement", *r)
+    capsys.readouterr()
+    assert run("rename-tag", "rl", "reinforcement", *r) == 0
+    assert "tag 'rl' is now 'reinforcement' on 2 papers" in capsys.readouterr().out
+    with Store.open(review) as store:
+        assert store.tags(IDS[0]) == ["reinforcement"] and store.tags(IDS[1]) == ["reinforcement"]
+        assert "rl" not in [t.name for t in store.vocabulary()]

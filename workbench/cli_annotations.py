@@ -79,6 +79,13 @@ def _cmd_rename_topic(args) -> int:
     return 0
 
 
+def _cmd_rename_tag(args) -> int:
+    with _open(args) as store:
+        n = store.rename_tag(args.old, args.new)
+    _out(f"tag {args.old!r} is now {args.new!r} on {n} papers")
+    return 0
+
+
 def _cmd_history(args) -> int:
     with _open(args) as store:
         entries = store.history(limit=args.limit, paper=args.paper)
@@ -196,6 +203,10 @@ def register(subparsers) -> None:
     p.add_argument("id", metavar="ID")
     p.add_argument("decision", choices=DECISIONS)
     p.add_argument("--reason", default=None, metavar="TEXT")
+
+    p = add("rename-tag", _cmd_rename_tag, "rename a tag on every paper (merges into NEW if it exists)")
+    p.add_argument("old", metavar="OLD")
+    p.add_argument("new", metavar="NEW")
 
     p = add("rename-topic", _cmd_rename_topic, "give a topic a name that survives rebuilds")
     p.add_argument("topic", metavar="N", type=_topic_number)

@@ -258,7 +258,7 @@ class Review:
         params.setdefault("seed", self.manifest.get("seed", 42))
         return params
 
-    def refit(self, save: bool = False, **topic_params) -> "Review":
+    def refit(self, save: bool = False, reviewer: str | None = None, **topic_params) -> "Review":
         """Find topics again with other parameters (e.g. ``min_cluster_size=10``), in this process.
 
         The embeddings come from the cache and the map stays where it is. Returns ``self`` with
@@ -271,9 +271,9 @@ class Review:
         X = self.embeddings()
         with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
             model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, embedder=embedder, cache=cache)
-        return self._adopt(model, params, save)
+        return self._adopt(model, params, save, reviewer)
 
-    def show_themes(self, k: int | None = None, save: bool = False) -> "Review":
+    def show_themes(self, k: int | None = None, save: bool = False, reviewer: str | None = None) -> "Review":
         """The topics as ``k`` themes (None: the default topics), from HDBSCAN's topics kept in
         the review: the Ward tree is cut again and only words and labels are computed, no UMAP
         or HDBSCAN (seconds where a refit of 50,000 papers takes a minute). The same topics as
@@ -285,7 +285,7 @@ class Review:
         if save:
             self._check_writable("themes")
         if self.fine_labels is None or len(self.fine_labels) != len(self.papers):
-            return self.refit(save=save, nr_topics=int(k) if k else None)
+            return self.refit(save=save, reviewer=reviewer, nr_topics=int(k) if k else None)
         params = {**self._stored_topic_params(), "nr_topics": int(k) if k else None}
         embedder = self.embedder()
         X = self.embeddings()
@@ -294,7 +294,7 @@ class Review:
                 [document_text(p) for p in self.papers], X, self.fine_labels, self.reduced, embedder=embedder, cache=cache)
         model.method_ = self.manifest.get("topics", {}).get("method", model.method_)
         model.note_ = self.manifest.get("topics", {}).get("note", model.note_)
-        return self._adopt(model, params, save)
+        return self._adopt(model, params, save, reviewer)
 
     def _check_writable(self, what: str) -> None:
         """Refuse a save up front (not after minutes of work) where it cannot be written."""
@@ -308,7 +308,7 @@ class Review:
                               "nothing was saved; look at them without saving (save=False), or ask the "
                               "review's owner for write access")
 
-    def _adopt(self, model: TopicModel, params: dict, save: bool) -> "Review":
+    def _adopt(self, model: TopicModel, params: dict, save: bool, reviewer: str | None = None) -> "Review":
         """Make a fitted model's topics the review's (and with ``save``, the folder's and store's).
 
         With ``save`` the new topics are shown only once they are saved: if saving fails, the
@@ -325,7 +325,7 @@ class Review:
         }
         new.model = model
         if save:
-            new.topic_report = _save(new, model, reason="topic-run", sync=False).topic_report
+            new.topic_report = _save(new, model, reason="topic-run", sync=False, reviewer=reviewer).topic_report
         self.__dict__.update(new.__dict__)
         return self
 
@@ -431,7 +431,7 @@ class SaveReport:
     warnings: tuple[str, ...] = ()  # what failed after everything was saved (a view, tidying)
 
 
-def _save(review: Review, model: TopicModel | None, *, reason: str, sync: bool) -> SaveReport:
+def _save(review: Review, model: TopicModel | None, *, reason: str, sync: bool, reviewer: str | None = None) -> SaveReport:
     """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
 
     1. the new files go into a generation folder beside the current one (nothing else changes);
@@ -445,7 +445,7 @@ def _save(review: Review, model: TopicModel | None, *, reason: str, sync: bool) 
 
     path = review.path
     path.mkdir(parents=True, exist_ok=True)
-    with Store.open(path) as store:
+    with Store.open(path, reviewer=reviewer) as store:
         if store.read_only:
             raise ReviewError(f"permission denied: {store.read_only}, so the {reason} cannot be saved "
                               f"in {path}; nothing was saved; ask the review's owner for write access, "

@@ -263,7 +263,7 @@ class Session:
         """
         if k is not None and int(k) < 2:
             raise InputError(f"{k} themes; ask for 2 or more, or for the default topics")
-        self.review.show_themes(int(k) if k else None, save=True)
+        self.review.show_themes(int(k) if k else None, save=True, reviewer=self.reviewer)
         self.review.refresh_topics()
         self.stability = {}
         self._changed("topics", [])
