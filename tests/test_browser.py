@@ -113,9 +113,10 @@ def test_show_themes_and_check_stability(browser, lab):
     themes.press("Enter")
     page.get_by_role("button", name="Show themes").click()
     page.get_by_text("✓ 3 topics", exact=True).wait_for(timeout=120_000)
-    manifest = json.loads((lab["ws"] / "review" / "build.json").read_text())
+    files = workbench.open_review(lab["ws"] / "review").files  # the generation the store names
+    manifest = json.loads((files / "build.json").read_text())
     assert manifest["topic_params"]["nr_topics"] == 3
-    topics = json.loads((lab["ws"] / "review" / "topics.json").read_text())["topics"]
+    topics = json.loads((files / "topics.json").read_text())["topics"]
     assert len([t for t in topics if t["topic"] >= 0]) == 3, "the themes are saved to the review"
 
     page.get_by_role("button", name="Check stability").click()

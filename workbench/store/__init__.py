@@ -23,6 +23,9 @@ from ._errors import (
     UndoConflictError,
     UnknownPaperError,
 )
+from ._encode import md_code as markdown_code
+from ._encode import md_lines as markdown_lines
+from ._encode import md_text as markdown_text
 from ._export import FORMATS
 from ._reports import (
     DECISIONS,
@@ -60,6 +63,9 @@ __all__ = [
     "UndoConflictError",
     "UnknownPaperError",
     "default_reviewer",
+    "markdown_code",
+    "markdown_lines",
+    "markdown_text",
     "match_topics",
     "read_only_reason",
 ]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..fsutil import atomic_write_text
 from .session import Session
 from .text import escape
 
@@ -55,17 +56,25 @@ def topic_sections(session: Session, n_representative: int = 3) -> list[TopicSec
 
 
 def _markdown(session: Session, sections: list[TopicSection]) -> str:
+    """The report as Markdown; paper text is shown as text (HTML and markup escaped)."""
+    from ..store import markdown_code as code
+    from ..store import markdown_lines as lines_of
+    from ..store import markdown_text as md
+
     r = session.review
-    lines = [f"# Review: {r.path.name}", "", f"{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.", ""]
+    lines = [f"# Review: {md(r.path.name)}", "", f"{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.", ""]
     for s in sections:
-        lines += [f"## {s.topic}: {s.label} ({s.size} papers)", "", "Top words: " + ", ".join(s.words), ""]
-        lines += ["Representative papers:", ""] + [f"- {t} (`{i}`)" for i, t in s.representative] + [""]
+        lines += [f"## {s.topic}: {md(s.label)} ({s.size} papers)", "", "Top words: " + md(", ".join(s.words)), ""]
+        lines += ["Representative papers:", ""] + [f"- {md(t)} ({code(i)})" for i, t in s.representative] + [""]
         if s.included:
-            lines += ["Included:", ""] + [f"- {t} (`{i}`)" for i, t in s.included] + [""]
+            lines += ["Included:", ""] + [f"- {md(t)} ({code(i)})" for i, t in s.included] + [""]
         if s.tagged:
-            lines += ["Tagged:", ""] + [f"- {t} (`{i}`): {', '.join(tags)}" for i, t, tags in s.tagged] + [""]
+            lines += ["Tagged:", ""] + [f"- {md(t)} ({code(i)}): {', '.join(code(g) for g in tags)}" for i, t, tags in s.tagged] + [""]
         if s.notes:
-            lines += ["Notes:", ""] + [f"- {t} (`{i}`): {n}" for i, t, n in s.notes] + [""]
+            lines += ["Notes:", ""]
+            for i, t, n in s.notes:
+                lines += [f"- {md(t)} ({code(i)}):"] + [f"  > {line}" for line in lines_of(n)]
+            lines += [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -145,8 +154,8 @@ def write_report(session: Session, folder: str | os.PathLike | None = None, imag
     written = {}
     if image:
         written["map"] = write_static_map(session, folder / "map.png")
-    (folder / "report.md").write_text(_markdown(session, sections), encoding="utf-8")
-    (folder / "report.html").write_text(_html(session, sections, "map.png" if image else None), encoding="utf-8")
+    atomic_write_text(folder / "report.md", _markdown(session, sections))
+    atomic_write_text(folder / "report.html", _html(session, sections, "map.png" if image else None))
     written.update(markdown=folder / "report.md", html=folder / "report.html")
     written.update(write_exports(session, folder))
     return written
