@@ -25,7 +25,7 @@ __all__ = ["BACKUP_DIR", "KEEP", "Snapshot", "check_snapshot", "restore_into", "
            "snapshots"]
 
 BACKUP_DIR = "backups"
-KEEP = 8
+KEEP = 5
 _NAME = re.compile(r"annotations\.(\d{8}T\d{6}\d{6}Z)\.([a-z0-9-]+)\.h(\d+)\.sqlite")
 
 
