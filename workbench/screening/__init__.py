@@ -1,0 +1,88 @@
+"""Ranked screening (active learning), its simulation, and when to stop.
+
+Three parts, each a small module:
+
+- :class:`Features` and :class:`Ranker` (``_features``, ``_models``, ``_ranker``): the
+  ranked queue. Build the features once per review and keep them; refit after each decision::
+
+      features = Features.from_texts(texts, embeddings=review_embeddings)  # (n, d), never re-embedded
+      ranker = Ranker(seed=review_seed).fit(features, labelled_rows, labels_0_1)
+      ranker.next(10)           # the next rows to screen (partial sort: milliseconds at 50,000)
+      ranker.scores_[row]       # the card's predicted relevance (higher = more likely relevant)
+      ranker.explain(row)       # why: the words that pushed it up, or the nearest included papers
+      ranker.name, ranker.version   # what a decision's record names
+
+  ``model=`` picks one of :data:`MODELS` (default :data:`DEFAULT_MODEL`, the measured best;
+  TF-IDF alone without embeddings). Before one include and one exclude the queue is a seeded
+  random order, or one paper per topic with ``next(n, groups=topic_per_row)``.
+- :func:`simulate` (``_simulate``, ``_metrics``): replays a labelled file from one include and
+  one exclude per seed (drawn as ``asreview simulate --prior-seed`` draws them) and measures
+  recall at 5/10/25 % screened, WSS@95 and ATD as asreview-insights defines them;
+  ``Simulation.to_json()`` / ``.table()`` are ``workbench simulate --format json|table``.
+- :class:`ScreeningHistory`, :func:`estimate_remaining`, :func:`stopping_advice` (``_stopping``):
+  the estimate of relevant papers still unread with its interval, Callaghan & Müller-Hansen's
+  hypergeometric stopping test and "N irrelevant in a row", each returning the claim in words,
+  the rule and its numbers (``to_dict()`` for the store's log).
+
+Wiring into the review (for the store, the queue, the widgets and the CLI):
+
+- decisions -> ``labelled_rows``/``labels``: include = 1, exclude = 0; leave "maybe" papers out
+  of the fit (they are not in the queue either: pass them in ``labelled`` with the label of
+  the caller's choice, or drop them from the undecided set) and count them as 1 in a
+  :class:`ScreeningHistory` (the stopping rules must not treat an undecided relevant paper as
+  irrelevant).
+- on each human decision, record ``ranker.scores_[row]``, the row's rank (its position in
+  ``ranker.ranking()``, or in the ``next()`` list it was shown from) and ``ranker.version``.
+- ``workbench rank --next N``: ``ranker.next(N)`` with ``ranker.scores_``;
+  ``workbench simulate FILE``: ``simulate(texts, labels, seeds=range(1, N + 1))`` then
+  ``to_json()`` or ``table()``; ``workbench stopping``: ``estimate_remaining(history)`` and
+  ``stopping_advice(history)`` on the review's decisions in order (``bulk`` for decisions made
+  from the map, ``sampled`` for those of a random-sample phase).
+"""
+
+from ._features import TFIDF_PARAMS, Features
+from ._metrics import atd, recall_at, recall_curve, wss
+from ._models import DEFAULT_MODEL, MODELS, ModelSpec, get_model
+from ._ranker import Explanation, Ranker, as_features, top_n
+from ._simulate import DEFAULT_RULES, Run, Simulation, asreview_priors, simulate, stopping_points
+from ._stopping import (
+    RemainingEstimate,
+    ScreeningHistory,
+    StoppingAdvice,
+    estimate_remaining,
+    hypergeometric_test,
+    irrelevant_in_a_row,
+    ranked_p_values,
+    stopping_advice,
+)
+
+__all__ = [
+    "Features",
+    "TFIDF_PARAMS",
+    "Ranker",
+    "Explanation",
+    "MODELS",
+    "DEFAULT_MODEL",
+    "ModelSpec",
+    "get_model",
+    "as_features",
+    "top_n",
+    "simulate",
+    "Simulation",
+    "Run",
+    "asreview_priors",
+    "stopping_points",
+    "DEFAULT_RULES",
+    "recall_at",
+    "recall_curve",
+    "wss",
+    "atd",
+    "ScreeningHistory",
+    "RemainingEstimate",
+    "StoppingAdvice",
+    "estimate_remaining",
+    "hypergeometric_test",
+    "irrelevant_in_a_row",
+    "ranked_p_values",
+    "stopping_advice",
+]
