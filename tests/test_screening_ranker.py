@@ -36,6 +36,13 @@ def test_papers_like_the_include_come_first_and_like_the_exclude_last(features, 
     assert ranker.mode_ == "ranked" and ranker.n_includes_ == 1 and ranker.n_labelled_ == 2
 
 
+def test_skipped_papers_stay_out_of_the_queue(features):
+    ranker = Ranker("svm-tfidf", seed=0).fit(features, [0, 1], [1, 0])
+    assert ranker.next(3, skip=[7]).tolist() == [2, 3, 4]  # 7 is marked "maybe"
+    cold = Ranker(seed=7).fit(features, [1], [0])
+    assert 7 not in cold.ranking(skip=[7]).tolist() and len(cold.ranking(skip=[7])) == 6
+
+
 def test_a_new_decision_changes_the_order(features):
     ranker = Ranker("svm-tfidf", seed=0).fit(features, [0, 1], [1, 0])
     before = ranker.ranking().tolist()

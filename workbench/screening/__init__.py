@@ -26,11 +26,11 @@ Three parts, each a small module:
 
 Wiring into the review (for the store, the queue, the widgets and the CLI):
 
-- decisions -> ``labelled_rows``/``labels``: include = 1, exclude = 0; leave "maybe" papers out
-  of the fit (they are not in the queue either: pass them in ``labelled`` with the label of
-  the caller's choice, or drop them from the undecided set) and count them as 1 in a
-  :class:`ScreeningHistory` (the stopping rules must not treat an undecided relevant paper as
-  irrelevant).
+- decisions -> ``labelled_rows``/``labels``: include = 1, exclude = 0. A "maybe" is left out
+  of the fit and out of the queue (``next(n, skip=maybe_rows)``), and counts as 1 in a
+  :class:`ScreeningHistory` (a stopping rule must not take a possibly relevant paper for an
+  irrelevant one). Bulk decisions from the map are fitted like any other, and flagged
+  ``bulk=True`` in the history.
 - on each human decision, record ``ranker.scores_[row]``, the row's rank (its position in
   ``ranker.ranking()``, or in the ``next()`` list it was shown from) and ``ranker.version``.
 - ``workbench rank --next N``: ``ranker.next(N)`` with ``ranker.scores_``;

@@ -29,15 +29,14 @@ class Features:
 
     ``tfidf`` (sparse CSR, rows L2-normalised) and ``terms`` (its column names) come from
     :meth:`from_texts`; ``embeddings`` is the review's cached (n, d) array, L2-normalised here.
-    Either may be missing, but not both. ``both`` is TF-IDF and embeddings side by side, the
-    embedding block scaled by ``embedding_weight`` (built on first use, then kept).
+    Either may be missing, but not both. ``matrix("both", w)`` is TF-IDF and embeddings side by
+    side, the embedding block scaled by ``w`` (built on first use, then kept).
     """
 
     tfidf: sp.csr_matrix | None = None
     terms: np.ndarray | None = None
     embeddings: np.ndarray | None = None
-    embedding_weight: float = 1.0
-    _both: sp.csr_matrix | None = field(default=None, repr=False)
+    _both: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.tfidf is None and self.embeddings is None:
@@ -59,7 +58,7 @@ class Features:
             )
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, embedding_weight: float = 1.0, **tfidf_params) -> "Features":
+    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, **tfidf_params) -> "Features":
         """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given."""
         tfidf = terms = None
         if texts is not None:
@@ -73,12 +72,12 @@ class Features:
             except ValueError as err:  # an empty vocabulary: no text has a word
                 raise InputError(f"no words to rank by in {len(texts)} texts ({err}); give titles or abstracts") from err
             terms = vectorizer.get_feature_names_out()
-        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings, embedding_weight=embedding_weight)
+        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings)
 
     def __len__(self) -> int:
         return self.tfidf.shape[0] if self.tfidf is not None else self.embeddings.shape[0]
 
-    def matrix(self, kind: str):
+    def matrix(self, kind: str, embedding_weight: float = 1.0):
         """The matrix for ``kind``: ``"tfidf"``, ``"emb"`` or ``"both"``."""
         if kind in ("tfidf", "both") and self.tfidf is None:
             raise InputError(f"a {kind!r} model needs TF-IDF: build Features.from_texts(texts, ...)")
@@ -89,8 +88,8 @@ class Features:
         if kind == "emb":
             return self.embeddings
         if kind == "both":
-            if self._both is None:
-                emb = sp.csr_matrix(self.embeddings * np.float32(self.embedding_weight))
-                self._both = sp.hstack([self.tfidf, emb], format="csr", dtype=np.float32)
-            return self._both
+            if embedding_weight not in self._both:
+                emb = sp.csr_matrix(self.embeddings * np.float32(embedding_weight))
+                self._both[embedding_weight] = sp.hstack([self.tfidf, emb], format="csr", dtype=np.float32)
+            return self._both[embedding_weight]
         raise InputError(f"unknown feature kind {kind!r}; expected 'tfidf', 'emb' or 'both'")

@@ -8,7 +8,11 @@ milliseconds because only decided papers are fitted. Names are ``<classifier>-<f
 classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
            (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
 features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
+           (the embedding block scaled by 0.3: TF-IDF rows and embeddings both have length 1)
 ========== =================================================================================
+
+``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
+(Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
 
 Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
 much as an exclude would at equal class sizes, i.e. excludes get weight
@@ -35,6 +39,8 @@ class ModelSpec:
     features: str  # "tfidf" | "emb" | "both"
     ratio: float = 9.8
     params: dict = field(default_factory=dict)
+    presumed: int = 0  # undecided papers drawn at random and fitted as excludes (BMI / AutoTAR)
+    embedding_weight: float = 0.3  # scale of the embedding block beside TF-IDF ("both")
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -56,7 +62,9 @@ class ModelSpec:
     def version(self) -> str:
         """Names the model and every parameter that changes its scores (for the store's records)."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{self.name}(ratio={self.ratio}{',' + params if params else ''})/1"
+        extra = f",presumed={self.presumed}" if self.presumed else ""
+        extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+        return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
 
 
 def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
@@ -73,10 +81,11 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("svm-tfidf", "svm", "tfidf"),
         ModelSpec("svm-emb", "svm", "emb"),
         ModelSpec("svm-both", "svm", "both"),
-        ModelSpec("lr-tfidf", "lr", "tfidf", params={"C": 10.0}),
-        ModelSpec("lr-emb", "lr", "emb", params={"C": 10.0}),
-        ModelSpec("lr-both", "lr", "both", params={"C": 10.0}),
+        ModelSpec("lr-tfidf", "lr", "tfidf"),
+        ModelSpec("lr-emb", "lr", "emb"),
+        ModelSpec("lr-both", "lr", "both"),
         ModelSpec("nb-tfidf", "nb", "tfidf", ratio=1.2),
+        ModelSpec("svm-tfidf-pn", "svm", "tfidf", presumed=100),
     ]
 }
 

@@ -121,9 +121,15 @@ class Ranker:
         if self.n_includes_ == 0 or self.n_includes_ == len(labels):
             self.mode_, self.model_, self.scores_ = "cold", None, None
         else:
-            X = features.matrix(self.spec_.features)
+            X = features.matrix(self.spec_.features, self.spec_.embedding_weight)
             clf = self.spec_.make(self.seed)
-            clf.fit(X[labelled], self.labels_, sample_weight=balanced_weights(self.labels_, self.spec_.ratio))
+            rows, y = labelled, self.labels_
+            if self.spec_.presumed:  # a fresh random draw of undecided papers, fitted as excludes
+                rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
+                undecided = np.flatnonzero(~self.decided_)
+                extra = rng.choice(undecided, min(self.spec_.presumed, len(undecided)), replace=False)
+                rows, y = np.concatenate([labelled, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
+            clf.fit(X[rows], y, sample_weight=balanced_weights(y, self.spec_.ratio))
             self.model_ = clf
             self.weights_ = self._linear_weights(clf)
             scores = X @ self.weights_[0]
@@ -149,16 +155,19 @@ class Ranker:
         self._check_fitted()
         return np.flatnonzero(~self.decided_)
 
-    def ranking(self) -> np.ndarray:
+    def ranking(self, skip=None) -> np.ndarray:
         """Every undecided paper, most likely relevant first (the cold order before a model)."""
-        return self.next(int((~self.decided_).sum()))
+        return self.next(int((~self.decided_).sum()), skip=skip)
 
-    def next(self, n: int = 1, groups=None) -> np.ndarray:
-        """The ``n`` undecided papers to screen next (fewer when fewer are left)."""
+    def next(self, n: int = 1, groups=None, skip=None) -> np.ndarray:
+        """The ``n`` undecided papers to screen next (fewer when fewer are left). ``skip``: rows
+        not to hand out although undecided (papers marked "maybe", say)."""
         self._check_fitted()
         if n < 0:
             raise InputError(f"n={n} should be >= 0")
         cand = self.undecided()
+        if skip is not None and len(skip):
+            cand = cand[~np.isin(cand, np.asarray(skip, dtype=np.int64))]
         n = min(n, len(cand))
         if groups is not None:
             groups = np.asarray(groups)
@@ -195,7 +204,9 @@ class Ranker:
 
     def _cold(self, cand: np.ndarray, n: int, groups) -> np.ndarray:
         order = np.random.default_rng(self.seed).permutation(len(self.decided_))
-        order = order[~self.decided_[order]]
+        keep = np.zeros(len(self.decided_), dtype=bool)
+        keep[cand] = True
+        order = order[keep[order]]
         if groups is None:
             return order[:n]
         # one paper per topic in turn, topics with the fewest decisions first
