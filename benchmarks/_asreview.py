@@ -56,11 +56,11 @@ def simulate(csv: Path, seed: int, out_dir: Path, version: str, fresh: bool = Fa
         t0 = time.perf_counter()
         subprocess.run([str(BIN / "asreview"), "simulate", str(csv), "--n-prior-included", "1",
                         "--n-prior-excluded", "1", "--prior-seed", str(seed), "--seed", str(seed),
-                        "-o", str(project)], check=True, capture_output=True, text=True, env=_env())
+                        "-o", str(project)], check=True, capture_output=True, text=True, env=_env(), cwd=tmp)
         seconds = time.perf_counter() - t0
         metrics_file = Path(tmp) / "metrics.json"
         subprocess.run([str(BIN / "asreview"), "metrics", str(project), "-o", str(metrics_file)],
-                       check=True, capture_output=True, text=True, env=_env())
+                       check=True, capture_output=True, text=True, env=_env(), cwd=tmp)
         metrics = {item["id"]: item["value"] for item in json.loads(metrics_file.read_text())["data"]["items"]}
         with zipfile.ZipFile(project) as z:
             name = next(n for n in z.namelist() if n.endswith("results.db"))
@@ -110,7 +110,7 @@ def time_updates(csv: Path, plan_file: Path) -> dict:
     """Seconds of ELAS u4's update (fit on the labelled rows, rank the pool) for each step of
     each labelled sequence in ``plan_file`` (see the benchmark's latency section)."""
     out = subprocess.run([str(BIN / "python"), "-c", TIMER, str(csv), str(plan_file)],
-                         capture_output=True, text=True, env=_env())
+                         capture_output=True, text=True, env=_env(), cwd=plan_file.parent)
     if out.returncode:
         raise SystemExit(f"ASReview timing failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
