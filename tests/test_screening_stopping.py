@@ -13,6 +13,7 @@ from workbench.screening import (
     estimate_remaining,
     hypergeometric_test,
     irrelevant_in_a_row,
+    min_ranked_p,
     ranked_p_values,
     stopping_advice,
 )
@@ -64,6 +65,16 @@ def test_ranked_p_values_by_hand():
     assert p[5] == pytest.approx(0.625)
     # last 7 papers: they hold one include (paper 3); 2 before; urn 17 holding >= 4 - 2 = 2
     assert p[6] == pytest.approx(hypergeom_cdf(1, 17, 2, 7))
+
+
+def test_the_shortcut_finds_the_same_smallest_p_as_every_window():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        t = int(rng.integers(1, 120))
+        read = (rng.random(t) < rng.uniform(0.02, 0.4)).astype(int)
+        unread = int(rng.integers(0, 300))
+        target = float(rng.choice([0.8, 0.9, 0.95]))
+        assert min_ranked_p(read, unread, target) == pytest.approx(ranked_p_values(read, unread, target).min(), abs=1e-12)
 
 
 def test_the_test_with_a_random_sample_by_hand():

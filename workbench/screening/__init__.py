@@ -52,6 +52,7 @@ from ._stopping import (
     estimate_remaining,
     hypergeometric_test,
     irrelevant_in_a_row,
+    min_ranked_p,
     ranked_p_values,
     stopping_advice,
 )
@@ -84,5 +85,6 @@ __all__ = [
     "hypergeometric_test",
     "irrelevant_in_a_row",
     "ranked_p_values",
+    "min_ranked_p",
     "stopping_advice",
 ]

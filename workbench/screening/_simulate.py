@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from ._metrics import atd, recall_at, wss
 from ._ranker import Ranker, as_features
-from ._stopping import _k_target, _p, ranked_p_values
+from ._stopping import _k_target, _p, min_ranked_p
 
 __all__ = ["Run", "Simulation", "simulate", "asreview_priors", "stopping_points", "DEFAULT_RULES"]
 
@@ -122,7 +122,7 @@ def _first_streak(seq: np.ndarray, n: int) -> int | None:
 def _first_hypergeometric(seq: np.ndarray, n_total: int, target: float, confidence: float) -> int:
     alpha = 1 - confidence
     for t in range(1, n_total + 1):
-        if seq[t - 1] == 0 and ranked_p_values(seq[:t], n_total - t, target).min() < alpha:
+        if seq[t - 1] == 0 and min_ranked_p(seq[:t], n_total - t, target) < alpha:
             return t
     return n_total
 

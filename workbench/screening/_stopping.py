@@ -49,6 +49,7 @@ __all__ = [
     "irrelevant_in_a_row",
     "stopping_advice",
     "ranked_p_values",
+    "min_ranked_p",
 ]
 
 
@@ -160,6 +161,22 @@ def ranked_p_values(read: np.ndarray, n_unread: int, target: float = 0.95) -> np
     n = np.arange(1, len(read) + 1)
     k = np.cumsum(read[::-1])
     return _p(k, n_unread + n, _k_target(r_seen, r_seen - k, target), n)
+
+
+def min_ranked_p(read: np.ndarray, n_unread: int, target: float = 0.95) -> float:
+    """``ranked_p_values(...).min()`` from a few windows: those reaching back to just after an
+    include, and the whole history. Within the windows holding the same includes, a longer
+    one adds an exclude to both the sample and the urn, which can only lower ``p`` (the
+    sample's count grows stochastically), so the minimum is at one of these."""
+    read = np.asarray(read, dtype=np.int64)
+    if len(read) == 0:
+        return 1.0
+    t, r_seen = len(read), int(read.sum())
+    pos = np.flatnonzero(read)
+    n = np.unique(np.concatenate([t - pos - 1, [t]]))
+    n = n[n > 0]
+    k = np.searchsorted(np.sort(t - 1 - pos), n, side="left")  # includes among the last n
+    return float(_p(k, n_unread + n, _k_target(r_seen, r_seen - k, target), n).min())
 
 
 def hypergeometric_test(history: ScreeningHistory, target: float = 0.95, confidence: float = 0.95) -> StoppingAdvice:
