@@ -106,7 +106,7 @@ class Ranker:
             raise InputError(f"{len(labelled)} labelled rows but {len(labels)} labels; give one 0/1 label per decided paper")
         if len(labelled) and (labelled.min() < 0 or labelled.max() >= n):
             raise InputError(f"labelled rows must lie in 0..{n - 1}; got {labelled.min()}..{labelled.max()}")
-        if len(np.unique(labelled)) != len(labelled):
+        if len(labelled) and np.bincount(labelled, minlength=n).max() > 1:
             raise InputError("a paper is labelled twice; pass each decided paper once, with its latest decision")
         if not np.isin(labels, (0, 1)).all():
             raise InputError(f"labels must be 0 (exclude) or 1 (include); got {sorted(set(labels.tolist()))[:5]}")
@@ -134,7 +134,9 @@ class Ranker:
                 # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
                 # so fitting on the used columns alone gives the same weights, much faster
                 # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
-                cols = np.unique(Xl.indices)
+                used = np.zeros(X.shape[1], dtype=bool)
+                used[Xl.indices] = True  # O(nnz); np.unique would sort or hash them
+                cols = np.flatnonzero(used)
                 Xl = Xl[:, cols]
             clf.fit(Xl, y, sample_weight=balanced_weights(y, self.spec_.ratio))
             self.model_ = clf
