@@ -34,8 +34,9 @@ def ensure_venv() -> str:
         print(f"creating {VENV} with {' '.join(PINS)} (once)", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(BIN / "pip"), "install", "--quiet", *PINS], check=True)
+    # (importing asreview leaves a synergy_cache.sqlite in the working directory: not ours)
     out = subprocess.run([str(BIN / "python"), "-c", "import asreview; print(asreview.__version__)"],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return out.stdout.strip()
 
 
