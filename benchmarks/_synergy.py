@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from _common import DATA, bench_cache_dir
 
 SYNERGY = DATA / "synergy" / "synergy_v1_flat.csv"

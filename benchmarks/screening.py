@@ -33,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _asreview  # noqa: E402
-from _common import ROOT, machine  # noqa: E402
-from _synergy import embeddings, load_reviews  # noqa: E402
+import _asreview
+from _common import ROOT, machine
+from _synergy import embeddings, load_reviews
 
 OUT = ROOT / "benchmarks" / "out" / "screening"
 IMAGES = ROOT / "docs" / "images"
@@ -257,8 +257,8 @@ def stopping_section(reviews, ours, asr, model, path: Path) -> str:
 # -- latency at 50,000 -----------------------------------------------------------------------
 def latency(args, models) -> str:
     import pandas as pd
-
     from scale import make_corpus
+
     from workbench.screening import Features, Ranker
 
     csv = make_corpus(args.latency_size)

@@ -8,15 +8,15 @@ here: pass the (n, d) array the review already cached.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
 
-__all__ = ["Features", "TFIDF_PARAMS"]
+__all__ = ["TFIDF_PARAMS", "Features"]
 
 # Sublinear TF-IDF of words and word pairs, words in more than 95 % of the papers dropped:
 # the parameters ASReview LAB 2's ELAS u4 settled on for SYNERGY, which measured best here too.
@@ -58,7 +58,7 @@ class Features:
             )
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, **tfidf_params) -> "Features":
+    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, **tfidf_params) -> Features:
         """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given."""
         tfidf = terms = None
         if texts is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["recall_at", "wss", "atd", "recall_curve"]
+__all__ = ["atd", "recall_at", "recall_curve", "wss"]
 
 
 def _check(found) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["ModelSpec", "MODELS", "DEFAULT_MODEL", "get_model", "balanced_weights"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_model"]
 
 
 @dataclass(frozen=True)

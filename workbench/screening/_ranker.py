@@ -27,7 +27,7 @@ from ..errors import InputError
 from ._features import Features
 from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, balanced_weights, get_model
 
-__all__ = ["Ranker", "Explanation", "top_n"]
+__all__ = ["Explanation", "Ranker", "top_n"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class Ranker:
         return f"{self.spec_.version}{explore};seed={self.seed}"
 
     # -- fitting --------------------------------------------------------------------------------
-    def fit(self, features: Features, labelled, labels) -> "Ranker":
+    def fit(self, features: Features, labelled, labels) -> Ranker:
         t0 = time.perf_counter()
         if not isinstance(features, Features):
             raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")

@@ -26,7 +26,7 @@ from ._metrics import atd, recall_at, wss
 from ._ranker import Ranker, as_features
 from ._stopping import _k_target, _p, min_ranked_p
 
-__all__ = ["Run", "Simulation", "simulate", "asreview_priors", "stopping_points", "DEFAULT_RULES"]
+__all__ = ["DEFAULT_RULES", "Run", "Simulation", "asreview_priors", "simulate", "stopping_points"]
 
 RECALLS = (0.05, 0.10, 0.25)
 DEFAULT_RULES = ("hypergeometric", "sample-after-50", "50-in-a-row", "100-in-a-row", "200-in-a-row")
@@ -154,7 +154,7 @@ class Simulation:
 
     def to_json(self, rules=DEFAULT_RULES) -> dict:
         """``workbench simulate --format json``."""
-        return {"model": self.model, "version": self.version, "records": int(len(self.labels)),
+        return {"model": self.model, "version": self.version, "records": len(self.labels),
                 "includes": int(self.labels.sum()), "seeds": [r.seed for r in self.runs],
                 **{k: round(v, 4) for k, v in self.summary().items()},
                 "seconds": round(float(np.mean([r.seconds for r in self.runs])), 3),

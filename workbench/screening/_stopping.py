@@ -34,22 +34,21 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from math import floor
 
 import numpy as np
 
 from ..errors import InputError
 
 __all__ = [
-    "ScreeningHistory",
     "RemainingEstimate",
+    "ScreeningHistory",
     "StoppingAdvice",
     "estimate_remaining",
     "hypergeometric_test",
     "irrelevant_in_a_row",
-    "stopping_advice",
-    "ranked_p_values",
     "min_ranked_p",
+    "ranked_p_values",
+    "stopping_advice",
 ]
 
 
