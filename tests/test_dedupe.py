@@ -160,3 +160,36 @@ def test_blocking_keeps_comparisons_far_below_n_squared():
     found = find_duplicates(papers)
     assert len(found.merges) == 200
     assert found.comparisons < 0.001 * len(papers) ** 2
+
+
+# ----------------------------------------------------------------------------- every script
+
+
+@pytest.mark.parametrize("dedupe", [True, False])
+def test_abstracts_in_eight_scripts_are_distinct_papers_and_their_copies_merge(dedupe):
+    """15 abstracts in Chinese, Japanese, Korean, Arabic, Russian, Greek, Hindi and Hebrew, then 6
+    of them again as another export writes them (ASCII punctuation, full-width letters, upper
+    case, no final stop): 15 papers, 6 merges, with and without fuzzy titles."""
+    papers, report = read_sources([DATA / "scripts.csv"], dedupe=dedupe)
+    assert (report.read, report.merged, len(papers)) == (21, 6, 15)
+    assert len({p.id for p in papers}) == 15
+    merged = [m.replace(f"{DATA}/", "") for m in report.merges]
+    assert merged == [f"scripts.csv:{a} is the same paper as scripts.csv:{b} (same abstract)"
+                      for a, b in [(17, 2), (18, 4), (19, 10), (20, 12), (21, 8), (22, 14)]]
+    by_line = {p.source.rsplit(":", 1)[1]: p for p in papers}
+    assert by_line["2"].sources == (f"{DATA / 'scripts.csv'}:2", f"{DATA / 'scripts.csv'}:17")
+
+
+def test_near_identical_chinese_titles_meet_in_a_block_and_merge():
+    a = paper("基于强化学习的机器人导航方法研究与实现", source="a.bib:1", year=2021, authors=["张伟"])
+    b = paper("基于强化学习的机器人导航方法研究与实现。", source="b.ris:1", year=2021, authors=["张伟"])
+    c = paper("基于强化学习的机器人导航方法研究与实验", source="c.ris:1", year=2019, authors=["李娜"])
+    merged, found = deduplicate([a, b, c])
+    assert [(m.kept, m.merged) for m in found.merges] == [(0, 1)]
+    assert len(merged) == 2
+
+
+def test_first_author_key_ignores_accents_but_keeps_every_script():
+    assert first_author_key(paper("t", source="x", authors=["Müller, Jürgen"])) == "muller"
+    assert first_author_key(paper("t", source="x", authors=["张伟"])) == "张伟"
+    assert first_author_key(paper("t", source="x", authors=["Παπαδόπουλος, Γ."])) == "παπαδοπουλοσ"  # casefold: final ς is σ

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from workbench.readers import read_file, read_file_report
-from workbench.records import paper_id
+from workbench.records import id_aliases, paper_id
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 
@@ -25,8 +25,7 @@ def expected(name: str, line, title: str, **fields) -> dict:
     rec["sources"] = [rec["source"]]
     rec["id"] = paper_id(doi=rec["doi"], arxiv_id=rec["arxiv_id"], pmid=rec["pmid"], text=rec["text"],
                          title=title, year=rec["year"])
-    content_id = paper_id(text=rec["text"], title=title, year=rec["year"])
-    rec["aliases"] = [content_id] if content_id != rec["id"] else []
+    rec["aliases"] = list(id_aliases(rec["id"], text=rec["text"], title=title, year=rec["year"]))
     return rec
 
 

@@ -220,3 +220,85 @@ def test_show_themes_cuts_the_kept_hdbscan_topics_without_umap(tmp_path):
     assert "umap" in old.model.timings_ and int((old.topics.topic >= 0).sum()) == 3
     with pytest.raises(workbench.errors.InputError, match="0 themes"):
         old.show_themes(0)
+
+
+def _old_normalise_for_id(text: str) -> str:
+    """A copy of the id normalisation reviews were built with before every script counted."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None) -> str:
+    """A copy of the old ``records.paper_id``: the same keys, the old normalisation."""
+    import hashlib
+
+    if doi:
+        key = "doi:" + doi
+    elif arxiv_id:
+        key = "arxiv:" + arxiv_id
+    elif pmid:
+        key = "pmid:" + str(pmid).strip()
+    elif text and (normalised := _old_normalise_for_id(text)):
+        key = "text:" + normalised
+    else:
+        key = f"title:{_old_normalise_for_id(title)}:{year or ''}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def _old_id_aliases(pid, text="", title="", year=None):
+    content = _old_paper_id(text=text, title=title, year=year)
+    return () if content == pid else (content,)
+
+
+def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp_path, monkeypatch):
+    """A review built while ids kept only [a-z0-9] (accents stripped, other scripts dropped),
+    annotated, then rebuilt with today's ids: every tag, note and decision is on its paper."""
+    from workbench import dedupe
+    from workbench.readers import fields, seeds as seed_reader
+
+    abstracts = [
+        "Étude des modèles de langue pour l'évaluation automatique des résumés scientifiques en français.",
+        "The α-β pruning of game trees is revisited for Monte Carlo tree search with learned value functions.",
+        "Plain English abstract about reward models for agents, compared on three benchmarks in detail.",
+        "本文提出一种基于强化学习的机器人导航方法，在三个仿真环境中显著提高了成功率。",
+        "我们构建了一个大规模中文医学问答数据集，并评估了多种语言模型在该数据集上的表现。",
+    ]
+    seeds = write_seed_file(tmp_path / "seeds.txt", abstracts)
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title={Über die Größe neuronaler Netze}, year={2020}}\n"
+                   "@article{b, title={Πλοήγηση ρομπότ με ενισχυτική μάθηση}, year={2021}}\n", encoding="utf-8")
+    for module in (fields, seed_reader, dedupe):
+        monkeypatch.setattr(module, "paper_id", _old_paper_id)
+    for module in (fields, seed_reader):
+        monkeypatch.setattr(module, "id_aliases", _old_id_aliases)
+    old = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
+    # the old ids: the two Chinese abstracts were one paper (both normalised to nothing)
+    assert len(old.papers) == 6 and len(old.papers[3].sources) == 2
+    with old.store(reviewer="ana") as store:
+        for i, p in enumerate(old.papers):
+            store.tag(p.id, f"tag-{i}")
+            store.note(p.id, f"note {i}")
+            store.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
+    monkeypatch.undo()
+
+    new = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
+    assert len(new.papers) == 7
+    by_source = {p.sources[0]: p for p in new.papers}
+    changed = 0
+    with new.store(reviewer="ana") as store:
+        for i, p in enumerate(old.papers):
+            now = by_source[p.sources[0]]  # the paper that first record belongs to today
+            changed += now.id != p.id
+            assert store.tags(now.id) == [f"tag-{i}"], p.title
+            assert [n.text for n in store.notes(now.id)] == [f"note {i}"], p.title
+            decision = store.decision(now.id)
+            assert (decision.decision, decision.reason) == ("include" if i % 2 else "exclude", f"reason {i}")
+        assert store.orphaned() == []
+        second_chinese = by_source[old.papers[3].sources[1]]
+        assert store.tags(second_chinese.id) == []  # the old paper's annotations went to its first record
+    assert changed == 5  # all but the ASCII abstract got a new id
+    assert len(new.sync_report.carried_over) == 5

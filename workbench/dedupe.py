@@ -4,8 +4,9 @@ Two records are the same paper when
 
 1. they share an identifier: the normalised DOI, the arXiv id, the PubMed id, or the record id
    (which, without identifiers, is a hash of the abstract); or
-2. their abstracts are identical (ignoring case and punctuation) and at least
-   :data:`MIN_SAME_ABSTRACT_WORDS` words long, or their titles and shorter abstracts are; or
+2. their abstracts are identical (ignoring case and punctuation, in any script) and at least
+   :data:`MIN_SAME_ABSTRACT_WORDS` words long (a Chinese or Japanese character counts as a
+   word), or their titles and shorter abstracts are; or
 3. their normalised titles are near-identical (rapidfuzz ``ratio`` >= ``threshold``, 95 by
    default) *and* they agree on the year or on the first author's surname.
 
@@ -18,6 +19,8 @@ and "Study 2"), which are near-identical by any string measure. Titles shorter t
 Blocking keeps rule 3 far from n²: titles are only compared within blocks that share their
 first three or their last three words (a near-identical title keeps at least one of the two),
 so 50,000 records cost a few hundred thousand comparisons, done in C++ by ``rapidfuzz.process.cdist``.
+Titles written without spaces (Chinese, Japanese) are blocked on their first and last
+characters instead.
 
 Merged records keep every source (``Paper.sources``), the first non-empty value of each field
 in reading order, the union of keywords, and "include" when any source says include. The id is
@@ -32,6 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .records import Paper, normalise_for_id, paper_id
+from .scripts import CJK, strip_marks
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -49,8 +53,9 @@ DEFAULT_THRESHOLD = 95.0
 MIN_FUZZY_TITLE = 20
 MIN_SAME_ABSTRACT_WORDS = 20
 _BLOCK_WORDS = 3
+_BLOCK_CHARS = 8
 _CHUNK = 1024
-_WORDS = re.compile(r"\w+")
+_CJK_CHARS = re.compile(f"[{CJK}]")
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ def first_author_key(paper: Paper) -> str:
         parts = name.split()
         initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
         surname = parts[0] if initials else parts[-1] if parts else ""
-    return normalise_for_id(surname)
+    return normalise_for_id(strip_marks(surname))  # "Müller" and "Muller" agree; any script
 
 
 class _Clusters:
@@ -126,9 +131,9 @@ class _Clusters:
         return True
 
 
-def _text_key(text: str) -> str:
-    """Lower-case words: an equality key for abstracts (cheaper than ``normalise_for_id``)."""
-    return " ".join(_WORDS.findall(text.lower()))
+def _n_words(key: str) -> int:
+    """Words of a normalised text; each Chinese, Japanese or Korean character counts as one."""
+    return key.count(" ") + 1 + (0 if key.isascii() else len(_CJK_CHARS.findall(key)))
 
 
 def _title_key(paper: Paper) -> str:
@@ -164,9 +169,9 @@ def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
                         year = f"year {p.year}" if p.year else "no year"
                         reason = "same abstract" if p.text else f"same title, {year}, no abstract or identifier"
                     clusters.union(first, i, reason)
-        if p.text:
-            text = _text_key(p.text)
-            if text.count(" ") + 1 >= MIN_SAME_ABSTRACT_WORDS:
+        text = normalise_for_id(p.text) if p.text else ""
+        if text:
+            if _n_words(text) >= MIN_SAME_ABSTRACT_WORDS:
                 first = seen.setdefault(("abstract", text), i)
                 if first != i:
                     clusters.union(first, i, "same abstract", check=True)
@@ -188,6 +193,10 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
             blocks[("short", title)].append(i)
             continue
         words = title.split()
+        if len(words) < _BLOCK_WORDS and _CJK_CHARS.search(title):  # no spaces between its words
+            blocks[("first chars", title[:_BLOCK_CHARS])].append(i)
+            blocks[("last chars", title[-_BLOCK_CHARS:])].append(i)
+            continue
         blocks[("first", *words[:_BLOCK_WORDS])].append(i)
         if len(words) > _BLOCK_WORDS:
             blocks[("last", *words[-_BLOCK_WORDS:])].append(i)

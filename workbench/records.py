@@ -1,9 +1,9 @@
 """One paper, as every stage of the workbench sees it.
 
 A :class:`Paper` is a frozen record with a stable id. The id depends on what the paper *is*
-(its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title), never on
-where it was read from, so rereading, moving or reordering a source keeps every id and every
-annotation attached to it.
+(its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title, in any
+script), never on where it was read from, so rereading, moving or reordering a source keeps every
+id and every annotation attached to it.
 
 This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
 whitespace, and a readable title for records that come without one.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sys
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -25,6 +24,7 @@ __all__ = [
     "normalise_doi",
     "normalise_arxiv_id",
     "normalise_for_id",
+    "legacy_normalise_for_id",
     "paper_id",
     "id_aliases",
     "papers_to_frame",
@@ -42,8 +42,9 @@ class Paper:
     never contains "et al."; ``et_al`` says whether the source truncated the author list.
     ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every place
     the same paper was found once duplicates are merged. ``aliases`` are other ids the same paper
-    had or would have had (its content id before a DOI was known, a merged record's id): the
-    store moves annotations made under an alias to the paper's id.
+    had or would have had (its content id before a DOI was known, a merged record's id, its id
+    under the older ASCII-only normalisation): the store moves annotations made under an alias
+    to the paper's id.
     """
 
     id: str
@@ -107,25 +108,67 @@ def normalise_arxiv_id(value: str | None) -> str | None:
 
 @lru_cache(maxsize=1)
 def _combining_marks() -> dict:
-    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``)."""
-    return dict.fromkeys(cp for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp)))
+    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``;
+    none lies above U+1FFFF)."""
+    return dict.fromkeys(cp for cp in range(0x20000) if unicodedata.combining(chr(cp)))
+
+
+_ASCII_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def normalise_for_id(text: str) -> str:
-    """Lower-case letters and digits separated by single spaces: robust to markup and layout."""
-    if not text.isascii():  # ASCII is its own NFKD form and has no combining marks
+    """Words of any script, separated by single spaces: robust to markup, layout and case.
+
+    NFKC (full-width and compatibility forms to their plain letters, ``ﬁ`` -> ``fi``), then
+    casefold (``Straße`` -> ``strasse``, ``ΣΑΣ`` -> ``σασ``), then the runs of letters, digits and
+    combining marks of every script (:func:`workbench.scripts.word_runs`): ``"Über-Größe, 大型语言模型!"``
+    -> ``"über grösse 大型语言模型"``. Accents are kept: ``é`` and ``e`` are different letters.
+    """
+    if text.isascii():  # its own NFKC form, and casefold is lower() for ASCII
+        return " ".join(_ASCII_WORDS.findall(text.lower()))
+    from .scripts import word_runs
+
+    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def legacy_normalise_for_id(text: str) -> str:
+    """How ids were normalised before every script counted (workbench 0.1): accents stripped,
+    then only ``[a-z0-9]`` kept, so text in other scripts normalised to nothing. Used only to
+    give papers their old id as an alias (:func:`id_aliases`); equal to :func:`normalise_for_id`
+    on ASCII text."""
+    if not text.isascii():
         text = unicodedata.normalize("NFKD", text).translate(_combining_marks())
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(_ASCII_WORDS.findall(text.lower()))
 
 
 def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
+def _content_key(text: str, title: str, year: int | None, legacy: bool = False) -> str:
+    normalise = legacy_normalise_for_id if legacy else normalise_for_id
+    if text and (normalised := normalise(text)):
+        return "text:" + normalised
+    title_key = normalise(title or "")
+    if not title_key and not legacy:
+        # Only symbols (an emoji, a formula): distinct records must not share one id.
+        raw = " ".join(unicodedata.normalize("NFKC", text or title or "").casefold().split())
+        if raw:
+            return "raw:" + raw
+    return f"title:{title_key}:{year or ''}"
+
+
 def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None) -> tuple[str, ...]:
-    """The content id a paper with identifier ``pid`` would get without its DOI/arXiv id/PMID."""
+    """Other ids the paper with id ``pid`` has had or would have: its content id (what it gets
+    without its DOI/arXiv id/PMID) and the content id of the older, ASCII-only normalisation
+    (:func:`legacy_normalise_for_id`), where they differ from ``pid``. The store moves
+    annotations made under an alias to ``pid``, so a review built before either change keeps
+    every tag, note and decision on its paper."""
     content = paper_id(text=text, title=title, year=year)
-    return () if content == pid else (content,)
+    aliases = [content]
+    if not (text.isascii() and title.isascii()):
+        aliases.append(_short_hash(_content_key(text, title, year, legacy=True)))
+    return tuple(a for a in dict.fromkeys(aliases) if a != pid)
 
 
 def paper_id(
@@ -144,10 +187,8 @@ def paper_id(
         key = "arxiv:" + arxiv_id
     elif pmid:
         key = "pmid:" + str(pmid).strip()
-    elif text and (normalised := normalise_for_id(text)):
-        key = "text:" + normalised
     else:
-        key = f"title:{normalise_for_id(title)}:{year or ''}"
+        key = _content_key(text, title, year)
     return _short_hash(key)
 
 

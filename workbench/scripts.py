@@ -1,0 +1,135 @@
+"""Text in any script: words for ids, tokens for topic words, terms for search.
+
+Python's ``\\w`` stops at combining marks, so ``re.findall(r"\\w+", "हिन्दी")`` gives
+``['ह', 'न', 'द']``: Devanagari vowel signs, Arabic harakat and Hebrew points are marks, and a
+word cut at each of them is no word. Here a word is a run of letters, digits *and* marks.
+
+Chinese, Japanese and Korean (:data:`CJK`) put no spaces between words, and a run of them is a
+clause, not a word. Their characters are tokens of their own, so topic words are characters and
+character bigrams (``强化``, ``学习``) and a search for ``强化学习`` matches its bigrams wherever
+they are; :func:`join_cjk` writes such n-grams back without the spaces between characters.
+Thai, Lao, Khmer and Burmese are also written without spaces; their runs stay whole words.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+
+__all__ = [
+    "CJK",
+    "has_cjk",
+    "join_cjk",
+    "search_terms",
+    "strip_marks",
+    "term_pattern",
+    "tokens",
+    "word_runs",
+    "words_as_written",
+]
+
+#: Scripts written without spaces whose characters are tokens: Han (with its extensions and
+#: compatibility forms), the iteration marks 々〆〇, Hiragana, Katakana, Bopomofo and Hangul.
+CJK = (
+    "\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f\U00030000-\U0003134f"
+)
+_CJK_CHAR = re.compile(f"[{CJK}]")
+
+
+@lru_cache(maxsize=1)
+def _marks() -> str:
+    """A character class body of every combining mark (categories Mn, Mc, Me).
+
+    Marks above U+1FFFF are only the variation selectors U+E0100-E01EF, so the scan stops there.
+    """
+    ranges: list[list[int]] = []
+    for cp in range(0x20000):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    ranges.append([0xE0100, 0xE01EF])
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges if b <= sys.maxunicode)
+
+
+@lru_cache(maxsize=1)
+def word_runs() -> re.Pattern:
+    """Runs of letters, digits and combining marks of any script (no underscore): id words."""
+    return re.compile(f"(?:[^\\W_]|[{_marks()}])+")
+
+
+@lru_cache(maxsize=1)
+def _token_re() -> re.Pattern:
+    word = f"(?:[^\\W{CJK}]|[{_marks()}])"
+    return re.compile(f"[{CJK}]|{word}{{2,}}")
+
+
+@lru_cache(maxsize=1)
+def _written_re() -> re.Pattern:
+    word = f"(?:[^\\W{CJK}]|[{_marks()}])"
+    return re.compile(f"[{CJK}]|{word}+")
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens topic words are made of: each CJK character, and every other word of two
+    characters or more (marks included). For ASCII text the same tokens as scikit-learn's
+    default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
+    return _token_re().findall(text)
+
+
+def words_as_written(text: str) -> str:
+    """``text`` as one lower-case string of its words (and CJK characters) between single spaces,
+    with a space at each end: what a topic word is looked up in (``" 强 化 "``, ``" reward model "``)."""
+    return " " + " ".join(_written_re().findall(text.lower())) + " "
+
+
+@lru_cache(maxsize=1)
+def _mark_table() -> dict:
+    return dict.fromkeys(cp for cp in range(0x20000) if unicodedata.category(chr(cp))[0] == "M")
+
+
+def strip_marks(text: str) -> str:
+    """``"Müller"`` -> ``"Muller"``: the text decomposed (NFKD) without its combining marks."""
+    return text if text.isascii() else unicodedata.normalize("NFKD", text).translate(_mark_table())
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_CHAR.search(text) is not None
+
+
+_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{CJK}]) (?=[{CJK}])")
+
+
+def join_cjk(phrase: str) -> str:
+    """``"强 化 学"`` -> ``"强化学"``: n-grams of CJK characters written as the text writes them."""
+    return _SPACE_BETWEEN_CJK.sub("", phrase) if has_cjk(phrase) else phrase
+
+
+_QUERY_PART = re.compile(f"[{CJK}]+|[^\\s{CJK}]+")
+
+
+def search_terms(query: str, stop: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """The terms of a search query: words of two characters or more (hyphens kept) that are not
+    in ``stop``, and for each run of CJK characters its character bigrams (a single character
+    stays itself). Lower case, in query order, without repeats."""
+    terms: list[str] = []
+    for part in _QUERY_PART.findall(query.lower()):
+        if has_cjk(part):
+            terms.extend([part] if len(part) < 3 else [part[i:i + 2] for i in range(len(part) - 1)])
+            continue
+        for word in re.findall(f"(?:[\\w\\-]|[{_marks()}]){{2,}}", part):
+            if word not in stop:
+                terms.append(word)
+    return list(dict.fromkeys(terms))
+
+
+def term_pattern(term: str) -> str:
+    """A regular expression for ``term`` in lower-case text: at a word start, except for CJK
+    terms, which match anywhere (their words are not separated). Spaces match any whitespace."""
+    body = re.escape(term).replace(r"\ ", r"\s+")
+    return body if has_cjk(term) else rf"(?<![\w{_marks()}]){body}"
