@@ -27,6 +27,7 @@ __all__ = [
     "term_pattern",
     "tokens",
     "word_runs",
+    "words",
     "words_as_written",
 ]
 
@@ -80,6 +81,12 @@ def tokens(text: str) -> list[str]:
     characters or more (marks included). For ASCII text the same tokens as scikit-learn's
     default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
     return _token_re().findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text`` (one character or more, marks included) and each CJK character.
+    For ASCII text what ``\\b\\w+\\b`` finds."""
+    return _written_re().findall(text)
 
 
 def words_as_written(text: str) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 from .errors import InputError
 from .hierarchy import MERGE_VARIANCE, merge_topics, ward_merges
 from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
+from .scripts import join_cjk, tokens
 
 __all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_topics", "reassign_outliers"]
 
@@ -392,8 +393,10 @@ class TopicModel:
         from sklearn.feature_extraction.text import CountVectorizer
 
         n = len(texts)
-        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers.
-        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2)
+        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers. Words of
+        # any script; Chinese, Japanese and Korean characters are tokens (bigrams: their words).
+        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
+                                     tokenizer=tokens, token_pattern=None)
         if embedder is None:
             rep = None
         elif self.representation == "keybert":
@@ -412,6 +415,9 @@ class TopicModel:
             top_n_words=self.top_n_words,
             calculate_probabilities=False,
             verbose=False,
+            # "english" (the default, used when no embedding model is given) would delete every
+            # letter outside A-Z from the documents: no words at all for Chinese or Greek topics.
+            language="multilingual",
         )
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
@@ -476,7 +482,9 @@ class TopicModel:
             # a phrase common enough to be a top word shows in the topic's first 2,000 papers
             text = topic_text(texts, self.labels_, topic) if texts is not None else None
             label = "Unassigned" if topic == OUTLIER else readable_label(words, common=common, text=text) or f"Topic {topic}"
-            rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": words})
+            # CJK n-grams are tokens joined by spaces ("强 化"): written back as the text writes them
+            rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
+                         "words": [join_cjk(w) for w in words]})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
 
     # ------------------------------------------------------------------ after fitting
