@@ -176,6 +176,44 @@ def test_scopus_csv_multiline_cell_bad_row_placeholder_abstract_empty_row():
     ]
 
 
+def test_trailing_empty_values_read_and_a_real_extra_value_is_reported_on_its_line():
+    """Every data row ends with a ',' (one empty value more than the header has columns): read
+    normally. The row of lines 5-7 has a real extra value after a quoted three-line cell: skipped
+    and named by its first line, and the rows after it keep their true line numbers."""
+    papers, report = read("trailing_commas.csv")
+    assert [(p["title"], p["year"], p["source"].rsplit(":", 1)[1]) for p in papers] == [
+        ("First paper", 2020, "2"), ("Second paper", 2021, "3"), ("Fourth paper", 2023, "8"),
+        ("Fifth paper", 2024, "10"), ("Sixth paper", 2025, "11"),
+    ]
+    assert papers[1]["abstract"] == "An abstract that runs\nover two lines, with a comma."
+    assert papers[3]["abstract"] == 'After a blank line, and "quoted" words.'
+    assert skipped_of(report) == [
+        "trailing_commas.csv:5: 5 values where the header has 3 columns (an unquoted ',' inside a value?) "
+        "(the row runs from line 5 to line 7); quote that value and read again"
+    ]
+    assert warnings_of(report) == [
+        "trailing_commas.csv: 4 rows end with empty values the header has no column for (a trailing ','), "
+        "from line 2; read without them"
+    ]
+
+
+def test_every_row_with_a_trailing_delimiter_is_read(tmp_path):
+    """A database export whose 58 data rows each end with ';' was read as 2 records."""
+    rows = [f"Title {i};Abstract number {i} about screening.;{2000 + i % 20};" for i in range(58)]
+    path = tmp_path / "export.csv"
+    path.write_text("Title;Abstract;Year\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert (len(papers), report.skipped) == (58, [])
+    assert [p.source for p in papers[-2:]] == [f"{path}:58", f"{path}:59"]
+
+
+def test_excel_sep_line_names_the_delimiter_and_keeps_line_numbers(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("sep=;\nTitle;Abstract\nOne, with a comma;An abstract.\n", encoding="utf-8")
+    papers, _ = read_file_report(path)
+    assert [(p.title, p.source) for p in papers] == [("One, with a comma", f"{path}:3")]
+
+
 def test_asreview_labels_become_decisions():
     papers, report = read("labels.csv")
     assert [(p["title"], p["label"]) for p in papers] == [

@@ -135,8 +135,6 @@ def test_unknown_extension_lists_supported_formats():
         ("no_title_column.csv", 1, "no title or abstract column among name, summary_text, when; name one 'title' or "
                                    "'abstract' (other accepted names: 'Document Title', 'Article Title', 'TI', 'AB', "
                                    "'summary', ...)"),
-        ("broken_quote.csv", 3, "cannot split into rows (EOF inside string starting at row 2); expected ','-separated "
-                                "values with balanced double quotes: check the quote that opens on this line"),
         ("arxiv_error.atom", 5, "the arXiv API answered with an error: incorrect id format for 1234.12345; fix the "
                                 "query and download the feed again"),
     ],
@@ -146,6 +144,15 @@ def test_one_clear_error_with_file_line_and_what_was_expected(name, line, messag
         read_file(DATA / name)
     assert (err.value.path, err.value.line) == (str(DATA / name), line)
     assert str(err.value) == f"{DATA / name}:{line}: {message}"
+
+
+def test_a_quote_that_never_closes_is_reported_with_the_lines_it_swallowed():
+    papers, report = read_file_report(DATA / "broken_quote.csv")
+    assert [p.title for p in papers] == ["Fine row"]
+    assert report.skipped == [
+        f"{DATA / 'broken_quote.csv'}:3: a quote that opens in this row never closes, so lines 3-4 could not be "
+        "split into rows; close the quote (or remove it) and read again"
+    ]
 
 
 def test_broken_xml_with_nothing_readable_is_one_error(tmp_path):
