@@ -83,10 +83,51 @@ def test_bibtex_broken_entry_is_skipped_with_its_line_and_the_rest_read():
     ]
 
 
+def test_bibtex_quirks_that_zotero_and_jabref_forgive_are_read_with_a_warning_each():
+    papers, report = read("quirks.bib")
+    assert [(p["title"], p["year"], p["source"].rsplit(":", 1)[1]) for p in papers] == [
+        ("An EndNote entry without a key", 2019, "4"),
+        ("Empty field between two commas", 2020, "10"),
+        ("The first title is kept", 2021, "15"),
+        ("A comma is missing at the end of this line", 2022, "21"),
+        ("Comma-first style, as some people write", 2023, "26"),  # plain BibTeX: no warning
+        ("Unbalanced whitespace around everything", 2024, "31"),
+        ("A biblatex type: read without a word", 2024, "35"),
+        ("An entry type nobody knows", 2025, "40"),
+        ("The closing brace is missing before the next entry", 2018, "45"),
+        ("The closing brace is missing at the end of the file", 2017, "49"),
+    ]
+    assert papers[0]["authors"] == ["Doe, Jane"]
+    assert report.skipped == []
+    assert warnings_of(report) == [
+        "quirks.bib: 2 @comment/@preamble blocks hold no records; ignored",
+        "quirks.bib:4: the entry has no key; read it as 'line4'",
+        "quirks.bib:11: an empty field between two commas; ignored",
+        "quirks.bib:17: field 'Title' given again (first on line 16); kept the first",
+        "quirks.bib:18: field 'year' given again (first on line 18); kept the first",
+        "quirks.bib:22: no comma after the field 'title'; read 'year' as the next field",
+        "quirks.bib:31: a space after '@' (the entry would be read as a comment); removed",
+        "quirks.bib:40: @wrong is not a BibTeX or biblatex entry type; read as a generic record",
+        "quirks.bib:47: the entry has no closing '}' before the next entry; closed it here",
+        "quirks.bib:51: the entry has no closing '}' at the end of the file; closed it here",
+    ]
+
+
+def test_bibtex_entry_with_an_empty_key_gets_one(tmp_path):
+    path = tmp_path / "keyless.bib"
+    path.write_text("@article{,\n  title = {Keyless with a comma},\n  year = {2020}\n}\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [(p.title, p.source) for p in papers] == [("Keyless with a comma", f"{path}:1")]
+    assert report.warnings == [f"{path}:1: the entry has no key; read it as 'line1'"]
+
+
 def test_bibtex_with_only_comments_warns_that_nothing_was_found():
     papers, report = read("comments_only.bib")
     assert papers == []
-    assert warnings_of(report) == ["comments_only.bib: no BibTeX entries found (only comments, @string or @preamble blocks)"]
+    assert warnings_of(report) == [
+        "comments_only.bib: 2 @comment/@preamble blocks hold no records; ignored",
+        "comments_only.bib: no BibTeX entries found (only comments, @string or @preamble blocks)",
+    ]
 
 
 # ----------------------------------------------------------------------------- RIS and tagged text
