@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from workbench.errors import ReaderError
+from workbench.errors import NoRecordsError, ReaderError
 from workbench.readers import read_file, read_file_report, read_sources
 from workbench.readers.fields import clean
 from workbench.records import clean_text
@@ -122,7 +123,7 @@ def test_unknown_extension_lists_supported_formats():
     assert str(err.value) == (
         f"{DATA / 'notes.xyz'}: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex .ciw .csv "
         ".json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: xlsx, "
-        "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)"
+        "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds), and .zip, .gz or .tar.gz archives of them"
     )
     assert err.value.path == str(DATA / "notes.xyz") and err.value.line is None
 
@@ -185,15 +186,17 @@ def test_folder_reads_what_it_can_and_reports_the_rest(tmp_path):
     papers, report = read_sources([tmp_path])
     assert len(papers) == 10
     assert [(f.path.replace(f"{tmp_path}/", ""), f.format, f.read) for f in report.files] == [
-        ("empty.csv", "-", 0), ("export.ris", "ris", 4), ("labels.csv", "csv", 6), ("notes.xyz", "-", 0),
+        (".hidden.ris", "-", 0), ("empty.csv", "-", 0), ("export.ris", "ris", 4), ("labels.csv", "csv", 6),
+        ("notes.xyz", "-", 0),
     ]
     lines = [line.replace(f"{tmp_path}/", "") for line in report.lines()]
-    assert lines[0].startswith("empty.csv: not read: the file is empty; expected records as one of")
-    assert lines[1:3] == [
+    assert lines[0] == ".hidden.ris: not read: hidden (its name starts with '.'); rename it to read it"
+    assert lines[1].startswith("empty.csv: not read: the file is empty; expected records as one of")
+    assert lines[2:4] == [
         "export.ris (ris): 4 read, 0 skipped, 0 merged",
         "  warning: export.ris:21: year '10 15' is not a year; left empty",
     ]
-    assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 2 files not read (see above)"
+    assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 3 files not read (see above)"
 
 
 def test_named_file_that_cannot_be_read_is_an_error(tmp_path):
@@ -264,7 +267,13 @@ def test_a_file_with_no_records_says_so(tmp_path):
     ris.write_text("Provider: Example\nNo records matched the search.\n")
     papers, report = read_file_report(ris)
     assert papers == [] and report.warnings == [
-        f"{ris}: no records found; expected RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, IEEE, Web of Science"
+        f"{ris}: no records found: this does not look like RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, "
+        "IEEE, Web of Science (chosen for its '.ris' name); check it is the export you meant, or name its format"
+    ]
+    ris.write_text("TY  - JOUR\nAU  - Doe, J.\nER  - \n")
+    papers, report = read_file_report(ris)
+    assert papers == [] and [w.replace(f"{ris}", "f") for w in report.warnings] == [
+        "f: no records read: all 1 were skipped (see the skipped lines)"
     ]
 
 
@@ -311,3 +320,62 @@ def test_ris_with_the_wrong_tag_layout_says_what_ris_looks_like(tmp_path):
         f"{ris}:2: RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays them out "
         "differently, so no record was found: export it again as RIS"
     ]
+
+
+# ----------------------------------------------------------------------------- nothing silent
+
+
+def test_unreadable_folders_and_broken_links_are_listed_in_the_report(tmp_path, monkeypatch):
+    import os
+
+    shutil.copy(DATA / "export.ris", tmp_path / "export.ris")
+    (tmp_path / "locked").mkdir()
+    shutil.copy(DATA / "labels.csv", tmp_path / "locked" / "labels.csv")
+    (tmp_path / "gone.bib").symlink_to(tmp_path / "moved-away.bib")
+    real_scandir = os.scandir
+
+    def scandir(path):  # as a folder without read permission answers (root reads everything)
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    papers, report = read_sources([tmp_path])
+    assert len(papers) == 4
+    lines = [line.replace(f"{tmp_path}/", "") for line in report.lines() if not line.startswith("  ")]
+    assert lines == [
+        "export.ris (ris): 4 read, 0 skipped, 0 merged",
+        "gone.bib: not read: a broken link (to 'moved-away.bib'); fix or remove it",
+        "locked: not read: cannot open the folder (Permission denied); check its permissions, or read its files "
+        "one by one",
+        "total: 4 read from 1 file, 0 skipped, 0 merged as duplicates, 4 papers; 2 files not read (see above)",
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every folder")
+def test_a_folder_without_read_permission_is_listed(tmp_path):
+    shutil.copy(DATA / "export.ris", tmp_path / "export.ris")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        _, report = read_sources([tmp_path])
+    finally:
+        locked.chmod(0o755)
+    assert [f.path for f in report.files if f.error] == [str(locked)]
+
+
+def test_no_records_in_any_file_is_an_error_carrying_the_report(tmp_path):
+    garbage = tmp_path / "garbage.ris"
+    garbage.write_text("Search results\nNothing that looks like RIS here at all.\n", encoding="utf-8")
+    with pytest.raises(NoRecordsError) as err:
+        read_sources([garbage])
+    assert str(err.value).startswith(f"no records in 1 file ({garbage} (ris): 0 read, no records found: this does "
+                                     "not look like RIS")
+    assert err.value.report.files[0].read == 0
+    binary = tmp_path / "renamed.ris"
+    binary.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(ReaderError, match="this is binary data, not a text export"):
+        read_sources([binary])
+    with pytest.raises(NoRecordsError, match=r"no records in 2 files \(.*renamed\.ris: not read: this is binary"):
+        read_sources([tmp_path])

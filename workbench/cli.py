@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .embed import EMBEDDERS
-from .errors import WorkbenchError
+from .errors import NoRecordsError, WorkbenchError
 
 __all__ = ["main", "write_table"]
 
@@ -57,15 +57,20 @@ def _cmd_build(args) -> int:
         params["min_cluster_size"] = args.min_cluster_size
     if args.nr_topics is not None:
         params["nr_topics"] = args.nr_topics
-    review = build(
-        args.sources or ["seeds"],
-        review=args.review,
-        embedder=args.embedder,
-        seed=args.seed,
-        input_format=args.input_format,
-        **params,
-    )
     err = sys.stderr
+    try:
+        review = build(
+            args.sources or ["seeds"],
+            review=args.review,
+            embedder=args.embedder,
+            seed=args.seed,
+            input_format=args.input_format,
+            **params,
+        )
+    except NoRecordsError as no_records:  # the report says why, file by file; then the error line
+        for line in no_records.report.lines():
+            err.write(line + "\n")
+        raise
     for line in review.report.lines():
         err.write(line + "\n")
     m = review.manifest

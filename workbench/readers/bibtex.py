@@ -173,5 +173,5 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
         if paper is not None:
             papers.append(paper)
     if not papers and not ctx.n_skipped:
-        ctx.warn("no BibTeX entries found (only comments, @string or @preamble blocks)")
+        ctx.no_records("no BibTeX entries found (only comments, @string or @preamble blocks)")
     return papers

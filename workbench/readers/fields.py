@@ -354,6 +354,7 @@ class ReadContext:
     report: FileReport
     with_references: bool = False
     suffix: str = ""
+    explained_empty: bool = False  # the reader said why the file has no records
     _bad_labels: Counter = field(default_factory=Counter)
     _skipped: list = field(default_factory=list)
     _warnings: list = field(default_factory=list)
@@ -371,6 +372,11 @@ class ReadContext:
 
     def warn(self, message: str, line: int | str | None = None) -> None:
         self._warnings.append((_line_key(line), f"{self.where(line)}: {message}"))
+
+    def no_records(self, message: str, line: int | str | None = None) -> None:
+        """Warn why this file has no records (instead of the general "no records found")."""
+        self.explained_empty = True
+        self.warn(message, line)
 
     def skip(self, reason: str, line: int | str | None = None) -> None:
         self._skipped.append((_line_key(line), f"{self.where(line)}: {reason}"))

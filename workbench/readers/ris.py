@@ -146,7 +146,7 @@ def read_ris(text: str, ctx: ReadContext) -> list[Paper]:
         m = re.search(r"^TY(?!  -)\s*-", text, re.M)
         if m:
             line = text.count("\n", 0, m.start()) + 1
-            ctx.warn("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
+            ctx.no_records("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
                      "them out differently, so no record was found: export it again as RIS", line)
     return papers
 
