@@ -302,3 +302,29 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
         assert store.tags(second_chinese.id) == []  # the old paper's annotations went to its first record
     assert changed == 5  # all but the ASCII abstract got a new id
     assert len(new.sync_report.carried_over) == 5
+
+
+def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does_not_grow(tmp_path):
+    """A full text pasted into an abstract field: the build warns, the record keeps every
+    character, and model/ is the same size for 200,000 characters as for 2,000,000."""
+    import csv
+    import random
+
+    rng = random.Random(0)
+    head = " ".join(f"term{rng.randrange(10**6)}" for _ in range(3000))  # 35,000 characters
+    sizes = {}
+    for n_chars in (200_000, 2_000_000):
+        tail = " ".join(f"other{rng.randrange(10**9)}" for _ in range(n_chars // 14))
+        huge = (head + " " + tail)[:n_chars]
+        src = tmp_path / f"huge_{n_chars}.csv"
+        with open(src, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["title", "abstract"])
+            writer.writerows([(f"Paper {i}", f"Agents plan with memory and tools, case {i}.") for i in range(12)])
+            writer.writerow(["The huge one", huge])
+        review = workbench.build([src], review=tmp_path / f"r{n_chars}", embedder="fake")
+        assert any(f":14: the abstract has {n_chars:,} characters; embedding and topic words use its first 20,000"
+                   in w for w in review.report.files[0].warnings)
+        assert max(len(p.abstract) for p in workbench.open_review(review.path).papers) == n_chars
+        sizes[n_chars] = sum(f.stat().st_size for f in (review.path / "model").rglob("*") if f.is_file())
+    assert sizes[200_000] == sizes[2_000_000] < 200_000

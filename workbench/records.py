@@ -25,6 +25,8 @@ __all__ = [
     "normalise_arxiv_id",
     "normalise_for_id",
     "legacy_normalise_for_id",
+    "MAX_TEXT_CHARS",
+    "bounded_text",
     "paper_id",
     "id_aliases",
     "papers_to_frame",
@@ -192,8 +194,29 @@ def paper_id(
     return _short_hash(key)
 
 
+# ----------------------------------------------------------------------------- bounded cost
+
+#: What embedding and topic words read of a text: its first 20,000 characters (about 3,000
+#: words; the longest structured abstracts have 6,000 characters, and MiniLM reads 256 tokens).
+#: A record keeps its whole text; a full article or a 50 MB field pasted into an abstract column
+#: costs no more to map than an abstract.
+MAX_TEXT_CHARS = 20_000
+
+
+def bounded_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters cut at a space when it is longer."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ", limit - 200)
+    return cut[:space] if space > 0 else cut
+
+
 # ----------------------------------------------------------------------------- clean text
 
+#: Longer texts have their LaTeX commands removed rather than converted (pylatexenc would take
+#: minutes over a full article pasted into an abstract field).
+LATEX_MAX_CHARS = 100_000
 _SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 # A bare % is a percent sign and a bare & an ampersand ("R&D"), not a comment or a column break.
 _BARE_PERCENT_OR_AMPERSAND = re.compile(r"(?<!\\)([%&])")
@@ -237,6 +260,8 @@ def clean_text(text: str | None) -> str:
         text = _SPECIAL.sub(lambda m: _SPECIALS[m.group(0)], text)
     elif _LATEX_HINT.search(text):
         try:
+            if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
+                raise ValueError("too long for pylatexenc")
             text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
         except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
             text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)

@@ -34,6 +34,7 @@ import numpy as np
 from .errors import InputError
 from .hierarchy import MERGE_VARIANCE, merge_topics, ward_merges
 from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
+from .records import bounded_text
 from .scripts import join_cjk, tokens
 
 __all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_topics", "reassign_outliers"]
@@ -369,7 +370,7 @@ class TopicModel:
         ``embedder`` (and its ``cache``) embed the candidate label words; without it labels
         are the plain c-TF-IDF words.
         """
-        texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
+        texts = _documents(texts)
         X = self._check(texts, embeddings)
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
@@ -454,7 +455,7 @@ class TopicModel:
         Seconds instead of a refit's UMAP and HDBSCAN; the same topics as a refit with the same
         seed. ``outlier_share_`` is not known here (NaN).
         """
-        texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
+        texts = _documents(texts)
         X = self._check(texts, embeddings)
         fine = np.asarray(fine_labels, dtype=int)
         if fine.shape != (len(texts),):
@@ -545,6 +546,13 @@ class TopicModel:
     def _require_fitted(self):
         if not hasattr(self, "labels_"):
             raise InputError("this TopicModel is not fitted yet; call fit(texts, embeddings) first")
+
+
+def _documents(texts: Sequence[str]) -> list[str]:
+    """The texts topic words are taken from: each cut to its first MAX_TEXT_CHARS characters (a
+    50 MB abstract would make BERTopic's vocabulary, its c-TF-IDF matrix and the saved model grow
+    with it), an empty one as "(empty)"."""
+    return [bounded_text(t) if t.strip() else "(empty)" for t in map(str, texts)]
 
 
 def _sorted_vocab(keybert_class):

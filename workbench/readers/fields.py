@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..records import Paper, clean_text, derive_title, id_aliases, normalise_arxiv_id, normalise_doi, paper_id
+from ..records import (
+    MAX_TEXT_CHARS,
+    Paper,
+    clean_text,
+    derive_title,
+    id_aliases,
+    normalise_arxiv_id,
+    normalise_doi,
+    paper_id,
+)
 from .report import FileReport
 
 __all__ = [
@@ -35,6 +44,7 @@ __all__ = [
     "resolve_columns",
     "split_authors",
     "split_keywords",
+    "warn_if_huge",
 ]
 
 #: Canonical field -> the column, tag or key names that mean it, best first (compared after
@@ -432,6 +442,14 @@ PLACEHOLDER_ABSTRACT = re.compile(
 )
 
 
+def warn_if_huge(ctx: ReadContext, line: int | str | None, **fields: str) -> None:
+    """Warn about a field too long to embed or to take topic words from in full."""
+    for name, value in fields.items():
+        if len(value) > MAX_TEXT_CHARS:
+            ctx.warn(f"the {name} has {len(value):,} characters; embedding and topic words use its first "
+                     f"{MAX_TEXT_CHARS:,} (the record keeps all of it): is a full text in the {name} field?", line)
+
+
 def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
     """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
     raw_title = _text(values.get("title"))
@@ -447,6 +465,7 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         ids = f" (DOI {doi})" if doi else ""
         ctx.skip(f"no title or abstract{ids}; nothing to read or map", line)
         return None
+    warn_if_huge(ctx, line, title=title, abstract=text)
     raw_year = values.get("year")
     year = parse_year(raw_year)
     if year is None and not _is_missing(raw_year):

@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InputError
+from ..records import bounded_text
 from .session import Session
 from .text import authors_line, escape, highlight
 
@@ -59,7 +60,7 @@ class Comparison:
 
     def _weights(self) -> tuple[np.ndarray, list[str]]:
         review = self.session.review
-        texts = tuple(f"{p.title}. {p.text}" for p in review.papers)
+        texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers)
         vec, X = _term_model(texts)
         rows = [review._index[i] for i in self.ids]
         from ..scripts import join_cjk
