@@ -23,9 +23,10 @@ def expected(name: str, line, title: str, **fields) -> dict:
     rec.setdefault("text", rec["abstract"])
     rec["source"] = f"{DATA / name}:{line}"
     rec["sources"] = [rec["source"]]
+    author = rec["authors"][0] if rec["authors"] else ""
     rec["id"] = paper_id(doi=rec["doi"], arxiv_id=rec["arxiv_id"], pmid=rec["pmid"], text=rec["text"],
-                         title=title, year=rec["year"])
-    rec["aliases"] = list(id_aliases(rec["id"], text=rec["text"], title=title, year=rec["year"]))
+                         title=title, year=rec["year"], author=author)
+    rec["aliases"] = list(id_aliases(rec["id"], text=rec["text"], title=title, year=rec["year"], author=author))
     return rec
 
 

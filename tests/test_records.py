@@ -216,6 +216,7 @@ def old_paper_id(text: str = "", title: str = "", year=None) -> str:
         ("大型语言模型的评测", "", None),
         ("", "Über die Größe", 2020),
         ("", "Πλοήγηση ρομπότ", 2021),
+        ("Lorem ipsum.", "A title that now counts", 2022),  # a short abstract: its title enters the id
     ],
 )
 def test_a_record_whose_id_changed_keeps_its_old_id_as_an_alias(text, title, year):
@@ -231,6 +232,13 @@ def test_ascii_records_keep_their_ids_and_get_no_new_alias():
     text = "We study reward models for agents and compare them on three benchmarks."
     assert paper_id(text=text) == old_paper_id(text)
     assert id_aliases(paper_id(text=text), text=text) == ()
+
+
+def test_a_short_abstract_does_not_name_a_paper_alone():
+    assert paper_id(text="lorem", title="Title a") != paper_id(text="lorem", title="Title b")
+    long = " ".join(f"word{i}" for i in range(25))
+    assert paper_id(text=long, title="Title a") == paper_id(text=long, title="Title b") == paper_id(text=long)
+    assert paper_id(text="lorem") == paper_id(text="lorem", title="")  # no title: the abstract alone
 
 
 def test_records_of_symbols_only_do_not_share_an_id():

@@ -232,8 +232,8 @@ def _old_normalise_for_id(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None) -> str:
-    """A copy of the old ``records.paper_id``: the same keys, the old normalisation."""
+def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author="") -> str:
+    """A copy of the old ``records.paper_id``: the same keys, the old normalisation, no author."""
     import hashlib
 
     if doi:
@@ -249,14 +249,15 @@ def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
-def _old_id_aliases(pid, text="", title="", year=None):
+def _old_id_aliases(pid, text="", title="", year=None, author=""):
     content = _old_paper_id(text=text, title=title, year=year)
     return () if content == pid else (content,)
 
 
 def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp_path, monkeypatch):
     """A review built while ids kept only [a-z0-9] (accents stripped, other scripts dropped),
-    annotated, then rebuilt with today's ids: every tag, note and decision is on its paper."""
+    hashed a short abstract without its title and a title without its first author, annotated,
+    then rebuilt with today's ids: every tag, note and decision is on its paper."""
     from workbench import dedupe
     from workbench.readers import fields, seeds as seed_reader
 
@@ -270,14 +271,19 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
     seeds = write_seed_file(tmp_path / "seeds.txt", abstracts)
     bib = tmp_path / "refs.bib"
     bib.write_text("@article{a, title={Über die Größe neuronaler Netze}, year={2020}}\n"
-                   "@article{b, title={Πλοήγηση ρομπότ με ενισχυτική μάθηση}, year={2021}}\n", encoding="utf-8")
+                   "@article{b, title={Πλοήγηση ρομπότ με ενισχυτική μάθηση}, year={2021}}\n"
+                   "@article{c, title={A note whose abstract is short}, abstract={Editorial comment.}}\n"
+                   "@article{d, author={Cesar, Jean}, title={An amazing title}, year={2013}}\n"
+                   "@article{e, author={Baltazar, Jean}, title={An amazing title}, year={2013}}\n",
+                   encoding="utf-8")
     for module in (fields, seed_reader, dedupe):
         monkeypatch.setattr(module, "paper_id", _old_paper_id)
     for module in (fields, seed_reader):
         monkeypatch.setattr(module, "id_aliases", _old_id_aliases)
     old = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
-    # the old ids: the two Chinese abstracts were one paper (both normalised to nothing)
-    assert len(old.papers) == 6 and len(old.papers[3].sources) == 2
+    # the old ids: the two Chinese abstracts were one paper (both normalised to nothing), and so
+    # were the two "An amazing title" of 2013 by two authors
+    assert len(old.papers) == 8 and [len(p.sources) for p in old.papers] == [1, 1, 1, 2, 1, 1, 1, 2]
     with old.store(reviewer="ana") as store:
         for i, p in enumerate(old.papers):
             store.tag(p.id, f"tag-{i}")
@@ -286,7 +292,7 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
     monkeypatch.undo()
 
     new = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
-    assert len(new.papers) == 7
+    assert len(new.papers) == 10
     by_source = {p.sources[0]: p for p in new.papers}
     changed = 0
     with new.store(reviewer="ana") as store:
@@ -298,10 +304,10 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
             decision = store.decision(now.id)
             assert (decision.decision, decision.reason) == ("include" if i % 2 else "exclude", f"reason {i}")
         assert store.orphaned() == []
-        second_chinese = by_source[old.papers[3].sources[1]]
-        assert store.tags(second_chinese.id) == []  # the old paper's annotations went to its first record
-    assert changed == 5  # all but the ASCII abstract got a new id
-    assert len(new.sync_report.carried_over) == 5
+        for merged in (old.papers[3], old.papers[7]):  # the old paper's annotations went to its first record
+            assert store.tags(by_source[merged.sources[1]].id) == []
+    assert changed == 7  # all but the long ASCII abstract got a new id
+    assert len(new.sync_report.carried_over) == 7
 
 
 def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does_not_grow(tmp_path):

@@ -8,7 +8,8 @@ Two records are the same paper when
    :data:`MIN_SAME_ABSTRACT_WORDS` words long (a Chinese or Japanese character counts as a
    word), or their titles and shorter abstracts are; or
 3. their normalised titles are near-identical (rapidfuzz ``ratio`` >= ``threshold``, 95 by
-   default) *and* they agree on the year or on the first author's surname.
+   default) *and* they agree on the year or on the first author's surname, and do not name
+   two different first authors.
 
 Rules 2 and 3 never join records whose DOIs (or arXiv ids, or PMIDs) are both known and
 differ: a preprint and a different paper with a similar title stay apart. Rule 3 also keeps
@@ -25,7 +26,8 @@ characters instead.
 Merged records keep every source (``Paper.sources``), the first non-empty value of each field
 in reading order, the union of keywords, and "include" when any source says include. The id is
 recomputed from the merged identifiers, so the same paper gets the same id whichever export
-brought its DOI.
+brought its DOI; without identifiers it keeps the content id its reader gave it, so a paper's id
+does not change when a copy of it joins.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .records import Paper, normalise_for_id, paper_id
-from .scripts import CJK, strip_marks
+from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key
+from .scripts import CJK_CHAR
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -51,11 +53,11 @@ __all__ = [
 
 DEFAULT_THRESHOLD = 95.0
 MIN_FUZZY_TITLE = 20
-MIN_SAME_ABSTRACT_WORDS = 20
+MIN_SAME_ABSTRACT_WORDS = MIN_ID_WORDS
 _BLOCK_WORDS = 3
 _BLOCK_CHARS = 8
 _CHUNK = 1024
-_CJK_CHARS = re.compile(f"[{CJK}]")
+
 
 
 @dataclass(frozen=True)
@@ -82,16 +84,7 @@ class Duplicates:
 
 def first_author_key(paper: Paper) -> str:
     """The first author's surname, normalised: ``"Smith, J."``, ``"J. Smith"``, ``"Smith J"`` -> ``smith``."""
-    if not paper.authors:
-        return ""
-    name = paper.authors[0].strip()
-    if "," in name:
-        surname = name.split(",", 1)[0]
-    else:
-        parts = name.split()
-        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
-        surname = parts[0] if initials else parts[-1] if parts else ""
-    return normalise_for_id(strip_marks(surname))  # "Müller" and "Muller" agree; any script
+    return surname_key(paper.authors[0]) if paper.authors else ""
 
 
 class _Clusters:
@@ -131,11 +124,6 @@ class _Clusters:
         return True
 
 
-def _n_words(key: str) -> int:
-    """Words of a normalised text; each Chinese, Japanese or Korean character counts as one."""
-    return key.count(" ") + 1 + (0 if key.isascii() else len(_CJK_CHARS.findall(key)))
-
-
 def _title_key(paper: Paper) -> str:
     return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
 
@@ -149,6 +137,8 @@ def _numbering(title: str) -> list[str]:
 
 
 def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | None:
+    if authors[i] and authors[j] and authors[i] != authors[j]:
+        return None  # both name their first author, and not the same one: two papers
     if p.year is not None and p.year == q.year:
         return f"same year {p.year}"
     if authors[i] and authors[i] == authors[j]:
@@ -167,11 +157,13 @@ def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
                 if first != i:
                     if key[0] == "id":
                         year = f"year {p.year}" if p.year else "no year"
-                        reason = "same abstract" if p.text else f"same title, {year}, no abstract or identifier"
+                        reason = (f"same title, {year}, no abstract or identifier" if not p.text else "same abstract"
+                                  if count_words(normalise_for_id(p.text)) >= MIN_SAME_ABSTRACT_WORDS
+                                  else "same title and abstract")
                     clusters.union(first, i, reason)
         text = normalise_for_id(p.text) if p.text else ""
         if text:
-            if _n_words(text) >= MIN_SAME_ABSTRACT_WORDS:
+            if count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
                 first = seen.setdefault(("abstract", text), i)
                 if first != i:
                     clusters.union(first, i, "same abstract", check=True)
@@ -193,7 +185,7 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
             blocks[("short", title)].append(i)
             continue
         words = title.split()
-        if len(words) < _BLOCK_WORDS and _CJK_CHARS.search(title):  # no spaces between its words
+        if len(words) < _BLOCK_WORDS and CJK_CHAR.search(title):  # no spaces between its words
             blocks[("first chars", title[:_BLOCK_CHARS])].append(i)
             blocks[("last chars", title[-_BLOCK_CHARS:])].append(i)
             continue
@@ -274,7 +266,10 @@ def merge_papers(members: list[Paper]) -> Paper:
     with_authors = next((p for p in members if p.authors), first)
     labels = {p.label for p in members if p.label}
     doi, arxiv_id, pmid, year = pick("doi"), pick("arxiv_id"), pick("pmid"), pick("year")
-    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=with_abstract.text, title=first.title, year=year)
+    if doi or arxiv_id or pmid:
+        pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid)
+    else:  # the content id the reader gave (from the title as the source wrote it, or none)
+        pid = with_abstract.id if with_abstract.text else first.id
     return first.replace(
         id=pid,
         aliases=tuple(dict.fromkeys(a for p in members for a in (p.id, *p.aliases) if a != pid)),

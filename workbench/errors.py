@@ -53,7 +53,8 @@ class NoRecordsError(ReaderError):
 def _why(f) -> str:
     if f.error is not None:
         return f"{f.path}: not read: {f.error}"
-    detail = f.warnings[-1].removeprefix(f"{f.path}: ") if f.warnings else (f.skipped[0] if f.skipped else "")
+    why = [w for w in f.warnings if w.startswith(f"{f.path}: no ")] or f.warnings[-1:] or f.skipped[:1]
+    detail = why[0].removeprefix(f"{f.path}: ") if why else ""
     return f"{f.path} ({f.format}): 0 read" + (f", {detail}" if detail else "")
 
 

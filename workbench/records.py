@@ -26,6 +26,9 @@ __all__ = [
     "normalise_for_id",
     "legacy_normalise_for_id",
     "MAX_TEXT_CHARS",
+    "MIN_ID_WORDS",
+    "count_words",
+    "surname_key",
     "bounded_text",
     "paper_id",
     "id_aliases",
@@ -147,30 +150,68 @@ def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
-def _content_key(text: str, title: str, year: int | None, legacy: bool = False) -> str:
-    normalise = legacy_normalise_for_id if legacy else normalise_for_id
-    if text and (normalised := normalise(text)):
+#: An abstract this short ("lorem", "Editorial comment.") does not name a paper on its own: the
+#: content id of a record with a shorter abstract also hashes its title (see :func:`paper_id`).
+MIN_ID_WORDS = 20
+
+
+def count_words(normalised: str) -> int:
+    """Words of a normalised text; each Chinese, Japanese or Korean character counts as one."""
+    if not normalised:
+        return 0
+    if normalised.isascii():
+        return normalised.count(" ") + 1
+    from .scripts import CJK_CHAR
+
+    return normalised.count(" ") + 1 + len(CJK_CHAR.findall(normalised))
+
+
+def surname_key(name: str) -> str:
+    """An author's surname, normalised, accents dropped: ``"Smith, J."``, ``"J. Smith"``,
+    ``"Smith J"`` -> ``smith``; ``"Müller, Jürgen"`` -> ``muller``; any script."""
+    from .scripts import strip_marks
+
+    name = (name or "").strip()
+    if "," in name:
+        surname = name.split(",", 1)[0]
+    else:
+        parts = name.split()
+        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
+        surname = parts[0] if initials else parts[-1] if parts else ""
+    return normalise_for_id(strip_marks(surname))
+
+
+def _content_key(text: str, title: str, year: int | None, author: str = "", legacy: bool = False) -> str:
+    if legacy:  # the old scheme: the abstract alone, however short; ASCII letters only; no author
+        if text and (normalised := legacy_normalise_for_id(text)):
+            return "text:" + normalised
+        return f"title:{legacy_normalise_for_id(title or '')}:{year or ''}"
+    title_key = normalise_for_id(title or "")
+    if text and (normalised := normalise_for_id(text)):
+        if title_key and count_words(normalised) < MIN_ID_WORDS:
+            return f"text:{normalised}|title:{title_key}"
         return "text:" + normalised
-    title_key = normalise(title or "")
-    if not title_key and not legacy:
+    if not title_key:
         # Only symbols (an emoji, a formula): distinct records must not share one id.
         raw = " ".join(unicodedata.normalize("NFKC", text or title or "").casefold().split())
         if raw:
             return "raw:" + raw
-    return f"title:{title_key}:{year or ''}"
+    # A title alone: "Editorial" of 2020 by Smith is not "Editorial" of 2020 by Jones.
+    surname = surname_key(author) if author else ""
+    return f"title:{title_key}:{year or ''}" + (f":{surname}" if surname else "")
 
 
-def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None) -> tuple[str, ...]:
+def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,
+               author: str = "") -> tuple[str, ...]:
     """Other ids the paper with id ``pid`` has had or would have: its content id (what it gets
-    without its DOI/arXiv id/PMID) and the content id of the older, ASCII-only normalisation
-    (:func:`legacy_normalise_for_id`), where they differ from ``pid``. The store moves
+    without its DOI/arXiv id/PMID) and its content id under the older scheme (ASCII letters only,
+    :func:`legacy_normalise_for_id`, and a short abstract without its title), where they differ
+    from ``pid``. The store moves
     annotations made under an alias to ``pid``, so a review built before either change keeps
     every tag, note and decision on its paper."""
-    content = paper_id(text=text, title=title, year=year)
-    aliases = [content]
-    if not (text.isascii() and title.isascii()):
-        aliases.append(_short_hash(_content_key(text, title, year, legacy=True)))
-    return tuple(a for a in dict.fromkeys(aliases) if a != pid)
+    content = paper_id(text=text, title=title, year=year, author=author)
+    legacy = _short_hash(_content_key(text, title, year, legacy=True))
+    return tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
 
 
 def paper_id(
@@ -181,8 +222,11 @@ def paper_id(
     text: str = "",
     title: str = "",
     year: int | None = None,
+    author: str = "",
 ) -> str:
-    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract > title+year."""
+    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract (with the
+    title when the abstract has fewer than :data:`MIN_ID_WORDS` words) > title + year + the
+    first ``author``'s surname."""
     if doi:
         key = "doi:" + doi
     elif arxiv_id:
@@ -190,7 +234,7 @@ def paper_id(
     elif pmid:
         key = "pmid:" + str(pmid).strip()
     else:
-        key = _content_key(text, title, year)
+        key = _content_key(text, title, year, author)
     return _short_hash(key)
 
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 __all__ = [
     "CJK",
+    "CJK_CHAR",
     "has_cjk",
     "join_cjk",
     "search_terms",
@@ -38,7 +39,7 @@ CJK = (
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0002fa1f\U00030000-\U0003134f"
 )
-_CJK_CHAR = re.compile(f"[{CJK}]")
+CJK_CHAR = re.compile(f"[{CJK}]")
 
 
 @lru_cache(maxsize=1)
@@ -106,7 +107,7 @@ def strip_marks(text: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    return _CJK_CHAR.search(text) is not None
+    return CJK_CHAR.search(text) is not None
 
 
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{CJK}]) (?=[{CJK}])")

@@ -490,10 +490,11 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if not isinstance(keywords, (list, tuple)):
         keywords = split_keywords(keywords)
     keywords = tuple(dict.fromkeys(k for k in keywords if k))
-    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
+    author = authors[0] if authors else ""
+    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author)
     return Paper(
         id=pid,
-        aliases=id_aliases(pid, text=text, title=title, year=year),
+        aliases=id_aliases(pid, text=text, title=title, year=year, author=author),
         title=title or derive_title(text),
         abstract=abstract,
         text=text,
