@@ -97,3 +97,12 @@ def test_a_damaged_archive_is_an_error_when_named_and_a_report_line_in_a_folder(
 def test_an_xlsx_is_a_workbook_not_an_archive(tmp_path):
     papers, report = read_sources([DATA / "sheet.xlsx"])
     assert report.files[0].format == "xlsx" and len(papers) == 2
+
+
+def test_reading_one_archive_as_a_file_says_where_archives_are_opened(tmp_path):
+    from workbench.readers import read_file
+
+    part = tmp_path / "works.jsonl.gz"
+    part.write_bytes(gzip.compress((DATA / "openalex.jsonl").read_bytes()))
+    with pytest.raises(ReaderError, match="a gzip archive; read it with read_sources or `workbench read`"):
+        read_file(part)

@@ -105,6 +105,9 @@ def read_bytes_report(
     path = Path(name.rsplit("!", 1)[-1])
     if not raw.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
         raise ReaderError("the file is empty; expected records as one of " + supported_formats(), name)
+    if format is None and (kind := archive_kind(raw)):
+        raise ReaderError(f"a {kind} archive; read it with read_sources or `workbench read`, which open its "
+                          "members", name)
     head_bytes = raw[:_HEAD]
     text, encoding, warning = None, "binary", None
     looks_binary = head_bytes[:4] == b"PK\x03\x04"
