@@ -312,9 +312,30 @@ def test_old_excel_files_get_a_hint(tmp_path):
         read_file(xls)
 
 
-def test_ris_with_the_wrong_tag_layout_says_what_ris_looks_like(tmp_path):
-    ris = tmp_path / "one_space.ris"
-    ris.write_text("Provider: X\nTY - JOUR\nTI - One space only\nER - \n")
+def test_ris_tag_layouts_zotero_reads_are_read_with_a_warning(tmp_path):
+    """'TY - JOUR' (one space before the hyphen, as some tools write) and 'TI  -Title' (none
+    after it: rispy would cut the title's first letter), in .ris and in .txt files."""
+    for name in ("one_space.ris", "one_space.txt"):
+        ris = tmp_path / name
+        ris.write_text("Provider: X\nTY - JOUR\nTI - One space only\nAB -  An abstract.\nER - \n\n"
+                       "TY - JOUR\nTI - Second record\nER -\n")
+        papers, report = read_file_report(ris)
+        assert report.format == "ris"
+        assert [(p.title, p.abstract, p.source) for p in papers] == [
+            ("One space only", "An abstract.", f"{ris}:2"), ("Second record", "", f"{ris}:7")]
+        assert report.warnings == [f"{ris}:2: 7 tag lines laid out as 'TY - JOUR' (RIS has two spaces before the "
+                                   "hyphen: 'TY  - JOUR'), from this line; read as RIS"]
+    ris = tmp_path / "no_space.ris"
+    ris.write_text("TY  - JOUR\nTI  -No space after the hyphen\nER  -\n")
+    papers, report = read_file_report(ris)
+    assert [p.title for p in papers] == ["No space after the hyphen"]
+    assert report.warnings == [f"{ris}:2: 1 tag lines with no space after the hyphen ('TI  -Title'), from this "
+                               "line; read with one"]
+
+
+def test_ris_with_a_layout_nobody_reads_says_what_ris_looks_like(tmp_path):
+    ris = tmp_path / "no_spaces.ris"
+    ris.write_text("Provider: X\nTY-JOUR\nTI-No spaces at all\nER-\n")
     papers, report = read_file_report(ris)
     assert papers == [] and report.warnings == [
         f"{ris}:2: RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays them out "
