@@ -2,8 +2,9 @@
 
     python benchmarks/bench_embed.py [--sizes 2000 50000] [--repeats 3]
 
-For each size, one fresh process reads the corpus of ``scale.py`` (all real abstracts, then
-generated variants; written once under benchmarks/out/scale/) with the normal reader, takes
+For each size, one fresh process reads the corpus of ``scale.py`` of that size (all real
+abstracts, then generated variants; written once under benchmarks/out/scale/) with the normal
+reader, takes
 the texts a build embeds (``review.document_text``), imports scikit-learn, then times, in turn:
 
 - bare: ``TfidfVectorizer(**params).fit_transform(texts)`` then
@@ -77,7 +78,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each at sizes up to 10,000 (2 above)")
     parser.add_argument("--old", action="store_true", help="also time the old settings (sizes up to 5,000)")
     args = parser.parse_args()
-    source = make_corpus(max(args.sizes))
     print(f"# tfidf embed stage vs the bare scikit-learn calls, {time.strftime('%Y-%m-%d')}, {machine()}\n")
     print("| abstracts | features | bare TfidfVectorizer + TruncatedSVD s (best) | embed stage s (best) | ratio "
           "| runs bare / stage s "
@@ -86,6 +86,7 @@ def main() -> None:
     for size in args.sizes:
         repeats = args.repeats if size <= 10_000 else min(args.repeats, 2)
         old = args.old and size <= 5_000
+        source = make_corpus(size)
         r, _, rss = run_child(CHILD, [str(source), str(size), str(repeats), "1" if old else "0"])
         old_cell = f"{r['old']:.1f} ({r['old_features']:,})" if old else ""
         print(f"| {r['n']:,} | {r['features']:,} | {r['bare']:.2f} | {r['stage']:.2f} | {r['stage'] / r['bare']:.2f} "
