@@ -481,3 +481,10 @@ def test_seed_dump_in_a_txt_file():
         ("Daily Papers", ("Ada Lovelace", "Charles Babbage"), True, "5"),
     ]
     assert papers[1].title == "TRACE: a novel benchmark designed to evaluate continual learning in large language…"
+
+
+def test_a_literal_quote_in_the_last_row_is_not_an_open_quote(tmp_path):
+    path = tmp_path / "inches.csv"
+    path.write_text('Title,Abstract\nFirst,An abstract.\nA 12" screen,Measured in inches.\n', encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [p.title for p in papers] == ["First", 'A 12" screen'] and report.skipped == []

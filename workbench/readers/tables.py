@@ -153,7 +153,7 @@ def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], lis
                          f"inside a value?){spans}; quote that value and read again", start)
                 continue
         data.append((start, values))
-    if data and _open_quote_at_end(text, data[-1][0]):
+    if data and _open_quote_at_end(text, data[-1][0], delim):
         start = data.pop()[0]
         last = text.count("\n", 0, len(text.rstrip("\n"))) + 1
         ctx.skip(f"a quote that opens in this row never closes, so lines {start}-{last} could not be split into "
@@ -164,13 +164,18 @@ def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], lis
     return header_line, header, data
 
 
-def _open_quote_at_end(text: str, line: int) -> bool:
-    """Whether the rows from ``line`` to the end hold an odd number of double quotes: a quote
-    that opened there swallowed the rest of the file into one value."""
+def _open_quote_at_end(text: str, line: int, delim: str) -> bool:
+    """Whether the row starting on ``line`` (the last) opens a quote that never closes, so that
+    it swallowed the rest of the file into one value: the ``csv`` module, strict, says so."""
     at = 0
     for _ in range(line - 1):
         at = text.find("\n", at) + 1
-    return text.count('"', at) % 2 == 1
+    try:
+        for _ in csv.reader(_lines(text[at:]), delimiter=delim, strict=True):
+            pass
+    except csv.Error as err:
+        return "unexpected end of data" in str(err)
+    return False
 
 
 def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1) -> list[Paper]:
