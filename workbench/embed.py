@@ -223,8 +223,13 @@ class TfidfEmbedder:
                 "min_df": 1 if n_texts < 200 else 2, "max_features": self.max_features}
 
     def bind_corpus(self, texts: Sequence[str], hashes: Sequence[str] | None = None) -> None:
+        """Name the corpus the vectorizer is fitted on (each text by its start, as
+        :func:`embed_with_cache` embeds it); ``hashes`` are its texts' :func:`text_hash`, if known."""
+        if hashes is None:
+            texts = [bounded_text(t) for t in texts]
+            hashes = [text_hash(t) for t in texts]
         h = hashlib.sha256()
-        for th in hashes if hashes is not None else map(text_hash, texts):
+        for th in hashes:
             h.update(th.encode())
         key = ":" + h.hexdigest()[:16]
         if key != self._corpus_key:
