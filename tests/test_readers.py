@@ -488,3 +488,12 @@ def test_a_literal_quote_in_the_last_row_is_not_an_open_quote(tmp_path):
     path.write_text('Title,Abstract\nFirst,An abstract.\nA 12" screen,Measured in inches.\n', encoding="utf-8")
     papers, report = read_file_report(path)
     assert [p.title for p in papers] == ["First", 'A 12" screen'] and report.skipped == []
+
+
+def test_a_broken_string_definition_is_not_taken_for_an_entry_without_a_key(tmp_path):
+    path = tmp_path / "strings.bib"
+    path.write_text('@string{venue = "Nice Journal"\n\n@article{k, title={Still read}, journal=venue}\n',
+                    encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [p.title for p in papers] == ["Still read"]
+    assert not any("no key" in w for w in report.warnings)

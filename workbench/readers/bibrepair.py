@@ -58,7 +58,8 @@ KNOWN_TYPES = frozenset(
 Report = Callable[[str, int], None]
 
 _AT_SPACE = re.compile(r"^([ \t]*)@[ \t]+(?=[A-Za-z]+\s*[{(])", re.M)
-_NO_KEY = re.compile(r"^(\s*@\s*[A-Za-z]+\s*[{(])(?=\s*[A-Za-z][\w\-:.]*\s*=)")
+_NO_KEY = re.compile(r"^(\s*@\s*(?!(?:string|comment|preamble)\b)[A-Za-z]+\s*[{(])(?=\s*[A-Za-z][\w\-:.]*\s*=)",
+                     re.I)
 
 
 def _line_of(text: str, pos: int) -> int:
