@@ -31,6 +31,7 @@ __all__ = [
     "surname_key",
     "bounded_text",
     "paper_id",
+    "paper_ids",
     "id_aliases",
     "papers_to_frame",
 ]
@@ -133,7 +134,7 @@ def normalise_for_id(text: str) -> str:
         return " ".join(_ASCII_WORDS.findall(text.lower()))
     from .scripts import word_runs
 
-    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold()))
+    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
 
 
 def legacy_normalise_for_id(text: str) -> str:
@@ -181,16 +182,16 @@ def surname_key(name: str) -> str:
     return normalise_for_id(strip_marks(surname))
 
 
-def _content_key(text: str, title: str, year: int | None, author: str = "", legacy: bool = False) -> str:
-    if legacy:  # the old scheme: the abstract alone, however short; ASCII letters only; no author
-        if text and (normalised := legacy_normalise_for_id(text)):
-            return "text:" + normalised
-        return f"title:{legacy_normalise_for_id(title or '')}:{year or ''}"
-    title_key = normalise_for_id(title or "")
-    if text and (normalised := normalise_for_id(text)):
-        if title_key and count_words(normalised) < MIN_ID_WORDS:
-            return f"text:{normalised}|title:{title_key}"
-        return "text:" + normalised
+def _normalised(text: str, title: str) -> tuple[str, str]:
+    return normalise_for_id(text) if text else "", normalise_for_id(title) if title else ""
+
+
+def _content_key(text: str, title: str, year: int | None, author: str, normalised: tuple[str, str]) -> str:
+    norm_text, title_key = normalised
+    if norm_text:
+        if title_key and count_words(norm_text) < MIN_ID_WORDS:
+            return f"text:{norm_text}|title:{title_key}"
+        return "text:" + norm_text
     if not title_key:
         # Only symbols (an emoji, a formula): distinct records must not share one id.
         raw = " ".join(unicodedata.normalize("NFKC", text or title or "").casefold().split())
@@ -201,17 +202,59 @@ def _content_key(text: str, title: str, year: int | None, author: str = "", lega
     return f"title:{title_key}:{year or ''}" + (f":{surname}" if surname else "")
 
 
+def _legacy_key(text: str, title: str, year: int | None, normalised: tuple[str, str]) -> str:
+    """The content key of the old scheme: the abstract alone however short, ASCII letters only,
+    no author (ASCII text normalises the same both ways)."""
+    norm_text = normalised[0] if text.isascii() else legacy_normalise_for_id(text)
+    if norm_text:
+        return "text:" + norm_text
+    norm_title = normalised[1] if title.isascii() else legacy_normalise_for_id(title)
+    return f"title:{norm_title}:{year or ''}"
+
+
+def _identifier_key(doi: str | None, arxiv_id: str | None, pmid: str | None) -> str | None:
+    if doi:
+        return "doi:" + doi
+    if arxiv_id:
+        return "arxiv:" + arxiv_id
+    if pmid:
+        return "pmid:" + str(pmid).strip()
+    return None
+
+
+def paper_ids(
+    *,
+    doi: str | None = None,
+    arxiv_id: str | None = None,
+    pmid: str | None = None,
+    text: str = "",
+    title: str = "",
+    year: int | None = None,
+    author: str = "",
+) -> tuple[str, tuple[str, ...]]:
+    """:func:`paper_id` and :func:`id_aliases` at once, each text normalised once."""
+    content, legacy = _content_ids(text, title, year, author)
+    key = _identifier_key(doi, arxiv_id, pmid)
+    pid = _short_hash(key) if key else content
+    return pid, tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
+
+
+def _content_ids(text: str, title: str, year: int | None, author: str) -> tuple[str, str]:
+    """The content id, and the content id of the old scheme."""
+    normalised = _normalised(text, title)
+    return (_short_hash(_content_key(text, title, year, author, normalised)),
+            _short_hash(_legacy_key(text, title, year, normalised)))
+
+
 def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,
                author: str = "") -> tuple[str, ...]:
     """Other ids the paper with id ``pid`` has had or would have: its content id (what it gets
     without its DOI/arXiv id/PMID) and its content id under the older scheme (ASCII letters only,
-    :func:`legacy_normalise_for_id`, and a short abstract without its title), where they differ
-    from ``pid``. The store moves
-    annotations made under an alias to ``pid``, so a review built before either change keeps
-    every tag, note and decision on its paper."""
-    content = paper_id(text=text, title=title, year=year, author=author)
-    legacy = _short_hash(_content_key(text, title, year, legacy=True))
-    return tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
+    :func:`legacy_normalise_for_id`, a short abstract without its title, a title without its
+    author), where they differ from ``pid``. The store moves annotations made under an alias to
+    ``pid``, so a review built before either change keeps every tag, note and decision on its
+    paper."""
+    return tuple(a for a in dict.fromkeys(_content_ids(text, title, year, author)) if a != pid)
 
 
 def paper_id(
@@ -227,15 +270,8 @@ def paper_id(
     """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract (with the
     title when the abstract has fewer than :data:`MIN_ID_WORDS` words) > title + year + the
     first ``author``'s surname."""
-    if doi:
-        key = "doi:" + doi
-    elif arxiv_id:
-        key = "arxiv:" + arxiv_id
-    elif pmid:
-        key = "pmid:" + str(pmid).strip()
-    else:
-        key = _content_key(text, title, year, author)
-    return _short_hash(key)
+    key = _identifier_key(doi, arxiv_id, pmid)
+    return _short_hash(key or _content_key(text, title, year, author, _normalised(text, title)))
 
 
 # ----------------------------------------------------------------------------- bounded cost

@@ -61,8 +61,9 @@ def _marks() -> str:
 
 @lru_cache(maxsize=1)
 def word_runs() -> re.Pattern:
-    """Runs of letters, digits and combining marks of any script (no underscore): id words."""
-    return re.compile(f"(?:[^\\W_]|[{_marks()}])+")
+    """Runs of letters, digits, underscores and combining marks of any script (one character
+    class: twice as fast as an alternation); callers turn ``_`` into a space first."""
+    return re.compile(f"[\\w{_marks()}]+")
 
 
 @lru_cache(maxsize=1)
@@ -77,23 +78,27 @@ def _written_re() -> re.Pattern:
     return re.compile(f"[{CJK}]|{word}+")
 
 
+_ASCII_TOKEN = re.compile(r"\b\w\w+\b")
+_ASCII_WORD = re.compile(r"\b\w+\b")
+
+
 def tokens(text: str) -> list[str]:
     """The tokens topic words are made of: each CJK character, and every other word of two
     characters or more (marks included). For ASCII text the same tokens as scikit-learn's
     default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
-    return _token_re().findall(text)
+    return _ASCII_TOKEN.findall(text) if text.isascii() else _token_re().findall(text)
 
 
 def words(text: str) -> list[str]:
     """Every word of ``text`` (one character or more, marks included) and each CJK character.
     For ASCII text what ``\\b\\w+\\b`` finds."""
-    return _written_re().findall(text)
+    return _ASCII_WORD.findall(text) if text.isascii() else _written_re().findall(text)
 
 
 def words_as_written(text: str) -> str:
     """``text`` as one lower-case string of its words (and CJK characters) between single spaces,
     with a space at each end: what a topic word is looked up in (``" 强 化 "``, ``" reward model "``)."""
-    return " " + " ".join(_written_re().findall(text.lower())) + " "
+    return " " + " ".join(words(text.lower())) + " "
 
 
 @lru_cache(maxsize=1)

@@ -25,10 +25,9 @@ from ..records import (
     Paper,
     clean_text,
     derive_title,
-    id_aliases,
     normalise_arxiv_id,
     normalise_doi,
-    paper_id,
+    paper_ids,
 )
 from .report import FileReport
 
@@ -491,10 +490,10 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         keywords = split_keywords(keywords)
     keywords = tuple(dict.fromkeys(k for k in keywords if k))
     author = authors[0] if authors else ""
-    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author)
+    pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author)
     return Paper(
         id=pid,
-        aliases=id_aliases(pid, text=text, title=title, year=year, author=author),
+        aliases=aliases,
         title=title or derive_title(text),
         abstract=abstract,
         text=text,
