@@ -249,9 +249,11 @@ def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
-def _old_id_aliases(pid, text="", title="", year=None, author=""):
+def _old_paper_ids(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author=""):
+    """The old id and aliases of a record: its id, and its content id when a DOI made the id."""
+    pid = _old_paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
     content = _old_paper_id(text=text, title=title, year=year)
-    return () if content == pid else (content,)
+    return pid, (() if content == pid else (content,))
 
 
 def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp_path, monkeypatch):
@@ -276,10 +278,9 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
                    "@article{d, author={Cesar, Jean}, title={An amazing title}, year={2013}}\n"
                    "@article{e, author={Baltazar, Jean}, title={An amazing title}, year={2013}}\n",
                    encoding="utf-8")
-    for module in (fields, seed_reader, dedupe):
-        monkeypatch.setattr(module, "paper_id", _old_paper_id)
     for module in (fields, seed_reader):
-        monkeypatch.setattr(module, "id_aliases", _old_id_aliases)
+        monkeypatch.setattr(module, "paper_ids", _old_paper_ids)
+    monkeypatch.setattr(dedupe, "paper_id", _old_paper_id)
     old = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
     # the old ids: the two Chinese abstracts were one paper (both normalised to nothing), and so
     # were the two "An amazing title" of 2013 by two authors
