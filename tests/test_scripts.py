@@ -14,10 +14,11 @@ def test_words_keep_their_combining_marks():
     assert words("العَرَبِيَّة") == ["العَرَبِيَّة"]
 
 
-def test_cjk_characters_are_tokens_and_other_words_need_two_letters():
+def test_chinese_and_japanese_characters_are_tokens_and_other_words_need_two_letters():
     assert tokens("强化学习 (RL) for a robot, 2024") == ["强", "化", "学", "习", "RL", "for", "robot", "2024"]
     assert tokens("大規模言語モデル") == ["大", "規", "模", "言", "語", "モ", "デ", "ル"]
-    assert tokens("강화학습을 이용한") == ["강", "화", "학", "습", "을", "이", "용", "한"]
+    # Korean separates its words with spaces: they stay words (with their particles)
+    assert tokens("강화학습을 이용한") == ["강화학습을", "이용한"]
 
 
 def test_ascii_tokens_are_scikit_learns_default_tokens():
@@ -58,4 +59,5 @@ def test_term_pattern(term, text, found):
 
 def test_strip_marks_and_has_cjk():
     assert strip_marks("Müller Ångström") == "Muller Angstrom"
-    assert has_cjk("GPT と 言語") and not has_cjk("Αλφα βήτα")
+    assert has_cjk("GPT と 言語") and has_cjk("강화") and not has_cjk("Αλφα βήτα")
+    assert join_cjk("강화 학습") == "강화 학습"  # a real space between Korean words stays

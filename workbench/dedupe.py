@@ -37,7 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key
-from .scripts import CJK_CHAR
+from .scripts import UNSPACED_CHAR
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -185,7 +185,7 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
             blocks[("short", title)].append(i)
             continue
         words = title.split()
-        if len(words) < _BLOCK_WORDS and CJK_CHAR.search(title):  # no spaces between its words
+        if len(words) < _BLOCK_WORDS and UNSPACED_CHAR.search(title):  # no spaces between its words
             blocks[("first chars", title[:_BLOCK_CHARS])].append(i)
             blocks[("last chars", title[-_BLOCK_CHARS:])].append(i)
             continue

@@ -157,14 +157,14 @@ MIN_ID_WORDS = 20
 
 
 def count_words(normalised: str) -> int:
-    """Words of a normalised text; each Chinese, Japanese or Korean character counts as one."""
+    """Words of a normalised text; each Chinese or Japanese character counts as one."""
     if not normalised:
         return 0
     if normalised.isascii():
         return normalised.count(" ") + 1
-    from .scripts import CJK_CHAR
+    from .scripts import UNSPACED_CHAR
 
-    return normalised.count(" ") + 1 + len(CJK_CHAR.findall(normalised))
+    return normalised.count(" ") + 1 + len(UNSPACED_CHAR.findall(normalised))
 
 
 def surname_key(name: str) -> str:

@@ -4,11 +4,14 @@ Python's ``\\w`` stops at combining marks, so ``re.findall(r"\\w+", "हिन�
 ``['ह', 'न', 'द']``: Devanagari vowel signs, Arabic harakat and Hebrew points are marks, and a
 word cut at each of them is no word. Here a word is a run of letters, digits *and* marks.
 
-Chinese, Japanese and Korean (:data:`CJK`) put no spaces between words, and a run of them is a
+Chinese and Japanese (:data:`UNSPACED`) put no spaces between words, and a run of them is a
 clause, not a word. Their characters are tokens of their own, so topic words are characters and
-character bigrams (``强化``, ``学习``) and a search for ``强化学习`` matches its bigrams wherever
-they are; :func:`join_cjk` writes such n-grams back without the spaces between characters.
-Thai, Lao, Khmer and Burmese are also written without spaces; their runs stay whole words.
+character bigrams (``强化``, ``学习``) and :func:`join_cjk` writes such n-grams back without the
+spaces between characters. Korean puts spaces between words, which carry their particles
+(``강화학습을``): its words stay words in topic words, and search, like search in Chinese and
+Japanese (:data:`CJK`), matches the character bigrams of a query anywhere in them (``학습``
+finds ``강화학습을``). Thai, Lao, Khmer and Burmese are also written without spaces; their runs
+stay whole words.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from functools import lru_cache
 __all__ = [
     "CJK",
     "CJK_CHAR",
+    "UNSPACED",
+    "UNSPACED_CHAR",
+    "has_unspaced",
     "has_cjk",
     "join_cjk",
     "search_terms",
@@ -32,14 +38,17 @@ __all__ = [
     "words_as_written",
 ]
 
-#: Scripts written without spaces whose characters are tokens: Han (with its extensions and
-#: compatibility forms), the iteration marks 々〆〇, Hiragana, Katakana, Bopomofo and Hangul.
-CJK = (
-    "\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+#: Scripts written without spaces between words, whose characters are tokens: Han (with its
+#: extensions and compatibility forms), the iteration marks 々〆〇, Hiragana, Katakana, Bopomofo.
+UNSPACED = (
+    "\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u31a0-\u31bf\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0002fa1f\U00030000-\U0003134f"
 )
+#: Chinese, Japanese and Korean (Hangul): searched by character bigrams, anywhere in a word.
+CJK = UNSPACED + "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 CJK_CHAR = re.compile(f"[{CJK}]")
+UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
 
 
 @lru_cache(maxsize=1)
@@ -68,14 +77,14 @@ def word_runs() -> re.Pattern:
 
 @lru_cache(maxsize=1)
 def _token_re() -> re.Pattern:
-    word = f"(?:[^\\W{CJK}]|[{_marks()}])"
-    return re.compile(f"[{CJK}]|{word}{{2,}}")
+    word = f"(?:[^\\W{UNSPACED}]|[{_marks()}])"
+    return re.compile(f"[{UNSPACED}]|{word}{{2,}}")
 
 
 @lru_cache(maxsize=1)
 def _written_re() -> re.Pattern:
-    word = f"(?:[^\\W{CJK}]|[{_marks()}])"
-    return re.compile(f"[{CJK}]|{word}+")
+    word = f"(?:[^\\W{UNSPACED}]|[{_marks()}])"
+    return re.compile(f"[{UNSPACED}]|{word}+")
 
 
 _ASCII_TOKEN = re.compile(r"\b\w\w+\b")
@@ -83,14 +92,15 @@ _ASCII_WORD = re.compile(r"\b\w+\b")
 
 
 def tokens(text: str) -> list[str]:
-    """The tokens topic words are made of: each CJK character, and every other word of two
+    """The tokens topic words are made of: each Chinese or Japanese character, and every other word of two
     characters or more (marks included). For ASCII text the same tokens as scikit-learn's
     default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
     return _ASCII_TOKEN.findall(text) if text.isascii() else _token_re().findall(text)
 
 
 def words(text: str) -> list[str]:
-    """Every word of ``text`` (one character or more, marks included) and each CJK character.
+    """Every word of ``text`` (one character or more, marks included) and each Chinese or
+    Japanese character.
     For ASCII text what ``\\b\\w+\\b`` finds."""
     return _ASCII_WORD.findall(text) if text.isascii() else _written_re().findall(text)
 
@@ -112,15 +122,22 @@ def strip_marks(text: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
+    """Whether ``text`` has Chinese, Japanese or Korean letters (searched by bigrams)."""
     return CJK_CHAR.search(text) is not None
 
 
-_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{CJK}]) (?=[{CJK}])")
+def has_unspaced(text: str) -> bool:
+    """Whether ``text`` has Chinese or Japanese characters (tokens of their own)."""
+    return UNSPACED_CHAR.search(text) is not None
+
+
+_SPACE_BETWEEN = re.compile(f"(?<=[{UNSPACED}]) (?=[{UNSPACED}])")
 
 
 def join_cjk(phrase: str) -> str:
-    """``"强 化 学"`` -> ``"强化学"``: n-grams of CJK characters written as the text writes them."""
-    return _SPACE_BETWEEN_CJK.sub("", phrase) if has_cjk(phrase) else phrase
+    """``"强 化 学"`` -> ``"强化学"``: n-grams of Chinese or Japanese characters written as the
+    text writes them."""
+    return _SPACE_BETWEEN.sub("", phrase) if has_unspaced(phrase) else phrase
 
 
 _QUERY_PART = re.compile(f"[{CJK}]+|[^\\s{CJK}]+")

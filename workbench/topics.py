@@ -395,7 +395,7 @@ class TopicModel:
 
         n = len(texts)
         # Small corpora keep every word; large ones drop words seen in fewer than 2 papers. Words of
-        # any script; Chinese, Japanese and Korean characters are tokens (bigrams: their words).
+        # any script; Chinese and Japanese characters are tokens (bigrams: their words).
         vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
                                      tokenizer=tokens, token_pattern=None)
         if embedder is None:
@@ -483,7 +483,7 @@ class TopicModel:
             # a phrase common enough to be a top word shows in the topic's first 2,000 papers
             text = topic_text(texts, self.labels_, topic) if texts is not None else None
             label = "Unassigned" if topic == OUTLIER else readable_label(words, common=common, text=text) or f"Topic {topic}"
-            # CJK n-grams are tokens joined by spaces ("强 化"): written back as the text writes them
+            # Chinese and Japanese n-grams are characters joined by spaces ("强 化"): written back as the text does
             rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
                          "words": [join_cjk(w) for w in words]})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
