@@ -497,3 +497,14 @@ def test_a_broken_string_definition_is_not_taken_for_an_entry_without_a_key(tmp_
     papers, report = read_file_report(path)
     assert [p.title for p in papers] == ["Still read"]
     assert not any("no key" in w for w in report.warnings)
+
+
+def test_web_of_science_tab_delimited_titles_may_start_with_a_quote(tmp_path):
+    path = tmp_path / "savedrecs.txt"
+    rows = ["PT\tAU\tTI\tAB\tPY\tUT\t", 'J\tDoe, J\t"Why" questions in screening\tAn abstract.\t2020\tWOS:1\t',
+            "J\tRoe, R\tA second record\tAnother abstract.\t2021\tWOS:2\t"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [(p.title, p.source.rsplit(":", 1)[1]) for p in papers] == [
+        ('"Why" questions in screening', "2"), ("A second record", "3")]
+    assert report.skipped == []

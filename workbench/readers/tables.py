@@ -120,9 +120,16 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+def _quoting(text: str, delim: str) -> int:
+    """Web of Science's tab-delimited export never quotes, and a title may start with a quote
+    (``"Why" questions``): read its quotes as text. Other tables quote as CSV does."""
+    names = {n.strip() for n in _header_line(text).split(delim)}
+    return csv.QUOTE_NONE if delim == "\t" and {"PT", "UT", "TI"} <= names else csv.QUOTE_MINIMAL
+
+
 def _rows(text: str, delim: str):
     """(first line, values) of every non-blank row, the header first."""
-    reader = csv.reader(_lines(text), delimiter=delim)
+    reader = csv.reader(_lines(text), delimiter=delim, quoting=_quoting(text, delim))
     prev_end = 0
     for row in reader:
         start, prev_end = prev_end + 1, reader.line_num
@@ -153,7 +160,7 @@ def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], lis
                          f"inside a value?){spans}; quote that value and read again", start)
                 continue
         data.append((start, values))
-    if data and _open_quote_at_end(text, data[-1][0], delim):
+    if data and _quoting(text, delim) != csv.QUOTE_NONE and _open_quote_at_end(text, data[-1][0], delim):
         start = data.pop()[0]
         last = text.count("\n", 0, len(text.rstrip("\n"))) + 1
         ctx.skip(f"a quote that opens in this row never closes, so lines {start}-{last} could not be split into "
