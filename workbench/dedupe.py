@@ -59,7 +59,6 @@ _BLOCK_CHARS = 8
 _CHUNK = 1024
 
 
-
 @dataclass(frozen=True)
 class Merge:
     """Record ``merged`` (an index into the input) joined the paper of record ``kept``, because ``reason``."""
