@@ -91,3 +91,34 @@ def test_an_embedder_returning_garbage_is_refused(tmp_path):
 
     with pytest.raises(EmbedderError, match="non-finite"):
         embed_with_cache(["a text", "another text"], Broken(), None)
+
+
+def test_tfidf_corpus_vectors_are_the_two_scikit_learn_calls_and_nothing_more():
+    """The embed stage's vectors of the corpus are TruncatedSVD.fit_transform of
+    TfidfVectorizer.fit_transform (normalised), not a second transform of every text."""
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = seed_abstracts()
+    texts = texts + [" ".join(reversed(t.split())) for t in texts]  # 266 texts: terms in 2+ papers only
+    tfidf = TfidfEmbedder()
+    X, stats = embed_with_cache(texts, tfidf, None, corpus=True)
+    bare = TruncatedSVD(n_components=256, random_state=42).fit_transform(
+        TfidfVectorizer(**tfidf.vectorizer_params(len(texts))).fit_transform(texts))
+    bare /= np.linalg.norm(bare, axis=1, keepdims=True)
+    np.testing.assert_allclose(X, bare, atol=1e-5)
+    assert stats["embedded"] == len(set(texts)) and tfidf.vectorizer_params(len(texts))["min_df"] == 2
+    # a text outside the corpus is projected into the same space
+    assert tfidf.embed(["reward models for agents"]).shape == (1, 256)
+
+
+def test_a_huge_text_is_embedded_by_its_first_characters(tmp_path):
+    from workbench.records import MAX_TEXT_CHARS, bounded_text
+
+    huge = "agents plan with memory " * 100_000  # 2.4 million characters
+    assert len(bounded_text(huge)) <= MAX_TEXT_CHARS and huge.startswith(bounded_text(huge))
+    fake = FakeEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        X, _ = embed_with_cache([huge, bounded_text(huge)], fake, cache)
+    assert fake.embedded == 1  # the same text once cut: embedded once
+    np.testing.assert_array_equal(X[0], X[1])

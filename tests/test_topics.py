@@ -227,3 +227,57 @@ def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
     assert [w for w, _ in ranked[0]] == ["reward model", "models"], "digits-only words are dropped"
     assert ranked[0][0][1] == pytest.approx(2 * 8 / (8 + 10))
     assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
+
+
+ROBOTS_ZH = [
+    "本文提出一种基于强化学习的机器人导航方法，在仿真环境中提高了导航成功率。",
+    "我们研究多机器人协作中的强化学习策略，实验表明该策略能够减少碰撞。",
+    "针对机器人抓取任务，本文设计了一种深度强化学习算法，并在真实机器人上验证。",
+    "本文将模仿学习与强化学习结合，用于机器人操作技能的快速获取。",
+    "我们提出一种分层强化学习框架，使机器人能够完成长时程的导航任务。",
+    "在稀疏奖励条件下，本文提出的强化学习探索方法显著加快了机器人训练。",
+]
+MEDICINE_ZH = [
+    "我们构建了一个大规模中文医学问答数据集，并评估了多种语言模型的表现。",
+    "本文收集了医院电子病历，建立了用于疾病诊断的医学文本数据集。",
+    "我们提出一种医学问答系统，利用知识图谱回答患者关于药物的问题。",
+    "本文评估了大语言模型在医学考试问答中的准确率，并分析了错误类型。",
+    "针对罕见疾病，我们构建了医学文献数据集，并标注了疾病与基因的关系。",
+    "本文研究医学问答中的答案可解释性，提出了基于证据的回答生成方法。",
+]
+ROBOTS_EL = [
+    "Προτείνουμε μια μέθοδο ενισχυτικής μάθησης για την πλοήγηση ρομπότ σε άγνωστα περιβάλλοντα.",
+    "Η πλοήγηση ρομπότ με ενισχυτική μάθηση βελτιώνεται με ιεραρχικές πολιτικές.",
+    "Μελετάμε τη συνεργασία πολλών ρομπότ με ενισχυτική μάθηση σε αποθήκες.",
+    "Ένα ρομπότ μαθαίνει να πιάνει αντικείμενα με ενισχυτική μάθηση από λίγες δοκιμές.",
+]
+
+
+def _two_groups(n_a: int, n_b: int, dims: int = 64) -> np.ndarray:
+    X = np.random.RandomState(0).rand(n_a + n_b, dims).astype(np.float32) * 0.1
+    X[:n_a, 0] += 1
+    X[n_a:, 1] += 1
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("embedder", [None, FakeEmbedder()], ids=["c-tf-idf", "keybert"])
+def test_chinese_topic_words_are_words_of_their_papers(embedder):
+    texts = ROBOTS_ZH + MEDICINE_ZH
+    model = TopicModel(seed=1).fit(texts, _two_groups(6, 6), embedder=embedder)
+    info = model.topic_info_.set_index("topic")
+    for topic, own in ((model.labels_[0], ROBOTS_ZH), (model.labels_[-1], MEDICINE_ZH)):
+        words, label = info.words[topic], info.label[topic].split(", ")
+        assert words and all(len(w) >= 2 for w in words), "character n-grams, not lone characters"
+        assert len(label) == 3 and all(any(w in t for t in own) for w in label), label
+    assert "强化学习" in info.label[model.labels_[0]]
+    assert "医学" in info.label[model.labels_[-1]]
+
+
+def test_greek_topic_words_are_whole_words_without_any_embedder():
+    """BERTopic's English clean-up (used without an embedding model) deletes letters outside
+    A-Z: Greek papers would get no words at all."""
+    texts = ROBOTS_EL + [t.replace("ρομπότ", "αυτοκίνητα") for t in ROBOTS_EL]
+    model = TopicModel(seed=1).fit(texts, _two_groups(4, 4), embedder=None)
+    words = [w for ws in model.topic_info_.words for w in ws]
+    assert "ρομπότ" in words and "αυτοκίνητα" in words
+    assert all(w in " ".join(texts).lower() for w in words)

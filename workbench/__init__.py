@@ -8,6 +8,7 @@ The pipeline, in the order the modules run: ``readers`` (sources -> papers) -> `
 from .errors import (
     EmbedderError,
     InputError,
+    NoRecordsError,
     ReaderError,
     ReviewError,
     StoreError,
@@ -31,6 +32,7 @@ __all__ = [
     "WorkbenchError",
     "InputError",
     "ReaderError",
+    "NoRecordsError",
     "ReviewError",
     "StoreError",
     "EmbedderError",

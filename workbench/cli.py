@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .embed import EMBEDDERS
-from .errors import WorkbenchError
+from .errors import NoRecordsError, WorkbenchError
 from .terminal import visible
 
 __all__ = ["main", "write_table"]
@@ -63,17 +63,22 @@ def _cmd_build(args) -> int:
         params["min_cluster_size"] = args.min_cluster_size
     if args.nr_topics is not None:
         params["nr_topics"] = args.nr_topics
-    review = build(
-        args.sources or ["seeds"],
-        review=args.review,
-        embedder=args.embedder,
-        seed=args.seed,
-        input_format=args.input_format,
-        **params,
-    )
     def say(line) -> None:
         sys.stderr.write(visible(line) + "\n")
 
+    try:
+        review = build(
+            args.sources or ["seeds"],
+            review=args.review,
+            embedder=args.embedder,
+            seed=args.seed,
+            input_format=args.input_format,
+            **params,
+        )
+    except NoRecordsError as no_records:  # the report says why, file by file; then the error line
+        for line in no_records.report.lines():
+            say(line)
+        raise
     for line in review.report.lines():
         say(line)
     m = review.manifest

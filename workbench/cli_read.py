@@ -1,9 +1,9 @@
 """``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
 
 Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
-read, skipped with reasons, merged) on stderr; the table and the report show control
-characters in the data escaped (:func:`.terminal.visible`). The main command line calls
-:func:`register`.
+read, skipped with reasons, merged) on stderr; exits 1 with the report when no file yielded a
+record. The table and the report show control characters in the data escaped
+(:func:`.terminal.visible`). The main command line calls :func:`register`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TextIO
 
-from .errors import InputError
+from .errors import InputError, NoRecordsError
 from .readers import READERS, read_sources
 from .records import PAPER_COLUMNS
 from .terminal import visible
@@ -83,14 +83,20 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     stderr = stderr or sys.stderr
     if args.threshold is not None and not 0 < args.threshold <= 100:
         raise InputError(f"--threshold={args.threshold} should be between 0 and 100 (a rapidfuzz ratio)")
-    papers, report = read_sources(
-        args.sources,
-        format=args.input_format,
-        dedupe=not args.no_dedupe,
-        with_references=args.with_references,
-        threshold=args.threshold,
-    )
-    for line in report.lines(limit=None if args.all_report_lines else 20):
+    limit = None if args.all_report_lines else 20
+    try:
+        papers, report = read_sources(
+            args.sources,
+            format=args.input_format,
+            dedupe=not args.no_dedupe,
+            with_references=args.with_references,
+            threshold=args.threshold,
+        )
+    except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1
+        for line in err.report.lines(limit=limit):
+            print(visible(line), file=stderr)
+        raise
+    for line in report.lines(limit=limit):
         print(visible(line), file=stderr)
     rows = [_row(p) for p in papers]
     if args.output_format == "json":

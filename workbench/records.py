@@ -1,9 +1,9 @@
 """One paper, as every stage of the workbench sees it.
 
 A :class:`Paper` is a frozen record with a stable id. The id depends on what the paper *is*
-(its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title), never on
-where it was read from, so rereading, moving or reordering a source keeps every id and every
-annotation attached to it.
+(its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title, in any
+script), never on where it was read from, so rereading, moving or reordering a source keeps every
+id and every annotation attached to it.
 
 This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
 whitespace, and a readable title for records that come without one.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sys
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -25,7 +24,14 @@ __all__ = [
     "normalise_doi",
     "normalise_arxiv_id",
     "normalise_for_id",
+    "legacy_normalise_for_id",
+    "MAX_TEXT_CHARS",
+    "MIN_ID_WORDS",
+    "count_words",
+    "surname_key",
+    "bounded_text",
     "paper_id",
+    "paper_ids",
     "id_aliases",
     "papers_to_frame",
 ]
@@ -42,8 +48,9 @@ class Paper:
     never contains "et al."; ``et_al`` says whether the source truncated the author list.
     ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every place
     the same paper was found once duplicates are merged. ``aliases`` are other ids the same paper
-    had or would have had (its content id before a DOI was known, a merged record's id): the
-    store moves annotations made under an alias to the paper's id.
+    had or would have had (its content id before a DOI was known, a merged record's id, its id
+    under the older ASCII-only normalisation): the store moves annotations made under an alias
+    to the paper's id.
     """
 
     id: str
@@ -107,25 +114,147 @@ def normalise_arxiv_id(value: str | None) -> str | None:
 
 @lru_cache(maxsize=1)
 def _combining_marks() -> dict:
-    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``)."""
-    return dict.fromkeys(cp for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp)))
+    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``;
+    none lies above U+1FFFF)."""
+    return dict.fromkeys(cp for cp in range(0x20000) if unicodedata.combining(chr(cp)))
+
+
+_ASCII_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def normalise_for_id(text: str) -> str:
-    """Lower-case letters and digits separated by single spaces: robust to markup and layout."""
-    if not text.isascii():  # ASCII is its own NFKD form and has no combining marks
+    """Words of any script, separated by single spaces: robust to markup, layout and case.
+
+    NFKC (full-width and compatibility forms to their plain letters, ``ﬁ`` -> ``fi``), then
+    casefold (``Straße`` -> ``strasse``, ``ΣΑΣ`` -> ``σασ``), then the runs of letters, digits and
+    combining marks of every script (:func:`workbench.scripts.word_runs`): ``"Über-Größe, 大型语言模型!"``
+    -> ``"über grösse 大型语言模型"``. Accents are kept: ``é`` and ``e`` are different letters.
+    """
+    if text.isascii():  # its own NFKC form, and casefold is lower() for ASCII
+        return " ".join(_ASCII_WORDS.findall(text.lower()))
+    from .scripts import word_runs
+
+    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
+
+
+def legacy_normalise_for_id(text: str) -> str:
+    """How ids were normalised before every script counted (workbench 0.1): accents stripped,
+    then only ``[a-z0-9]`` kept, so text in other scripts normalised to nothing. Used only to
+    give papers their old id as an alias (:func:`id_aliases`); equal to :func:`normalise_for_id`
+    on ASCII text."""
+    if not text.isascii():
         text = unicodedata.normalize("NFKD", text).translate(_combining_marks())
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(_ASCII_WORDS.findall(text.lower()))
 
 
 def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
-def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None) -> tuple[str, ...]:
-    """The content id a paper with identifier ``pid`` would get without its DOI/arXiv id/PMID."""
-    content = paper_id(text=text, title=title, year=year)
-    return () if content == pid else (content,)
+#: An abstract this short ("lorem", "Editorial comment.") does not name a paper on its own: the
+#: content id of a record with a shorter abstract also hashes its title (see :func:`paper_id`).
+MIN_ID_WORDS = 20
+
+
+def count_words(normalised: str) -> int:
+    """Words of a normalised text; each Chinese or Japanese character counts as one."""
+    if not normalised:
+        return 0
+    if normalised.isascii():
+        return normalised.count(" ") + 1
+    from .scripts import UNSPACED_CHAR
+
+    return normalised.count(" ") + 1 + len(UNSPACED_CHAR.findall(normalised))
+
+
+def surname_key(name: str) -> str:
+    """An author's surname, normalised, accents dropped: ``"Smith, J."``, ``"J. Smith"``,
+    ``"Smith J"`` -> ``smith``; ``"Müller, Jürgen"`` -> ``muller``; any script."""
+    from .scripts import strip_marks
+
+    name = (name or "").strip()
+    if "," in name:
+        surname = name.split(",", 1)[0]
+    else:
+        parts = name.split()
+        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
+        surname = parts[0] if initials else parts[-1] if parts else ""
+    return normalise_for_id(strip_marks(surname))
+
+
+def _normalised(text: str, title: str) -> tuple[str, str]:
+    return normalise_for_id(text) if text else "", normalise_for_id(title) if title else ""
+
+
+def _content_key(text: str, title: str, year: int | None, author: str, normalised: tuple[str, str]) -> str:
+    norm_text, title_key = normalised
+    if norm_text:
+        if title_key and count_words(norm_text) < MIN_ID_WORDS:
+            return f"text:{norm_text}|title:{title_key}"
+        return "text:" + norm_text
+    if not title_key:
+        # Only symbols (an emoji, a formula): distinct records must not share one id.
+        raw = " ".join(unicodedata.normalize("NFKC", text or title or "").casefold().split())
+        if raw:
+            return "raw:" + raw
+    # A title alone: "Editorial" of 2020 by Smith is not "Editorial" of 2020 by Jones.
+    surname = surname_key(author) if author else ""
+    return f"title:{title_key}:{year or ''}" + (f":{surname}" if surname else "")
+
+
+def _legacy_key(text: str, title: str, year: int | None, normalised: tuple[str, str]) -> str:
+    """The content key of the old scheme: the abstract alone however short, ASCII letters only,
+    no author (ASCII text normalises the same both ways)."""
+    norm_text = normalised[0] if text.isascii() else legacy_normalise_for_id(text)
+    if norm_text:
+        return "text:" + norm_text
+    norm_title = normalised[1] if title.isascii() else legacy_normalise_for_id(title)
+    return f"title:{norm_title}:{year or ''}"
+
+
+def _identifier_key(doi: str | None, arxiv_id: str | None, pmid: str | None) -> str | None:
+    if doi:
+        return "doi:" + doi
+    if arxiv_id:
+        return "arxiv:" + arxiv_id
+    if pmid:
+        return "pmid:" + str(pmid).strip()
+    return None
+
+
+def paper_ids(
+    *,
+    doi: str | None = None,
+    arxiv_id: str | None = None,
+    pmid: str | None = None,
+    text: str = "",
+    title: str = "",
+    year: int | None = None,
+    author: str = "",
+) -> tuple[str, tuple[str, ...]]:
+    """:func:`paper_id` and :func:`id_aliases` at once, each text normalised once."""
+    content, legacy = _content_ids(text, title, year, author)
+    key = _identifier_key(doi, arxiv_id, pmid)
+    pid = _short_hash(key) if key else content
+    return pid, tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
+
+
+def _content_ids(text: str, title: str, year: int | None, author: str) -> tuple[str, str]:
+    """The content id, and the content id of the old scheme."""
+    normalised = _normalised(text, title)
+    return (_short_hash(_content_key(text, title, year, author, normalised)),
+            _short_hash(_legacy_key(text, title, year, normalised)))
+
+
+def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,
+               author: str = "") -> tuple[str, ...]:
+    """Other ids the paper with id ``pid`` has had or would have: its content id (what it gets
+    without its DOI/arXiv id/PMID) and its content id under the older scheme (ASCII letters only,
+    :func:`legacy_normalise_for_id`, a short abstract without its title, a title without its
+    author), where they differ from ``pid``. The store moves annotations made under an alias to
+    ``pid``, so a review built before either change keeps every tag, note and decision on its
+    paper."""
+    return tuple(a for a in dict.fromkeys(_content_ids(text, title, year, author)) if a != pid)
 
 
 def paper_id(
@@ -136,23 +265,38 @@ def paper_id(
     text: str = "",
     title: str = "",
     year: int | None = None,
+    author: str = "",
 ) -> str:
-    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract > title+year."""
-    if doi:
-        key = "doi:" + doi
-    elif arxiv_id:
-        key = "arxiv:" + arxiv_id
-    elif pmid:
-        key = "pmid:" + str(pmid).strip()
-    elif text and (normalised := normalise_for_id(text)):
-        key = "text:" + normalised
-    else:
-        key = f"title:{normalise_for_id(title)}:{year or ''}"
-    return _short_hash(key)
+    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract (with the
+    title when the abstract has fewer than :data:`MIN_ID_WORDS` words) > title + year + the
+    first ``author``'s surname."""
+    key = _identifier_key(doi, arxiv_id, pmid)
+    return _short_hash(key or _content_key(text, title, year, author, _normalised(text, title)))
+
+
+# ----------------------------------------------------------------------------- bounded cost
+
+#: What embedding and topic words read of a text: its first 20,000 characters (about 3,000
+#: words; the longest structured abstracts have 6,000 characters, and MiniLM reads 256 tokens).
+#: A record keeps its whole text; a full article or a 50 MB field pasted into an abstract column
+#: costs no more to map than an abstract.
+MAX_TEXT_CHARS = 20_000
+
+
+def bounded_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters cut at a space when it is longer."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ", limit - 200)
+    return cut[:space] if space > 0 else cut
 
 
 # ----------------------------------------------------------------------------- clean text
 
+#: Longer texts have their LaTeX commands removed rather than converted (pylatexenc would take
+#: minutes over a full article pasted into an abstract field).
+LATEX_MAX_CHARS = 100_000
 _SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 # A bare % is a percent sign and a bare & an ampersand ("R&D"), not a comment or a column break.
 _BARE_PERCENT_OR_AMPERSAND = re.compile(r"(?<!\\)([%&])")
@@ -196,6 +340,8 @@ def clean_text(text: str | None) -> str:
         text = _SPECIAL.sub(lambda m: _SPECIALS[m.group(0)], text)
     elif _LATEX_HINT.search(text):
         try:
+            if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
+                raise ValueError("too long for pylatexenc")
             text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
         except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
             text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)

@@ -34,6 +34,8 @@ import numpy as np
 from .errors import InputError
 from .hierarchy import MERGE_VARIANCE, merge_topics, ward_merges
 from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
+from .records import bounded_text
+from .scripts import join_cjk, tokens
 
 __all__ = ["TopicModel", "MIN_PAPERS_FOR_BERTOPIC", "import_bertopic", "merge_topics", "reassign_outliers"]
 
@@ -368,7 +370,7 @@ class TopicModel:
         ``embedder`` (and its ``cache``) embed the candidate label words; without it labels
         are the plain c-TF-IDF words.
         """
-        texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
+        texts = _documents(texts)
         X = self._check(texts, embeddings)
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
@@ -392,8 +394,10 @@ class TopicModel:
         from sklearn.feature_extraction.text import CountVectorizer
 
         n = len(texts)
-        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers.
-        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2)
+        # Small corpora keep every word; large ones drop words seen in fewer than 2 papers. Words of
+        # any script; Chinese and Japanese characters are tokens (bigrams: their words).
+        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
+                                     tokenizer=tokens, token_pattern=None)
         if embedder is None:
             rep = None
         elif self.representation == "keybert":
@@ -412,6 +416,9 @@ class TopicModel:
             top_n_words=self.top_n_words,
             calculate_probabilities=False,
             verbose=False,
+            # "english" (the default, used when no embedding model is given) would delete every
+            # letter outside A-Z from the documents: no words at all for Chinese or Greek topics.
+            language="multilingual",
         )
         with warnings.catch_warnings(), _seeded(self.seed):
             warnings.simplefilter("ignore")
@@ -448,7 +455,7 @@ class TopicModel:
         Seconds instead of a refit's UMAP and HDBSCAN; the same topics as a refit with the same
         seed. ``outlier_share_`` is not known here (NaN).
         """
-        texts = [t if t.strip() else "(empty)" for t in map(str, texts)]
+        texts = _documents(texts)
         X = self._check(texts, embeddings)
         fine = np.asarray(fine_labels, dtype=int)
         if fine.shape != (len(texts),):
@@ -476,7 +483,9 @@ class TopicModel:
             # a phrase common enough to be a top word shows in the topic's first 2,000 papers
             text = topic_text(texts, self.labels_, topic) if texts is not None else None
             label = "Unassigned" if topic == OUTLIER else readable_label(words, common=common, text=text) or f"Topic {topic}"
-            rows.append({"topic": topic, "label": label, "size": int(sizes.get(topic, 0)), "words": words})
+            # Chinese and Japanese n-grams are characters joined by spaces ("强 化"): written back as the text does
+            rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
+                         "words": [join_cjk(w) for w in words]})
         return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
 
     # ------------------------------------------------------------------ after fitting
@@ -537,6 +546,13 @@ class TopicModel:
     def _require_fitted(self):
         if not hasattr(self, "labels_"):
             raise InputError("this TopicModel is not fitted yet; call fit(texts, embeddings) first")
+
+
+def _documents(texts: Sequence[str]) -> list[str]:
+    """The texts topic words are taken from: each cut to its first MAX_TEXT_CHARS characters (a
+    50 MB abstract would make BERTopic's vocabulary, its c-TF-IDF matrix and the saved model grow
+    with it), an empty one as "(empty)"."""
+    return [bounded_text(t) if t.strip() else "(empty)" for t in map(str, texts)]
 
 
 def _sorted_vocab(keybert_class):

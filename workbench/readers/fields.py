@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..records import Paper, clean_text, derive_title, id_aliases, normalise_arxiv_id, normalise_doi, paper_id
+from ..records import (
+    MAX_TEXT_CHARS,
+    Paper,
+    clean_text,
+    derive_title,
+    normalise_arxiv_id,
+    normalise_doi,
+    paper_ids,
+)
 from .report import FileReport
 
 __all__ = [
@@ -35,6 +43,7 @@ __all__ = [
     "resolve_columns",
     "split_authors",
     "split_keywords",
+    "warn_if_huge",
 ]
 
 #: Canonical field -> the column, tag or key names that mean it, best first (compared after
@@ -354,6 +363,7 @@ class ReadContext:
     report: FileReport
     with_references: bool = False
     suffix: str = ""
+    explained_empty: bool = False  # the reader said why the file has no records
     _bad_labels: Counter = field(default_factory=Counter)
     _skipped: list = field(default_factory=list)
     _warnings: list = field(default_factory=list)
@@ -371,6 +381,11 @@ class ReadContext:
 
     def warn(self, message: str, line: int | str | None = None) -> None:
         self._warnings.append((_line_key(line), f"{self.where(line)}: {message}"))
+
+    def no_records(self, message: str, line: int | str | None = None) -> None:
+        """Warn why this file has no records (instead of the general "no records found")."""
+        self.explained_empty = True
+        self.warn(message, line)
 
     def skip(self, reason: str, line: int | str | None = None) -> None:
         self._skipped.append((_line_key(line), f"{self.where(line)}: {reason}"))
@@ -426,6 +441,14 @@ PLACEHOLDER_ABSTRACT = re.compile(
 )
 
 
+def warn_if_huge(ctx: ReadContext, line: int | str | None, **fields: str) -> None:
+    """Warn about a field too long to embed or to take topic words from in full."""
+    for name, value in fields.items():
+        if len(value) > MAX_TEXT_CHARS:
+            ctx.warn(f"the {name} has {len(value):,} characters; embedding and topic words use its first "
+                     f"{MAX_TEXT_CHARS:,} (the record keeps all of it): is a full text in the {name} field?", line)
+
+
 def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
     """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
     raw_title = _text(values.get("title"))
@@ -441,6 +464,7 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         ids = f" (DOI {doi})" if doi else ""
         ctx.skip(f"no title or abstract{ids}; nothing to read or map", line)
         return None
+    warn_if_huge(ctx, line, title=title, abstract=text)
     raw_year = values.get("year")
     year = parse_year(raw_year)
     if year is None and not _is_missing(raw_year):
@@ -465,10 +489,11 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if not isinstance(keywords, (list, tuple)):
         keywords = split_keywords(keywords)
     keywords = tuple(dict.fromkeys(k for k in keywords if k))
-    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
+    author = authors[0] if authors else ""
+    pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author)
     return Paper(
         id=pid,
-        aliases=id_aliases(pid, text=text, title=title, year=year),
+        aliases=aliases,
         title=title or derive_title(text),
         abstract=abstract,
         text=text,

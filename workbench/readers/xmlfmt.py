@@ -147,7 +147,7 @@ def read_pubmed_xml(text: str, ctx: ReadContext) -> list[Paper]:
         if paper is not None:
             papers.append(paper)
     if not papers and not ctx.n_skipped:
-        ctx.warn("no <PubmedArticle> records in the file")
+        ctx.no_records("no <PubmedArticle> records in the file")
     return papers
 
 
@@ -182,5 +182,5 @@ def read_arxiv_atom(text: str, ctx: ReadContext) -> list[Paper]:
         if paper is not None:
             papers.append(paper)
     if not papers and not ctx.n_skipped:
-        ctx.warn("the feed has no <entry> elements (the query matched nothing?)")
+        ctx.no_records("the feed has no <entry> elements (the query matched nothing?)")
     return papers

@@ -40,11 +40,13 @@ class SearchResult:
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a search query worth matching (lower case, no stop words)."""
+    """The terms of a search query worth matching: lower-case words without stop words, and the
+    character bigrams of Chinese, Japanese and Korean (written without spaces between words;
+    see :func:`workbench.scripts.search_terms`)."""
     from ..labels import stop_words
+    from ..scripts import search_terms
 
-    stop = set(stop_words())
-    return [w for w in re.findall(r"[\w\-]{2,}", query.lower()) if w not in stop]
+    return search_terms(query, frozenset(stop_words()))
 
 
 class Session:
@@ -304,11 +306,14 @@ class Session:
         return [f"{p.title}\n{p.text}".lower() for p in self.review.papers]
 
     def keyword_search(self, query: str) -> list[str]:
-        """Papers whose title or abstract contains every word of ``query`` (prefix match)."""
+        """Papers whose title or abstract contains every word of ``query`` (at a word start), and
+        every character bigram of its Chinese, Japanese or Korean words (anywhere)."""
+        from ..scripts import term_pattern
+
         terms = query_terms(query)
         if not terms:
             return []
-        patterns = [re.compile(r"\b" + re.escape(t)) for t in terms]
+        patterns = [re.compile(term_pattern(t)) for t in terms]
         hits = [
             (sum(len(p.findall(text)) for p in patterns), pid)
             for pid, text in zip(self.ids, self._haystack)
