@@ -151,7 +151,7 @@ def test_annotations_and_topic_names_survive_a_rebuild_with_another_seed(tmp_pat
     assert workbench.open_review(tmp_path / "r").topic_labels()[topic] == "My own topic name"
 
     again = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="tfidf", seed=2)
-    assert again.topic_report.previous_run is not None
+    assert again.build_report.topics.previous_run is not None
     assert "My own topic name" in set(again.topics.label), "the human name is carried to the matching topic"
     with again.store() as store:
         assert store.tags(first.id) == ["must-read"]
@@ -167,7 +167,7 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
         store.tag(gone, "keep")
     write_seed_file(src, texts[:-1])
     rebuilt = workbench.build([src], review=tmp_path / "r", embedder="fake")
-    assert gone in rebuilt.sync_report.orphaned
+    assert gone in rebuilt.build_report.sync.orphaned
     with rebuilt.store() as store:
         assert store.tags(gone) == ["keep"]
 
@@ -194,7 +194,7 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     rebuilt = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
     new = next(p for p in rebuilt.papers if p.doi == "10.1234/study.2")
     assert new.id != old_id and old_id in new.aliases
-    assert rebuilt.sync_report.carried_over == ((old_id, new.id),)
+    assert rebuilt.build_report.sync.carried_over == ((old_id, new.id),)
     with rebuilt.store(reviewer="ana") as store:
         assert store.tags(new.id) == ["key-paper"] and store.tags(old_id) == []
         assert [n.text for n in store.notes(new.id)] == ["read first"]
@@ -312,7 +312,7 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
         for merged in (old.papers[3], old.papers[7]):  # the old paper's annotations went to its first record
             assert store.tags(by_source[merged.sources[1]].id) == []
     assert changed == 7  # all but the long ASCII abstract got a new id
-    assert len(new.sync_report.carried_over) == 7
+    assert len(new.build_report.sync.carried_over) == 7
 
 
 def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does_not_grow(tmp_path):
@@ -335,7 +335,7 @@ def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does
             writer.writerow(["The huge one", huge])
         review = workbench.build([src], review=tmp_path / f"r{n_chars}", embedder="fake")
         assert any(f":14: the abstract has {n_chars:,} characters; embedding and topic words use its first 20,000"
-                   in w for w in review.report.files[0].warnings)
+                   in w for w in review.build_report.read.files[0].warnings)
         assert max(len(p.abstract) for p in workbench.open_review(review.path).papers) == n_chars
         sizes[n_chars] = sum(f.stat().st_size for f in (review.path / "model").rglob("*") if f.is_file())
     assert sizes[200_000] == sizes[2_000_000] < 200_000

@@ -17,7 +17,7 @@ from .errors import (
 from ._version import __version__
 from .readers import read_file, read_sources
 from .records import Paper, papers_to_frame
-from .review import Review, build, open_or_build, open_review
+from .review import BuildReport, Review, SaveReport, build, open_or_build, open_review
 
 __all__ = [
     "__version__",
@@ -25,6 +25,8 @@ __all__ = [
     "open_review",
     "open_or_build",
     "Review",
+    "BuildReport",
+    "SaveReport",
     "Paper",
     "papers_to_frame",
     "read_file",

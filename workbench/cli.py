@@ -79,15 +79,18 @@ def _cmd_build(args) -> int:
         for line in no_records.report.lines():
             say(line)
         raise
-    for line in review.report.lines():
+    report = review.build_report
+    for line in report.read.lines():
         say(line)
     m = review.manifest
     stats = m["embed_stats"]
     say(f"embedded {stats['embedded']} of {m['n_papers']} papers ({stats['cached']} from the cache) with {m['embedder']['name']}")
     if m["topics"]["note"]:
         say(m["topics"]["note"])
-    say(f"annotations: {review.sync_report}")
-    say(f"topics: {review.topic_report}")
+    say(f"annotations: {report.sync}")
+    say(f"topics: {report.topics}")
+    for warning in report.save.warnings:
+        say(warning)
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
     say(f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})")
     say(f"map: {review.path / 'map.html'}")

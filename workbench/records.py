@@ -189,7 +189,10 @@ def _normalised(text: str, title: str) -> tuple[str, str]:
 def _content_key(text: str, title: str, year: int | None, author: str, normalised: tuple[str, str]) -> str:
     norm_text, title_key = normalised
     if norm_text:
-        if title_key and count_words(norm_text) < MIN_ID_WORDS:
+        # A title made from the abstract (derive_title: an export writes it as a title) adds
+        # nothing, and must not change the id of a paper read back from that export.
+        if (title_key and count_words(norm_text) < MIN_ID_WORDS
+                and normalise_for_id(derive_title(text)) != title_key):
             return f"text:{norm_text}|title:{title_key}"
         return "text:" + norm_text
     if not title_key:

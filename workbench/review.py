@@ -45,7 +45,7 @@ from .readers import read_sources
 from .records import Paper
 from .topics import TopicModel
 
-__all__ = ["Review", "SaveReport", "build", "is_review", "open_review", "open_or_build", "DEFAULT_REVIEW",
+__all__ = ["BuildReport", "Review", "SaveReport", "build", "is_review", "open_review", "open_or_build", "DEFAULT_REVIEW",
            "PAPER_TABLE_COLUMNS"]
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,9 @@ class Review:
         self._index = {p.id: i for i, p in enumerate(papers)}
         # The generation of the review's files this was read from or saved as (None: top level)
         self.generation: str | None = None
+        # What the build or the last saved topic run reported (None: opened, nothing saved yet)
+        self.build_report: BuildReport | None = None
+        self.last_save: SaveReport | None = None
 
     @property
     def files(self) -> Path:
@@ -325,7 +328,7 @@ class Review:
         }
         new.model = model
         if save:
-            new.topic_report = _save(new, model, reason="topic-run", sync=False, reviewer=reviewer).topic_report
+            new.last_save = _save(new, model, reason="topic-run", sync=False, reviewer=reviewer)
         self.__dict__.update(new.__dict__)
         return self
 
@@ -415,12 +418,30 @@ def build(
     t = time.perf_counter()
     saved = _save(result, model, reason="build", sync=True)
     manifest["timings"]["write"] = round(time.perf_counter() - t, 3)  # in memory; the file has the rest
-    result.sync_report, result.topic_report, result.save_report = saved.sync_report, saved.topic_report, saved
-    result.report = report
+    result.last_save = saved
+    result.build_report = BuildReport(read=report, save=saved)
     return result
 
 
-@dataclass
+@dataclass(frozen=True)
+class BuildReport:
+    """What :func:`build` did: what it read (per file), and what it saved (see :class:`SaveReport`)."""
+
+    read: object  # workbench.readers.ReadReport
+    save: "SaveReport"
+
+    @property
+    def sync(self):
+        """The store's report on the corpus: new, updated, left, orphaned, carried over."""
+        return self.save.sync_report
+
+    @property
+    def topics(self):
+        """The store's report on the topics: matched to the previous run, new, split, merged, gone."""
+        return self.save.topic_report
+
+
+@dataclass(frozen=True)
 class SaveReport:
     """What a build or a saved topic run changed: the store's reports and the files' generation."""
 
