@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from workbench.readers import read_file, read_file_report
-from workbench.records import id_aliases, paper_id
+from workbench.records import id_aliases, paper_id, title_repeats_abstract
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 
@@ -21,6 +21,7 @@ def expected(name: str, line, title: str, **fields) -> dict:
     }
     rec.update(fields)
     rec.setdefault("text", rec["abstract"])
+    rec.setdefault("title_derived", bool(rec["text"]) and title_repeats_abstract(title, rec["text"]))
     rec["source"] = f"{DATA / name}:{line}"
     rec["sources"] = [rec["source"]]
     author = rec["authors"][0] if rec["authors"] else ""

@@ -9,7 +9,7 @@ import pytest
 import workbench
 from workbench.errors import InputError
 from workbench.store import Store
-from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, write_report
+from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen
 from workbench.widgets.text import escape, highlight
 
 from conftest import ROOT, seed_abstracts, write_seed_file
@@ -152,7 +152,7 @@ def test_paper_text_is_escaped_everywhere(session, review_path):
     assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
     session.tag(evil_ids, "<i>evil</i>")
     session.note(evil_ids[0], "<script>alert('note')</script>")
-    written = write_report(session, image=False)
+    written = session.write_report(image=False)
     html = written["html"].read_text()
     assert "<script" not in html and "<img src=x" not in html and "<i>evil" not in html
     assert "&lt;script&gt;alert(&#x27;note&#x27;)" in html and "&lt;i&gt;evil&lt;/i&gt;" in html
@@ -245,7 +245,7 @@ def test_screen_view_plays_keys_and_clicks(session):
 
 def test_report_files(session):
     session.decide(session.ids[0], "include")
-    written = write_report(session, image=False)
+    written = session.write_report(image=False)
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
@@ -257,7 +257,7 @@ def test_state_classes_do_not_import_ipywidgets():
     import sys
 
     code = (
-        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, report, text;"
+        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, text; import workbench.review.report;"
         "print('ipywidgets' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -36,7 +36,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key
+from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
 
 __all__ = [
@@ -274,6 +274,8 @@ def merge_papers(members: list[Paper]) -> Paper:
         aliases=tuple(dict.fromkeys(a for p in members for a in (p.id, *p.aliases) if a != pid)),
         abstract=with_abstract.abstract,
         text=with_abstract.text,
+        title_derived=(first.title_derived if with_abstract is first
+                       else title_repeats_abstract(first.title, with_abstract.text)),
         authors=with_authors.authors,
         et_al=with_authors.et_al,
         year=year,

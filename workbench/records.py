@@ -18,9 +18,12 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
 __all__ = [
+    "DECISIONS",
+    "OUTLIER",
     "Paper",
     "clean_text",
     "derive_title",
+    "title_repeats_abstract",
     "normalise_doi",
     "normalise_arxiv_id",
     "normalise_for_id",
@@ -39,6 +42,12 @@ __all__ = [
 ID_LENGTH = 12
 
 
+#: The topic of papers no topic claims (HDBSCAN's noise), in every table and file.
+OUTLIER = -1
+#: A screening decision, in the store, the readers' labels and every face.
+DECISIONS = ("include", "exclude", "maybe")
+
+
 @dataclass(frozen=True)
 class Paper:
     """A paper's metadata, as read and cleaned.
@@ -50,7 +59,8 @@ class Paper:
     the same paper was found once duplicates are merged. ``aliases`` are other ids the same paper
     had or would have had (its content id before a DOI was known, a merged record's id, its id
     under the older ASCII-only normalisation): the store moves annotations made under an alias
-    to the paper's id.
+    to the paper's id. ``title_derived`` says the title adds nothing to the abstract (the reader
+    made it from the abstract, see :func:`title_repeats_abstract`).
     """
 
     id: str
@@ -71,6 +81,9 @@ class Paper:
     label: str | None = None
     sources: tuple[str, ...] = field(default=())
     aliases: tuple[str, ...] = ()
+    # The title says nothing the abstract does not: the reader made it from the abstract
+    # (derive_title), or the abstract starts with it. What is embedded leaves it out.
+    title_derived: bool = False
 
     def replace(self, **changes) -> "Paper":
         """A copy with some fields changed (the record itself is immutable)."""
@@ -399,6 +412,32 @@ def _desc_clause(desc: str) -> str:
     # Stop at the next clause that starts a new thought, unless that leaves too little to read.
     head = re.split(r"\s(?:which|that|where|while|whereby)\s|;", desc, maxsplit=1)[0]
     return (head if len(head) >= 40 else desc).strip().rstrip(",")
+
+
+_WORD = re.compile(r"\w+")
+_INTRODUCES = re.compile(
+    r"\b(?:we|this (?:paper|work|report))\s+(?:\w+\s+)?(?:introduce|propose|present|develop|release|build|construct"
+    r"|design|unveil|describe)s?\b",
+    re.I,
+)
+
+
+def title_repeats_abstract(title: str, text: str) -> bool:
+    """Whether ``title`` says nothing ``text`` does not: made from it (:func:`derive_title`: the
+    abstract's first clause, maybe cut with "…", or "NAME: description" taken from the sentence
+    that introduces a system), or a title the abstract starts with. Cheap: no LaTeX clean-up, no
+    title re-derivation. A reader sets ``Paper.title_derived`` with it, so a title made from
+    the abstract and written into an export is still known as such when the export is read."""
+    if not title:
+        return True
+    core = title.rstrip("…").rstrip(" .,;:")
+    if core and text.startswith(core):
+        return True
+    return (
+        ":" in title
+        and set(_WORD.findall(title.lower())) <= set(_WORD.findall(text.lower()))
+        and _INTRODUCES.search(text) is not None
+    )
 
 
 def derive_title(text: str) -> str:

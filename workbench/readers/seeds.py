@@ -102,6 +102,7 @@ def read_seed_text(path: str | Path, text: str | None = None, display_name: str 
                 id=pid,
                 aliases=aliases,
                 title=derive_title(clean),
+                title_derived=True,
                 abstract=para,
                 text=clean,
                 authors=authors,

@@ -195,7 +195,7 @@ def to_ris(snap: dict) -> str:
     import rispy
     from rispy.writer import RisWriter
 
-    from ..readers.fields import clean, strip_markup
+    from ..readers.values import clean, strip_markup
 
     class _Writer(RisWriter):
         def set_header(self, count):  # no "1." counter line: plain RIS

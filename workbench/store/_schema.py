@@ -13,6 +13,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..records import DECISIONS
 from ._errors import StoreError, StoreVersionError
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
@@ -25,6 +26,9 @@ BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
 RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {review}` (see "
                 "`workbench check --review {review}`), or import an export")
+
+# The CHECK constraint lists the decisions as before: 'include', 'exclude', 'maybe'.
+_DECISION_LIST = ", ".join(f"'{d}'" for d in DECISIONS)
 
 SCHEMA = f"""
 PRAGMA application_id = {APPLICATION_ID};
@@ -77,7 +81,7 @@ CREATE INDEX notes_by_paper ON notes(paper_id);
 CREATE TABLE decisions (
     paper_id TEXT NOT NULL REFERENCES papers(id),
     reviewer TEXT NOT NULL,
-    decision TEXT NOT NULL CHECK (decision IN ('include', 'exclude', 'maybe')),
+    decision TEXT NOT NULL CHECK (decision IN ({_DECISION_LIST})),
     reason TEXT,
     decided_at TEXT NOT NULL,
     PRIMARY KEY (paper_id, reviewer)

@@ -62,7 +62,7 @@ class Comparison:
         review = self.session.review
         texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers)
         vec, X = _term_model(texts)
-        rows = [review._index[i] for i in self.ids]
+        rows = review.rows(self.ids)
         from ..scripts import join_cjk
 
         return X[rows].toarray(), [join_cjk(t) for t in vec.get_feature_names_out()]
@@ -93,7 +93,7 @@ class Comparison:
         out = []
         for pid in self.ids:
             paper = s.review.paper(pid)
-            topic = int(s.review.labels[s.review._index[pid]])
+            topic = s.review.topic_of(pid)
             marks = {t: "wb-shared" for t in shared}
             marks.update({t: "wb-distinct" for t in distinctive[pid]})
             out.append(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..session import DECISIONS, Session
+from ...records import DECISIONS
+from ..session import Session
 from ..text import escape
 from .common import FAILED, Status, guarded, paper_list, style, topic_bars
 
