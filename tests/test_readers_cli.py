@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli_read import COLUMNS, register
+from workbench.cli import main
+from workbench.cli.read import COLUMNS, register
 from workbench.errors import ReaderError, WorkbenchError
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
@@ -81,7 +82,6 @@ def test_user_errors_are_workbench_errors():
 
 
 def test_through_the_main_command_line(capsys):
-    main = pytest.importorskip("workbench.cli").main
     assert main(["read", *DUPES, "--format", "csv"]) == 0
     captured = capsys.readouterr()
     assert len(captured.out.splitlines()) == 10
@@ -98,7 +98,6 @@ def test_through_the_main_command_line(capsys):
 
 
 def test_garbage_renamed_ris_exits_non_zero_with_the_report(tmp_path, capsys):
-    main = pytest.importorskip("workbench.cli").main
     garbage = tmp_path / "garbage.ris"
     garbage.write_text("<html><body>Your session expired. Please log in again.</body></html>\n", encoding="utf-8")
     assert main(["read", str(garbage)]) == 1
@@ -113,7 +112,6 @@ def test_garbage_renamed_ris_exits_non_zero_with_the_report(tmp_path, capsys):
 
 
 def test_a_folder_with_one_good_file_among_bad_ones_exits_zero_and_lists_the_rest(tmp_path, capsys):
-    main = pytest.importorskip("workbench.cli").main
     (tmp_path / "garbage.ris").write_text("nothing\n", encoding="utf-8")
     (tmp_path / "labels.csv").write_bytes((DATA / "labels.csv").read_bytes())
     assert main(["read", str(tmp_path), "--format", "csv"]) == 0
