@@ -6,7 +6,8 @@ script), never on where it was read from, so rereading, moving or reordering a s
 id and every annotation attached to it.
 
 This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
-whitespace, and a readable title for records that come without one.
+whitespace, and a readable title for records that come without one; and the two facts every
+stage shares: :data:`OUTLIER`, the topic of a paper without one, and :data:`DECISIONS`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ __all__ = [
     "paper_ids",
     "id_aliases",
     "papers_to_frame",
+    "OUTLIER",
+    "DECISIONS",
 ]
+
+# The topic of a paper no topic was found for (HDBSCAN's noise label), in every stage.
+OUTLIER = -1
+
+# What a reviewer may decide about a paper, in the order the screening shows them.
+DECISIONS = ("include", "exclude", "maybe")
 
 ID_LENGTH = 12
 
