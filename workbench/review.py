@@ -38,7 +38,7 @@ import numpy as np
 
 from ._version import __version__
 from . import folder as files
-from .embed import EmbeddingCache, embed_with_cache, get_embedder
+from .embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from .errors import InputError, ReviewError, WorkbenchError
 from .layout import MapLayout
 from .readers import read_sources
@@ -233,8 +233,7 @@ class Review:
         corpus, so label words, searches and re-clusterings land in the papers' space."""
         if getattr(self, "_embedder", None) is None:
             embedder = get_embedder(self.manifest["embedder"]["name"])
-            if hasattr(embedder, "bind_corpus"):
-                embedder.bind_corpus([document_text(p) for p in self.papers])
+            embedder.bind_corpus([document_text(p) for p in self.papers])
             self._embedder = embedder
         return self._embedder
 
@@ -270,10 +269,9 @@ class Review:
         if save:
             self._check_writable("refit")
         params = {**self._stored_topic_params(), **topic_params}
-        embedder = self.embedder()
         X = self.embeddings()
-        with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
-            model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, embedder=embedder, cache=cache)
+        words = WordVectors(self.embedder(), self.path / "cache" / "embeddings.sqlite")
+        model = TopicModel(**params).fit([document_text(p) for p in self.papers], X, word_vectors=words)
         return self._adopt(model, params, save, reviewer)
 
     def show_themes(self, k: int | None = None, save: bool = False, reviewer: str | None = None) -> "Review":
@@ -290,11 +288,10 @@ class Review:
         if self.fine_labels is None or len(self.fine_labels) != len(self.papers):
             return self.refit(save=save, reviewer=reviewer, nr_topics=int(k) if k else None)
         params = {**self._stored_topic_params(), "nr_topics": int(k) if k else None}
-        embedder = self.embedder()
         X = self.embeddings()
-        with EmbeddingCache(self.path / "cache" / "embeddings.sqlite") as cache:
-            model = TopicModel(**params).fit_from_topics(
-                [document_text(p) for p in self.papers], X, self.fine_labels, self.reduced, embedder=embedder, cache=cache)
+        words = WordVectors(self.embedder(), self.path / "cache" / "embeddings.sqlite")
+        model = TopicModel(**params).fit_from_topics(
+            [document_text(p) for p in self.papers], X, self.fine_labels, self.reduced, word_vectors=words)
         model.method_ = self.manifest.get("topics", {}).get("method", model.method_)
         model.note_ = self.manifest.get("topics", {}).get("note", model.note_)
         return self._adopt(model, params, save, reviewer)
@@ -337,10 +334,10 @@ class Review:
 
         The topics as shown (``topic``, ``label``, ``size``, with the human renames, merges and
         moves) with a ``stability`` column, 0..1: the share of pairs of a topic's papers that
-        share a topic in the other runs, averaged (see :mod:`workbench.stability`). Costs one
+        share a topic in the other runs, averaged (see :mod:`workbench.topics.stability`). Costs one
         clustering per seed, no new embeddings.
         """
-        from .stability import seed_labelings, topic_stability
+        from .topics import seed_labelings, topic_stability
 
         params = self._stored_topic_params()
         runs = seed_labelings(self.embeddings(), params, seeds)
@@ -386,11 +383,12 @@ def build(
     t = time.perf_counter()
     with EmbeddingCache(path / "cache" / "embeddings.sqlite") as cache:
         X, embed_stats = embed_with_cache(texts, emb, cache, corpus=True)
-        timings["embed"] = time.perf_counter() - t
+    timings["embed"] = time.perf_counter() - t
 
-        t = time.perf_counter()
-        model = TopicModel(seed=seed, **topic_params).fit(texts, X, embedder=emb, cache=cache)
-        timings["topics"] = time.perf_counter() - t
+    t = time.perf_counter()
+    words = WordVectors(emb, path / "cache" / "embeddings.sqlite")
+    model = TopicModel(seed=seed, **topic_params).fit(texts, X, word_vectors=words)
+    timings["topics"] = time.perf_counter() - t
 
     t = time.perf_counter()
     layout = MapLayout(seed=seed).fit(X)

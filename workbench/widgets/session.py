@@ -43,7 +43,7 @@ def query_terms(query: str) -> list[str]:
     """The terms of a search query worth matching: lower-case words without stop words, and the
     character bigrams of Chinese, Japanese and Korean (written without spaces between words;
     see :func:`workbench.scripts.search_terms`)."""
-    from ..labels import stop_words
+    from ..topics import stop_words
     from ..scripts import search_terms
 
     return search_terms(query, frozenset(stop_words()))
@@ -367,17 +367,15 @@ class Session:
         """
         import pandas as pd
 
-        from ..embed import EmbeddingCache
+        from ..embed import WordVectors
         from ..topics import TopicModel
 
         ids = self._ids(ids)
         rows = [self.review._index[i] for i in ids]
         texts = [document_text(self.review.papers[r]) for r in rows]
         seed = self.review.manifest.get("seed", 42) if seed is None else seed
-        with EmbeddingCache(self.review.path / "cache" / "embeddings.sqlite") as cache:
-            model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
-                texts, self.embeddings[rows], embedder=self.review.embedder(), cache=cache
-            )
+        words = WordVectors(self.review.embedder(), self.review.path / "cache" / "embeddings.sqlite")
+        model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(texts, self.embeddings[rows], word_vectors=words)
         labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
         self.last_recluster = model
         return pd.DataFrame(
