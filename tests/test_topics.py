@@ -107,6 +107,39 @@ def test_small_corpora_do_not_crash_and_say_how_they_were_grouped(seeds, n):
         assert model.method_ == "bertopic" and model.note_ == ""
 
 
+def test_refitting_the_topics_of_a_small_corpus_says_how_they_were_grouped(seeds):
+    texts, X, words = seeds
+    for n in (2, 20):
+        fitted = TopicModel().fit(texts[:n], X[:n], word_vectors=words)
+        again = TopicModel().fit_from_topics(texts[:n], X[:n], fitted.fine_labels_, fitted.reduced_embeddings_, words)
+        np.testing.assert_array_equal(again.labels_, fitted.labels_)
+        assert (again.method_, again.note_) == (fitted.method_, fitted.note_)
+
+
+def test_label_words_go_through_the_cache_also_for_a_model_kept_for_later(seeds, tmp_path):
+    texts, X, _ = seeds
+    fake = FakeEmbedder()
+    words = WordVectors(fake, tmp_path / "e.sqlite")
+    model = TopicModel(seed=7).fit(texts, X, word_vectors=words)
+    embedded = fake.embedded
+    assert embedded > 0, "the candidate words were embedded (the papers' own vectors were not)"
+    again = TopicModel(seed=7).fit(texts, X, word_vectors=words)
+    assert fake.embedded == embedded, "the second fit found every word in the cache"
+    assert again.topic_info_.equals(model.topic_info_)
+    assert int((model.reduce_to(3).topic_info_.topic >= 0).sum()) <= 3, "later, the cache is opened again"
+
+
+def test_bertopic_is_imported_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from workbench.topics.shims import HIDDEN, import_bertopic; import_bertopic(); "
+            "print(sorted(m for m in HIDDEN if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
+
+
 def test_bad_inputs_are_clear_errors(seeds):
     texts, X, _ = seeds
     with pytest.raises(InputError, match="no papers"):
@@ -117,8 +150,10 @@ def test_bad_inputs_are_clear_errors(seeds):
     bad[3, 3] = np.nan
     with pytest.raises(InputError, match="NaN"):
         TopicModel().fit(texts, bad)
-    with pytest.raises(InputError, match="cluster_selection='best'"):
+    with pytest.raises(InputError, match="cluster_selection='best'; expected 'eom' or 'leaf'"):
         TopicModel(cluster_selection="best").fit(texts, X)
+    with pytest.raises(InputError, match="representation='bert'; expected 'keybert', 'mmr' or None"):
+        TopicModel(representation="bert").fit(texts, X)
     with pytest.raises(InputError, match="not fitted"):
         TopicModel().hierarchy(texts)
 

@@ -41,7 +41,7 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
         if module is None or not name.startswith(("umap", "pynndescent")):
             continue
         for obj in list(vars(module).values()):
-            if isinstance(obj, Dispatcher) and not obj._cache.__class__.__name__ == "FunctionCache":
+            if isinstance(obj, Dispatcher) and obj.stats.cache_path is None:  # not cached yet
                 try:
                     obj.enable_caching()
                 except Exception:  # a dispatcher numba cannot cache (e.g. a closure): compile as usual

@@ -53,13 +53,16 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
 
-    with_words = word_vectors is not None
+    backend = rep = None
+    if word_vectors is not None:
+        backend = _backend(word_vectors, dict(zip(texts, embeddings)))
+        rep = _representation_model(representation, top_n_words, seed, backend)
     model = bertopic.BERTopic(
-        embedding_model=_backend(word_vectors, dict(zip(texts, embeddings))) if with_words else None,
+        embedding_model=backend,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=_vectorizer(len(texts)),
-        representation_model=_representation_model(representation, top_n_words, seed) if with_words else None,
+        representation_model=rep,
         top_n_words=top_n_words,
         calculate_probabilities=False,
         verbose=False,
@@ -87,11 +90,11 @@ def _vectorizer(n: int):
                            tokenizer=tokens, token_pattern=None)
 
 
-def _representation_model(representation: str | None, top_n_words: int, seed: int):
+def _representation_model(representation: str | None, top_n_words: int, seed: int, backend):
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     if representation == "keybert":
-        return _sorted_vocab(KeyBERTInspired)(top_n_words=top_n_words, random_state=seed)
+        return _sorted_vocab(KeyBERTInspired, backend.embed)(top_n_words=top_n_words, random_state=seed)
     if representation == "mmr":
         return MaximalMarginalRelevance(diversity=0.3, top_n_words=top_n_words)
     return None
@@ -115,8 +118,9 @@ def _backend(word_vectors: EmbedWords, known: dict):
     return WordBackend()
 
 
-def _sorted_vocab(keybert_class):
-    """KeyBERTInspired with its candidate words in sorted order.
+def _sorted_vocab(keybert_class, embed: EmbedWords):
+    """KeyBERTInspired with its candidate words in sorted order, embedded by ``embed`` (the
+    backend BERTopic would call itself).
 
     It embeds ``list(set(words))``, whose order changes with Python's per-process string hash
     seed; float rounding then differs in the last bit and ties between words break differently
@@ -128,11 +132,10 @@ def _sorted_vocab(keybert_class):
             from sklearn.metrics.pairwise import cosine_similarity
 
             if repr_embeddings is None:
-                repr_embeddings = topic_model._extract_embeddings(representative_docs, method="document", verbose=False)
+                repr_embeddings = embed(representative_docs)
             topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
             vocab = sorted({word for words in topics.values() for word in words})
-            word_embeddings = topic_model._extract_embeddings(vocab, method="document", verbose=False)
-            return cosine_similarity(topic_embeddings, word_embeddings), vocab
+            return cosine_similarity(topic_embeddings, embed(vocab)), vocab
 
     return SortedKeyBERT
 
