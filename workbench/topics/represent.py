@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._memory import release_free_memory
 from ..records import OUTLIER, bounded_text
 from ..scripts import join_cjk, tokens
 from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
@@ -73,9 +74,7 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
     with warnings.catch_warnings(), seeded(seed):
         warnings.simplefilter("ignore")
         model.fit(texts, embeddings=embeddings, y=np.asarray(labels, dtype=int))
-    from .._memory import release_free_memory
-
-    release_free_memory()
+    release_free_memory()  # tokenising for c-TF-IDF peaks at hundreds of MB of small strings
     final = np.asarray(model.topics_, dtype=int)
     words = rank_words(texts, final, candidate_words(model, final, top_n_words), top_n_words)
     return Representation(model, final, words, topic_frame(texts, final, words))
