@@ -5,6 +5,7 @@ The pipeline, in the order the modules run: ``readers`` (sources -> papers) -> `
 (2-D map) -> ``review`` (a folder on disk tying them together).
 """
 
+from . import errors
 from .errors import (
     EmbedderError,
     InputError,
@@ -31,11 +32,5 @@ __all__ = [
     "papers_to_frame",
     "read_file",
     "read_sources",
-    "WorkbenchError",
-    "InputError",
-    "ReaderError",
-    "NoRecordsError",
-    "ReviewError",
-    "StoreError",
-    "EmbedderError",
+    *errors.__all__,
 ]

@@ -219,6 +219,23 @@ def warn_if_huge(ctx: ReadContext, line: int | str | None, **fields: str) -> Non
                      f"{MAX_TEXT_CHARS:,} (the record keeps all of it): is a full text in the {name} field?", line)
 
 
+_ARXIV_ID = re.compile(r"(?:arXiv:)?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
+
+
+def _arxiv_id(values: Mapping[str, Any], doi: str | None, url: str) -> str | None:
+    """The arXiv id from its own field, an id column that holds one, an arXiv DOI or an arxiv.org URL."""
+    if values.get("arxiv_id"):
+        return normalise_arxiv_id(_text(values.get("arxiv_id")))
+    maybe = _text(values.get("maybe_arxiv_id"))
+    if _ARXIV_ID.fullmatch(maybe):
+        return normalise_arxiv_id(maybe)
+    if doi and doi.startswith("10.48550/arxiv."):
+        return normalise_arxiv_id(doi.split("arxiv.", 1)[1])
+    if "arxiv.org/" in url:
+        return normalise_arxiv_id(url)
+    return None
+
+
 def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
     """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
     raw_title = _text(values.get("title"))
@@ -240,15 +257,7 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if year is None and not _is_missing(raw_year):
         ctx.warn(f"year {_first_line(raw_year)!r} is not a year; left empty", line)
     url = _text(values.get("url"))
-    arxiv_id = normalise_arxiv_id(_text(values.get("arxiv_id"))) if values.get("arxiv_id") else None
-    if arxiv_id is None:
-        maybe = _text(values.get("maybe_arxiv_id"))
-        if re.fullmatch(r"(?:arXiv:)?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", maybe, re.I):
-            arxiv_id = normalise_arxiv_id(maybe)
-        elif doi and doi.startswith("10.48550/arxiv."):
-            arxiv_id = normalise_arxiv_id(doi.split("arxiv.", 1)[1])
-        elif "arxiv.org/" in url:
-            arxiv_id = normalise_arxiv_id(url)
+    arxiv_id = _arxiv_id(values, doi, url)
     pmid = parse_pmid(values.get("pmid")) if values.get("pmid") is not None else None
     label = parse_label(values.get("label")) if "label" in values else label_from_notes(values.get("notes"))
     if label == UNKNOWN:

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from .. import folder as files
 from .._version import __version__
-from ..embed import EmbeddingCache, embed_with_cache, get_embedder
+from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
 from ..layout import MapLayout
 from ..readers import read_sources
@@ -94,17 +94,16 @@ def build(
     papers, report = read_sources(sources, format=input_format, exclude=[path])
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
-    if not progress:
-        os.environ["WORKBENCH_PROGRESS"] = "0"
-    emb = get_embedder(embedder)
+    emb = get_embedder(embedder, progress=progress)
     texts = [document_text(p) for p in papers]
     t = time.perf_counter()
     with EmbeddingCache(path / CACHE_FILE) as cache:
         X, embed_stats = embed_with_cache(texts, emb, cache, corpus=True)
-        timings["embed"] = time.perf_counter() - t
-        t = time.perf_counter()
-        model = TopicModel(seed=seed, **topic_params).fit(texts, X, embedder=emb, cache=cache)
-        timings["topics"] = time.perf_counter() - t
+    timings["embed"] = time.perf_counter() - t
+    t = time.perf_counter()
+    words = WordVectors(emb, path / CACHE_FILE)
+    model = TopicModel(seed=seed, **topic_params).fit(texts, X, word_vectors=words)
+    timings["topics"] = time.perf_counter() - t
     t = time.perf_counter()
     layout = MapLayout(seed=seed).fit(X)
     timings["map"] = time.perf_counter() - t

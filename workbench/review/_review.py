@@ -9,7 +9,6 @@ sub-topics, k themes, stability, the report. The work is done by the modules bes
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from pathlib import Path
 from typing import Sequence
@@ -17,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import folder as files
-from ..embed import EmbeddingCache, embed_with_cache, get_embedder
+from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
 from . import _search, _themes
@@ -244,8 +243,7 @@ class Review:
         corpus, so label words, searches and re-clusterings land in the papers' space."""
         if self._embedder is None:
             embedder = get_embedder(self.manifest["embedder"]["name"])
-            if hasattr(embedder, "bind_corpus"):
-                embedder.bind_corpus(self.texts())
+            embedder.bind_corpus(self.texts())
             self._embedder = embedder
         return self._embedder
 
@@ -262,11 +260,10 @@ class Review:
             vectors, _ = embed_with_cache(list(texts), self.embedder(), cache)
         return vectors
 
-    @contextlib.contextmanager
-    def word_vectors(self):
-        """What a topic model needs to embed label words in the papers' space (cached)."""
-        with EmbeddingCache(self.cache_path) as cache:
-            yield {"embedder": self.embedder(), "cache": cache}
+    def word_vectors(self) -> WordVectors:
+        """The word-embedding function a topic model's labels need: label words in the papers'
+        space, through the review's cache."""
+        return WordVectors(self.embedder(), self.cache_path)
 
     # ------------------------------------------------------------------ finding papers
 

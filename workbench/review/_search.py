@@ -40,7 +40,7 @@ def query_terms(query: str) -> list[str]:
     """The terms of a search query worth matching: lower-case words without stop words, and the
     character bigrams of Chinese, Japanese and Korean (written without spaces between words;
     see :func:`workbench.scripts.search_terms`)."""
-    from ..labels import stop_words
+    from ..topics import stop_words
     from ..scripts import search_terms
 
     return search_terms(query, frozenset(stop_words()))

@@ -55,9 +55,8 @@ def refit(review: Review, save: bool = False, reviewer: str | None = None, **top
     if save:
         _check_writable(review, "refit")
     params = {**stored_topic_params(review), **topic_params}
-    with review.word_vectors() as words:
-        model = TopicModel(**params).fit(review.texts(), review.embeddings(), **words)
-    return _adopt(review, model, params, save, reviewer, model.method_, model.note_)
+    model = TopicModel(**params).fit(review.texts(), review.embeddings(), word_vectors=review.word_vectors())
+    return _adopt(review, model, params, save, reviewer)
 
 
 def show_themes(review: Review, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:
@@ -69,15 +68,12 @@ def show_themes(review: Review, k: int | None = None, save: bool = False, review
     if review.fine_labels is None or len(review.fine_labels) != len(review.papers):
         return refit(review, save=save, reviewer=reviewer, nr_topics=int(k) if k else None)
     params = {**stored_topic_params(review), "nr_topics": int(k) if k else None}
-    with review.word_vectors() as words:
-        model = TopicModel(**params).fit_from_topics(
-            review.texts(), review.embeddings(), review.fine_labels, review.reduced, **words)
-    built = review.manifest.get("topics", {})  # the method that found the kept topics
-    return _adopt(review, model, params, save, reviewer, built.get("method", model.method_), built.get("note", model.note_))
+    model = TopicModel(**params).fit_from_topics(
+        review.texts(), review.embeddings(), review.fine_labels, review.reduced, word_vectors=review.word_vectors())
+    return _adopt(review, model, params, save, reviewer)
 
 
-def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer: str | None,
-           method: str, note: str) -> Review:
+def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer: str | None) -> Review:
     """Make a fitted model's topics the review's (and with ``save``, the folder's and store's).
 
     With ``save`` the new topics are shown only once they are saved: if saving fails, the
@@ -92,7 +88,7 @@ def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer
     new.manifest = {
         **review.manifest,
         "topic_params": params,
-        "topics": {"method": method, "note": note, "count": int((new.topics.topic >= 0).sum())},
+        "topics": {"method": model.method_, "note": model.note_, "count": int((new.topics.topic >= 0).sum())},
     }
     new.model = model
     if save:
@@ -103,8 +99,8 @@ def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer
 
 def topic_stability(review: Review, seeds: Sequence[int] = (1, 2, 3, 4)):
     """See :meth:`Review.topic_stability`."""
-    from ..stability import seed_labelings
-    from ..stability import topic_stability as stability_of
+    from ..topics import seed_labelings
+    from ..topics import topic_stability as stability_of
 
     runs = seed_labelings(review.embeddings(), stored_topic_params(review), seeds)
     scores = stability_of(review.labels, runs)
@@ -121,9 +117,8 @@ def recluster(review: Review, ids: Sequence[str], min_cluster_size: int | None =
     rows = review.rows(ids)
     texts = review.texts()
     seed = review.manifest.get("seed", 42) if seed is None else seed
-    with review.word_vectors() as words:
-        model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
-            [texts[r] for r in rows], review.embeddings()[rows], **words)
+    model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
+        [texts[r] for r in rows], review.embeddings()[rows], word_vectors=review.word_vectors())
     labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
     return pd.DataFrame({
         "id": [review.papers[r].id for r in rows],

@@ -75,26 +75,13 @@ def _create(path: Path) -> None:
         except OSError:  # a file system without hard links
             if not path.exists():
                 os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        fsync_path(path.parent)
     finally:
         for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
             try:
                 os.unlink(leftover)
             except FileNotFoundError:
                 pass
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
@@ -155,51 +142,62 @@ def connect(path: Path, *, create: bool = True) -> tuple[sqlite3.Connection, str
             path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
         )
     try:
-        try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = _tables(conn)
-        except sqlite3.DatabaseError as err:
-            raise NotAStoreError(
-                f"{path} cannot be read as an annotation store ({err}); the file was left "
-                f"untouched; {RESTORE_HINT.format(review=path.parent)}, or move it away"
-            ) from err
-        if app_id != APPLICATION_ID:
-            shown = ", ".join(sorted(tables)[:6]) or "none"
-            raise NotAStoreError(
-                f"{path} is a SQLite database but not a workbench annotation store "
-                f"(application_id={app_id}, expected {APPLICATION_ID}; tables: {shown}); "
-                "the file was left untouched; move it away or pass another --review folder"
-            )
-        if version > SCHEMA_VERSION:
-            raise StoreVersionError(
-                f"{path} has schema version {version}, newer than this workbench's "
-                f"{SCHEMA_VERSION}; upgrade workbench to open it"
-            )
-        if readonly and version < SCHEMA_VERSION:
-            raise StoreError(
-                f"{path} has schema version {version} and must be upgraded to {SCHEMA_VERSION}, "
-                f"which needs write access, but {readonly}; ask the review's owner to open it "
-                "once with this workbench, or for write access"
-            )
-        if not readonly:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if version < SCHEMA_VERSION:
-            from ._backup import snapshot
-
-            snapshot(conn, path, f"before-migration-v{version}")
-            migrate(conn, path)
-            tables = _tables(conn)
-        missing = EXPECTED_TABLES - tables
-        if missing:
-            raise NotAStoreError(
-                f"{path} is a damaged annotation store: tables {sorted(missing)} are missing; "
-                f"{RESTORE_HINT.format(review=path.parent)}"
-            )
+        _prepare(conn, path, readonly)
     except BaseException:
         conn.close()
         raise
     return conn, readonly
+
+
+def _identify(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
+    """The store's schema version and tables; refuses a file that is not a workbench store."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = _tables(conn)
+    except sqlite3.DatabaseError as err:
+        raise NotAStoreError(
+            f"{path} cannot be read as an annotation store ({err}); the file was left "
+            f"untouched; {RESTORE_HINT.format(review=path.parent)}, or move it away"
+        ) from err
+    if app_id != APPLICATION_ID:
+        shown = ", ".join(sorted(tables)[:6]) or "none"
+        raise NotAStoreError(
+            f"{path} is a SQLite database but not a workbench annotation store "
+            f"(application_id={app_id}, expected {APPLICATION_ID}; tables: {shown}); "
+            "the file was left untouched; move it away or pass another --review folder"
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreVersionError(
+            f"{path} has schema version {version}, newer than this workbench's "
+            f"{SCHEMA_VERSION}; upgrade workbench to open it"
+        )
+    return version, tables
+
+
+def _prepare(conn: sqlite3.Connection, path: Path, readonly: str | None) -> None:
+    """Check the store, set the connection up (WAL, full sync, foreign keys) and migrate it."""
+    version, tables = _identify(conn, path)
+    if readonly and version < SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} has schema version {version} and must be upgraded to {SCHEMA_VERSION}, "
+            f"which needs write access, but {readonly}; ask the review's owner to open it "
+            "once with this workbench, or for write access"
+        )
+    if not readonly:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if version < SCHEMA_VERSION:
+        from ._backup import snapshot
+
+        snapshot(conn, path, f"before-migration-v{version}")
+        migrate(conn, path)
+        tables = _tables(conn)
+    missing = EXPECTED_TABLES - tables
+    if missing:
+        raise NotAStoreError(
+            f"{path} is a damaged annotation store: tables {sorted(missing)} are missing; "
+            f"{RESTORE_HINT.format(review=path.parent)}"
+        )

@@ -199,7 +199,13 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         """
     ):
         conn.execute(statement)  # not executescript: that would commit the open transaction
-    # v1 kept the last build's topics by raw number; they become run 1 with stable identities.
+    _v1_topics_to_run_1(conn)
+    conn.execute("DROP TABLE paper_topics")
+    conn.execute("DROP TABLE topic_names")
+
+
+def _v1_topics_to_run_1(conn: sqlite3.Connection) -> None:
+    """v1 kept the last build's topics by raw number; they become run 1 with stable identities."""
     rows = conn.execute("SELECT paper_id, topic FROM paper_topics ORDER BY paper_id").fetchall()
     if rows:
         names = {t: (label, who, at) for t, label, who, at in conn.execute(
@@ -232,8 +238,6 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         conn.executemany(
             "INSERT INTO run_assignments (run, paper_id, topic) VALUES (1, ?, ?)", rows
         )
-    conn.execute("DROP TABLE paper_topics")
-    conn.execute("DROP TABLE topic_names")
 
 
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.

@@ -37,7 +37,7 @@ class ComparedPaper:
 def _term_model(texts: tuple[str, ...]):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ..labels import stop_words
+    from ..topics import stop_words
     from ..scripts import tokens
 
     vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True, tokenizer=tokens,

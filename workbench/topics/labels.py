@@ -17,7 +17,7 @@ from typing import Collection, Sequence
 
 import numpy as np
 
-from .scripts import has_unspaced, words as word_tokens, words_as_written
+from ..scripts import has_unspaced, words as word_tokens, words_as_written
 
 __all__ = ["SCHOLARLY_STOP_WORDS", "stop_words", "readable_label", "common_words", "candidate_words",
            "rank_words", "topic_text", "WORD_SAMPLE"]
