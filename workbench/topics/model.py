@@ -110,19 +110,23 @@ class TopicModel:
         merge_variance: float | None = MERGE_VARIANCE,
         n_epochs: int | None = None,
     ):
-        self.min_cluster_size = min_cluster_size
-        self.min_samples = min_samples
+        # the space: UMAP
         self.n_neighbors = n_neighbors
         self.n_components = n_components
+        self.n_epochs = n_epochs
+        # the topics: HDBSCAN and its outliers
+        self.min_cluster_size = min_cluster_size
+        self.min_samples = min_samples
         self.cluster_selection = cluster_selection
         self.reduce_outliers = reduce_outliers
+        self.outlier_strategy = outlier_strategy
+        # (and merging them into themes)
+        self.merge_variance = merge_variance
+        self.nr_topics = nr_topics
+        # the words: c-TF-IDF and labels
         self.representation = representation
         self.top_n_words = top_n_words
-        self.nr_topics = nr_topics
-        self.seed = seed
-        self.outlier_strategy = outlier_strategy
-        self.merge_variance = merge_variance
-        self.n_epochs = n_epochs
+        self.seed = seed  # one seed for everything random
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in self.__init__.__code__.co_varnames[1 : self.__init__.__code__.co_argcount]}
