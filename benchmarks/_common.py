@@ -32,7 +32,7 @@ CORPORA = ("arxiv_lite", "medical", "synergy")
 
 
 def bench_cache_dir() -> Path:
-    from workbench.embed import workbench_cache_dir
+    from workbench.fsutil import workbench_cache_dir
 
     return Path(os.environ.get("WORKBENCH_BENCH_CACHE") or workbench_cache_dir() / "bench")
 

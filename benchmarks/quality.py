@@ -79,7 +79,7 @@ def kmeans(X, k, seeds=(0, 1, 2)):
 def raw_bertopic(texts, X):
     from umap import UMAP
 
-    from workbench.topics import import_bertopic
+    from workbench.topics.shims import import_bertopic
 
     bertopic = import_bertopic()
     umap_model = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=42)
@@ -140,15 +140,13 @@ def label_words(corpus, X):
     import re
     from collections import Counter
 
-    from workbench.embed import EmbeddingCache, get_embedder
-    from workbench.labels import candidate_words, readable_label
-    from workbench.topics import TopicModel
+    from workbench.embed import WordVectors, get_embedder
+    from workbench.topics import TopicModel, candidate_words, readable_label
 
     from _common import bench_cache_dir
 
     texts = corpus.texts("document")
-    with EmbeddingCache(bench_cache_dir() / "embeddings.sqlite") as cache:
-        model = TopicModel().fit(texts, X, embedder=get_embedder("minilm"), cache=cache)
+    model = TopicModel().fit(texts, X, word_vectors=WordVectors(get_embedder("minilm"), bench_cache_dir() / "embeddings.sqlite"))
     docs = [" " + re.sub(r"[^\w]+", " ", t.lower()) + " " for t in texts]
     topics = sorted(model.words_)
     candidates = candidate_words(model.model_, model.labels_, model.top_n_words)
@@ -173,8 +171,7 @@ def label_words(corpus, X):
 
 def compare_merging(corpus, X, seeds):
     """(a) and (b) of three ways to merge the same HDBSCAN topics, over ``seeds``."""
-    from workbench.stability import mean_pairwise_ari
-    from workbench.topics import TopicModel, merge_topics
+    from workbench.topics import TopicModel, mean_pairwise_ari, merge_topics
 
     ways = {
         "Ward, embedding space (default)": lambda fine, red: (
@@ -310,7 +307,7 @@ def main() -> None:
             compare_merging(corpus, embed_cached(corpus.texts("document"), "minilm"), seeds)
 
     if args.stability_seeds > 1:
-        from workbench.stability import mean_pairwise_ari, topic_stability
+        from workbench.topics import mean_pairwise_ari, topic_stability
 
         seeds = list(range(1, args.stability_seeds + 1))
         print(f"\n## Over seeds {seeds} (MiniLM): quality and stability\n")

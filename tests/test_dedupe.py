@@ -19,7 +19,8 @@ LONG = ("Autologous chondrocyte implantation was compared with microfracture in 
 def paper(title: str, *, source: str, abstract: str = "", year=None, authors=(), doi=None, arxiv_id=None,
           pmid=None, label=None, keywords=()) -> Paper:
     return Paper(
-        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=abstract, title=title, year=year),
+        id=paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=abstract, title=title, year=year,
+                    author=authors[0] if authors else ""),
         title=title, abstract=abstract, text=abstract, authors=tuple(authors), year=year, source=source,
         doi=doi, arxiv_id=arxiv_id, pmid=pmid, label=label, keywords=tuple(keywords),
     )
@@ -102,8 +103,10 @@ def test_merged_record_takes_identifiers_from_any_source_and_gets_their_id():
          dict(title="Editorial", year=2020, authors=["Lee, K"], abstract="On another."), False),
         (dict(title="Editorial", year=2020, authors=["Smith, J"], abstract="On one thing."),
          dict(title="Editorial.", year=2020, authors=["Smith J"], abstract="On one thing, reworded."), True),
-        # without abstracts or identifiers, the same title and year is the same record id
-        (dict(title="Editorial", year=2020, authors=["Smith, J"]), dict(title="Editorial", year=2020, authors=["Lee, K"]), True),
+        # without abstracts or identifiers, the same title, year and first author is the same record id;
+        # two first authors are two papers (two editorials of one year)
+        (dict(title="Editorial", year=2020, authors=["Smith, J"]), dict(title="Editorial", year=2020, authors=["Lee, K"]), False),
+        (dict(title="Editorial", year=2020, authors=["Smith, J"]), dict(title="Editorial", year=2020, authors=["Smith J."]), True),
         # the same abstract of 20+ words is the same paper, even when a title lost a word
         (dict(title="Autologous chondrocyte implantation for knee lesions", doi="10.1/k", abstract=LONG),
          dict(title="Autologous chondrocyte for knee lesions", abstract=LONG.upper()), True),
@@ -160,3 +163,66 @@ def test_blocking_keeps_comparisons_far_below_n_squared():
     found = find_duplicates(papers)
     assert len(found.merges) == 200
     assert found.comparisons < 0.001 * len(papers) ** 2
+
+
+# ----------------------------------------------------------------------------- every script
+
+
+@pytest.mark.parametrize("dedupe", [True, False])
+def test_abstracts_in_eight_scripts_are_distinct_papers_and_their_copies_merge(dedupe):
+    """15 abstracts in Chinese, Japanese, Korean, Arabic, Russian, Greek, Hindi and Hebrew, then 6
+    of them again as another export writes them (ASCII punctuation, full-width letters, upper
+    case, no final stop): 15 papers, 6 merges, with and without fuzzy titles."""
+    papers, report = read_sources([DATA / "scripts.csv"], dedupe=dedupe)
+    assert (report.read, report.merged, len(papers)) == (21, 6, 15)
+    assert len({p.id for p in papers}) == 15
+    merged = [m.replace(f"{DATA}/", "") for m in report.merges]
+    # the Russian, Greek and Arabic ones have fewer than 20 words: their (derived) titles count too
+    assert merged == [f"scripts.csv:{a} is the same paper as scripts.csv:{b} ({why})" for a, b, why in [
+        (17, 2, "same abstract"), (18, 4, "same abstract"), (19, 10, "same title and abstract"),
+        (20, 12, "same title and abstract"), (21, 8, "same title and abstract"), (22, 14, "same abstract")]]
+    by_line = {p.source.rsplit(":", 1)[1]: p for p in papers}
+    assert by_line["2"].sources == (f"{DATA / 'scripts.csv'}:2", f"{DATA / 'scripts.csv'}:17")
+
+
+def test_near_identical_chinese_titles_meet_in_a_block_and_merge():
+    a = paper("基于强化学习的机器人导航方法研究与实现", source="a.bib:1", year=2021, authors=["张伟"])
+    b = paper("基于强化学习的机器人导航方法研究与实现。", source="b.ris:1", year=2021, authors=["张伟"])
+    c = paper("基于强化学习的机器人导航方法研究与实验", source="c.ris:1", year=2019, authors=["李娜"])
+    merged, found = deduplicate([a, b, c])
+    assert [(m.kept, m.merged) for m in found.merges] == [(0, 1)]
+    assert len(merged) == 2
+
+
+def test_short_identical_abstracts_under_different_titles_stay_apart():
+    """ASReview's duplicate_records.csv: ten records whose abstract is "lorem" under titles a to
+    i. The same title and abstract, or the same DOI, merge; the rest are ten different papers
+    (they all were one paper: the short abstract alone made their id)."""
+    rows = [("a", "10.1"), ("a", ""), ("b", "10.3"), ("c", "10.3"), ("d", ""), ("e", ""), ("f", ""), ("g", "")]
+    papers = [paper(t, source=f"f.csv:{i + 2}", abstract="lorem", doi=d or None) for i, (t, d) in enumerate(rows)]
+    merged, found = deduplicate(papers)
+    assert sorted((m.kept, m.merged, m.reason) for m in found.merges) == [
+        (0, 1, "same title and abstract"), (2, 3, "same DOI 10.3")]
+    assert [p.title for p in merged] == ["a", "b", "d", "e", "f", "g"]
+
+
+def test_same_title_and_year_by_different_first_authors_are_two_papers(tmp_path):
+    """"An amazing title" (2013) by Jean Cesar and by Jean Baltazar, no abstract, no DOI: two
+    papers (they were one: the title and year alone made their id). By the same author: one."""
+    bib = tmp_path / "refs.bib"
+    entries = [("Cesar2013", "Jean Cesar"), ("Baltazar2013", "Jean Baltazar"), ("Cesar2013b", "Cesar, Jean")]
+    bib.write_text("".join(f"@article{{{key}, author={{{who}}}, title={{An amazing title}}, year={{2013}}}}\n"
+                           for key, who in entries), encoding="utf-8")
+    papers, report = read_sources([bib])
+    assert [(p.authors, len(p.sources)) for p in papers] == [(("Jean Cesar",), 2), (("Jean Baltazar",), 1)]
+    assert [m.rsplit("(", 1)[1] for m in report.merges] == ["same title, year 2013, no abstract or identifier)"]
+    long_title = "Editorial: introduction to the special issue on screening"
+    a = paper(long_title, source="a.ris:1", year=2020, authors=["Smith, J."])
+    b = paper(long_title + ".", source="b.ris:1", year=2020, authors=["Jones, K."])
+    assert len(deduplicate([a, b])[0]) == 2  # near-identical titles, same year, two first authors
+
+
+def test_first_author_key_ignores_accents_but_keeps_every_script():
+    assert first_author_key(paper("t", source="x", authors=["Müller, Jürgen"])) == "muller"
+    assert first_author_key(paper("t", source="x", authors=["张伟"])) == "张伟"
+    assert first_author_key(paper("t", source="x", authors=["Παπαδόπουλος, Γ."])) == "παπαδοπουλοσ"  # casefold: final ς is σ

@@ -5,9 +5,12 @@ import pytest
 
 from workbench.embed import (
     EMBEDDERS,
+    BaseEmbedder,
+    Embedder,
     EmbeddingCache,
     FakeEmbedder,
     TfidfEmbedder,
+    WordVectors,
     embed_with_cache,
     get_embedder,
 )
@@ -91,3 +94,103 @@ def test_an_embedder_returning_garbage_is_refused(tmp_path):
 
     with pytest.raises(EmbedderError, match="non-finite"):
         embed_with_cache(["a text", "another text"], Broken(), None)
+
+
+def test_tfidf_corpus_vectors_are_the_two_scikit_learn_calls_and_nothing_more():
+    """The embed stage's vectors of the corpus are TruncatedSVD.fit_transform of
+    TfidfVectorizer.fit_transform (normalised), not a second transform of every text."""
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = seed_abstracts()
+    texts = texts + [" ".join(reversed(t.split())) for t in texts]  # 266 texts: terms in 2+ papers only
+    tfidf = TfidfEmbedder()
+    X, stats = embed_with_cache(texts, tfidf, None, corpus=True)
+    bare = TruncatedSVD(n_components=256, random_state=42).fit_transform(
+        TfidfVectorizer(**tfidf.vectorizer_params(len(texts))).fit_transform(texts))
+    bare /= np.linalg.norm(bare, axis=1, keepdims=True)
+    np.testing.assert_allclose(X, bare, atol=1e-5)
+    assert stats["embedded"] == len(set(texts)) and tfidf.vectorizer_params(len(texts))["min_df"] == 2
+    # a text outside the corpus is projected into the same space
+    assert tfidf.embed(["reward models for agents"]).shape == (1, 256)
+
+
+def test_a_huge_text_is_embedded_by_its_first_characters(tmp_path):
+    from workbench.records import MAX_TEXT_CHARS, bounded_text
+
+    huge = "agents plan with memory " * 100_000  # 2.4 million characters
+    assert len(bounded_text(huge)) <= MAX_TEXT_CHARS and huge.startswith(bounded_text(huge))
+    fake = FakeEmbedder()
+    with EmbeddingCache(tmp_path / "e.sqlite") as cache:
+        X, _ = embed_with_cache([huge, bounded_text(huge)], fake, cache)
+    assert fake.embedded == 1  # the same text once cut: embedded once
+    np.testing.assert_array_equal(X[0], X[1])
+
+
+def test_every_registered_embedder_follows_the_protocol_without_loading_a_model():
+    for name in EMBEDDERS:
+        embedder = get_embedder(name, progress=False)
+        assert isinstance(embedder, Embedder) and embedder.name == name
+        assert getattr(embedder, "progress", False) is False, "progress=False reaches the embedders that draw bars"
+
+
+def test_the_base_class_gives_the_defaults_and_tfidf_overrides_them():
+    fake = FakeEmbedder()
+    texts = seed_abstracts()[:10]
+    before = fake.version
+    fake.bind_corpus(texts)
+    assert fake.bound and fake.version == before, "binding a corpus changes nothing for an embedder of single texts"
+    np.testing.assert_array_equal(fake.embed_words(["reward model", "agents"]), fake.embed(["reward model", "agents"]))
+
+    tfidf = TfidfEmbedder()
+    assert not tfidf.bound
+    tfidf.bind_corpus(texts)
+    assert tfidf.bound and tfidf.version != TfidfEmbedder().version
+
+
+def test_an_object_that_is_not_an_embedder_is_refused_and_a_minimal_one_gets_the_defaults():
+    with pytest.raises(InputError, match="is not an embedder; expected a registry name .* bind_corpus"):
+        get_embedder(object())
+
+    class Ones(BaseEmbedder):
+        name = "ones"
+        version = "1"
+
+        def embed(self, texts):
+            return np.ones((len(texts), 3), np.float32) / np.sqrt(3)
+
+    ones = get_embedder(Ones())
+    X, stats = embed_with_cache(["a", "b"], ones, None, corpus=True)
+    assert X.shape == (2, 3) and stats["embedded"] == 2
+    assert WordVectors(ones)(["word"]).shape == (1, 3)
+
+
+def test_word_vectors_embed_each_word_once_through_the_cache_opened_per_call(tmp_path):
+    fake = FakeEmbedder()
+    words = WordVectors(fake, tmp_path / "cache" / "e.sqlite")
+    first = words(["reward model", "agents"])
+    second = words(["agents", "memory planning"])
+    assert fake.embedded == 3, "'agents' came from the cache the second time"
+    np.testing.assert_array_equal(first[1], second[0])
+    np.testing.assert_array_equal(second, fake.embed(["agents", "memory planning"]))
+    with EmbeddingCache(tmp_path / "cache" / "e.sqlite") as cache:
+        assert cache.count(f"fake:{fake.version}") == 3, "every word was written, and the file was let go"
+
+
+def test_word_vectors_use_the_embedders_embed_words():
+    texts = seed_abstracts()
+    tfidf = TfidfEmbedder()
+    tfidf.bind_corpus(texts)
+    words = ["reward model", "multimodal", "agents"]
+    np.testing.assert_array_equal(WordVectors(tfidf)(words), tfidf.embed_words(words))
+
+    class Counted(FakeEmbedder):
+        word_calls = 0
+
+        def embed_words(self, words):
+            self.word_calls += 1
+            return super().embed_words(words)
+
+    counted = Counted()
+    WordVectors(counted)(words)
+    assert counted.word_calls == 1

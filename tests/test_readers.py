@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from workbench.readers import read_file, read_file_report
-from workbench.records import paper_id
+from workbench.records import id_aliases, paper_id, title_repeats_abstract
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 
@@ -21,12 +21,13 @@ def expected(name: str, line, title: str, **fields) -> dict:
     }
     rec.update(fields)
     rec.setdefault("text", rec["abstract"])
+    rec.setdefault("title_derived", bool(rec["text"]) and title_repeats_abstract(title, rec["text"]))
     rec["source"] = f"{DATA / name}:{line}"
     rec["sources"] = [rec["source"]]
+    author = rec["authors"][0] if rec["authors"] else ""
     rec["id"] = paper_id(doi=rec["doi"], arxiv_id=rec["arxiv_id"], pmid=rec["pmid"], text=rec["text"],
-                         title=title, year=rec["year"])
-    content_id = paper_id(text=rec["text"], title=title, year=rec["year"])
-    rec["aliases"] = [content_id] if content_id != rec["id"] else []
+                         title=title, year=rec["year"], author=author)
+    rec["aliases"] = list(id_aliases(rec["id"], text=rec["text"], title=title, year=rec["year"], author=author))
     return rec
 
 
@@ -84,10 +85,51 @@ def test_bibtex_broken_entry_is_skipped_with_its_line_and_the_rest_read():
     ]
 
 
+def test_bibtex_quirks_that_zotero_and_jabref_forgive_are_read_with_a_warning_each():
+    papers, report = read("quirks.bib")
+    assert [(p["title"], p["year"], p["source"].rsplit(":", 1)[1]) for p in papers] == [
+        ("An EndNote entry without a key", 2019, "4"),
+        ("Empty field between two commas", 2020, "10"),
+        ("The first title is kept", 2021, "15"),
+        ("A comma is missing at the end of this line", 2022, "21"),
+        ("Comma-first style, as some people write", 2023, "26"),  # plain BibTeX: no warning
+        ("Unbalanced whitespace around everything", 2024, "31"),
+        ("A biblatex type: read without a word", 2024, "35"),
+        ("An entry type nobody knows", 2025, "40"),
+        ("The closing brace is missing before the next entry", 2018, "45"),
+        ("The closing brace is missing at the end of the file", 2017, "49"),
+    ]
+    assert papers[0]["authors"] == ["Doe, Jane"]
+    assert report.skipped == []
+    assert warnings_of(report) == [
+        "quirks.bib: 2 @comment/@preamble blocks hold no records; ignored",
+        "quirks.bib:4: the entry has no key; read it as 'line4'",
+        "quirks.bib:11: an empty field between two commas; ignored",
+        "quirks.bib:17: field 'Title' given again (first on line 16); kept the first",
+        "quirks.bib:18: field 'year' given again (first on line 18); kept the first",
+        "quirks.bib:22: no comma after the field 'title'; read 'year' as the next field",
+        "quirks.bib:31: a space after '@' (the entry would be read as a comment); removed",
+        "quirks.bib:40: @wrong is not a BibTeX or biblatex entry type; read as a generic record",
+        "quirks.bib:47: the entry has no closing '}' before the next entry; closed it here",
+        "quirks.bib:51: the entry has no closing '}' at the end of the file; closed it here",
+    ]
+
+
+def test_bibtex_entry_with_an_empty_key_gets_one(tmp_path):
+    path = tmp_path / "keyless.bib"
+    path.write_text("@article{,\n  title = {Keyless with a comma},\n  year = {2020}\n}\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [(p.title, p.source) for p in papers] == [("Keyless with a comma", f"{path}:1")]
+    assert report.warnings == [f"{path}:1: the entry has no key; read it as 'line1'"]
+
+
 def test_bibtex_with_only_comments_warns_that_nothing_was_found():
     papers, report = read("comments_only.bib")
     assert papers == []
-    assert warnings_of(report) == ["comments_only.bib: no BibTeX entries found (only comments, @string or @preamble blocks)"]
+    assert warnings_of(report) == [
+        "comments_only.bib: 2 @comment/@preamble blocks hold no records; ignored",
+        "comments_only.bib: no BibTeX entries found (only comments, @string or @preamble blocks)",
+    ]
 
 
 # ----------------------------------------------------------------------------- RIS and tagged text
@@ -175,6 +217,44 @@ def test_scopus_csv_multiline_cell_bad_row_placeholder_abstract_empty_row():
         "quote that value and read again",
         "scopus.csv:6: no title or abstract; nothing to read or map",
     ]
+
+
+def test_trailing_empty_values_read_and_a_real_extra_value_is_reported_on_its_line():
+    """Every data row ends with a ',' (one empty value more than the header has columns): read
+    normally. The row of lines 5-7 has a real extra value after a quoted three-line cell: skipped
+    and named by its first line, and the rows after it keep their true line numbers."""
+    papers, report = read("trailing_commas.csv")
+    assert [(p["title"], p["year"], p["source"].rsplit(":", 1)[1]) for p in papers] == [
+        ("First paper", 2020, "2"), ("Second paper", 2021, "3"), ("Fourth paper", 2023, "8"),
+        ("Fifth paper", 2024, "10"), ("Sixth paper", 2025, "11"),
+    ]
+    assert papers[1]["abstract"] == "An abstract that runs\nover two lines, with a comma."
+    assert papers[3]["abstract"] == 'After a blank line, and "quoted" words.'
+    assert skipped_of(report) == [
+        "trailing_commas.csv:5: 5 values where the header has 3 columns (an unquoted ',' inside a value?) "
+        "(the row runs from line 5 to line 7); quote that value and read again"
+    ]
+    assert warnings_of(report) == [
+        "trailing_commas.csv: 4 rows end with empty values the header has no column for (a trailing ','), "
+        "from line 2; read without them"
+    ]
+
+
+def test_every_row_with_a_trailing_delimiter_is_read(tmp_path):
+    """A database export whose 58 data rows each end with ';' was read as 2 records."""
+    rows = [f"Title {i};Abstract number {i} about screening.;{2000 + i % 20};" for i in range(58)]
+    path = tmp_path / "export.csv"
+    path.write_text("Title;Abstract;Year\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert (len(papers), report.skipped) == (58, [])
+    assert [p.source for p in papers[-2:]] == [f"{path}:58", f"{path}:59"]
+
+
+def test_excel_sep_line_names_the_delimiter_and_keeps_line_numbers(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("sep=;\nTitle;Abstract\nOne, with a comma;An abstract.\n", encoding="utf-8")
+    papers, _ = read_file_report(path)
+    assert [(p.title, p.source) for p in papers] == [("One, with a comma", f"{path}:3")]
 
 
 def test_asreview_labels_become_decisions():
@@ -402,3 +482,30 @@ def test_seed_dump_in_a_txt_file():
         ("Daily Papers", ("Ada Lovelace", "Charles Babbage"), True, "5"),
     ]
     assert papers[1].title == "TRACE: a novel benchmark designed to evaluate continual learning in large language…"
+
+
+def test_a_literal_quote_in_the_last_row_is_not_an_open_quote(tmp_path):
+    path = tmp_path / "inches.csv"
+    path.write_text('Title,Abstract\nFirst,An abstract.\nA 12" screen,Measured in inches.\n', encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [p.title for p in papers] == ["First", 'A 12" screen'] and report.skipped == []
+
+
+def test_a_broken_string_definition_is_not_taken_for_an_entry_without_a_key(tmp_path):
+    path = tmp_path / "strings.bib"
+    path.write_text('@string{venue = "Nice Journal"\n\n@article{k, title={Still read}, journal=venue}\n',
+                    encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [p.title for p in papers] == ["Still read"]
+    assert not any("no key" in w for w in report.warnings)
+
+
+def test_web_of_science_tab_delimited_titles_may_start_with_a_quote(tmp_path):
+    path = tmp_path / "savedrecs.txt"
+    rows = ["PT\tAU\tTI\tAB\tPY\tUT\t", 'J\tDoe, J\t"Why" questions in screening\tAn abstract.\t2020\tWOS:1\t',
+            "J\tRoe, R\tA second record\tAnother abstract.\t2021\tWOS:2\t"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert [(p.title, p.source.rsplit(":", 1)[1]) for p in papers] == [
+        ('"Why" questions in screening', "2"), ("A second record", "3")]
+    assert report.skipped == []

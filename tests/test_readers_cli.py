@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli_read import COLUMNS, register
+from workbench.cli import main
+from workbench.cli.read import COLUMNS, register
 from workbench.errors import ReaderError, WorkbenchError
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
@@ -81,7 +82,6 @@ def test_user_errors_are_workbench_errors():
 
 
 def test_through_the_main_command_line(capsys):
-    main = pytest.importorskip("workbench.cli").main
     assert main(["read", *DUPES, "--format", "csv"]) == 0
     captured = capsys.readouterr()
     assert len(captured.out.splitlines()) == 10
@@ -92,5 +92,28 @@ def test_through_the_main_command_line(capsys):
     assert captured.err == (
         f"workbench: error: {DATA}/notes.xyz: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex "
         ".ciw .csv .json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: "
-        "xlsx, pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)\n"
+        "xlsx, pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds), and .zip, .gz or .tar.gz archives of "
+        "them\n"
     )
+
+
+def test_garbage_renamed_ris_exits_non_zero_with_the_report(tmp_path, capsys):
+    garbage = tmp_path / "garbage.ris"
+    garbage.write_text("<html><body>Your session expired. Please log in again.</body></html>\n", encoding="utf-8")
+    assert main(["read", str(garbage)]) == 1
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert captured.out == "" and err[0] == f"{garbage} (ris): 0 read, 0 skipped, 0 merged"
+    assert err[1].startswith(f"  warning: {garbage}: no records found: this does not look like RIS")
+    assert err[-1].startswith(f"workbench: error: no records in 1 file ({garbage} (ris): 0 read")
+    assert main(["build", str(garbage), "--review", str(tmp_path / "r"), "--embedder", "fake", "-q"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1].startswith("workbench: error: no records in 1 file")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_folder_with_one_good_file_among_bad_ones_exits_zero_and_lists_the_rest(tmp_path, capsys):
+    (tmp_path / "garbage.ris").write_text("nothing\n", encoding="utf-8")
+    (tmp_path / "labels.csv").write_bytes((DATA / "labels.csv").read_bytes())
+    assert main(["read", str(tmp_path), "--format", "csv"]) == 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path}/garbage.ris (ris): 0 read" in err and "total: 6 read from 2 files" in err

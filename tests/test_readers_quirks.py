@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from workbench.errors import ReaderError
+from workbench.errors import NoRecordsError, ReaderError
 from workbench.readers import read_file, read_file_report, read_sources
 from workbench.readers.fields import clean
 from workbench.records import clean_text
@@ -122,7 +123,7 @@ def test_unknown_extension_lists_supported_formats():
     assert str(err.value) == (
         f"{DATA / 'notes.xyz'}: no reader for 'notes.xyz'; supported: .atom .bib .biblatex .bibtex .ciw .csv "
         ".json .jsonl .medline .nbib .ndjson .ris .tab .tsv .txt .xlsm .xlsx .xml (or name the format: xlsx, "
-        "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds)"
+        "pubmed-xml, arxiv-atom, json, bibtex, medline, wos, ris, csv, seeds), and .zip, .gz or .tar.gz archives of them"
     )
     assert err.value.path == str(DATA / "notes.xyz") and err.value.line is None
 
@@ -135,8 +136,6 @@ def test_unknown_extension_lists_supported_formats():
         ("no_title_column.csv", 1, "no title or abstract column among name, summary_text, when; name one 'title' or "
                                    "'abstract' (other accepted names: 'Document Title', 'Article Title', 'TI', 'AB', "
                                    "'summary', ...)"),
-        ("broken_quote.csv", 3, "cannot split into rows (EOF inside string starting at row 2); expected ','-separated "
-                                "values with balanced double quotes: check the quote that opens on this line"),
         ("arxiv_error.atom", 5, "the arXiv API answered with an error: incorrect id format for 1234.12345; fix the "
                                 "query and download the feed again"),
     ],
@@ -146,6 +145,15 @@ def test_one_clear_error_with_file_line_and_what_was_expected(name, line, messag
         read_file(DATA / name)
     assert (err.value.path, err.value.line) == (str(DATA / name), line)
     assert str(err.value) == f"{DATA / name}:{line}: {message}"
+
+
+def test_a_quote_that_never_closes_is_reported_with_the_lines_it_swallowed():
+    papers, report = read_file_report(DATA / "broken_quote.csv")
+    assert [p.title for p in papers] == ["Fine row"]
+    assert report.skipped == [
+        f"{DATA / 'broken_quote.csv'}:3: a quote that opens in this row never closes, so lines 3-4 could not be "
+        "split into rows; close the quote (or remove it) and read again"
+    ]
 
 
 def test_broken_xml_with_nothing_readable_is_one_error(tmp_path):
@@ -178,15 +186,17 @@ def test_folder_reads_what_it_can_and_reports_the_rest(tmp_path):
     papers, report = read_sources([tmp_path])
     assert len(papers) == 10
     assert [(f.path.replace(f"{tmp_path}/", ""), f.format, f.read) for f in report.files] == [
-        ("empty.csv", "-", 0), ("export.ris", "ris", 4), ("labels.csv", "csv", 6), ("notes.xyz", "-", 0),
+        (".hidden.ris", "-", 0), ("empty.csv", "-", 0), ("export.ris", "ris", 4), ("labels.csv", "csv", 6),
+        ("notes.xyz", "-", 0),
     ]
     lines = [line.replace(f"{tmp_path}/", "") for line in report.lines()]
-    assert lines[0].startswith("empty.csv: not read: the file is empty; expected records as one of")
-    assert lines[1:3] == [
+    assert lines[0] == ".hidden.ris: not read: hidden (its name starts with '.'); rename it to read it"
+    assert lines[1].startswith("empty.csv: not read: the file is empty; expected records as one of")
+    assert lines[2:4] == [
         "export.ris (ris): 4 read, 0 skipped, 0 merged",
         "  warning: export.ris:21: year '10 15' is not a year; left empty",
     ]
-    assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 2 files not read (see above)"
+    assert lines[-1] == "total: 10 read from 2 files, 0 skipped, 0 merged as duplicates, 10 papers; 3 files not read (see above)"
 
 
 def test_review_folders_inside_a_source_are_skipped_and_reported(tmp_path):
@@ -207,10 +217,10 @@ def test_review_folders_inside_a_source_are_skipped_and_reported(tmp_path):
     assert [f.path for f in report.files] == [str(tmp_path / "export.ris")]
     assert len(papers) == 4
     lines = [line.replace(f"{tmp_path}/", "") for line in report.lines()]
-    assert lines[:3] == [
+    assert lines[:3] == [  # in reading order: folders depth first, sorted
+        "nested/old_review/: not read: it looks like a review folder (it has build.json); name its files to read them anyway",
         "review/: not read: it is the review being built (its papers.jsonl and exports are not sources)",
         "store_only/: not read: it looks like a review folder (it has annotations.sqlite); name its files to read them anyway",
-        "nested/old_review/: not read: it looks like a review folder (it has build.json); name its files to read them anyway",
     ]
     # The same review through another spelling or a symlink is still the review.
     (tmp_path / "link").symlink_to(review, target_is_directory=True)
@@ -305,20 +315,27 @@ def test_a_file_with_no_records_says_so(tmp_path):
     ris.write_text("Provider: Example\nNo records matched the search.\n")
     papers, report = read_file_report(ris)
     assert papers == [] and report.warnings == [
-        f"{ris}: no records found; expected RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, IEEE, Web of Science"
+        f"{ris}: no records found: this does not look like RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, "
+        "IEEE, Web of Science (chosen for its '.ris' name); check it is the export you meant, or name its format"
+    ]
+    ris.write_text("TY  - JOUR\nAU  - Doe, J.\nER  - \n")
+    papers, report = read_file_report(ris)
+    assert papers == [] and [w.replace(f"{ris}", "f") for w in report.warnings] == [
+        "f: no records read: all 1 were skipped (see the skipped lines)"
     ]
 
 
 @pytest.mark.slow
 def test_fast_clean_and_normalise_for_id_match_the_reference_on_the_corpora():
-    """The reading shortcuts give exactly what records.clean_text / the original
-    normalise_for_id give, on every text of the shared corpora (about 20 s: pylatexenc)."""
+    """The reading shortcuts give exactly what records.clean_text gives, and the legacy id
+    normalisation (kept for the aliases of old ids) what the original gave, on every text of
+    the shared corpora (about 20 s: pylatexenc)."""
     import re
     import unicodedata
 
     import pandas as pd
 
-    from workbench.records import normalise_for_id
+    from workbench.records import legacy_normalise_for_id
 
     corpora = ROOT / ".." / "shared" / "data" / "corpora"
     files = sorted(corpora.glob("*/*.csv"))
@@ -333,7 +350,7 @@ def test_fast_clean_and_normalise_for_id_match_the_reference_on_the_corpora():
     texts = [t for f in files for col in pd.read_csv(f, dtype=str, keep_default_na=False).items() for t in col[1]]
     shortcut = re.compile(r"[%~]")
     assert [clean(t) for t in texts if shortcut.search(t)] == [clean_text(t) for t in texts if shortcut.search(t)]
-    assert [normalise_for_id(t) for t in texts] == [reference_normalise(t) for t in texts]
+    assert [legacy_normalise_for_id(t) for t in texts] == [reference_normalise(t) for t in texts]
 
 
 def test_old_excel_files_get_a_hint(tmp_path):
@@ -343,11 +360,91 @@ def test_old_excel_files_get_a_hint(tmp_path):
         read_file(xls)
 
 
-def test_ris_with_the_wrong_tag_layout_says_what_ris_looks_like(tmp_path):
-    ris = tmp_path / "one_space.ris"
-    ris.write_text("Provider: X\nTY - JOUR\nTI - One space only\nER - \n")
+def test_ris_tag_layouts_zotero_reads_are_read_with_a_warning(tmp_path):
+    """'TY - JOUR' (one space before the hyphen, as some tools write) and 'TI  -Title' (none
+    after it: rispy would cut the title's first letter), in .ris and in .txt files."""
+    for name in ("one_space.ris", "one_space.txt"):
+        ris = tmp_path / name
+        ris.write_text("Provider: X\nTY - JOUR\nTI - One space only\nAB -  An abstract.\nER - \n\n"
+                       "TY - JOUR\nTI - Second record\nER -\n")
+        papers, report = read_file_report(ris)
+        assert report.format == "ris"
+        assert [(p.title, p.abstract, p.source) for p in papers] == [
+            ("One space only", "An abstract.", f"{ris}:2"), ("Second record", "", f"{ris}:7")]
+        assert report.warnings == [f"{ris}:2: 7 tag lines laid out as 'TY - JOUR' (RIS has two spaces before the "
+                                   "hyphen: 'TY  - JOUR'), from this line; read as RIS"]
+    ris = tmp_path / "no_space.ris"
+    ris.write_text("TY  - JOUR\nTI  -No space after the hyphen\nER  -\n")
+    papers, report = read_file_report(ris)
+    assert [p.title for p in papers] == ["No space after the hyphen"]
+    assert report.warnings == [f"{ris}:2: 1 tag lines with no space after the hyphen ('TI  -Title'), from this "
+                               "line; read with one"]
+
+
+def test_ris_with_a_layout_nobody_reads_says_what_ris_looks_like(tmp_path):
+    ris = tmp_path / "no_spaces.ris"
+    ris.write_text("Provider: X\nTY-JOUR\nTI-No spaces at all\nER-\n")
     papers, report = read_file_report(ris)
     assert papers == [] and report.warnings == [
         f"{ris}:2: RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays them out "
         "differently, so no record was found: export it again as RIS"
     ]
+
+
+# ----------------------------------------------------------------------------- nothing silent
+
+
+def test_unreadable_folders_and_broken_links_are_listed_in_the_report(tmp_path, monkeypatch):
+    import os
+
+    shutil.copy(DATA / "export.ris", tmp_path / "export.ris")
+    (tmp_path / "locked").mkdir()
+    shutil.copy(DATA / "labels.csv", tmp_path / "locked" / "labels.csv")
+    (tmp_path / "gone.bib").symlink_to(tmp_path / "moved-away.bib")
+    real_scandir = os.scandir
+
+    def scandir(path):  # as a folder without read permission answers (root reads everything)
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    papers, report = read_sources([tmp_path])
+    assert len(papers) == 4
+    lines = [line.replace(f"{tmp_path}/", "") for line in report.lines() if not line.startswith("  ")]
+    assert lines == [
+        "export.ris (ris): 4 read, 0 skipped, 0 merged",
+        "gone.bib: not read: a broken link (to 'moved-away.bib'); fix or remove it",
+        "locked: not read: cannot open the folder (Permission denied); check its permissions, or read its files "
+        "one by one",
+        "total: 4 read from 1 file, 0 skipped, 0 merged as duplicates, 4 papers; 2 files not read (see above)",
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every folder")
+def test_a_folder_without_read_permission_is_listed(tmp_path):
+    shutil.copy(DATA / "export.ris", tmp_path / "export.ris")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        _, report = read_sources([tmp_path])
+    finally:
+        locked.chmod(0o755)
+    assert [f.path for f in report.files if f.error] == [str(locked)]
+
+
+def test_no_records_in_any_file_is_an_error_carrying_the_report(tmp_path):
+    garbage = tmp_path / "garbage.ris"
+    garbage.write_text("Search results\nNothing that looks like RIS here at all.\n", encoding="utf-8")
+    with pytest.raises(NoRecordsError) as err:
+        read_sources([garbage])
+    assert str(err.value).startswith(f"no records in 1 file ({garbage} (ris): 0 read, no records found: this does "
+                                     "not look like RIS")
+    assert err.value.report.files[0].read == 0
+    binary = tmp_path / "renamed.ris"
+    binary.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(ReaderError, match="this is binary data, not a text export"):
+        read_sources([binary])
+    with pytest.raises(NoRecordsError, match=r"no records in 2 files \(.*renamed\.ris: not read: this is binary"):
+        read_sources([tmp_path])

@@ -151,7 +151,7 @@ def test_annotations_and_topic_names_survive_a_rebuild_with_another_seed(tmp_pat
     assert workbench.open_review(tmp_path / "r").topic_labels()[topic] == "My own topic name"
 
     again = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="tfidf", seed=2)
-    assert again.topic_report.previous_run is not None
+    assert again.build_report.topics.previous_run is not None
     assert "My own topic name" in set(again.topics.label), "the human name is carried to the matching topic"
     with again.store() as store:
         assert store.tags(first.id) == ["must-read"]
@@ -167,7 +167,7 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
         store.tag(gone, "keep")
     write_seed_file(src, texts[:-1])
     rebuilt = workbench.build([src], review=tmp_path / "r", embedder="fake")
-    assert gone in rebuilt.sync_report.orphaned
+    assert gone in rebuilt.build_report.sync.orphaned
     with rebuilt.store() as store:
         assert store.tags(gone) == ["keep"]
 
@@ -194,7 +194,7 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     rebuilt = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
     new = next(p for p in rebuilt.papers if p.doi == "10.1234/study.2")
     assert new.id != old_id and old_id in new.aliases
-    assert rebuilt.sync_report.carried_over == ((old_id, new.id),)
+    assert rebuilt.build_report.sync.carried_over == ((old_id, new.id),)
     with rebuilt.store(reviewer="ana") as store:
         assert store.tags(new.id) == ["key-paper"] and store.tags(old_id) == []
         assert [n.text for n in store.notes(new.id)] == ["read first"]
@@ -224,3 +224,118 @@ def test_show_themes_cuts_the_kept_hdbscan_topics_without_umap(tmp_path):
     assert "umap" in old.model.timings_ and int((old.topics.topic >= 0).sum()) == 3
     with pytest.raises(workbench.errors.InputError, match="0 themes"):
         old.show_themes(0)
+
+
+def _old_normalise_for_id(text: str) -> str:
+    """A copy of the id normalisation reviews were built with before every script counted."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author="") -> str:
+    """A copy of the old ``records.paper_id``: the same keys, the old normalisation, no author."""
+    import hashlib
+
+    if doi:
+        key = "doi:" + doi
+    elif arxiv_id:
+        key = "arxiv:" + arxiv_id
+    elif pmid:
+        key = "pmid:" + str(pmid).strip()
+    elif text and (normalised := _old_normalise_for_id(text)):
+        key = "text:" + normalised
+    else:
+        key = f"title:{_old_normalise_for_id(title)}:{year or ''}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def _old_paper_ids(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author=""):
+    """The old id and aliases of a record: its id, and its content id when a DOI made the id."""
+    pid = _old_paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
+    content = _old_paper_id(text=text, title=title, year=year)
+    return pid, (() if content == pid else (content,))
+
+
+def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp_path, monkeypatch):
+    """A review built while ids kept only [a-z0-9] (accents stripped, other scripts dropped),
+    hashed a short abstract without its title and a title without its first author, annotated,
+    then rebuilt with today's ids: every tag, note and decision is on its paper."""
+    from workbench import dedupe
+    from workbench.readers import fields, seeds as seed_reader
+
+    abstracts = [
+        "Étude des modèles de langue pour l'évaluation automatique des résumés scientifiques en français.",
+        "The α-β pruning of game trees is revisited for Monte Carlo tree search with learned value functions.",
+        "Plain English abstract about reward models for agents, compared on three benchmarks in detail.",
+        "本文提出一种基于强化学习的机器人导航方法，在三个仿真环境中显著提高了成功率。",
+        "我们构建了一个大规模中文医学问答数据集，并评估了多种语言模型在该数据集上的表现。",
+    ]
+    seeds = write_seed_file(tmp_path / "seeds.txt", abstracts)
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title={Über die Größe neuronaler Netze}, year={2020}}\n"
+                   "@article{b, title={Πλοήγηση ρομπότ με ενισχυτική μάθηση}, year={2021}}\n"
+                   "@article{c, title={A note whose abstract is short}, abstract={Editorial comment.}}\n"
+                   "@article{d, author={Cesar, Jean}, title={An amazing title}, year={2013}}\n"
+                   "@article{e, author={Baltazar, Jean}, title={An amazing title}, year={2013}}\n",
+                   encoding="utf-8")
+    for module in (fields, seed_reader):
+        monkeypatch.setattr(module, "paper_ids", _old_paper_ids)
+    monkeypatch.setattr(dedupe, "paper_id", _old_paper_id)
+    old = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
+    # the old ids: the two Chinese abstracts were one paper (both normalised to nothing), and so
+    # were the two "An amazing title" of 2013 by two authors
+    assert len(old.papers) == 8 and [len(p.sources) for p in old.papers] == [1, 1, 1, 2, 1, 1, 1, 2]
+    with old.store(reviewer="ana") as store:
+        for i, p in enumerate(old.papers):
+            store.tag(p.id, f"tag-{i}")
+            store.note(p.id, f"note {i}")
+            store.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
+    monkeypatch.undo()
+
+    new = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
+    assert len(new.papers) == 10
+    by_source = {p.sources[0]: p for p in new.papers}
+    changed = 0
+    with new.store(reviewer="ana") as store:
+        for i, p in enumerate(old.papers):
+            now = by_source[p.sources[0]]  # the paper that first record belongs to today
+            changed += now.id != p.id
+            assert store.tags(now.id) == [f"tag-{i}"], p.title
+            assert [n.text for n in store.notes(now.id)] == [f"note {i}"], p.title
+            decision = store.decision(now.id)
+            assert (decision.decision, decision.reason) == ("include" if i % 2 else "exclude", f"reason {i}")
+        assert store.orphaned() == []
+        for merged in (old.papers[3], old.papers[7]):  # the old paper's annotations went to its first record
+            assert store.tags(by_source[merged.sources[1]].id) == []
+    assert changed == 7  # all but the long ASCII abstract got a new id
+    assert len(new.build_report.sync.carried_over) == 7
+
+
+def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does_not_grow(tmp_path):
+    """A full text pasted into an abstract field: the build warns, the record keeps every
+    character, and model/ is the same size for 200,000 characters as for 2,000,000."""
+    import csv
+    import random
+
+    rng = random.Random(0)
+    head = " ".join(f"term{rng.randrange(10**6)}" for _ in range(3000))  # 35,000 characters
+    sizes = {}
+    for n_chars in (200_000, 2_000_000):
+        tail = " ".join(f"other{rng.randrange(10**9)}" for _ in range(n_chars // 14))
+        huge = (head + " " + tail)[:n_chars]
+        src = tmp_path / f"huge_{n_chars}.csv"
+        with open(src, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["title", "abstract"])
+            writer.writerows([(f"Paper {i}", f"Agents plan with memory and tools, case {i}.") for i in range(12)])
+            writer.writerow(["The huge one", huge])
+        review = workbench.build([src], review=tmp_path / f"r{n_chars}", embedder="fake")
+        assert any(f":14: the abstract has {n_chars:,} characters; embedding and topic words use its first 20,000"
+                   in w for w in review.build_report.read.files[0].warnings)
+        assert max(len(p.abstract) for p in workbench.open_review(review.path).papers) == n_chars
+        sizes[n_chars] = sum(f.stat().st_size for f in (review.path / "model").rglob("*") if f.is_file())
+    assert sizes[200_000] == sizes[2_000_000] < 200_000

@@ -104,7 +104,7 @@ def test_a_failure_after_the_switch_says_everything_was_saved(seeds_review, monk
     monkeypatch.undo()
     after = state(seeds_review)
     assert after["generation"] != before["generation"] and after["runs"] == before["runs"] + 1
-    report = result.save_report if action == "rebuild" else None
+    report = result.last_save
     if report is not None:
         assert report.warnings and "was saved, but map.html failed" in report.warnings[0]
 
@@ -135,17 +135,19 @@ def test_kill_9_during_saves_leaves_a_whole_review_every_time(seeds_review):
     for round_ in range(5):
         proc = subprocess.Popen([sys.executable, "-c", SAVER, str(seeds_review)], stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True)
-        time.sleep(float(rng.uniform(3.0, 8.0)))
+        first = proc.stdout.readline()  # its first save done (imports take a while on a busy machine)
+        assert first.startswith("saved"), f"the saver stopped before saving: {first!r}"
+        time.sleep(float(rng.uniform(0.0, 2.5)))  # then kill it somewhere in a later save
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
-        saved += out.count("saved")
+        saved += 1 + out.count("saved")
         now = state(seeds_review)  # opens, integrity ok, the files complete
         assert len(now["labels"]) == 133
         assert now["store_assignments"] == now["labels"], "the store's topic run is the files' run"
         review = workbench.open_review(seeds_review)
         manifest = json.loads((review.files / "build.json").read_text())
         assert manifest["topics"]["count"] == int((review.model_topics.topic >= 0).sum())
-    assert saved > 0, "the saver saved at least once between kills"
+    assert saved >= 5
 
 
 EMBEDDERS = [

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from workbench.stability import mean_pairwise_ari, topic_stability
+from workbench.topics import mean_pairwise_ari, topic_stability
 
 
 def test_a_topic_kept_whole_scores_one_and_a_split_topic_less():

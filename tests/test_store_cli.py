@@ -1,4 +1,4 @@
-"""The annotation commands, run in-process: through their own parser and through workbench.cli."""
+"""The store commands, run in-process: through their own parser and through workbench.cli.main."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from workbench.cli_annotations import register
+from workbench.cli import annotate, files, history, main
 from workbench.errors import WorkbenchError
 from workbench.store import Store
 
@@ -24,20 +24,26 @@ def review(tmp_path):
     return folder
 
 
-def run(*argv: str) -> int:
+def store_parser() -> argparse.ArgumentParser:
+    """A parser with only the store commands, as each module registers them."""
     parser = argparse.ArgumentParser(prog="workbench")
     sub = parser.add_subparsers(dest="command")
-    register(sub)
-    args = parser.parse_args(argv)
+    for group in (annotate, history, files):
+        group.register(sub)
+    return parser
+
+
+def run(*argv: str) -> int:
+    args = store_parser().parse_args(argv)
     return args.func(args)
 
 
 def test_every_command_defaults_to_the_review_folder_and_takes_a_reviewer():
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"))
+    parser = store_parser()
     for argv in (["tag", "3f", "x"], ["untag", "3f", "x"], ["note", "3f", "t"],
-                 ["decide", "3f", "include"], ["rename-topic", "1", "x"], ["history"],
-                 ["undo"], ["export", "--format", "csv"], ["import-annotations", "f.jsonl"]):
+                 ["decide", "3f", "include"], ["rename-tag", "a", "b"], ["rename-topic", "1", "x"],
+                 ["history"], ["undo"], ["export", "--format", "csv"], ["backup"], ["restore"],
+                 ["check"], ["import-annotations", "f.jsonl"]):
         args = parser.parse_args(argv)
         assert args.review == "review" and args.reviewer is None and callable(args.func)
         assert parser.parse_args(argv + ["--reviewer", "ana"]).reviewer == "ana"
@@ -124,11 +130,9 @@ def test_bad_arguments_are_refused_by_the_parser(review, capsys):
 
 
 def test_through_the_workbench_command_line(review, capsys):
-    cli = pytest.importorskip("workbench.cli", reason="workbench/cli.py is not there yet")
-    assert cli.main(["tag", "a1b2", "via-main", "--review", str(review),
-                     "--reviewer", "ana"]) == 0
+    assert main(["tag", "a1b2", "via-main", "--review", str(review), "--reviewer", "ana"]) == 0
     assert "via-main" in capsys.readouterr().out
-    assert cli.main(["tag", "3f", "x", "--review", str(review)]) == 1
+    assert main(["tag", "3f", "x", "--review", str(review)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("workbench: error: id prefix '3f' matches several papers")
     assert err.count("\n") == 1

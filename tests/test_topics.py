@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 
-from workbench.embed import FakeEmbedder, TfidfEmbedder, embed_with_cache
+from workbench.embed import FakeEmbedder, TfidfEmbedder, WordVectors, embed_with_cache
 from workbench.errors import InputError
-from workbench.labels import readable_label
-from workbench.topics import MIN_PAPERS_FOR_BERTOPIC, TopicModel
+from workbench.topics import MIN_PAPERS_FOR_BERTOPIC, TopicModel, readable_label
 
 from conftest import seed_abstracts
 
@@ -16,15 +15,15 @@ def seeds():
     texts = seed_abstracts()
     fake = FakeEmbedder()
     X, _ = embed_with_cache(texts, fake, None)
-    return texts, X, fake
+    return texts, X, WordVectors(fake)
 
 
 def test_init_only_stores_parameters_and_fit_returns_self(seeds):
-    texts, X, fake = seeds
+    texts, X, words = seeds
     model = TopicModel(min_cluster_size=5, seed=3)
     assert not [k for k in vars(model) if k.endswith("_")]
     assert model.get_params()["min_cluster_size"] == 5 and model.get_params()["seed"] == 3
-    assert model.fit(texts, X, embedder=fake) is model
+    assert model.fit(texts, X, word_vectors=words) is model
     for attr in ("labels_", "topic_info_", "words_", "reduced_embeddings_", "method_", "model_"):
         assert hasattr(model, attr)
     assert model.method_ == "bertopic"
@@ -34,25 +33,25 @@ def test_init_only_stores_parameters_and_fit_returns_self(seeds):
 
 
 def test_same_seed_same_topics_other_seed_may_differ(seeds):
-    texts, X, fake = seeds
-    a = TopicModel(seed=42).fit(texts, X, embedder=fake)
-    b = TopicModel(seed=42).fit(texts, X, embedder=fake)
+    texts, X, words = seeds
+    a = TopicModel(seed=42).fit(texts, X, word_vectors=words)
+    b = TopicModel(seed=42).fit(texts, X, word_vectors=words)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.reduced_embeddings_, b.reduced_embeddings_)
     assert a.topic_info_.equals(b.topic_info_)
 
 
 def test_outliers_are_reassigned_by_default(seeds):
-    texts, X, fake = seeds
+    texts, X, words = seeds
     raw = TopicModel(reduce_outliers=False, min_cluster_size=8).fit(texts, X)
-    reduced = TopicModel(min_cluster_size=8).fit(texts, X, embedder=fake)
+    reduced = TopicModel(min_cluster_size=8).fit(texts, X, word_vectors=words)
     assert (raw.labels_ == -1).mean() > 0.1, "without reassignment HDBSCAN leaves outliers here"
     assert (reduced.labels_ == -1).mean() <= 0.10
 
 
 def test_labels_are_words_people_read_not_stop_words(seeds):
-    texts, X, fake = seeds
-    model = TopicModel().fit(texts, X, embedder=fake)
+    texts, X, words = seeds
+    model = TopicModel().fit(texts, X, word_vectors=words)
     stop = {"the", "of", "and", "to", "in", "we", "a", "is", "for", "that", "propose", "paper"}
     for words in model.topic_info_.words:
         assert words and not stop & set(words)
@@ -63,7 +62,7 @@ def test_tfidf_embedder_finds_several_real_topics_on_the_seeds():
     texts = seed_abstracts()
     tfidf = TfidfEmbedder()
     X, _ = embed_with_cache(texts, tfidf, None, corpus=True)
-    model = TopicModel().fit(texts, X, embedder=tfidf)
+    model = TopicModel().fit(texts, X, word_vectors=WordVectors(tfidf))
     topics = model.topic_info_[model.topic_info_.topic >= 0]
     assert 5 <= len(topics) <= 15
     assert topics["size"].max() < 0.6 * 133, "not one topic that swallows the corpus"
@@ -73,8 +72,8 @@ def test_tfidf_embedder_finds_several_real_topics_on_the_seeds():
 
 
 def test_hierarchy_is_available(seeds):
-    texts, X, fake = seeds
-    model = TopicModel().fit(texts, X, embedder=fake)
+    texts, X, words = seeds
+    model = TopicModel().fit(texts, X, word_vectors=words)
     tree = model.hierarchy(texts)
     n_topics = int((model.topic_info_.topic >= 0).sum())
     assert len(tree) == n_topics - 1
@@ -96,8 +95,8 @@ def test_hierarchy_is_available(seeds):
 
 @pytest.mark.parametrize("n", [1, 2, 5, 20, MIN_PAPERS_FOR_BERTOPIC - 1, MIN_PAPERS_FOR_BERTOPIC])
 def test_small_corpora_do_not_crash_and_say_how_they_were_grouped(seeds, n):
-    texts, X, fake = seeds
-    model = TopicModel().fit(texts[:n], X[:n], embedder=fake)
+    texts, X, words = seeds
+    model = TopicModel().fit(texts[:n], X[:n], word_vectors=words)
     assert len(model.labels_) == n
     assert (model.labels_ >= 0).all()
     assert model.topic_info_["size"].sum() == n
@@ -106,6 +105,39 @@ def test_small_corpora_do_not_crash_and_say_how_they_were_grouped(seeds, n):
         assert "too few" in model.note_
     else:
         assert model.method_ == "bertopic" and model.note_ == ""
+
+
+def test_refitting_the_topics_of_a_small_corpus_says_how_they_were_grouped(seeds):
+    texts, X, words = seeds
+    for n in (2, 20):
+        fitted = TopicModel().fit(texts[:n], X[:n], word_vectors=words)
+        again = TopicModel().fit_from_topics(texts[:n], X[:n], fitted.fine_labels_, fitted.reduced_embeddings_, words)
+        np.testing.assert_array_equal(again.labels_, fitted.labels_)
+        assert (again.method_, again.note_) == (fitted.method_, fitted.note_)
+
+
+def test_label_words_go_through_the_cache_also_for_a_model_kept_for_later(seeds, tmp_path):
+    texts, X, _ = seeds
+    fake = FakeEmbedder()
+    words = WordVectors(fake, tmp_path / "e.sqlite")
+    model = TopicModel(seed=7).fit(texts, X, word_vectors=words)
+    embedded = fake.embedded
+    assert embedded > 0, "the candidate words were embedded (the papers' own vectors were not)"
+    again = TopicModel(seed=7).fit(texts, X, word_vectors=words)
+    assert fake.embedded == embedded, "the second fit found every word in the cache"
+    assert again.topic_info_.equals(model.topic_info_)
+    assert int((model.reduce_to(3).topic_info_.topic >= 0).sum()) <= 3, "later, the cache is opened again"
+
+
+def test_bertopic_is_imported_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from workbench.topics.shims import HIDDEN, import_bertopic; import_bertopic(); "
+            "print(sorted(m for m in HIDDEN if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
 
 
 def test_bad_inputs_are_clear_errors(seeds):
@@ -118,8 +150,10 @@ def test_bad_inputs_are_clear_errors(seeds):
     bad[3, 3] = np.nan
     with pytest.raises(InputError, match="NaN"):
         TopicModel().fit(texts, bad)
-    with pytest.raises(InputError, match="cluster_selection='best'"):
+    with pytest.raises(InputError, match="cluster_selection='best'; expected 'eom' or 'leaf'"):
         TopicModel(cluster_selection="best").fit(texts, X)
+    with pytest.raises(InputError, match="representation='bert'; expected 'keybert', 'mmr' or None"):
+        TopicModel(representation="bert").fit(texts, X)
     with pytest.raises(InputError, match="not fitted"):
         TopicModel().hierarchy(texts)
 
@@ -134,7 +168,7 @@ def test_readable_label_skips_variants_of_chosen_words():
 
 
 def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
-    from workbench.labels import common_words
+    from workbench.topics import common_words
 
     words = [["language models", "reward model", "rlhf"], ["language models", "agents", "memory"],
              ["language models", "vision", "images"], ["alignment", "values", "language models"]]
@@ -151,15 +185,15 @@ def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
 
 
 def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
-    texts, X, fake = seeds
-    model = TopicModel(seed=7).fit(texts, X, embedder=fake)
+    texts, X, words = seeds
+    model = TopicModel(seed=7).fit(texts, X, word_vectors=words)
     n_topics = int((model.topic_info_.topic >= 0).sum())
     three = model.reduce_to(3)
     assert three is not model and int((model.topic_info_.topic >= 0).sum()) == n_topics, "the model itself is unchanged"
     assert int((three.topic_info_.topic >= 0).sum()) <= 3
     assert three.topic_info_["size"].sum() == 133
     np.testing.assert_array_equal(three.labels_, model.reduce_to(3).labels_)
-    direct = TopicModel(seed=7, nr_topics=3).fit(texts, X, embedder=fake)
+    direct = TopicModel(seed=7, nr_topics=3).fit(texts, X, word_vectors=words)
     np.testing.assert_array_equal(three.labels_, direct.labels_)
     # papers that shared a topic before still share one after merging
     for t in set(model.labels_.tolist()) - {-1}:
@@ -169,8 +203,8 @@ def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
 def test_cluster_gives_the_same_partition_as_fit_and_stability_is_scored(seeds):
     from sklearn.metrics import adjusted_rand_score
 
-    texts, X, fake = seeds
-    model = TopicModel(seed=3).fit(texts, X, embedder=fake)
+    texts, X, words = seeds
+    model = TopicModel(seed=3).fit(texts, X, word_vectors=words)
     assert adjusted_rand_score(model.labels_, TopicModel(seed=3).cluster(X)) == 1.0
     assert set(model.timings_) >= {"umap", "hdbscan", "labels"}
     scores = model.topic_stability(seeds=(4, 5))
@@ -194,7 +228,7 @@ def test_merge_topics_keeps_outliers_and_respects_k():
 
 
 def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_share():
-    from workbench.hierarchy import MIN_MERGED_TOPICS, merge_topics, ward_merges
+    from workbench.topics import MIN_MERGED_TOPICS, merge_topics, ward_merges
 
     rng = np.random.default_rng(1)
     pairs = 10
@@ -218,7 +252,7 @@ def test_ward_merges_join_the_cheapest_pairs_first_and_stop_at_the_variance_shar
 
 
 def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
-    from workbench.labels import rank_words
+    from workbench.topics import rank_words
 
     texts = ["reward model training"] * 8 + ["agents plan with memory"] * 8 + ["models of agents and rewards 95"] * 4
     labels = np.array([0] * 8 + [1] * 8 + [0, 0, 1, 1])
@@ -227,3 +261,57 @@ def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
     assert [w for w, _ in ranked[0]] == ["reward model", "models"], "digits-only words are dropped"
     assert ranked[0][0][1] == pytest.approx(2 * 8 / (8 + 10))
     assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
+
+
+ROBOTS_ZH = [
+    "本文提出一种基于强化学习的机器人导航方法，在仿真环境中提高了导航成功率。",
+    "我们研究多机器人协作中的强化学习策略，实验表明该策略能够减少碰撞。",
+    "针对机器人抓取任务，本文设计了一种深度强化学习算法，并在真实机器人上验证。",
+    "本文将模仿学习与强化学习结合，用于机器人操作技能的快速获取。",
+    "我们提出一种分层强化学习框架，使机器人能够完成长时程的导航任务。",
+    "在稀疏奖励条件下，本文提出的强化学习探索方法显著加快了机器人训练。",
+]
+MEDICINE_ZH = [
+    "我们构建了一个大规模中文医学问答数据集，并评估了多种语言模型的表现。",
+    "本文收集了医院电子病历，建立了用于疾病诊断的医学文本数据集。",
+    "我们提出一种医学问答系统，利用知识图谱回答患者关于药物的问题。",
+    "本文评估了大语言模型在医学考试问答中的准确率，并分析了错误类型。",
+    "针对罕见疾病，我们构建了医学文献数据集，并标注了疾病与基因的关系。",
+    "本文研究医学问答中的答案可解释性，提出了基于证据的回答生成方法。",
+]
+ROBOTS_EL = [
+    "Προτείνουμε μια μέθοδο ενισχυτικής μάθησης για την πλοήγηση ρομπότ σε άγνωστα περιβάλλοντα.",
+    "Η πλοήγηση ρομπότ με ενισχυτική μάθηση βελτιώνεται με ιεραρχικές πολιτικές.",
+    "Μελετάμε τη συνεργασία πολλών ρομπότ με ενισχυτική μάθηση σε αποθήκες.",
+    "Ένα ρομπότ μαθαίνει να πιάνει αντικείμενα με ενισχυτική μάθηση από λίγες δοκιμές.",
+]
+
+
+def _two_groups(n_a: int, n_b: int, dims: int = 64) -> np.ndarray:
+    X = np.random.RandomState(0).rand(n_a + n_b, dims).astype(np.float32) * 0.1
+    X[:n_a, 0] += 1
+    X[n_a:, 1] += 1
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("word_vectors", [None, FakeEmbedder().embed], ids=["c-tf-idf", "keybert"])
+def test_chinese_topic_words_are_words_of_their_papers(word_vectors):
+    texts = ROBOTS_ZH + MEDICINE_ZH
+    model = TopicModel(seed=1).fit(texts, _two_groups(6, 6), word_vectors=word_vectors)
+    info = model.topic_info_.set_index("topic")
+    for topic, own in ((model.labels_[0], ROBOTS_ZH), (model.labels_[-1], MEDICINE_ZH)):
+        words, label = info.words[topic], info.label[topic].split(", ")
+        assert words and all(len(w) >= 2 for w in words), "character n-grams, not lone characters"
+        assert len(label) == 3 and all(any(w in t for t in own) for w in label), label
+    assert "强化学习" in info.label[model.labels_[0]]
+    assert "医学" in info.label[model.labels_[-1]]
+
+
+def test_greek_topic_words_are_whole_words_without_any_embedder():
+    """BERTopic's English clean-up (used without an embedding model) deletes letters outside
+    A-Z: Greek papers would get no words at all."""
+    texts = ROBOTS_EL + [t.replace("ρομπότ", "αυτοκίνητα") for t in ROBOTS_EL]
+    model = TopicModel(seed=1).fit(texts, _two_groups(4, 4), word_vectors=None)
+    words = [w for ws in model.topic_info_.words for w in ws]
+    assert "ρομπότ" in words and "αυτοκίνητα" in words
+    assert all(w in " ".join(texts).lower() for w in words)

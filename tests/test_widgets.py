@@ -9,7 +9,7 @@ import pytest
 import workbench
 from workbench.errors import InputError
 from workbench.store import Store
-from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, write_report
+from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen
 from workbench.widgets.text import escape, highlight
 
 from conftest import ROOT, seed_abstracts, write_seed_file
@@ -152,7 +152,7 @@ def test_paper_text_is_escaped_everywhere(session, review_path):
     assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
     session.tag(evil_ids, "<i>evil</i>")
     session.note(evil_ids[0], "<script>alert('note')</script>")
-    written = write_report(session, image=False)
+    written = session.write_report(image=False)
     html = written["html"].read_text()
     assert "<script" not in html and "<img src=x" not in html and "<i>evil" not in html
     assert "&lt;script&gt;alert(&#x27;note&#x27;)" in html and "&lt;i&gt;evil&lt;/i&gt;" in html
@@ -245,7 +245,7 @@ def test_screen_view_plays_keys_and_clicks(session):
 
 def test_report_files(session):
     session.decide(session.ids[0], "include")
-    written = write_report(session, image=False)
+    written = session.write_report(image=False)
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
@@ -257,7 +257,7 @@ def test_state_classes_do_not_import_ipywidgets():
     import sys
 
     code = (
-        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, report, text;"
+        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, text; import workbench.review.report;"
         "print('ipywidgets' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -307,3 +307,46 @@ def test_undoing_a_topic_rename_shows_the_old_name_again(tmp_path):
         assert "A name to take back" not in view.overview.value
         assert "A name to take back" not in set(view.frame.topic_label)
         assert all("A name to take back" not in label for label, _ in view.topic_pick.options)
+
+
+CJK_ABSTRACTS = [
+    "本文提出一种基于强化学习的机器人导航方法，在仿真环境中提高了导航成功率。",
+    "我们构建了一个大规模中文医学问答数据集，并评估了多种语言模型的表现。",
+    "本研究では、大規模言語モデルを用いた要約手法を提案し、ニュース記事で評価した。",
+    "私たちは、ロボットの把持動作を学習するための新しいデータセットを構築しました。",
+    "본 연구는 강화학습을 이용한 자율주행 차량의 경로 계획 방법을 제안한다.",
+    "우리는 한국어 의료 질의응답 데이터셋을 구축하고 여러 언어 모델을 평가하였다.",
+]
+
+
+@pytest.fixture(scope="module")
+def cjk_session(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cjk")
+    src = write_seed_file(folder / "cjk.txt", CJK_ABSTRACTS, collection="CJK")
+    workbench.build([src], review=folder / "review", embedder="fake")
+    s = Session.open(folder / "review", reviewer="tester")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("强化学习", [0]),  # inside a sentence without spaces
+        ("数据集", [1]),
+        ("言語モデル", [2]),
+        ("学習", [3]),
+        ("학습", [4]),  # inside 강화학습을: a word start is not needed
+        ("데이터셋 모델", [5]),
+        ("学习方法", []),  # every bigram must be there: 习方 is not
+    ],
+)
+def test_keyword_search_finds_chinese_japanese_and_korean_words(cjk_session, query, expected):
+    by_text = {p.text: p.id for p in cjk_session.review.papers}
+    assert cjk_session.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
+
+
+def test_cjk_search_terms_are_highlighted_where_they_are():
+    marked = highlight(CJK_ABSTRACTS[0], ["强化", "学习"])
+    assert '基于<mark class="wb-hit">强化</mark><mark class="wb-hit">学习</mark>的' in marked
+    assert highlight("강화학습을 이용한", ["학습"]) == '강화<mark class="wb-hit">학습</mark>을 이용한'

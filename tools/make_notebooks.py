@@ -48,10 +48,10 @@ NOTEBOOKS = {
     ],
     "04_report.ipynb": [
         ("markdown", "# Report\n\nPer topic: label, size, top words, representative papers, included and tagged papers, notes. Writes `report/` in the review folder: `report.md`, `report.html`, `map.png` (datamapplot) and the exports (CSV, BibTeX, RIS, JSONL)."),
-        ("code", "import workbench\nfrom IPython.display import HTML, Image, Markdown\nfrom workbench.widgets import Session, write_report"),
+        ("code", "import workbench\nfrom IPython.display import HTML, Image, Markdown\nfrom workbench.widgets import Session"),
         ("parameters", COMMON_PARAMS + '\nimage = True                  # draw the static map (datamapplot)'),
         ("code", OPEN),
-        ("code", "written = write_report(session, image=image)\nwritten"),
+        ("code", "written = session.write_report(image=image)\nwritten"),
         ("code", "Image(filename=str(written['map'])) if 'map' in written else None"),
         ("code", "Markdown(written['markdown'].read_text(encoding='utf-8'))"),
     ],

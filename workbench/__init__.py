@@ -5,9 +5,11 @@ The pipeline, in the order the modules run: ``readers`` (sources -> papers) -> `
 (2-D map) -> ``review`` (a folder on disk tying them together).
 """
 
+from . import errors
 from .errors import (
     EmbedderError,
     InputError,
+    NoRecordsError,
     ReaderError,
     ReviewError,
     StoreError,
@@ -16,7 +18,7 @@ from .errors import (
 from ._version import __version__
 from .readers import read_file, read_sources
 from .records import Paper, papers_to_frame
-from .review import Review, build, open_or_build, open_review
+from .review import BuildReport, Review, SaveReport, build, open_or_build, open_review
 
 __all__ = [
     "__version__",
@@ -24,14 +26,11 @@ __all__ = [
     "open_review",
     "open_or_build",
     "Review",
+    "BuildReport",
+    "SaveReport",
     "Paper",
     "papers_to_frame",
     "read_file",
     "read_sources",
-    "WorkbenchError",
-    "InputError",
-    "ReaderError",
-    "ReviewError",
-    "StoreError",
-    "EmbedderError",
+    *errors.__all__,
 ]

@@ -23,7 +23,7 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
     if _done or os.environ.get("WORKBENCH_NUMBA_CACHE") == "0":
         return
     if cache_dir is None:
-        from .embed import workbench_cache_dir
+        from .fsutil import workbench_cache_dir
 
         cache_dir = workbench_cache_dir() / "numba"
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir))
@@ -41,7 +41,7 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
         if module is None or not name.startswith(("umap", "pynndescent")):
             continue
         for obj in list(vars(module).values()):
-            if isinstance(obj, Dispatcher) and not obj._cache.__class__.__name__ == "FunctionCache":
+            if isinstance(obj, Dispatcher) and obj.stats.cache_path is None:  # not cached yet
                 try:
                     obj.enable_caching()
                 except Exception:  # a dispatcher numba cannot cache (e.g. a closure): compile as usual
@@ -59,7 +59,7 @@ def numba_cache_on_import():
     if os.environ.get("WORKBENCH_NUMBA_CACHE") == "0":
         yield
         return
-    from .embed import workbench_cache_dir
+    from .fsutil import workbench_cache_dir
 
     os.environ.setdefault("NUMBA_CACHE_DIR", str(workbench_cache_dir() / "numba"))
     import numba

@@ -4,10 +4,12 @@ Two records are the same paper when
 
 1. they share an identifier: the normalised DOI, the arXiv id, the PubMed id, or the record id
    (which, without identifiers, is a hash of the abstract); or
-2. their abstracts are identical (ignoring case and punctuation) and at least
-   :data:`MIN_SAME_ABSTRACT_WORDS` words long, or their titles and shorter abstracts are; or
+2. their abstracts are identical (ignoring case and punctuation, in any script) and at least
+   :data:`MIN_SAME_ABSTRACT_WORDS` words long (a Chinese or Japanese character counts as a
+   word), or their titles and shorter abstracts are; or
 3. their normalised titles are near-identical (rapidfuzz ``ratio`` >= ``threshold``, 95 by
-   default) *and* they agree on the year or on the first author's surname.
+   default) *and* they agree on the year or on the first author's surname, and do not name
+   two different first authors.
 
 Rules 2 and 3 never join records whose DOIs (or arXiv ids, or PMIDs) are both known and
 differ: a preprint and a different paper with a similar title stay apart. Rule 3 also keeps
@@ -18,11 +20,14 @@ and "Study 2"), which are near-identical by any string measure. Titles shorter t
 Blocking keeps rule 3 far from n²: titles are only compared within blocks that share their
 first three or their last three words (a near-identical title keeps at least one of the two),
 so 50,000 records cost a few hundred thousand comparisons, done in C++ by ``rapidfuzz.process.cdist``.
+Titles written without spaces (Chinese, Japanese) are blocked on their first and last
+characters instead.
 
 Merged records keep every source (``Paper.sources``), the first non-empty value of each field
 in reading order, the union of keywords, and "include" when any source says include. The id is
 recomputed from the merged identifiers, so the same paper gets the same id whichever export
-brought its DOI.
+brought its DOI; without identifiers it keeps the content id its reader gave it, so a paper's id
+does not change when a copy of it joins.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .records import Paper, normalise_for_id, paper_id
+from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key, title_repeats_abstract
+from .scripts import UNSPACED_CHAR
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -47,10 +53,10 @@ __all__ = [
 
 DEFAULT_THRESHOLD = 95.0
 MIN_FUZZY_TITLE = 20
-MIN_SAME_ABSTRACT_WORDS = 20
+MIN_SAME_ABSTRACT_WORDS = MIN_ID_WORDS
 _BLOCK_WORDS = 3
+_BLOCK_CHARS = 8
 _CHUNK = 1024
-_WORDS = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -77,16 +83,7 @@ class Duplicates:
 
 def first_author_key(paper: Paper) -> str:
     """The first author's surname, normalised: ``"Smith, J."``, ``"J. Smith"``, ``"Smith J"`` -> ``smith``."""
-    if not paper.authors:
-        return ""
-    name = paper.authors[0].strip()
-    if "," in name:
-        surname = name.split(",", 1)[0]
-    else:
-        parts = name.split()
-        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
-        surname = parts[0] if initials else parts[-1] if parts else ""
-    return normalise_for_id(surname)
+    return surname_key(paper.authors[0]) if paper.authors else ""
 
 
 class _Clusters:
@@ -126,11 +123,6 @@ class _Clusters:
         return True
 
 
-def _text_key(text: str) -> str:
-    """Lower-case words: an equality key for abstracts (cheaper than ``normalise_for_id``)."""
-    return " ".join(_WORDS.findall(text.lower()))
-
-
 def _title_key(paper: Paper) -> str:
     return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
 
@@ -144,6 +136,8 @@ def _numbering(title: str) -> list[str]:
 
 
 def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | None:
+    if authors[i] and authors[j] and authors[i] != authors[j]:
+        return None  # both name their first author, and not the same one: two papers
     if p.year is not None and p.year == q.year:
         return f"same year {p.year}"
     if authors[i] and authors[i] == authors[j]:
@@ -162,11 +156,13 @@ def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
                 if first != i:
                     if key[0] == "id":
                         year = f"year {p.year}" if p.year else "no year"
-                        reason = "same abstract" if p.text else f"same title, {year}, no abstract or identifier"
+                        reason = (f"same title, {year}, no abstract or identifier" if not p.text else "same abstract"
+                                  if count_words(normalise_for_id(p.text)) >= MIN_SAME_ABSTRACT_WORDS
+                                  else "same title and abstract")
                     clusters.union(first, i, reason)
-        if p.text:
-            text = _text_key(p.text)
-            if text.count(" ") + 1 >= MIN_SAME_ABSTRACT_WORDS:
+        text = normalise_for_id(p.text) if p.text else ""
+        if text:
+            if count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
                 first = seen.setdefault(("abstract", text), i)
                 if first != i:
                     clusters.union(first, i, "same abstract", check=True)
@@ -188,6 +184,10 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
             blocks[("short", title)].append(i)
             continue
         words = title.split()
+        if len(words) < _BLOCK_WORDS and UNSPACED_CHAR.search(title):  # no spaces between its words
+            blocks[("first chars", title[:_BLOCK_CHARS])].append(i)
+            blocks[("last chars", title[-_BLOCK_CHARS:])].append(i)
+            continue
         blocks[("first", *words[:_BLOCK_WORDS])].append(i)
         if len(words) > _BLOCK_WORDS:
             blocks[("last", *words[-_BLOCK_WORDS:])].append(i)
@@ -265,12 +265,17 @@ def merge_papers(members: list[Paper]) -> Paper:
     with_authors = next((p for p in members if p.authors), first)
     labels = {p.label for p in members if p.label}
     doi, arxiv_id, pmid, year = pick("doi"), pick("arxiv_id"), pick("pmid"), pick("year")
-    pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=with_abstract.text, title=first.title, year=year)
+    if doi or arxiv_id or pmid:
+        pid = paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid)
+    else:  # the content id the reader gave (from the title as the source wrote it, or none)
+        pid = with_abstract.id if with_abstract.text else first.id
     return first.replace(
         id=pid,
         aliases=tuple(dict.fromkeys(a for p in members for a in (p.id, *p.aliases) if a != pid)),
         abstract=with_abstract.abstract,
         text=with_abstract.text,
+        title_derived=(first.title_derived if with_abstract is first
+                       else title_repeats_abstract(first.title, with_abstract.text)),
         authors=with_authors.authors,
         et_al=with_authors.et_al,
         year=year,

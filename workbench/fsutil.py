@@ -1,4 +1,4 @@
-"""Small file-system helpers shared by the store and the review folder.
+"""Small file-system helpers shared by the store, the review folder and the caches.
 
 Files the workbench makes get the mode the user's umask gives (a team folder with umask 002 is
 group-writable), not the 0600 of temporary files or the 0644 SQLite uses by default; text is
@@ -12,9 +12,18 @@ import secrets
 import threading
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "default_file_mode", "fsync_path"]
+__all__ = ["atomic_write_text", "default_file_mode", "fsync_path", "workbench_cache_dir"]
 
 _UMASK_LOCK = threading.Lock()
+
+
+def workbench_cache_dir() -> Path:
+    """Where the workbench keeps what it makes once per machine (distilled models, numba's
+    compiled code): ``$WORKBENCH_CACHE``, else ``$XDG_CACHE_HOME/workbench`` or ~/.cache/workbench."""
+    root = os.environ.get("WORKBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "workbench"
+    )
+    return Path(root)
 
 
 def default_file_mode() -> int:

@@ -9,8 +9,9 @@ how many records were read, skipped (and why) and merged.
 Formats: BibTeX/biblatex, RIS (Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, IEEE, Web of
 Science), Web of Science plain text, MEDLINE/nbib, CSV/TSV/XLSX (Scopus, WoS, IEEE, Springer,
 Embase, arXiv dumps, ASReview), JSON/JSON Lines (OpenAlex, Semantic Scholar, CSL-JSON,
-generic), PubMed XML, arXiv Atom, and the seed text dumps. See :mod:`.registry` for how a
-file's reader is chosen.
+generic), PubMed XML, arXiv Atom, and the seed text dumps; ``.zip``, ``.gz`` and ``.tar.gz``
+archives of them are read in memory (:mod:`.archives`). See :mod:`.registry` for how a file's
+reader is chosen, and docs/readers.md for what is recovered and reported.
 """
 
 from __future__ import annotations

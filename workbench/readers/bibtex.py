@@ -8,8 +8,9 @@ adds what a reader of exported libraries needs on top:
   with cycles detected;
 * ``#`` concatenation of quoted text and ``@string`` macros (``"John " # lastname``), which
   bibtexparser 2.1 leaves unresolved;
-* entries whose key repeats an earlier one are read too (a duplicate key is a typo in a
-  library, not a reason to lose a paper), with a warning;
+* what Zotero, JabRef and Better BibTeX forgive (entries without a key, empty fields between
+  commas, fields given twice, a missing closing brace, duplicate keys, unknown entry types) is
+  repaired with a warning naming the line (:mod:`.bibrepair`);
 * arXiv ids from ``eprint`` + ``archivePrefix`` or a Google-Scholar-style ``journal``;
 * two quotings BibTeX writers use are undone, so a value reads as it was written: ``{"}`` for a
   ``"`` inside a ``"``-quoted value, and ``{}`` before an ``@`` that starts a line of a value
@@ -22,7 +23,6 @@ from __future__ import annotations
 import logging
 import re
 
-import bibtexparser
 from bibtexparser.library import Library
 from bibtexparser.middlewares import (
     LibraryMiddleware,
@@ -31,9 +31,10 @@ from bibtexparser.middlewares import (
     ResolveStringReferencesMiddleware,
     SeparateCoAuthors,
 )
-from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+from bibtexparser.model import Entry
 
 from ..records import Paper, normalise_arxiv_id
+from .bibrepair import split
 from .fields import ReadContext, record_from_mapping, resolve_columns
 
 __all__ = ["looks_like_bibtex", "read_bibtex"]
@@ -109,15 +110,21 @@ class _ResolveConcatenation(LibraryMiddleware):
         return library
 
 
-def _parse(text: str, strings: list | None = None) -> Library:
+_STACK = (_ResolveConcatenation, ResolveStringReferencesMiddleware, RemoveEnclosingMiddleware, NormalizeFieldKeys,
+          SeparateCoAuthors)
+
+
+def _parse(text: str, ctx: ReadContext) -> Library:
+    """bibtexparser's blocks, repaired where importers are lenient (:mod:`.bibrepair`), through
+    its middlewares and ours."""
     logger = logging.getLogger("bibtexparser")
     level = logger.level
     logger.setLevel(logging.ERROR)  # bibtexparser logs recoverable problems; we report them
     try:
-        library = Library(strings) if strings else None
-        stack = [_ResolveConcatenation(), ResolveStringReferencesMiddleware(), RemoveEnclosingMiddleware(),
-                 NormalizeFieldKeys(), SeparateCoAuthors()]
-        return bibtexparser.parse_string(text, parse_stack=stack, library=library)
+        library = split(text, ctx.warn, ctx.skip)
+        for middleware in _STACK:
+            library = middleware().transform(library)
+        return library
     finally:
         logger.setLevel(level)
 
@@ -173,32 +180,15 @@ def _arxiv(values: dict) -> str | None:
 
 
 def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
-    library = _parse(text)
-    blocks: list[tuple[int, str, dict]] = []
-    first_line: dict[str, int] = {}
-    for block in library.blocks:
-        line = (block.start_line or 0) + 1
-        if isinstance(block, Entry):
-            blocks.append((line, block.key, _fields(block)))
-            first_line.setdefault(block.key.lower(), line)
-        elif isinstance(block, DuplicateBlockKeyBlock):
-            again = _parse(block.raw or "", library.strings).entries
-            key = getattr(block, "key", None) or (again[0].key if again else "?")
-            ctx.warn(f"entry key {key!r} was already used on line {first_line.get(key.lower(), '?')}; "
-                     "both entries read (merged later if they are the same paper)", line)
-            blocks.extend((line, e.key, _fields(e)) for e in again)
-        elif isinstance(block, ParsingFailedBlock):
-            reason = getattr(block.error, "abort_reason", None) or str(block.error) or type(block.error).__name__
-            reason = " ".join(str(reason).split()).rstrip(". ")
-            ctx.skip(f"entry could not be parsed ({reason}); check its braces, quotes and commas", line)
-    by_key = {}
-    for _, key, values in blocks:
-        by_key.setdefault(key.lower(), values)
+    library = _parse(text, ctx)
+    for block in library.failed_blocks:  # a middleware choked on an entry
+        ctx.skip(f"entry could not be read ({block.error}); check its fields", (block.start_line or 0) + 1)
+    blocks = [((entry.start_line or 0) + 1, entry.key, _fields(entry)) for entry in library.entries]
+    by_key = {key.lower(): values for _, key, values in blocks}  # keys are unique once repaired
     papers: list[Paper] = []
     columns_cache: dict[tuple, dict] = {}
     for line, key, values in blocks:
-        if by_key.get(key.lower()) is values:
-            values = _inherit(key.lower(), by_key, ctx, line)
+        values = _inherit(key.lower(), by_key, ctx, line)
         arxiv_id = _arxiv(values)
         if arxiv_id:
             values = {**values, "arxiv id": arxiv_id}
@@ -208,5 +198,5 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
         if paper is not None:
             papers.append(paper)
     if not papers and not ctx.n_skipped:
-        ctx.warn("no BibTeX entries found (only comments, @string or @preamble blocks)")
+        ctx.no_records("no BibTeX entries found (only comments, @string or @preamble blocks)")
     return papers

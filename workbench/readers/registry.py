@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import ReaderError
 from ..records import Paper
 from .bibtex import looks_like_bibtex, read_bibtex
-from .fields import ReadContext
+from .fields import ReadContext, warn_if_huge
 from .jsonfmt import looks_like_json, read_json
 from .ris import (
     looks_like_medline,
@@ -54,7 +54,10 @@ class Reader:
 
 
 def _read_seeds(text: str, ctx: ReadContext) -> list[Paper]:
-    return read_seed_text(ctx.name, text=text, display_name=ctx.name)
+    papers = read_seed_text(ctx.name, text=text, display_name=ctx.name)
+    for paper in papers:
+        warn_if_huge(ctx, paper.source.rsplit(":", 1)[-1], abstract=paper.text)
+    return papers
 
 
 READERS: dict[str, Reader] = {

@@ -26,7 +26,7 @@ from .fields import ReadContext, build_paper, record_from_mapping, resolve_colum
 
 __all__ = ["looks_like_medline", "looks_like_ris", "looks_like_wos", "read_medline", "read_ris", "read_wos"]
 
-_RIS_START = re.compile(r"^TY  - ", re.M)
+_RIS_START = re.compile(r"^\ufeff?TY(?:  - |[ \t]{1,3}-[ \t]?[A-Z])", re.M)
 _WOS_START = re.compile(r"^(?:FN |VR |PT [A-Z]\s*$)", re.M)
 _MEDLINE_START = re.compile(r"^PMID- ?\d", re.M)
 
@@ -53,11 +53,16 @@ class _LineTracking:
         self.problems: list[tuple[int, str]] = []
         return super().parse_lines(self._feed(lines))
 
+    def _fix(self, line: str, lineno: int) -> str:
+        """A line as the parser expects it (the RIS parser repairs the tag layout)."""
+        return line
+
     def _feed(self, lines) -> Iterator[str]:
         end_line = f"{self.END_TAG}  - "
         inside, tagged = False, False
         lineno = 0
         for lineno, line in enumerate(lines, start=1):
+            line = self._fix(line, lineno)
             tag = self.parse_line(line)[0] if line.strip() else None
             if tag == self.START_TAG:
                 if inside:
@@ -86,8 +91,40 @@ class _LineTracking:
             yield end_line
 
 
+# A tag line as Zotero reads it: one to three blanks before the hyphen, a value with or without
+# a space before it. RIS has two spaces and one space: "TY  - JOUR".
+_LOOSE_TAG = re.compile(r"^([A-Z][A-Z0-9])[ \t]{1,3}-(?:[ \t]?(.*))?$")
+_NO_SPACE_VALUE = re.compile(r"^([A-Z][A-Z0-9])  -(\S.*)$")
+
+
 class _Ris(_LineTracking, rispy.RisParser):
-    pass
+    """rispy's RIS parser, also reading the tag layouts Zotero reads: ``TY - JOUR`` (a file whose
+    first record starts so is read that way throughout) and ``TI  -Title`` (no space after the
+    hyphen, whose first letter rispy would cut off)."""
+
+    def parse_lines(self, lines):
+        self.loose: bool | None = None  # decided by the first TY line
+        self.repaired: dict[str, list[int]] = {}
+        return super().parse_lines(lines)
+
+    def _fix(self, line: str, lineno: int) -> str:
+        if self.loose is None:
+            first = line.lstrip("\ufeff")
+            m = _LOOSE_TAG.match(first)
+            if m and m.group(1) == "TY":
+                self.loose = not first.startswith("TY  - ")
+        if self.loose:
+            m = _LOOSE_TAG.match(line)
+            if m and not line.startswith(f"{m.group(1)}  - "):
+                self.repaired.setdefault("layout", []).append(lineno)
+                return f"{m.group(1)}  - {(m.group(2) or '').strip()}"
+            return line
+        m = _NO_SPACE_VALUE.match(line)
+        if m:
+            self.repaired.setdefault("no space", []).append(lineno)
+            return f"{m.group(1)}  - {m.group(2)}"
+        return line
+
 
 
 class _Wos(_LineTracking, rispy.WokParser):
@@ -140,13 +177,23 @@ def _ris_pmid(record: dict) -> None:
         record.setdefault("pmid", accession)
 
 
+_REPAIRS = {
+    "layout": "tag lines laid out as 'TY - JOUR' (RIS has two spaces before the hyphen: 'TY  - JOUR'), from "
+              "this line; read as RIS",
+    "no space": "tag lines with no space after the hyphen ('TI  -Title'), from this line; read with one",
+}
+
+
 def read_ris(text: str, ctx: ReadContext) -> list[Paper]:
-    papers = _read_tagged(_Ris(), text, ctx, _ris_pmid)
+    parser = _Ris()
+    papers = _read_tagged(parser, text, ctx, _ris_pmid)
+    for kind, lines in parser.repaired.items():
+        ctx.warn(f"{len(lines)} {_REPAIRS[kind]}", lines[0])
     if not papers and not ctx.n_skipped:
         m = re.search(r"^TY(?!  -)\s*-", text, re.M)
         if m:
             line = text.count("\n", 0, m.start()) + 1
-            ctx.warn("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
+            ctx.no_records("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
                      "them out differently, so no record was found: export it again as RIS", line)
     return papers
 

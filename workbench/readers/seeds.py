@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from ..errors import ReaderError
-from ..records import Paper, clean_text, derive_title, paper_id
+from ..records import Paper, clean_text, derive_title, paper_ids
 
 __all__ = ["looks_like_seed_text", "read_seed_text"]
 
@@ -96,10 +96,13 @@ def read_seed_text(path: str | Path, text: str | None = None, display_name: str 
         clean = clean_text(para)
         # DOIs or arXiv ids inside an abstract usually name a dataset or a cited work, not this
         # paper, so the id comes from the text itself.
+        pid, aliases = paper_ids(text=clean)
         papers.append(
             Paper(
-                id=paper_id(text=clean),
+                id=pid,
+                aliases=aliases,
                 title=derive_title(clean),
+                title_derived=True,
                 abstract=para,
                 text=clean,
                 authors=authors,

@@ -1,21 +1,31 @@
-"""Files and folders in, papers and a report out: decode, choose a reader, read, deduplicate."""
+"""Files, folders and archives in, papers and a report out: decode, choose a reader, read, deduplicate.
+
+Nothing is passed over without a word: a folder that cannot be opened, a broken link, a hidden
+file, a file of an unknown type and an archive member that cannot be read are each a line of
+the report; a file that yields no record gets a warning; and when no file yields any record,
+:func:`read_sources` raises :class:`~workbench.errors.NoRecordsError` carrying the report.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..errors import ReaderError
+from ..errors import NoRecordsError, ReaderError
 from ..records import Paper
+from .archives import archive_kind, members
 from .decode import decode
 from .fields import ReadContext
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
 
-__all__ = ["REVIEW_MARKERS", "read_file", "read_file_report", "read_sources"]
+__all__ = ["REVIEW_MARKERS", "read_bytes_report", "read_file", "read_file_report", "read_sources"]
 
 _HEAD = 65536
+# Control characters no text export holds (C0 but tab, line ends and form feed; C1): garbage
+_CONTROL = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 #: Files that make a folder a workbench review (its annotation store, its build manifest): such a
@@ -41,28 +51,48 @@ def _skip_reason(folder: Path, excluded: list[os.stat_result]) -> str | None:
     return None
 
 
-def _walk(root: Path, excluded: list[os.stat_result], skipped: list[str]) -> list[Path]:
-    """The files under ``root``, sorted, without hidden ones and without review folders."""
-    found = []
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder)
-        keep = []
-        for d in sorted(dirs):
-            if d.startswith("."):
-                continue
-            why = _skip_reason(here / d, excluded)
-            if why:
-                skipped.append(f"{here / d}{os.sep}: not read: {why}")
+def _not_read(path, why: str) -> FileReport:
+    return FileReport(path=str(path), format="-", error=why)
+
+
+def _walk(folder: Path, found: list, seen: set[str], excluded: list[os.stat_result], skipped: list[str]) -> None:
+    """Files under ``folder`` in sorted order as (path, None), and what cannot be read as
+    (path, FileReport); linked folders are followed once; review folders are left out, with a
+    line in ``skipped``."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as err:
+        found.append((folder, _not_read(folder, f"cannot open the folder ({err.strerror}); "
+                                               "check its permissions, or read its files one by one")))
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.name.startswith("."):
+            found.append((path, _not_read(path, "hidden (its name starts with '.'); rename it to read it")))
+            continue
+        try:
+            if entry.is_dir():
+                why = _skip_reason(path, excluded)
+                real = os.path.realpath(path)
+                if why:
+                    skipped.append(f"{path}{os.sep}: not read: {why}")
+                elif real not in seen:
+                    seen.add(real)
+                    _walk(path, found, seen, excluded, skipped)
+            elif entry.is_file():
+                found.append((path, None))
+            elif entry.is_symlink():
+                found.append((path, _not_read(path, f"a broken link (to {os.readlink(path)!r}); fix or remove it")))
             else:
-                keep.append(d)
-        dirs[:] = keep
-        found.extend(here / f for f in files if not f.startswith(".") and (here / f).is_file())
-    return sorted(found)
+                found.append((path, _not_read(path, "not a regular file (a socket, device or pipe)")))
+        except OSError as err:
+            found.append((path, _not_read(path, f"cannot be examined ({err.strerror}); check its permissions")))
 
 
 def _expand(sources: Iterable[str | Path], exclude: Iterable[str | Path] = (),
-            skipped: list[str] | None = None) -> list[tuple[Path, bool]]:
-    """(file, named explicitly?) for each source; folders give their files, sorted.
+            skipped: list[str] | None = None) -> list[tuple[Path, bool, FileReport | None]]:
+    """(path, named explicitly?, why it cannot be read or None) for each source; folders give
+    their files, sorted, and every entry of theirs that is not read.
 
     Folders inside a source that are in ``exclude`` or look like a review (see
     :data:`REVIEW_MARKERS`) are left out, with a line in ``skipped``; a source folder that is
@@ -77,22 +107,25 @@ def _expand(sources: Iterable[str | Path], exclude: Iterable[str | Path] = (),
             excluded.append(Path(folder).stat())
         except OSError:
             continue  # a review that does not exist yet holds nothing to skip
-    paths: list[tuple[Path, bool]] = []
+    paths: list[tuple[Path, bool, FileReport | None]] = []
     for src in sources:
         p = Path(src)
         if p.is_dir():
             why = _skip_reason(p, excluded)
             if why:
                 raise ReaderError(f"not read: {why}; give the folder or files of your exports", p)
+            found: list = []
             before = len(skipped)
-            found = _walk(p, excluded, skipped)
+            _walk(p, found, {os.path.realpath(p)}, excluded, skipped)
             if not found:
                 besides = f" besides review folders, which are not read ({'; '.join(skipped[before:])})" if len(skipped) > before else ""
                 raise ReaderError(f"the folder has no files{besides}; expected exports such as "
                                   + supported_formats(), p)
-            paths.extend((f, False) for f in found)
+            paths.extend((f, False, problem) for f, problem in found)
         elif p.is_file():
-            paths.append((p, True))
+            paths.append((p, True, None))
+        elif p.is_symlink():
+            raise ReaderError(f"a broken link (to {os.readlink(p)!r}); give the file it should point to", p)
         else:
             raise ReaderError("no such file or folder; give an existing file or folder of exports", p)
     return paths
@@ -103,7 +136,70 @@ def _unknown(path: Path) -> str:
         return f"{path.name!r} is an old Excel .xls workbook; save it as .xlsx or CSV and read that"
     names = ", ".join(READERS)
     return (f"no reader for {path.name!r}; supported: {supported_formats()} "
-            f"(or name the format: {names})")
+            f"(or name the format: {names}), and .zip, .gz or .tar.gz archives of them")
+
+
+def read_bytes_report(
+    raw: bytes,
+    name: str,
+    format: str | None = None,
+    *,
+    with_references: bool = False,
+) -> tuple[list[Paper], FileReport]:
+    """Read the bytes of one file called ``name`` (which gives its suffix and is the name in every
+    message): its papers, in file order and not deduplicated, and what happened."""
+    path = Path(name.rsplit("!", 1)[-1])
+    if not raw.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
+        raise ReaderError("the file is empty; expected records as one of " + supported_formats(), name)
+    if format is None and (kind := archive_kind(raw)):
+        raise ReaderError(f"a {kind} archive; read it with read_sources or `workbench read`, which open its "
+                          "members", name)
+    head_bytes = raw[:_HEAD]
+    text, encoding, warning = None, "binary", None
+    looks_binary = head_bytes[:4] == b"PK\x03\x04"
+    if not looks_binary:
+        text, encoding, warning = decode(raw)
+    reader = choose_reader(path, head_bytes, (text or "")[:_HEAD], format)
+    if reader is None:
+        raise ReaderError(_unknown(path), name)
+    sample = (text or "")[:_HEAD]
+    if not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample):
+        raise ReaderError("this is binary data, not a text export (a PDF, an image or another file renamed?); "
+                          "export the records again as " + supported_formats(), name)
+    if not reader.binary and text is None:
+        raise ReaderError(f"this is a zip file (an .xlsx or .docx?), not {reader.name} text; "
+                          "unzip it, or save the sheet as .xlsx or CSV", name)
+    if reader.binary and text is not None and format is None and not reader.sniff(head_bytes):
+        raise ReaderError(f"not a valid {reader.name} file (wrong signature); open and save it again, "
+                          "or export CSV", name)
+    recognised = format is not None or reader.sniff is None or bool(
+        reader.sniff(head_bytes if reader.binary else (text or "")[:_HEAD]))
+    report = FileReport(path=name, format=reader.name, encoding=encoding)
+    ctx = ReadContext(name=name, collection=path.stem, report=report, with_references=with_references,
+                      suffix=path.suffix.lower())
+    if warning:
+        ctx.warn(warning)
+    data = raw if reader.binary else text
+    del raw  # a large export need not be held twice
+    papers = _run(reader, data, ctx)
+    if not papers:
+        _say_why_nothing(ctx, reader, recognised)
+    ctx.finish()
+    report.read = len(papers)
+    return papers, report
+
+
+def _say_why_nothing(ctx: ReadContext, reader: Reader, recognised: bool) -> None:
+    """The warning of a file that yielded no record."""
+    if ctx.n_skipped:
+        ctx.warn(f"no records read: all {ctx.n_skipped} were skipped (see the skipped lines)")
+    elif ctx.explained_empty:
+        return
+    elif not recognised:
+        ctx.warn(f"no records found: this does not look like {reader.description or reader.name} (chosen for its "
+                 f"'{ctx.suffix}' name); check it is the export you meant, or name its format")
+    else:
+        ctx.warn(f"no records found; expected {reader.description or reader.name}")
 
 
 def read_file_report(
@@ -120,35 +216,7 @@ def read_file_report(
         raw = path.read_bytes()
     except OSError as err:
         raise ReaderError(f"cannot read the file ({err.strerror}); check the path and permissions", name) from err
-    if not raw.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
-        raise ReaderError("the file is empty; expected records as one of " + supported_formats(), name)
-    head_bytes = raw[:_HEAD]
-    text, encoding, warning = None, "binary", None
-    looks_binary = head_bytes[:4] == b"PK\x03\x04"
-    if not looks_binary:
-        text, encoding, warning = decode(raw)
-    reader = choose_reader(path, head_bytes, (text or "")[:_HEAD], format)
-    if reader is None:
-        raise ReaderError(_unknown(path), name)
-    if not reader.binary and text is None:
-        raise ReaderError(f"this is a zip archive (an .xlsx or .docx?), not {reader.name} text; "
-                          "unzip it, or save the sheet as .xlsx or CSV", name)
-    if reader.binary and text is not None and format is None and not reader.sniff(head_bytes):
-        raise ReaderError(f"not a valid {reader.name} file (wrong signature); open and save it again, "
-                          "or export CSV", name)
-    report = FileReport(path=name, format=reader.name, encoding=encoding)
-    ctx = ReadContext(name=name, collection=path.stem, report=report,
-                      with_references=with_references, suffix=path.suffix.lower())
-    if warning:
-        ctx.warn(warning)
-    data = raw if reader.binary else text
-    del raw  # a large export need not be held twice
-    papers = _run(reader, data, ctx)
-    if not papers and not ctx.n_skipped and not ctx.n_warnings:
-        ctx.warn(f"no records found; expected {reader.description or reader.name}")
-    ctx.finish()
-    report.read = len(papers)
-    return papers, report
+    return read_bytes_report(raw, name, format, with_references=with_references)
 
 
 def _run(reader: Reader, data, ctx: ReadContext) -> list[Paper]:
@@ -170,6 +238,50 @@ def read_file(path: str | Path, format: str | None = None, display_name: str | N
     return read_file_report(path, format, display_name, with_references=with_references)[0]
 
 
+def _message(err: ReaderError, name: str) -> str:
+    return str(err).removeprefix(f"{name}: ").removeprefix(f"{name}:{err.line}: ")
+
+
+def _read_one(path: Path, explicit: bool, format: str | None,
+              with_references: bool) -> Iterator[tuple[list[Paper], FileReport]]:
+    """The papers and report of a file, or of each member of an archive."""
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        if explicit:
+            raise ReaderError(f"cannot read the file ({err.strerror}); check the path and permissions", name) from err
+        yield [], _not_read(name, f"cannot read the file ({err.strerror}); check its permissions")
+        return
+    kind = archive_kind(raw) if format is None else None
+    if kind is None:
+        try:
+            yield read_bytes_report(raw, name, format, with_references=with_references)
+        except ReaderError as err:
+            if explicit:
+                raise
+            yield [], _not_read(name, _message(err, name))  # a file found in a folder: report it, read the others
+        return
+    any_member = False
+    try:
+        for member in members(raw, name, kind):
+            any_member = True
+            if member.error is not None:
+                yield [], _not_read(member.name, member.error)
+                continue
+            try:
+                yield read_bytes_report(member.data, member.name, with_references=with_references)
+            except ReaderError as err:
+                yield [], _not_read(member.name, _message(err, member.name))
+    except ValueError as err:
+        if explicit and not any_member:
+            raise ReaderError(f"{err}; download or pack it again", name) from err
+        yield [], _not_read(name, f"{err}; download or pack it again")
+        return
+    if not any_member:
+        yield [], _not_read(name, "the archive holds no files")
+
+
 def read_sources(
     sources: Iterable[str | Path] | str | Path,
     format: str | None = None,
@@ -183,30 +295,29 @@ def read_sources(
 
     Returns the papers (in reading order of their first appearance; each with ``sources``
     listing every place it was found) and a :class:`ReadReport`. A file named explicitly must be
-    readable (else :class:`ReaderError`); a file found inside a folder that cannot be read (an
-    unknown type, an empty file) is listed in the report as not read, and the others are read.
-    ``dedupe=False`` merges only records that share an identifier, or their title and abstract.
-    Folders in ``exclude`` (the review a build writes) and folders that look like a review are
-    not read; the report says so (``ReadReport.skipped_folders``).
+    readable (else :class:`ReaderError`); a file found inside a folder or an archive that cannot
+    be read (an unknown type, an empty file, no permission) is listed in the report as not read,
+    and the others are read. When no file yields a record, :class:`NoRecordsError` (its
+    ``report`` says why, file by file). ``dedupe=False`` merges only records that share an
+    identifier, or their title and abstract. Folders in ``exclude`` (the review a build writes)
+    and folders that look like a review are not read; the report says so
+    (``ReadReport.skipped_folders``).
     """
     from ..dedupe import DEFAULT_THRESHOLD, deduplicate
 
     report = ReadReport()
     papers: list[Paper] = []
     origin: list[int] = []
-    for path, explicit in _expand(sources, exclude, report.skipped_folders):
-        try:
-            file_papers, fr = read_file_report(path, format, with_references=with_references)
-        except ReaderError as err:
-            if explicit:
-                raise
-            # A file found in a folder: report it and read the others.
-            message = str(err).removeprefix(f"{path}: ").removeprefix(f"{path}:{err.line}: ")
-            fr = FileReport(path=str(path), format="-", error=message)
-            file_papers = []
-        origin.extend([len(report.files)] * len(file_papers))
-        papers.extend(file_papers)
-        report.files.append(fr)
+    for path, explicit, problem in _expand(sources, exclude, report.skipped_folders):
+        if problem is not None:
+            report.files.append(problem)
+            continue
+        for file_papers, fr in _read_one(path, explicit, format, with_references):
+            origin.extend([len(report.files)] * len(file_papers))
+            papers.extend(file_papers)
+            report.files.append(fr)
+    if not papers:
+        raise NoRecordsError(report)
     kept, found = deduplicate(papers, threshold=threshold or DEFAULT_THRESHOLD, fuzzy=dedupe)
     for merge in found.merges:
         report.files[origin[merge.merged]].merged += 1

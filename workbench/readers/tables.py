@@ -1,4 +1,4 @@
-"""Spreadsheets: CSV, TSV (any of ``,`` ``;`` tab ``|``) and XLSX, parsed with pandas.
+"""Spreadsheets: CSV, TSV (any of ``,`` ``;`` tab ``|``) and XLSX.
 
 Columns are matched to fields through the shared aliases (:data:`~.fields.FIELD_ALIASES`), so
 Scopus, Web of Science (tab-delimited, two-letter tags), IEEE Xplore, Springer, Embase, Zotero,
@@ -6,9 +6,13 @@ arXiv metadata dumps and ASReview-style ``title, abstract, label_included`` file
 without configuration. A few exports need more than a name: they are recognised by a
 signature of columns in :data:`DIALECTS` and get a small fix-up per row.
 
-Row positions are the line a record starts on (quoted values may span lines), found with a
-pass of the standard ``csv`` module; rows with more values than the header has columns are
-skipped and reported with their line.
+CSV is split by the standard ``csv`` module, which also gives each row the line it starts on
+(quoted values may span lines). Lenient where spreadsheet programs are: a row that ends with
+more values than the header has columns, all of them empty (a trailing delimiter on every
+line, as some database exports write), reads normally; a row with fewer values is padded; an
+Excel ``sep=;`` first line names the delimiter. Loud where they are not: a row with a real extra
+value (an unquoted delimiter inside a value) is skipped and reported with its line, and a quote
+that never closes is reported with the lines it swallowed.
 
 Spreadsheet formulas: a CSV written for spreadsheets (the workbench's own exports, and anyone
 following OWASP's CSV-injection advice) puts a ``'`` before a value that starts with ``=``,
@@ -24,7 +28,6 @@ import csv
 import importlib.util
 import io
 import re
-import warnings
 from collections.abc import Callable
 
 from ..errors import ReaderError
@@ -109,48 +112,108 @@ def _lines(text: str):
         start = end
 
 
-def _record_lines(text: str, delim: str, ncols: int) -> tuple[list[int], list[tuple[int, int]]] | None:
-    """Start lines of the rows pandas keeps, and (line, n values) of the rows it drops."""
-    kept, dropped = [], []
-    reader = csv.reader(_lines(text), delimiter=delim)
-    prev_end, header_seen = 0, False
+def _unique(names: list[str]) -> list[str]:
+    """Column names as pandas makes them: blank ones numbered, repeats as ``name.1``, ``name.2``."""
+    seen: dict[str, int] = {}
+    out = []
+    for i, name in enumerate(names):
+        name = name.strip() or f"Unnamed: {i}"
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}.{seen[name]}"
+        else:
+            seen[name] = 0
+        out.append(name)
+    return out
+
+
+def _quoting(text: str, delim: str) -> int:
+    """Web of Science's tab-delimited export never quotes, and a title may start with a quote
+    (``"Why" questions``): read its quotes as text. Other tables quote as CSV does."""
+    names = {n.strip() for n in _header_line(text).split(delim)}
+    return csv.QUOTE_NONE if delim == "\t" and {"PT", "UT", "TI"} <= names else csv.QUOTE_MINIMAL
+
+
+def _rows(text: str, delim: str):
+    """(first line, values) of every non-blank row, the header first."""
+    reader = csv.reader(_lines(text), delimiter=delim, quoting=_quoting(text, delim))
+    prev_end = 0
+    for row in reader:
+        start, prev_end = prev_end + 1, reader.line_num
+        if row:
+            yield start, prev_end, row
+
+
+def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], list[tuple[int, list[str]]]]:
+    """The header's line, the header, and the data rows (first line, values); every problem
+    reported on ``ctx``."""
+    rows = _rows(text, delim)
     try:
-        for row in reader:
-            start, prev_end = prev_end + 1, reader.line_num
-            if not row:
-                continue
-            if not header_seen:
-                header_seen = True
-            elif len(row) > ncols:
-                dropped.append((start, len(row)))
+        header_line, _, header = next(rows)
+    except StopIteration as err:
+        raise ReaderError("no header row found; expected a first row of column names", ctx.name, 1) from err
+    ncols = len(header)
+    data: list[tuple[int, list[str]]] = []
+    trailing: list[int] = []
+    for start, end, values in rows:
+        if len(values) > ncols:
+            extra = values[ncols:]
+            if not any(v.strip() for v in extra):
+                trailing.append(start)
+                values = values[:ncols]
             else:
-                kept.append(start)
-    except csv.Error:
-        return None
-    return kept, dropped
+                spans = f" (the row runs from line {start} to line {end})" if end > start else ""
+                ctx.skip(f"{len(values)} values where the header has {ncols} columns (an unquoted {delim!r} "
+                         f"inside a value?){spans}; quote that value and read again", start)
+                continue
+        data.append((start, values))
+    if data and _quoting(text, delim) != csv.QUOTE_NONE and _open_quote_at_end(text, data[-1][0], delim):
+        start = data.pop()[0]
+        last = text.count("\n", 0, len(text.rstrip("\n"))) + 1
+        ctx.skip(f"a quote that opens in this row never closes, so lines {start}-{last} could not be split into "
+                 f"rows; close the quote (or remove it) and read again", start)
+    if trailing:
+        ctx.warn(f"{len(trailing)} rows end with empty values the header has no column for (a trailing "
+                 f"{delim!r}), from line {trailing[0]}; read without them")
+    return header_line, header, data
 
 
-def _rows(ctx: ReadContext, frame, lines: list[int]) -> list[Paper]:
-    frame.columns = [str(c) for c in frame.columns]
-    columns = resolve_columns(frame.columns)
+def _open_quote_at_end(text: str, line: int, delim: str) -> bool:
+    """Whether the row starting on ``line`` (the last) opens a quote that never closes, so that
+    it swallowed the rest of the file into one value: the ``csv`` module, strict, says so."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.find("\n", at) + 1
+    try:
+        for _ in csv.reader(_lines(text[at:]), delimiter=delim, strict=True):
+            pass
+    except csv.Error as err:
+        return "unexpected end of data" in str(err)
+    return False
+
+
+def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1) -> list[Paper]:
+    """Papers from a header and (line, values) rows, through the column aliases and dialects."""
+    names = _unique([str(c) for c in header])
+    columns = resolve_columns(names)
     fix = None
-    norm = {normalise_key(c) for c in frame.columns}
+    norm = {normalise_key(c) for c in names}
     for signature, fixup in DIALECTS.values():
         if signature <= norm:
             fix = fixup
     if not {"title", "abstract"} & set(columns):
         raise ReaderError(
-            f"no title or abstract column among {', '.join(list(frame.columns)[:12])}; "
+            f"no title or abstract column among {', '.join(names[:12])}; "
             "name one 'title' or 'abstract' (other accepted names: 'Document Title', 'Article Title', "
             "'TI', 'AB', 'summary', ...)",
             ctx.name,
-            lines[0] - 1 if lines else 1,
+            first_line,
         )
-    needed = [c for cols in columns.values() for c in cols]
-    if fix is not None:
-        needed = list(frame.columns)
+    needed = list(range(len(names))) if fix is not None else sorted(
+        {names.index(c) for cols in columns.values() for c in cols})
     papers = []
-    for line, row in zip(lines, frame[list(dict.fromkeys(needed))].to_dict("records")):
+    for line, values in rows:
+        row = {names[i]: values[i] if i < len(values) else "" for i in needed}
         if fix is not None:
             fix(row, columns)
             paper = record_from_mapping(ctx, row, line)
@@ -161,49 +224,35 @@ def _rows(ctx: ReadContext, frame, lines: list[int]) -> list[Paper]:
     return papers
 
 
-_NEUTRALISED = r"^'+[=+\-@\t\r\n]"
+_NEUTRALISED = re.compile(r"'+[=+\-@\t\r\n]")
 
 
-def _unneutralise(frame) -> None:
-    """Remove the ``'`` put before a would-be formula (see the module docstring), in place."""
-    for col in frame.columns:
-        values = frame[col]
-        marked = values.str.match(_NEUTRALISED)
-        if marked.any():
-            frame.loc[marked, col] = values[marked].str[1:]
+def _unneutralise(value: str) -> str:
+    """Remove the ``'`` put before a would-be formula (see the module docstring)."""
+    return value[1:] if value.startswith("'") and _NEUTRALISED.match(value) else value
+
+
+_EXCEL_SEP = re.compile(r"sep=(.)\s*\n")
 
 
 def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
-    import pandas as pd
-
-    delim = _delimiter(text, ctx.suffix)
+    m = _EXCEL_SEP.match(text)
+    if m:  # Excel's "sep=;" line: names the delimiter, is no header
+        delim = m.group(1)
+        text = "\n" + text[m.end():]  # a blank line instead: every line keeps its number
+    else:
+        delim = _delimiter(text, ctx.suffix)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a value may be megabytes long (full text in an abstract)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            frame = pd.read_csv(
-                io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=delim, dtype=str, keep_default_na=False, na_filter=False,
-                index_col=False, on_bad_lines="skip", skip_blank_lines=True,
-            )
-    except pd.errors.EmptyDataError as err:
-        raise ReaderError("no header row found; expected a first row of column names", ctx.name, 1) from err
-    except pd.errors.ParserError as err:
-        located = _record_lines(text, delim, 10**9)
-        line = located[0][-1] if located and located[0] else None
-        raise ReaderError(
-            f"cannot split into rows ({str(err).split(': ')[-1].strip()}); expected {delim!r}-separated "
-            "values with balanced double quotes: check the quote that opens on this line",
-            ctx.name, line,
-        ) from err
-    _unneutralise(frame)
-    located = _record_lines(text, delim, len(frame.columns))
-    if located is not None and len(located[0]) == len(frame):
-        lines, dropped = located
-        for line, n in dropped:
-            ctx.skip(f"{n} values where the header has {len(frame.columns)} columns (an unquoted "
-                     f"{delim!r} inside a value?); quote that value and read again", line)
-    else:  # the csv module and pandas disagree: count data rows after the header instead
-        lines = list(range(2, len(frame) + 2))
-    return _rows(ctx, frame, lines)
+        header_line, header, rows = _split(text, delim, ctx)
+    except csv.Error as err:  # only a NUL or a too-large value; the decoder removes NULs
+        raise ReaderError(f"cannot split into rows ({err}); expected {delim!r}-separated values: "
+                          "export the table again", ctx.name) from err
+    finally:
+        csv.field_size_limit(limit)
+    rows = [(line, [_unneutralise(v) for v in values]) for line, values in rows]
+    return _records(ctx, header, rows, header_line)
 
 
 def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
@@ -219,4 +268,5 @@ def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
     name, frame = next(iter(sheets.items()))
     if len(sheets) > 1:
         ctx.warn(f"the workbook has {len(sheets)} sheets; read the first, {name!r}")
-    return _rows(ctx, frame, list(range(2, len(frame) + 2)))
+    rows = zip(range(2, len(frame) + 2), frame.astype(str).itertuples(index=False, name=None))
+    return _records(ctx, list(frame.columns), rows)

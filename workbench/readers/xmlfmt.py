@@ -141,13 +141,16 @@ def _pubmed_values(article: ET.Element) -> dict:
 
 
 def read_pubmed_xml(text: str, ctx: ReadContext) -> list[Paper]:
-    papers = []
-    for article, line in _records(text, ctx, ("PubmedArticle", "PubmedBookArticle"), "a PubMed <PubmedArticleSet>"):
-        paper = build_paper(ctx, _pubmed_values(article), line)
-        if paper is not None:
-            papers.append(paper)
+    records = _records(text, ctx, ("PubmedArticle", "PubmedBookArticle"), "a PubMed <PubmedArticleSet>")
+    return _papers(ctx, ((_pubmed_values(article), line) for article, line in records),
+                   "no <PubmedArticle> records in the file")
+
+
+def _papers(ctx: ReadContext, values_and_lines, empty: str) -> list[Paper]:
+    """Papers from (canonical values, line) pairs; ``empty`` says why a file gave none."""
+    papers = [p for p in (build_paper(ctx, values, line) for values, line in values_and_lines) if p is not None]
     if not papers and not ctx.n_skipped:
-        ctx.warn("no <PubmedArticle> records in the file")
+        ctx.no_records(empty)
     return papers
 
 
@@ -173,14 +176,11 @@ def _atom_values(entry: ET.Element) -> dict:
 
 
 def read_arxiv_atom(text: str, ctx: ReadContext) -> list[Paper]:
-    papers = []
-    for entry, line in _records(text, ctx, ("entry",), "an Atom <feed> of <entry> elements"):
-        if "/api/errors" in _text(entry.find(ATOM + "id")):
-            raise ReaderError(f"the arXiv API answered with an error: {_text(entry.find(ATOM + 'summary'))}; "
-                              "fix the query and download the feed again", ctx.name, line)
-        paper = build_paper(ctx, _atom_values(entry), line)
-        if paper is not None:
-            papers.append(paper)
-    if not papers and not ctx.n_skipped:
-        ctx.warn("the feed has no <entry> elements (the query matched nothing?)")
-    return papers
+    def entries():
+        for entry, line in _records(text, ctx, ("entry",), "an Atom <feed> of <entry> elements"):
+            if "/api/errors" in _text(entry.find(ATOM + "id")):
+                raise ReaderError(f"the arXiv API answered with an error: {_text(entry.find(ATOM + 'summary'))}; "
+                                  "fix the query and download the feed again", ctx.name, line)
+            yield _atom_values(entry), line
+
+    return _papers(ctx, entries(), "the feed has no <entry> elements (the query matched nothing?)")

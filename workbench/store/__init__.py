@@ -37,7 +37,8 @@ from ._reports import (
     Tag,
     TopicReport,
 )
-from ._schema import DB_NAME, SCHEMA_VERSION, read_only_reason
+from ._open import read_only_reason
+from ._schema import DB_NAME, SCHEMA_VERSION
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 

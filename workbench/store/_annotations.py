@@ -13,9 +13,11 @@ import unicodedata
 
 from ._errors import AnnotationInputError
 from ._history import Action
-from ._reports import DECISIONS, Decision, Note, Tag
+from ._reports import DECISIONS, Decision, Note
 
 __all__ = [
+    "ensure_tag",
+    "named_tag",
     "add_note",
     "add_notes",
     "check_colour",
@@ -26,17 +28,12 @@ __all__ = [
     "decide",
     "decisions_of",
     "delete_note",
-    "delete_tag",
-    "describe_tag",
     "edit_note",
-    "merge_tags",
     "notes_of",
     "papers_tagged",
-    "rename_tag",
     "tag",
     "tags_of",
     "untag",
-    "vocabulary",
 ]
 
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20}")
@@ -85,7 +82,7 @@ def check_tag(name) -> str:
     return clean
 
 
-def _named_tag(conn: sqlite3.Connection, name) -> str:
+def named_tag(conn: sqlite3.Connection, name) -> str:
     """The stored tag ``name`` means: exactly that name when a tag has it (so a tag saved under
     older, looser rules can always be removed or renamed), else :func:`check_tag`'s form."""
     if isinstance(name, str) and (
@@ -117,7 +114,7 @@ def check_reason(reason) -> str | None:
     return reason.strip() or None if reason is not None else None
 
 
-def _ensure_tag(act: Action, name: str) -> None:
+def ensure_tag(act: Action, name: str) -> None:
     if act.get("tag_vocab", {"name": name}) is None:
         act.put("tag_vocab", {"name": name}, {"description": "", "colour": None,
                                               "created_by": act.reviewer, "created_at": act.at})
@@ -154,7 +151,7 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
     added = 0
     with Action(conn, reviewer, "tag") as act:
         for name in dict.fromkeys(names):
-            _ensure_tag(act, name)
+            ensure_tag(act, name)
             if len(ids) > BULK:
                 have = _tagged(conn, name)
                 new = sorted(set(ids) - have)  # in key order: SQLite appends instead of splitting pages
@@ -173,7 +170,7 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
 
 def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str) -> bool:
     """Remove one tag from one paper; False when the paper did not have it."""
-    name = _named_tag(conn, name)
+    name = named_tag(conn, name)
     with Action(conn, reviewer, "untag") as act:
         before = act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
         act.summary = f"untag {pid} -{name}"
@@ -187,107 +184,8 @@ def tags_of(conn: sqlite3.Connection, pid: str) -> list[str]:
 
 def papers_tagged(conn: sqlite3.Connection, name: str) -> list[str]:
     return [r[0] for r in conn.execute(
-        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (_named_tag(conn, name),))]
+        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (named_tag(conn, name),))]
 
-
-def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
-    return [
-        Tag(name=r[0], description=r[1], colour=r[2], count=r[3])
-        for r in conn.execute(
-            "SELECT v.name, v.description, v.colour, count(t.tag) FROM tag_vocab v "
-            "LEFT JOIN paper_tags t ON t.tag = v.name GROUP BY v.name ORDER BY v.name")
-    ]
-
-
-def describe_tag(conn: sqlite3.Connection, reviewer: str, name: str,
-                 description: str | None = None, colour: str | None = None) -> Tag:
-    """Create a tag in the vocabulary, or change its description or colour."""
-    name = _named_tag(conn, name)
-    check_colour(colour)
-    with Action(conn, reviewer, "describe-tag") as act:
-        row = act.get("tag_vocab", {"name": name}) or {
-            "description": "", "colour": None, "created_by": reviewer, "created_at": act.at}
-        row = dict(row)
-        if description is not None:
-            row["description"] = description.strip()
-        if colour is not None:
-            row["colour"] = colour
-        act.put("tag_vocab", {"name": name}, row)
-        act.summary = f"describe tag {name}"
-    return next(t for t in vocabulary(conn) if t.name == name)
-
-
-def _require_tag(act: Action, name: str) -> dict:
-    row = act.get("tag_vocab", {"name": name})
-    if row is None:
-        known = [r[0] for r in act.conn.execute("SELECT name FROM tag_vocab ORDER BY name")]
-        raise AnnotationInputError(
-            f"no tag {name!r} in the vocabulary; known tags: {', '.join(known[:20]) or 'none'}"
-        )
-    return row
-
-
-def _move_tag(act: Action, old: str, new: str) -> int:
-    row = _require_tag(act, old)
-    if old == new:
-        return 0
-    if act.get("tag_vocab", {"name": new}) is None:
-        act.put("tag_vocab", {"name": new}, row)
-    uses = act.conn.execute(
-        "SELECT paper_id, reviewer, created_at FROM paper_tags WHERE tag = ? ORDER BY paper_id",
-        (old,)).fetchall()
-    for pid, who, at in uses:
-        act.put("paper_tags", {"paper_id": pid, "tag": old}, None)
-        if act.get("paper_tags", {"paper_id": pid, "tag": new}) is None:
-            act.put("paper_tags", {"paper_id": pid, "tag": new},
-                    {"reviewer": who, "created_at": at})
-    act.put("tag_vocab", {"name": old}, None)
-    return len(uses)
-
-
-def rename_tag(conn: sqlite3.Connection, reviewer: str, old: str, new: str) -> int:
-    """Rename a tag everywhere; renaming onto an existing tag merges the two.
-
-    Returns how many papers carried the old tag.
-    """
-    old, new = _named_tag(conn, old), check_tag(new)
-    with Action(conn, reviewer, "rename-tag") as act:
-        moved = _move_tag(act, old, new)
-        act.summary = f"rename tag {old} -> {new} ({moved} papers)"
-    return moved
-
-
-def merge_tags(conn: sqlite3.Connection, reviewer: str, tags, into: str) -> int:
-    """Merge several tags into ``into`` (created if new) in one action; returns papers moved."""
-    into = check_tag(into)
-    names = [_named_tag(conn, t) for t in ([tags] if isinstance(tags, str) else tags)]
-    moved = 0
-    with Action(conn, reviewer, "merge-tags") as act:
-        for name in names:
-            _require_tag(act, name)
-        _ensure_tag(act, into)
-        for name in dict.fromkeys(names):
-            if name != into:
-                moved += _move_tag(act, name, into)
-        act.summary = f"merge tags {', '.join(names)} into {into} ({moved} papers)"
-    return moved
-
-
-def delete_tag(conn: sqlite3.Connection, reviewer: str, name: str) -> int:
-    """Delete a tag from the vocabulary and from every paper; returns papers untagged."""
-    name = _named_tag(conn, name)
-    with Action(conn, reviewer, "delete-tag") as act:
-        _require_tag(act, name)
-        pids = [r[0] for r in conn.execute(
-            "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (name,))]
-        for pid in pids:
-            act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
-        act.put("tag_vocab", {"name": name}, None)
-        act.summary = f"delete tag {name} ({len(pids)} papers)"
-    return len(pids)
-
-
-# ----------------------------------------------------------------------------- notes
 
 def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> int:
     return add_notes(conn, reviewer, [pid], text)[0]

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._schema import connect
+from ._open import connect
 
 __all__ = ["SharedConnection", "acquire", "open_count", "release"]
 

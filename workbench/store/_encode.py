@@ -112,7 +112,7 @@ def bibtex_keywords(tags: list[str]) -> str:
 
 @functools.lru_cache(maxsize=4096)  # papers share their sets of tags
 def _keywords(tags: tuple[str, ...]) -> str:
-    from ..readers.fields import split_keywords
+    from ..readers.values import split_keywords
 
     escaped = [latex(t) for t in tags]
     want = [fold(t) for t in tags]

@@ -218,74 +218,94 @@ def import_jsonl(conn: sqlite3.Connection, reviewer: str, path) -> ImportReport:
     """Merge the JSONL export at ``path`` into the store; see the module docstring."""
     records = read_jsonl(Path(path))
     added: Counter = Counter()
-    unchanged = 0
     conflicts: list[str] = []
     referenced = {r["paper"] for kind in ("tagged", "note", "decision") for r in records[kind]}
     with Action(conn, reviewer, "import") as act:
         added["papers"] = _add_papers(conn, records, referenced)
-        vocab = {t["name"]: t for t in records["tag"]}
-        for rec in records["tagged"]:
-            vocab.setdefault(rec["tag"], {"name": rec["tag"]})
-        for name, t in sorted(vocab.items()):
-            theirs = {"description": str(t.get("description") or ""), "colour": t.get("colour"),
-                      "created_by": str(t.get("created_by") or reviewer),
-                      "created_at": str(t.get("created_at") or act.at)}
-            ours = act.get("tag_vocab", {"name": name})
-            if ours is None:
-                act.put("tag_vocab", {"name": name}, theirs)
-                added["tags in the vocabulary"] += 1
-            elif (ours["description"], ours["colour"]) != (theirs["description"], theirs["colour"]):
-                fill = {k: ours[k] or theirs[k] for k in ("description", "colour")}
-                if fill != {k: ours[k] for k in fill}:
-                    act.put("tag_vocab", {"name": name}, {**ours, **fill})
-                if (fill["description"], fill["colour"]) != (theirs["description"],
-                                                             theirs["colour"]):
-                    conflicts.append(f"tag {name!r}: description/colour differ; kept this store's")
-        for rec in records["tagged"]:
-            key = {"paper_id": rec["paper"], "tag": rec["tag"]}
-            if act.get("paper_tags", key) is None:
-                act.put("paper_tags", key, {"reviewer": rec["reviewer"], "created_at": rec["at"]})
-                added["tags"] += 1
-            else:
-                unchanged += 1
-        for rec in records["note"]:
-            row = {k: str(rec[k]) for k in ("uid", "text", "reviewer", "created_at", "updated_at")}
-            row["paper_id"] = rec["paper"]
-            local = conn.execute("SELECT id FROM notes WHERE uid = ?", (rec["uid"],)).fetchone()
-            if local is None:
-                act.insert("notes", row)
-                added["notes"] += 1
-                continue
-            ours = act.get("notes", {"id": local[0]})
-            if ours["text"] == row["text"]:
-                unchanged += 1
-                continue
-            newer = row["updated_at"] > ours["updated_at"]
-            conflicts.append(
-                f"note #{local[0]} on {rec['paper']} was edited on both sides; kept the "
-                f"{'imported' if newer else 'local'} text (the newer)")
-            if newer:
-                act.put("notes", {"id": local[0]}, row)
-        for rec in records["decision"]:
-            key = {"paper_id": rec["paper"], "reviewer": str(rec["reviewer"])}
-            theirs = {"decision": rec["decision"], "reason": rec.get("reason"),
-                      "decided_at": str(rec["at"])}
-            ours = act.get("decisions", key)
-            if ours is None:
-                act.put("decisions", key, theirs)
-                added["decisions"] += 1
-            elif (ours["decision"], ours["reason"]) == (theirs["decision"], theirs["reason"]):
-                unchanged += 1
-            else:
-                newer = theirs["decided_at"] > ours["decided_at"]
-                conflicts.append(
-                    f"decision of {key['reviewer']} on {rec['paper']}: {ours['decision']} here, "
-                    f"{theirs['decision']} in the file; kept the newer "
-                    f"({theirs['decision'] if newer else ours['decision']})")
-                if newer:
-                    act.put("decisions", key, theirs)
+        _import_vocab(act, records, reviewer, added, conflicts)
+        unchanged = _import_tags(act, records, added)
+        unchanged += _import_notes(act, conn, records, added, conflicts)
+        unchanged += _import_decisions(act, records, added, conflicts)
         _import_topics(act, records, added, conflicts)
         act.summary = f"import {Path(path).name}: " + ", ".join(
             f"{n} {kind}" for kind, n in sorted(added.items()) if n) + (
             f"; {len(conflicts)} conflicts" if conflicts else "")
     return ImportReport(added=dict(added), unchanged=unchanged, conflicts=tuple(conflicts))
+
+
+def _import_vocab(act: Action, records: dict, reviewer: str, added: Counter, conflicts: list) -> None:
+    vocab = {t["name"]: t for t in records["tag"]}
+    for rec in records["tagged"]:
+        vocab.setdefault(rec["tag"], {"name": rec["tag"]})
+    for name, t in sorted(vocab.items()):
+        theirs = {"description": str(t.get("description") or ""), "colour": t.get("colour"),
+                  "created_by": str(t.get("created_by") or reviewer),
+                  "created_at": str(t.get("created_at") or act.at)}
+        ours = act.get("tag_vocab", {"name": name})
+        if ours is None:
+            act.put("tag_vocab", {"name": name}, theirs)
+            added["tags in the vocabulary"] += 1
+        elif (ours["description"], ours["colour"]) != (theirs["description"], theirs["colour"]):
+            fill = {k: ours[k] or theirs[k] for k in ("description", "colour")}
+            if fill != {k: ours[k] for k in fill}:
+                act.put("tag_vocab", {"name": name}, {**ours, **fill})
+            if (fill["description"], fill["colour"]) != (theirs["description"], theirs["colour"]):
+                conflicts.append(f"tag {name!r}: description/colour differ; kept this store's")
+
+
+def _import_tags(act: Action, records: dict, added: Counter) -> int:
+    unchanged = 0
+    for rec in records["tagged"]:
+        key = {"paper_id": rec["paper"], "tag": rec["tag"]}
+        if act.get("paper_tags", key) is None:
+            act.put("paper_tags", key, {"reviewer": rec["reviewer"], "created_at": rec["at"]})
+            added["tags"] += 1
+        else:
+            unchanged += 1
+    return unchanged
+
+
+def _import_notes(act: Action, conn, records: dict, added: Counter, conflicts: list) -> int:
+    unchanged = 0
+    for rec in records["note"]:
+        row = {k: str(rec[k]) for k in ("uid", "text", "reviewer", "created_at", "updated_at")}
+        row["paper_id"] = rec["paper"]
+        local = conn.execute("SELECT id FROM notes WHERE uid = ?", (rec["uid"],)).fetchone()
+        if local is None:
+            act.insert("notes", row)
+            added["notes"] += 1
+            continue
+        ours = act.get("notes", {"id": local[0]})
+        if ours["text"] == row["text"]:
+            unchanged += 1
+            continue
+        newer = row["updated_at"] > ours["updated_at"]
+        conflicts.append(
+            f"note #{local[0]} on {rec['paper']} was edited on both sides; kept the "
+            f"{'imported' if newer else 'local'} text (the newer)")
+        if newer:
+            act.put("notes", {"id": local[0]}, row)
+    return unchanged
+
+
+def _import_decisions(act: Action, records: dict, added: Counter, conflicts: list) -> int:
+    unchanged = 0
+    for rec in records["decision"]:
+        key = {"paper_id": rec["paper"], "reviewer": str(rec["reviewer"])}
+        theirs = {"decision": rec["decision"], "reason": rec.get("reason"),
+                  "decided_at": str(rec["at"])}
+        ours = act.get("decisions", key)
+        if ours is None:
+            act.put("decisions", key, theirs)
+            added["decisions"] += 1
+        elif (ours["decision"], ours["reason"]) == (theirs["decision"], theirs["reason"]):
+            unchanged += 1
+        else:
+            newer = theirs["decided_at"] > ours["decided_at"]
+            conflicts.append(
+                f"decision of {key['reviewer']} on {rec['paper']}: {ours['decision']} here, "
+                f"{theirs['decision']} in the file; kept the newer "
+                f"({theirs['decision'] if newer else ours['decision']})")
+            if newer:
+                act.put("decisions", key, theirs)
+    return unchanged

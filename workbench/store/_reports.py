@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..records import DECISIONS
+
 __all__ = [
     "DECISIONS",
     "Decision",
@@ -15,7 +17,6 @@ __all__ = [
     "TopicReport",
 ]
 
-DECISIONS = ("include", "exclude", "maybe")
 
 
 @dataclass(frozen=True)

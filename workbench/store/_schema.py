@@ -1,35 +1,34 @@
-"""Opening the SQLite file: checks, creation, schema and migrations.
+"""The store's schema and its migrations.
 
 The store is one SQLite file per review. ``PRAGMA application_id`` marks it as ours, so some
 other SQLite database at the same path is refused instead of written into; ``PRAGMA
 user_version`` is the schema version, and :data:`MIGRATIONS` brings every earlier version up to
-:data:`SCHEMA_VERSION` inside one transaction. A new store is built in a temporary file and
-linked into place, so a crash during creation never leaves a half-made store behind.
+:data:`SCHEMA_VERSION` inside one transaction (opening the file is ``_open``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
-import urllib.parse
 from pathlib import Path
 
-from ..fsutil import default_file_mode, fsync_path
-from ._errors import NotAStoreError, StoreError, StoreVersionError
+from ..records import DECISIONS
+from ._errors import StoreError, StoreVersionError
 
-__all__ = ["APPLICATION_ID", "DB_NAME", "RESTORE_HINT", "SCHEMA_VERSION", "connect", "db_path",
-           "migrate", "read_only_reason"]
+__all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
+           "SCHEMA_VERSION", "db_path", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
 SCHEMA_VERSION = 2
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
 RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {review}` (see "
                 "`workbench check --review {review}`), or import an export")
+
+# The CHECK constraint lists the decisions as before: 'include', 'exclude', 'maybe'.
+_DECISION_LIST = ", ".join(f"'{d}'" for d in DECISIONS)
 
 SCHEMA = f"""
 PRAGMA application_id = {APPLICATION_ID};
@@ -82,7 +81,7 @@ CREATE INDEX notes_by_paper ON notes(paper_id);
 CREATE TABLE decisions (
     paper_id TEXT NOT NULL REFERENCES papers(id),
     reviewer TEXT NOT NULL,
-    decision TEXT NOT NULL CHECK (decision IN ('include', 'exclude', 'maybe')),
+    decision TEXT NOT NULL CHECK (decision IN ({_DECISION_LIST})),
     reason TEXT,
     decided_at TEXT NOT NULL,
     PRIMARY KEY (paper_id, reviewer)
@@ -165,7 +164,7 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
     """v1 -> v2: tag vocabulary, per-reviewer decisions, note uids, topic identities, history."""
     schema_v2 = SCHEMA.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
     # papers keeps its v1 layout; everything else is created afresh and filled from v1.
-    for statement in _statements(schema_v2):
+    for statement in statements(schema_v2):
         if statement.startswith(("CREATE TABLE notes ", "CREATE TABLE decisions ")):
             statement = statement.replace("CREATE TABLE notes ", "CREATE TABLE notes_v2 ")
             statement = statement.replace("CREATE TABLE decisions ", "CREATE TABLE decisions_v2 ")
@@ -174,7 +173,7 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         ):
             continue
         conn.execute(statement)
-    for statement in _statements(
+    for statement in statements(
         """
         INSERT INTO tag_vocab (name, created_by, created_at)
             SELECT tag, min(reviewer), min(created_at) FROM tags GROUP BY tag;
@@ -200,7 +199,13 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         """
     ):
         conn.execute(statement)  # not executescript: that would commit the open transaction
-    # v1 kept the last build's topics by raw number; they become run 1 with stable identities.
+    _v1_topics_to_run_1(conn)
+    conn.execute("DROP TABLE paper_topics")
+    conn.execute("DROP TABLE topic_names")
+
+
+def _v1_topics_to_run_1(conn: sqlite3.Connection) -> None:
+    """v1 kept the last build's topics by raw number; they become run 1 with stable identities."""
     rows = conn.execute("SELECT paper_id, topic FROM paper_topics ORDER BY paper_id").fetchall()
     if rows:
         names = {t: (label, who, at) for t, label, who, at in conn.execute(
@@ -233,15 +238,13 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
         conn.executemany(
             "INSERT INTO run_assignments (run, paper_id, topic) VALUES (1, ?, ?)", rows
         )
-    conn.execute("DROP TABLE paper_topics")
-    conn.execute("DROP TABLE topic_names")
 
 
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
 MIGRATIONS = {1: _v1_to_v2}
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
 
@@ -253,73 +256,6 @@ def db_path(path: str | os.PathLike) -> Path:
     if path.exists() or path.suffix.lower() in {".sqlite", ".sqlite3", ".db"}:
         return path
     return path / DB_NAME
-
-
-def _check_file(path: Path) -> None:
-    """Refuse, without touching it, a file at the store's path that is not a SQLite database."""
-    if not path.is_file():
-        raise NotAStoreError(
-            f"{path} is not a file; expected the review's annotation store {DB_NAME}; "
-            "pass --review DIR with the review folder"
-        )
-    with open(path, "rb") as fh:
-        head = fh.read(len(_SQLITE_MAGIC))
-    if head != _SQLITE_MAGIC:
-        what = "is empty" if not head else f"starts with {head[:12]!r}"
-        raise NotAStoreError(
-            f"{path} is not an annotation store: it {what}, expected a SQLite database "
-            f"made by workbench; the file was left untouched; move it away and "
-            f"{RESTORE_HINT.format(review=path.parent)}"
-        )
-
-
-def _create(path: Path) -> None:
-    """Build a current-schema store in a temporary file, then link it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN")
-            for statement in _statements(SCHEMA):
-                conn.execute(statement)
-            conn.execute("INSERT INTO meta (key, value) VALUES ('created_by', 'workbench')")
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        os.chmod(tmp, default_file_mode())  # SQLite makes 0644; -wal and -shm follow this file
-        fsync_path(tmp)
-        try:
-            os.link(tmp, path)  # fails if another process created the store first: use theirs
-        except FileExistsError:
-            pass
-        except OSError:  # a file system without hard links
-            if not path.exists():
-                os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    finally:
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
@@ -352,107 +288,3 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
         raise
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
-
-
-def read_only_reason(path: Path) -> str | None:
-    """Why this process may not write the store at ``path`` (None: it may)."""
-    if not os.access(path, os.W_OK):
-        return f"the file {path} is read-only for you"
-    if not os.access(path.parent, os.W_OK):  # SQLite makes -wal and -shm files beside it
-        return f"its folder {path.parent} is read-only for you"
-    return None
-
-
-def _open_read_only(path: Path) -> sqlite3.Connection:
-    """A read-only connection; ``immutable`` when SQLite cannot even make its -shm file."""
-    base = "file:" + urllib.parse.quote(str(path.resolve()))
-    last: sqlite3.Error | None = None
-    for query in ("?mode=ro", "?mode=ro&immutable=1"):
-        conn = sqlite3.connect(base + query, uri=True, isolation_level=None,
-                               timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA user_version").fetchone()
-            return conn
-        except sqlite3.OperationalError as err:  # unable to open: the -shm cannot be made
-            conn.close()
-            last = err
-    raise StoreError(f"{path} cannot be opened read-only ({last}); ask the review's owner for "
-                     "read access to the file and its folder") from last
-
-
-def connect(path: Path, *, create: bool = True) -> tuple[sqlite3.Connection, str | None]:
-    """An open, checked, current-schema connection to the store at ``path``, and why it is
-    read-only (None when this process may write it).
-
-    Raises :class:`NotAStoreError` (file untouched) for anything at ``path`` that is not a
-    workbench store, and :class:`StoreVersionError` for a store from a newer workbench. The
-    file check reads the file with a plain ``open()``: call this only while the process has no
-    other connection to ``path`` (see ``_connection``).
-    """
-    if path.exists():
-        _check_file(path)
-    elif not create:
-        raise StoreError(
-            f"no annotation store at {path}; expected the review folder that `workbench build` "
-            "made; pass --review DIR"
-        )
-    else:
-        if not path.parent.is_dir():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        _create(path)
-    readonly = read_only_reason(path)
-    if readonly:
-        conn = _open_read_only(path)
-    else:
-        conn = sqlite3.connect(
-            path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
-        )
-    try:
-        try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = _tables(conn)
-        except sqlite3.DatabaseError as err:
-            raise NotAStoreError(
-                f"{path} cannot be read as an annotation store ({err}); the file was left "
-                f"untouched; {RESTORE_HINT.format(review=path.parent)}, or move it away"
-            ) from err
-        if app_id != APPLICATION_ID:
-            shown = ", ".join(sorted(tables)[:6]) or "none"
-            raise NotAStoreError(
-                f"{path} is a SQLite database but not a workbench annotation store "
-                f"(application_id={app_id}, expected {APPLICATION_ID}; tables: {shown}); "
-                "the file was left untouched; move it away or pass another --review folder"
-            )
-        if version > SCHEMA_VERSION:
-            raise StoreVersionError(
-                f"{path} has schema version {version}, newer than this workbench's "
-                f"{SCHEMA_VERSION}; upgrade workbench to open it"
-            )
-        if readonly and version < SCHEMA_VERSION:
-            raise StoreError(
-                f"{path} has schema version {version} and must be upgraded to {SCHEMA_VERSION}, "
-                f"which needs write access, but {readonly}; ask the review's owner to open it "
-                "once with this workbench, or for write access"
-            )
-        if not readonly:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if version < SCHEMA_VERSION:
-            from ._backup import snapshot
-
-            snapshot(conn, path, f"before-migration-v{version}")
-            migrate(conn, path)
-            tables = _tables(conn)
-        missing = EXPECTED_TABLES - tables
-        if missing:
-            raise NotAStoreError(
-                f"{path} is a damaged annotation store: tables {sorted(missing)} are missing; "
-                f"{RESTORE_HINT.format(review=path.parent)}"
-            )
-    except BaseException:
-        conn.close()
-        raise
-    return conn, readonly

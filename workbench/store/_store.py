@@ -9,7 +9,6 @@ functions in ``_papers``, ``_annotations``, ``_topics``, ``_history``, ``_export
 from __future__ import annotations
 
 import contextlib
-import functools
 import getpass
 import os
 import sqlite3
@@ -17,10 +16,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _export, _history, _import, _papers, _topics
+from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
 from ._errors import AnnotationInputError, StoreError
+from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
-from ._schema import RESTORE_HINT, SCHEMA_VERSION, db_path, migrate
+from ._schema import SCHEMA_VERSION, db_path, migrate
 
 __all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
 
@@ -36,69 +36,6 @@ def default_reviewer(reviewer: str | None = None) -> str:
         return getpass.getuser()
     except (KeyError, OSError, ImportError):  # no user name here (some containers)
         return "unknown"
-
-
-def _failure(store: Store, err: sqlite3.Error, saved: str) -> StoreError:
-    """A one-line StoreError for a SQLite failure; ``saved`` says what was saved (honestly)."""
-    text = str(err)
-    if "locked" in text or "busy" in text:
-        return StoreError(f"{store.path} is busy: another process held it for longer than the "
-                          f"timeout; {saved}; try again")
-    if "readonly" in text or "read-only" in text or "permission" in text.lower():
-        return StoreError(f"permission denied: {store.path} cannot be written ({text}); {saved}; "
-                          "ask the review's owner for write access to the file and its folder")
-    if "full" in text or "disk I/O error" in text:
-        return StoreError(f"{store.path}: could not write ({text}): the disk may be full or "
-                          f"failing; {saved}; free some space and try again (`workbench check "
-                          f"--review {store.path.parent}` tells whether the store is healthy)")
-    if isinstance(err, sqlite3.OperationalError):
-        return StoreError(f"{store.path}: {text}; {saved}")
-    return StoreError(f"{store.path} cannot be used ({text}); {saved}; check it with "
-                      f"`workbench check --review {store.path.parent}` and "
-                      f"{RESTORE_HINT.format(review=store.path.parent)}")
-
-
-def _call(self, method, args, kwargs, writes: bool):
-    shared = self._shared
-    if shared is None:
-        raise StoreError(f"the store {self.path} is closed; open it again with "
-                         "Store.open(review_dir)")
-    if shared.pid != os.getpid():
-        raise StoreError(f"this handle on {self.path} was opened in another process (before a "
-                         "fork); open the store again in this process")
-    if writes and shared.readonly:
-        raise StoreError(f"permission denied: {shared.readonly}, so you can read this review "
-                         "(history, export, papers, topics) but not change it; nothing was saved; "
-                         "ask the review's owner for write access (e.g. `chmod -R g+w "
-                         f"{self.path.parent}`), or copy the folder and work on the copy")
-    with shared.lock:
-        in_batch = shared.conn.in_transaction
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as err:
-            saved = ("nothing of this change was saved" if not in_batch else
-                     "the whole change was rolled back, nothing of it was saved")
-            raise _failure(self, err, saved) from err
-
-
-def _guarded(method):
-    """Run a read under the process's lock on the store, SQLite failures as one-line errors."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        return _call(self, method, args, kwargs, writes=False)
-
-    return wrapper
-
-
-def _writes(method):
-    """Like :func:`_guarded`, for a change: refused up front on a store this process may not write."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        return _call(self, method, args, kwargs, writes=True)
-
-    return wrapper
 
 
 class Store:
@@ -149,7 +86,7 @@ class Store:
         anywhere in the block rolls all of them back. Other processes wait (up to the busy
         timeout) while the block runs, so keep it short: compute first, then write.
         """
-        _call(self, lambda s: None, (), {}, writes=True)  # closed / forked / read-only checks
+        call(self, lambda s: None, (), {}, writes=True)  # closed / forked / read-only checks
         shared = self._shared
         with shared.lock:
             if shared.conn.in_transaction:  # already inside one: it decides
@@ -158,7 +95,7 @@ class Store:
             try:
                 shared.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
-                raise _failure(self, err, "nothing was saved") from err
+                raise failure(self, err, "nothing was saved") from err
             try:
                 yield self
             except BaseException:
@@ -170,7 +107,7 @@ class Store:
             except sqlite3.Error as err:
                 if shared.conn.in_transaction:
                     shared.conn.execute("ROLLBACK")
-                raise _failure(self, err, "the whole change was rolled back, nothing of it "
+                raise failure(self, err, "the whole change was rolled back, nothing of it "
                                           "was saved") from err
 
     def __enter__(self) -> Store:
@@ -189,7 +126,7 @@ class Store:
         return list(dict.fromkeys(_papers.resolve_many(self._conn, items, str(self.path))))
 
     # ------------------------------------------------------------------ corpus
-    @_writes
+    @writes
     def sync_papers(self, rows: Iterable[Mapping]) -> SyncReport:
         """Upsert paper metadata and mark these papers as the current corpus.
 
@@ -198,126 +135,126 @@ class Store:
         """
         return _papers.sync_papers(self._conn, self.reviewer, rows)
 
-    @_guarded
+    @guarded
     def orphaned(self) -> list[str]:
         return _papers.orphaned(self._conn)
 
-    @_guarded
+    @guarded
     def resolve(self, id_or_prefix: str) -> str:
         """The full id of the one paper whose id starts with ``id_or_prefix``."""
         return _papers.resolve(self._conn, id_or_prefix, str(self.path))
 
-    @_guarded
+    @guarded
     def paper(self, id_or_prefix: str) -> dict:
         """A paper's stored metadata, with ``in_corpus``."""
         return _papers.paper_rows(self._conn, self._ids(id_or_prefix))[0]
 
     # ------------------------------------------------------------------ topics
-    @_writes
+    @writes
     def record_topics(self, assignments: Mapping[str, int], labels: Mapping[int, str],
                       words: Mapping[int, list[str]], *, min_jaccard: float = 0.2) -> TopicReport:
         """Record a (re)build's topics, matched to the previous run's; see ``TopicReport``."""
         return _topics.record_topics(self._conn, self.reviewer, assignments, labels, words,
                                      min_jaccard=min_jaccard)
 
-    @_guarded
+    @guarded
     def apply_topic_edits(self, assignments, labels):
         """The human renames, merges and moves laid over the just-recorded build."""
         return _topics.apply_topic_edits(self._conn, assignments, labels)
 
-    @_guarded
+    @guarded
     def current_topics(self) -> tuple[dict[str, int], dict[int, str]]:
         """The latest recorded build with every edit applied: ``(assignments, labels)``."""
         return _topics.current_topics(self._conn)
 
-    @_writes
+    @writes
     def rename_topic(self, topic: int, label: str) -> None:
         _topics.rename_topic(self._conn, self.reviewer, topic, label)
 
-    @_writes
+    @writes
     def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
         return _topics.merge_topics(self._conn, self.reviewer, topics, into)
 
-    @_writes
+    @writes
     def move_paper(self, id_or_prefix: str, topic: int) -> None:
         _topics.move_paper(self._conn, self.reviewer, self._ids(id_or_prefix)[0], topic)
 
     # ------------------------------------------------------------------ tags
-    @_writes
+    @writes
     def tag(self, id_or_ids, *tags: str) -> int:
         """Add tags to one paper or many; returns how many (paper, tag) pairs were new."""
         return ann.tag(self._conn, self.reviewer, self._ids(id_or_ids), list(tags))
 
-    @_writes
+    @writes
     def untag(self, id_or_prefix: str, tag: str) -> bool:
         """Remove a tag from a paper; False when it did not have it."""
         return ann.untag(self._conn, self.reviewer, self._ids(id_or_prefix)[0], tag)
 
-    @_guarded
+    @guarded
     def tags(self, id_or_prefix: str) -> list[str]:
         return ann.tags_of(self._conn, self._ids(id_or_prefix)[0])
 
-    @_guarded
+    @guarded
     def papers_tagged(self, tag: str) -> list[str]:
         return ann.papers_tagged(self._conn, tag)
 
-    @_guarded
+    @guarded
     def summary(self) -> dict[str, dict]:
         """``{paper id: {"tags", "decision", "notes"}}`` for every annotated paper, in one read."""
         return ann.summary(self._conn, self.reviewer)
 
-    @_guarded
+    @guarded
     def vocabulary(self) -> list[Tag]:
-        return ann.vocabulary(self._conn)
+        return _vocab.vocabulary(self._conn)
 
-    @_writes
+    @writes
     def describe_tag(self, tag: str, description: str | None = None,
                      colour: str | None = None) -> Tag:
-        return ann.describe_tag(self._conn, self.reviewer, tag, description, colour)
+        return _vocab.describe_tag(self._conn, self.reviewer, tag, description, colour)
 
-    @_writes
+    @writes
     def rename_tag(self, old: str, new: str) -> int:
-        return ann.rename_tag(self._conn, self.reviewer, old, new)
+        return _vocab.rename_tag(self._conn, self.reviewer, old, new)
 
-    @_writes
+    @writes
     def merge_tags(self, tags: Iterable[str], into: str) -> int:
-        return ann.merge_tags(self._conn, self.reviewer, tags, into)
+        return _vocab.merge_tags(self._conn, self.reviewer, tags, into)
 
-    @_writes
+    @writes
     def delete_tag(self, tag: str) -> int:
-        return ann.delete_tag(self._conn, self.reviewer, tag)
+        return _vocab.delete_tag(self._conn, self.reviewer, tag)
 
     # ------------------------------------------------------------------ notes
-    @_writes
+    @writes
     def note(self, id_or_prefix: str, text: str) -> int:
         """Add a note to a paper; returns the note's id."""
         return ann.add_note(self._conn, self.reviewer, self._ids(id_or_prefix)[0], text)
 
-    @_writes
+    @writes
     def note_each(self, ids, text: str) -> list[int]:
         """The same note on each of ``ids`` (ids or prefixes; a paper given twice gets one), in
         one action that one undo takes back; returns the notes' ids in the order of ``ids``."""
         return ann.add_notes(self._conn, self.reviewer, self._ids(ids), text)
 
-    @_writes
+    @writes
     def edit_note(self, note_id: int, text: str) -> None:
         ann.edit_note(self._conn, self.reviewer, note_id, text)
 
-    @_writes
+    @writes
     def delete_note(self, note_id: int) -> None:
         ann.delete_note(self._conn, self.reviewer, note_id)
 
-    @_guarded
+    @guarded
     def notes(self, id_or_prefix: str) -> list[Note]:
         return ann.notes_of(self._conn, self._ids(id_or_prefix)[0])
 
     # ------------------------------------------------------------------ decisions
-    @_writes
+    @writes
     def decide(self, id_or_ids, decision: str, reason: str | None = None) -> int:
         """This reviewer's include / exclude / maybe on one paper or many."""
         return ann.decide(self._conn, self.reviewer, self._ids(id_or_ids), decision, reason)
 
-    @_guarded
+    @guarded
     def decision(self, id_or_prefix: str, reviewer: str | None = None) -> Decision | None:
         """The current decision of ``reviewer`` (default: this store's reviewer), or None."""
         who = self.reviewer if reviewer is None else reviewer
@@ -325,30 +262,30 @@ class Store:
                  if d.reviewer == who]
         return found[0] if found else None
 
-    @_guarded
+    @guarded
     def decisions(self, id_or_prefix: str) -> list[Decision]:
         """Every reviewer's current decision on a paper."""
         return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
 
     # ------------------------------------------------------------------ history
-    @_guarded
+    @guarded
     def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
         """The latest changes, newest first (optionally only those touching ``paper``)."""
         pid = None if paper is None else self._ids(paper)[0]
         return _history.read_history(self._conn, limit, pid)
 
-    @_writes
+    @writes
     def undo(self, n: int = 1, *, everyone: bool = False) -> list[HistoryEntry]:
         """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``)."""
         return _history.undo(self._conn, self.reviewer, n, everyone=everyone)
 
     # ------------------------------------------------------------------ files
-    @_guarded
+    @guarded
     def export(self, fmt: str, path=None) -> str:
         """The store as jsonl, csv, bibtex, ris or markdown text; also written to ``path``."""
-        return _export.export(self._conn, fmt, path, self.path)
+        return _destination.export(self._conn, fmt, path, self.path)
 
-    @_writes
+    @writes
     def import_annotations(self, path) -> ImportReport:
         """Merge a JSONL export into this store (idempotent; conflicts reported).
 
@@ -356,21 +293,21 @@ class Store:
         _backup.snapshot(self._conn, self.path, "before-import")
         return _import.import_jsonl(self._conn, self.reviewer, path)
 
-    @_guarded
+    @guarded
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``"ok"`` or the problems found."""
         rows = self._conn.execute("PRAGMA integrity_check").fetchall()
         return "\n".join(r[0] for r in rows)
 
     # ------------------------------------------------------------------ the review's files
-    @_guarded
+    @guarded
     def generation(self) -> str | None:
         """The folder under ``<review>/generations/`` holding the review's current files
         (papers, topics, map, model), or None for a review that keeps them at its top level."""
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return None if row is None else row[0]
 
-    @_writes
+    @writes
     def set_generation(self, name: str) -> None:
         """Make ``name`` the review's current files. Inside :meth:`transaction` with the topic
         run that made them, the switch and the run are saved together or not at all."""
@@ -380,7 +317,7 @@ class Store:
                                (name,))
 
     # ------------------------------------------------------------------ snapshots
-    @_guarded
+    @guarded
     def backup(self, reason: str = "manual", *, force: bool = True) -> _backup.Snapshot | None:
         """A consistent copy of the store in ``<review>/backups/`` (SQLite's backup API); the
         newest few are kept. With ``force=False`` it is skipped (None) when nothing changed
@@ -393,7 +330,7 @@ class Store:
         """The store's snapshots, newest first."""
         return _backup.snapshots(self.path)
 
-    @_writes
+    @writes
     def restore(self, snapshot=None) -> _backup.Snapshot:
         """Put a snapshot's content back into the store (default: the newest snapshot).
 
@@ -424,7 +361,7 @@ class Store:
                            f"{before.path.name}")
         return target
 
-    @_guarded
+    @guarded
     def check(self) -> list[str]:
         """A health report: integrity, broken references, orphans, files, snapshots."""
         return _backup.health(self._conn, self.path)

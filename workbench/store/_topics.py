@@ -15,6 +15,7 @@ import numbers
 import sqlite3
 from collections.abc import Mapping
 
+from ..records import OUTLIER
 from ._errors import AnnotationInputError, StoreError
 from ._history import Action
 from ._reports import TopicReport
@@ -34,7 +35,6 @@ __all__ = [
     "topic_names",
 ]
 
-OUTLIER = -1
 KEEP_RUNS = 3  # runs whose paper assignments are kept (older runs keep only their topics)
 
 

@@ -1,16 +1,16 @@
 """Interactive views for JupyterLab.
 
-State and actions (no ipywidgets): :class:`Session`, :class:`ScreeningQueue`,
-:class:`Comparison`, and the report writers. The views in ``workbench.widgets.views`` wrap them
+State and actions (no ipywidgets): :class:`Session`, :class:`ScreeningQueue` and
+:class:`Comparison`, all working through the review's API (:class:`workbench.Review`) and its
+store (:class:`workbench.store.Store`). The views in ``workbench.widgets.views`` wrap them
 in ipywidgets; ``explore``, ``screen`` and ``compare`` build one for a notebook cell.
 """
 
 from .compare import Comparison
 from .queue import ScreeningQueue
-from .report import topic_sections, write_report
 from .session import SearchResult, Session
 
-__all__ = ["Session", "SearchResult", "ScreeningQueue", "Comparison", "topic_sections", "write_report", "explore", "screen", "compare"]
+__all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "compare", "explore", "screen"]
 
 
 def explore(session: Session, **kwargs):

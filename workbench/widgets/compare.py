@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InputError
+from ..records import bounded_text
 from .session import Session
 from .text import authors_line, escape, highlight
 
@@ -36,9 +37,11 @@ class ComparedPaper:
 def _term_model(texts: tuple[str, ...]):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ..labels import stop_words
+    from ..topics import stop_words
+    from ..scripts import tokens
 
-    vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True)
+    vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True, tokenizer=tokens,
+                          token_pattern=None)
     return vec, vec.fit_transform(texts)
 
 
@@ -57,10 +60,12 @@ class Comparison:
 
     def _weights(self) -> tuple[np.ndarray, list[str]]:
         review = self.session.review
-        texts = tuple(f"{p.title}. {p.text}" for p in review.papers)
+        texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers)
         vec, X = _term_model(texts)
-        rows = [review._index[i] for i in self.ids]
-        return X[rows].toarray(), list(vec.get_feature_names_out())
+        rows = review.rows(self.ids)
+        from ..scripts import join_cjk
+
+        return X[rows].toarray(), [join_cjk(t) for t in vec.get_feature_names_out()]
 
     def terms(self) -> tuple[list[str], dict[str, list[str]]]:
         """(shared terms, {id: distinctive terms}), heaviest first."""
@@ -88,7 +93,7 @@ class Comparison:
         out = []
         for pid in self.ids:
             paper = s.review.paper(pid)
-            topic = int(s.review.labels[s.review._index[pid]])
+            topic = s.review.topic_of(pid)
             marks = {t: "wb-shared" for t in shared}
             marks.update({t: "wb-distinct" for t in distinctive[pid]})
             out.append(

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .session import DECISIONS, Session, query_terms
+from ..records import DECISIONS
+from .session import Session, query_terms
 from .text import authors_line, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS"]
 
-FILTERS = ("all", "untagged", "undecided", "include", "exclude", "maybe")
+FILTERS = ("all", "untagged", "undecided", *DECISIONS)
 
 # key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
 KEYS = {
@@ -187,7 +188,7 @@ class ScreeningQueue:
             return None
         s = self.session
         paper = s.review.paper(pid)
-        topic = int(s.review.labels[s.review._index[pid]])
+        topic = s.review.topic_of(pid)
         decision = s.store.decision(pid)
         terms = query_terms(self.search)
         return Card(

@@ -7,44 +7,16 @@ click. It owns the review (papers, topics, map, embeddings) and the annotation s
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import InputError
-from ..review import Review, document_text, open_review
+from ..records import DECISIONS
+from ..review import Review, SearchResult, open_review, query_terms
 
-__all__ = ["Session", "SearchResult", "DECISIONS"]
-
-DECISIONS = ("include", "exclude", "maybe")
-
-
-@dataclass
-class SearchResult:
-    """Keyword hits (every query word in the title or abstract) and semantic neighbours."""
-
-    query: str
-    keyword: list[str] = field(default_factory=list)
-    semantic: list[tuple[str, float]] = field(default_factory=list)
-
-    @property
-    def ids(self) -> list[str]:
-        """Keyword hits first, then semantic neighbours not already listed."""
-        seen = dict.fromkeys(self.keyword)
-        for pid, _ in self.semantic:
-            seen.setdefault(pid)
-        return list(seen)
-
-
-def query_terms(query: str) -> list[str]:
-    """The words of a search query worth matching (lower case, no stop words)."""
-    from ..labels import stop_words
-
-    stop = set(stop_words())
-    return [w for w in re.findall(r"[\w\-]{2,}", query.lower()) if w not in stop]
+__all__ = ["SearchResult", "Session", "query_terms"]
 
 
 class Session:
@@ -96,37 +68,25 @@ class Session:
 
     def rows_of(self, ids) -> list[int]:
         """The map rows of ``ids`` (the inverse of :meth:`ids_at`)."""
-        index = self.review._index
-        return [index[i] for i in ids]
+        return self.review.rows(ids)
 
     def paper(self, paper_id: str):
         return self.review.paper(self.resolve(paper_id))
 
     def resolve(self, id_or_prefix: str) -> str:
         """A full paper id from an id or a unique prefix."""
-        if id_or_prefix in self.review._index:
+        if id_or_prefix in self.review:
             return id_or_prefix
         return self.store.resolve(id_or_prefix)
 
     def frame(self):
         """The papers table plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from the store."""
-        frame = self.review.papers_frame()
-        for name, values in self.annotation_columns().items():
-            frame[name] = values
-        return frame
+        return self.review.frame(self.store)
 
     def annotation_columns(self) -> dict[str, list]:
         """``tags``, ``decision``, ``notes`` and ``first_tag`` of every paper in map order, from one
         read of the store: what a view refreshes after an action, without rebuilding :meth:`frame`."""
-        summary = self.store.summary()
-        empty = {"tags": [], "decision": None, "notes": 0}
-        rows = [summary.get(pid, empty) for pid in self._id_order]
-        return {
-            "tags": [list(r["tags"]) for r in rows],
-            "decision": [r["decision"] or "undecided" for r in rows],
-            "notes": [r["notes"] for r in rows],
-            "first_tag": [r["tags"][0] if r["tags"] else "untagged" for r in rows],
-        }
+        return self.review.annotation_columns(self.store)
 
     def topic_columns(self) -> dict[str, list]:
         """``topic`` and ``topic_label`` of every paper in map order (after renames and merges)."""
@@ -142,7 +102,7 @@ class Session:
     def topic_label(self, topic: int) -> str:
         return self.review.topic_labels().get(int(topic), "Unassigned")
 
-    @cached_property
+    @property
     def embeddings(self) -> np.ndarray:
         return self.review.embeddings()
 
@@ -215,12 +175,9 @@ class Session:
         """Read the review again from disk (after another notebook or the command line saved new
         topics or rebuilt it); returns what changed, in words."""
         old = self.review
-        new = open_review(old.path)
-        if [p.id for p in new.papers] == [p.id for p in old.papers]:
-            new._embeddings, new._embedder = old._embeddings, old._embedder
-        else:
-            for name in ("_id_order", "_haystack", "embeddings"):
-                self.__dict__.pop(name, None)
+        new = old.reopen()
+        if [p.id for p in new.papers] != [p.id for p in old.papers]:
+            self.__dict__.pop("_id_order", None)
         self.review = new
         self.stability = {}
         before, after = int((old.topics.topic >= 0).sum()), int((new.topics.topic >= 0).sum())
@@ -295,91 +252,37 @@ class Session:
         if not path.exists():
             return []
         ids = json.loads(path.read_text(encoding="utf-8")).get("ids", [])
-        return [i for i in ids if i in self.review._index]
+        return [i for i in ids if i in self.review]
 
     # ------------------------------------------------------------------ search and neighbours
 
-    @cached_property
-    def _haystack(self) -> list[str]:
-        return [f"{p.title}\n{p.text}".lower() for p in self.review.papers]
-
     def keyword_search(self, query: str) -> list[str]:
-        """Papers whose title or abstract contains every word of ``query`` (prefix match)."""
-        terms = query_terms(query)
-        if not terms:
-            return []
-        patterns = [re.compile(r"\b" + re.escape(t)) for t in terms]
-        hits = [
-            (sum(len(p.findall(text)) for p in patterns), pid)
-            for pid, text in zip(self.ids, self._haystack)
-            if all(p.search(text) for p in patterns)
-        ]
-        return [pid for _, pid in sorted(hits, key=lambda h: (-h[0], h[1]))]
+        """Papers whose title or abstract contains every word of ``query`` (at a word start), and
+        every character bigram of its Chinese, Japanese or Korean words (anywhere)."""
+        return self.review.keyword_search(query)
 
     def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
         """The ``k`` papers nearest in meaning to ``query`` (cosine similarity of embeddings)."""
-        if not query.strip():
-            return []
-        from ..embed import EmbeddingCache, embed_with_cache
-
-        embedder = self.review.embedder()
-        if hasattr(embedder, "bind_corpus"):
-            embedder.bind_corpus([document_text(p) for p in self.review.papers])
-        with EmbeddingCache(self.review.path / "cache" / "embeddings.sqlite") as cache:
-            q, _ = embed_with_cache([query], embedder, cache)
-        return self._nearest(q[0], k)
+        return self.review.semantic_search(query, k)
 
     def search(self, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
-        result = SearchResult(query=query, keyword=self.keyword_search(query))
-        if semantic:
-            result.semantic = self.semantic_search(query, k)
-        return result
-
-    def _nearest(self, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
-        sims = self.embeddings @ np.asarray(vector, dtype=np.float32)
-        if len(exclude):
-            sims = sims.copy()
-            sims[list(exclude)] = -np.inf
-        order = np.argsort(-sims, kind="stable")[:k]
-        return [(self.ids[i], round(float(sims[i]), 4)) for i in order if np.isfinite(sims[i])]
+        return self.review.search(query, k, semantic)
 
     def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most similar other papers, with cosine similarity."""
-        i = self.review._index[self.resolve(paper_id)]
-        return self._nearest(self.embeddings[i], k, exclude=[i])
+        return self.review.neighbours(self.resolve(paper_id), k)
 
     def similarity(self, ids: Sequence[str]) -> np.ndarray:
-        rows = [self.review._index[self.resolve(i)] for i in ids]
-        X = self.embeddings[rows]
-        return np.round(X @ X.T, 4)
-
-    # ------------------------------------------------------------------ re-clustering a selection
+        return self.review.similarity([self.resolve(i) for i in ids])
 
     def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
         """Sub-topics of a selection, from the cached embeddings (not saved).
 
         Returns a DataFrame: id, title, subtopic, subtopic_label.
         """
-        import pandas as pd
+        return self.review.recluster(self._ids(ids), min_cluster_size, seed)
 
-        from ..embed import EmbeddingCache
-        from ..topics import TopicModel
-
-        ids = self._ids(ids)
-        rows = [self.review._index[i] for i in ids]
-        texts = [document_text(self.review.papers[r]) for r in rows]
-        seed = self.review.manifest.get("seed", 42) if seed is None else seed
-        with EmbeddingCache(self.review.path / "cache" / "embeddings.sqlite") as cache:
-            model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
-                texts, self.embeddings[rows], embedder=self.review.embedder(), cache=cache
-            )
-        labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
-        self.last_recluster = model
-        return pd.DataFrame(
-            {
-                "id": ids,
-                "title": [self.review.papers[r].title for r in rows],
-                "subtopic": model.labels_,
-                "subtopic_label": [labels.get(t, "Unassigned") for t in model.labels_],
-            }
-        )
+    def write_report(self, folder=None, image: bool = True) -> dict:
+        """The review's report (report.md, report.html, map.png, exports) with this reviewer's
+        decisions; see :meth:`workbench.Review.write_report`."""
+        return self.review.write_report(folder, image=image, reviewer=self.reviewer)

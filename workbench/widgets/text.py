@@ -22,14 +22,17 @@ def highlight(text: str, terms: Mapping[str, str] | Iterable[str], css_class: st
     """Escape ``text`` and wrap each occurrence of ``terms`` in ``<mark class=...>``.
 
     ``terms`` is a list (all marked with ``css_class``) or a mapping term -> class. Matching is
-    case-insensitive on word starts; longer terms win where they overlap.
+    case-insensitive on word starts, anywhere for Chinese, Japanese and Korean terms (their
+    words are not separated by spaces); longer terms win where they overlap.
     """
+    from ..scripts import join_cjk, term_pattern
+
     classes = dict(terms) if isinstance(terms, Mapping) else {t: css_class for t in terms}
-    classes = {t.strip().lower(): c for t, c in classes.items() if t and t.strip()}
+    classes = {join_cjk(t.strip().lower()): c for t, c in classes.items() if t and t.strip()}
     if not classes or not text:
         return escape(text)
     ordered = sorted(classes, key=len, reverse=True)
-    pattern = re.compile(r"\b(" + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in ordered) + r")", re.I)
+    pattern = re.compile("|".join(f"(?:{term_pattern(t)})" for t in ordered), re.I)
     out, last = [], 0
     for m in pattern.finditer(text):
         out.append(escape(text[last : m.start()]))

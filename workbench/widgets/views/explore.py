@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..session import DECISIONS, Session
+from ...records import DECISIONS
+from ..session import Session
 from ..text import escape
 from .common import FAILED, Status, guarded, paper_list, style, topic_bars
 
@@ -27,6 +28,23 @@ class ExploreView:
     # ------------------------------------------------------------------ layout
 
     def _build(self, height: int) -> None:
+        s = self.session
+        self._build_map(height)
+        actions = self._build_actions()
+        topic_tools, edits = self._build_topic_tools()
+        self.widget = W.VBox([
+            style(),
+            W.HTML(f"<h3>{escape(s.review.path.name)}: {len(s.review.papers)} papers</h3>"),
+            W.Accordion(children=[W.VBox([topic_tools, self.overview]), edits], titles=("Topics", "Rename and merge topics")),
+            W.HBox([self.colour, self.select_mode]),
+            W.HBox([self.search_text, self.search_button]),
+            self.scatter.show(),
+            actions,
+            self.status,
+        ])
+
+    def _build_map(self, height: int) -> None:
+        """The map (jupyter-scatter), its colour and selection modes, and the search box."""
         from jscatter import Scatter
 
         s = self.session
@@ -38,12 +56,17 @@ class ExploreView:
         )
         self.scatter.mouse(mode="lasso")
         self.scatter.widget.observe(self._on_select, names=["selection"])
-
         self.colour = W.ToggleButtons(options=list(COLOUR_BY), value="topic", description="colour by")
         self.colour.observe(lambda ch: self.recolour(), names="value")
         self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select")
         self.select_mode.observe(self._on_mode, names="value")
+        self.search_text = W.Text(placeholder="keywords or a question", description="search")
+        self.search_text.on_submit(lambda _: self.on_search())
+        self.search_button = W.Button(description="Search", icon="search")
+        self.search_button.on_click(lambda _: self.on_search())
 
+    def _build_actions(self):
+        """What can be done to the selection: tag, note, decide, re-cluster."""
         self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box).</i>")
         self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag")
         self.tag_button = W.Button(description="Tag selected", icon="tag")
@@ -58,12 +81,16 @@ class ExploreView:
         self.recluster_button = W.Button(description="Re-cluster selection", icon="sitemap")
         self.recluster_button.on_click(self.on_recluster)
         self.recluster_out = W.HTML()
+        return W.VBox([
+            self.selection_html,
+            W.HBox([self.tag_text, self.tag_button]),
+            W.HBox([self.note_text, self.note_button]),
+            W.HBox([self.decision, self.reason, self.decide_button]),
+            W.HBox([self.recluster_button]), self.recluster_out,
+        ])
 
-        self.search_text = W.Text(placeholder="keywords or a question", description="search")
-        self.search_text.on_submit(lambda _: self.on_search())
-        self.search_button = W.Button(description="Search", icon="search")
-        self.search_button.on_click(lambda _: self.on_search())
-
+    def _build_topic_tools(self):
+        """Themes, default topics, stability; renaming and merging topics."""
         topics = self._topic_options()
         self.topic_pick = W.Dropdown(options=topics, description="topic")
         self.topic_name = W.Text(placeholder="new name")
@@ -72,8 +99,7 @@ class ExploreView:
         self.merge_pick = W.SelectMultiple(options=topics, rows=5, description="merge")
         self.merge_button = W.Button(description="Merge topics")
         self.merge_button.on_click(self.on_merge)
-
-        n_topics = int((s.review.topics.topic >= 0).sum())
+        n_topics = int((self.session.review.topics.topic >= 0).sum())
         self.themes = W.BoundedIntText(value=max(2, n_topics), min=2, max=100, description="themes", layout=W.Layout(width="160px"))
         self.themes_button = W.Button(description="Show themes", icon="object-group",
                                       tooltip="find the topics again as this many themes (the map stays put)")
@@ -84,25 +110,8 @@ class ExploreView:
                                          tooltip="refit with 4 other seeds and show how often each topic's papers stay together")
         self.stability_button.on_click(lambda _: self.on_stability())
         topic_tools = W.HBox([self.themes, self.themes_button, self.default_button, self.stability_button])
-
-        actions = W.VBox([
-            self.selection_html,
-            W.HBox([self.tag_text, self.tag_button]),
-            W.HBox([self.note_text, self.note_button]),
-            W.HBox([self.decision, self.reason, self.decide_button]),
-            W.HBox([self.recluster_button]), self.recluster_out,
-        ])
         edits = W.VBox([W.HBox([self.topic_pick, self.topic_name, self.rename_button]), W.HBox([self.merge_pick, self.merge_button])])
-        self.widget = W.VBox([
-            style(),
-            W.HTML(f"<h3>{escape(s.review.path.name)}: {len(s.review.papers)} papers</h3>"),
-            W.Accordion(children=[W.VBox([topic_tools, self.overview]), edits], titles=("Topics", "Rename and merge topics")),
-            W.HBox([self.colour, self.select_mode]),
-            W.HBox([self.search_text, self.search_button]),
-            self.scatter.show(),
-            actions,
-            self.status,
-        ])
+        return topic_tools, edits
 
     def _topic_options(self):
         return [(f"{t.topic}: {t.label} ({t.size})", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]

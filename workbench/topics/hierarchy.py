@@ -4,18 +4,17 @@
 variance of the (unit-length) embeddings; :func:`merge_topics` applies them, down to ``k``
 themes or until a merge would add more than a share of the corpus's variance. The default
 topics, ``nr_topics=k``, :meth:`TopicModel.reduce_to` and :meth:`TopicModel.hierarchy` all cut
-this one tree.
+this one tree; :func:`hierarchy_frame` lists what is left of it above the current topics.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
+from ..records import OUTLIER
 
-__all__ = ["MIN_MERGED_TOPICS", "MERGE_VARIANCE", "ward_merges", "merge_topics"]
-
-OUTLIER = -1
+__all__ = ["MIN_MERGED_TOPICS", "MERGE_VARIANCE", "ward_merges", "merge_topics", "hierarchy_frame"]
 
 # Merging by distance never takes the topics below this many (nor below what HDBSCAN found).
 MIN_MERGED_TOPICS = 8
@@ -119,3 +118,36 @@ def merge_topics(embeddings: np.ndarray, labels: np.ndarray, k: int | None = Non
     mapping = dict(zip(topics, np.unique(roots, return_inverse=True)[1].tolist()))
     mapping[OUTLIER] = OUTLIER
     return np.array([mapping[label] for label in labels.tolist()], dtype=int)
+
+
+HIERARCHY_COLUMNS = ["Parent_ID", "Parent_Name", "Topics", "Child_Left_ID", "Child_Left_Name",
+                     "Child_Right_ID", "Child_Right_Name", "Distance"]
+
+
+def hierarchy_frame(embeddings: np.ndarray, labels: np.ndarray, names: dict[int, str], sizes: dict[int, int]):
+    """How the topics ``labels`` would merge further along their Ward tree, one row per merge.
+
+    Cheapest first: ``Parent_ID`` (new ids after the topics'), ``Parent_Name`` (the largest
+    member topic's name from ``names`` and how many topics it joins), ``Topics`` (the member
+    topics), ``Child_Left_ID``/``Child_Right_ID`` and their names, and ``Distance``, the share
+    of the corpus's variance the merge adds: BERTopic's ``hierarchical_topics`` columns.
+    """
+    import pandas as pd
+
+    topics, merges, total = ward_merges(embeddings, labels)
+    name = {t: names[t] for t in topics}
+    members = {t: [t] for t in topics}
+    size = {t: int(sizes[t]) for t in topics}
+    current = list(topics)
+    rows = []
+    for step, (i, j, cost) in enumerate(merges):
+        left, right = current[i], current[j]
+        parent = (max(topics) + 1 if topics else 0) + step
+        members[parent] = sorted(members[left] + members[right])
+        size[parent] = size[left] + size[right]
+        largest = max(members[parent], key=lambda t: (size[t], -t))
+        name[parent] = f"{name[largest]} (+{len(members[parent]) - 1} topics)"
+        rows.append([parent, name[parent], members[parent], left, name[left], right, name[right],
+                     cost / total if total > 0 else 0.0])
+        current[i] = parent
+    return pd.DataFrame(rows, columns=HIERARCHY_COLUMNS)

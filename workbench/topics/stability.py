@@ -7,9 +7,10 @@ few other seeds and comparing says which topics are solid and which are an accid
   in the other runs: the share of pairs of its papers that share a topic there, averaged over
   runs (1.0: every pair always together; papers left unassigned count as apart);
 - :func:`mean_pairwise_ari`: the mean adjusted Rand index over all pairs of runs, one number for
-  the whole model;
-- :func:`seed_labelings`: the topics of each paper under other seeds (the clustering only, no
-  words or labels, so it costs a fraction of a full fit).
+  the whole model.
+
+The runs themselves come from :func:`workbench.topics.model.seed_labelings` (the clustering only,
+no words or labels, so each costs a fraction of a full fit); this module only scores them.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["topic_stability", "mean_pairwise_ari", "seed_labelings"]
+from ..records import OUTLIER
 
-OUTLIER = -1
+__all__ = ["topic_stability", "mean_pairwise_ari"]
 
 
 def _pairs(counts: np.ndarray) -> float:
@@ -64,14 +65,3 @@ def mean_pairwise_ari(labelings: Sequence) -> float:
     if len(runs) < 2:
         return 1.0
     return float(np.mean([adjusted_rand_score(a, b) for a, b in combinations(runs, 2)]))
-
-
-def seed_labelings(embeddings, params: dict, seeds: Sequence[int]) -> list[np.ndarray]:
-    """The topic of each paper when the model with ``params`` is refitted with each of ``seeds``."""
-    from .topics import TopicModel
-
-    runs = []
-    for seed in seeds:
-        model = TopicModel(**{**params, "seed": int(seed)})
-        runs.append(model.cluster(embeddings))
-    return runs

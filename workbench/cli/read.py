@@ -1,9 +1,9 @@
 """``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
 
 Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
-read, skipped with reasons, merged) on stderr; the table and the report show control
-characters in the data escaped (:func:`.terminal.visible`). The main command line calls
-:func:`register`.
+read, skipped with reasons, merged) on stderr; exits 1 with the report when no file yielded a
+record. The table and the report show control characters in the data escaped
+(:func:`workbench.terminal.visible`). :func:`register` adds the command to a parser.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import json
 import sys
 from typing import TextIO
 
-from .errors import InputError
-from .readers import READERS, read_sources
-from .records import PAPER_COLUMNS
-from .terminal import visible
+from ..errors import InputError, NoRecordsError
+from ..readers import READERS, read_sources
+from ..records import PAPER_COLUMNS
+from ..terminal import visible
+from .common import add_format, say
 
 __all__ = ["COLUMNS", "handler", "register"]
 
 #: The columns of ``workbench papers`` that exist before embedding (no topic, no map).
 COLUMNS = [c for c in PAPER_COLUMNS if c not in ("topic", "topic_label", "x", "y")]
-OUTPUT_FORMATS = ("table", "csv", "json")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -38,8 +38,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="files or folders to read")
-    parser.add_argument("--format", dest="output_format", choices=OUTPUT_FORMATS, default="table",
-                        help="output format (default: table)")
+    add_format(parser)
     parser.add_argument("--input-format", choices=sorted(READERS), default=None,
                         help="read every file as this format instead of guessing from suffix and content")
     parser.add_argument("--no-dedupe", action="store_true",
@@ -83,21 +82,25 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     stderr = stderr or sys.stderr
     if args.threshold is not None and not 0 < args.threshold <= 100:
         raise InputError(f"--threshold={args.threshold} should be between 0 and 100 (a rapidfuzz ratio)")
-    papers, report = read_sources(
-        args.sources,
-        format=args.input_format,
-        dedupe=not args.no_dedupe,
-        with_references=args.with_references,
-        threshold=args.threshold,
-    )
-    for line in report.lines(limit=None if args.all_report_lines else 20):
-        print(visible(line), file=stderr)
+    limit = None if args.all_report_lines else 20
+    try:
+        papers, report = read_sources(
+            args.sources,
+            format=args.input_format,
+            dedupe=not args.no_dedupe,
+            with_references=args.with_references,
+            threshold=args.threshold,
+        )
+    except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1
+        say(*err.report.lines(limit=limit), to=stderr)
+        raise
+    say(*report.lines(limit=limit), to=stderr)
     rows = [_row(p) for p in papers]
-    if args.output_format == "json":
+    if args.format == "json":
         records = [dict(row, authors=list(p.authors), year=p.year, sources=list(p.sources)) for row, p in zip(rows, papers)]
         json.dump(records, stdout, ensure_ascii=False, indent=1)
         stdout.write("\n")
-    elif args.output_format == "csv":
+    elif args.format == "csv":
         writer = csv.DictWriter(stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)

@@ -1,7 +1,9 @@
 """Topic labels: which words name a topic, and how they are written.
 
 A topic's candidate words are BERTopic's (KeyBERT-inspired picks from the c-TF-IDF vocabulary)
-and its top c-TF-IDF words (:func:`candidate_words`). They are ranked by how well each finds the
+and its top c-TF-IDF words (:func:`candidate_words`). Words are those of any script; Chinese
+and Japanese characters are tokens of their own, so their topic words are character n-grams of
+the text (:mod:`workbench.scripts`). They are ranked by how well each finds the
 topic's papers (:func:`rank_words`), and the label is the first three that are new words, not
 shared by most topics, and written as the papers write them (:func:`readable_label`).
 """
@@ -15,10 +17,10 @@ from typing import Collection, Sequence
 
 import numpy as np
 
+from ..scripts import has_unspaced, words as word_tokens, words_as_written
+
 __all__ = ["SCHOLARLY_STOP_WORDS", "stop_words", "readable_label", "common_words", "candidate_words",
            "rank_words", "topic_text", "WORD_SAMPLE"]
-
-_NON_WORD = re.compile(r"[^\w]+")
 
 
 # Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
@@ -114,6 +116,8 @@ def _as_written(phrase: str, text: str, longest: int = 3) -> str | None:
     before, count = Counter(_stem(text[text.rfind(" ", 0, start - 1) + 1 : start - 1]) for start, _ in found).most_common(1)[0]
     if count >= 0.8 * len(found) and before and before not in stop:
         return None
+    if has_unspaced(phrase):
+        longest += 1  # a Chinese or Japanese word is often four characters: 强化学习
     while len(phrase.split()) < longest:
         after = [text[end + 1 : text.find(" ", end + 1)] for _, end in found]
         stem, count = Counter(map(_stem, after)).most_common(1)[0]
@@ -148,7 +152,11 @@ def common_words(words_by_topic: Sequence[Sequence[str]], share: float = 0.5) ->
 
 
 def candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
-    """Each topic's words from its representation (KeyBERT's picks), then its top c-TF-IDF words."""
+    """Each topic's words from its representation (KeyBERT's picks), then its top c-TF-IDF words.
+
+    A lone Chinese or Japanese character is a candidate only when the topic has no
+    other words: ``学`` says less than the ``学习`` and ``医学`` it is part of.
+    """
     topics = sorted(set(labels.tolist()))
     vocabulary = model.vectorizer_model.get_feature_names_out()
     ctfidf = model.c_tf_idf_.tocsr()
@@ -156,9 +164,14 @@ def candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
     for row, topic in enumerate(topics):
         picked = [w for w, _ in (model.get_topic(topic) or []) if w]
         values = ctfidf[row].toarray().ravel() if row < ctfidf.shape[0] else np.zeros(0)
-        top = [vocabulary[i] for i in np.argsort(-values, kind="stable")[:n] if values[i] > 0]
-        candidates[int(topic)] = list(dict.fromkeys(picked + top))
+        ranked = [vocabulary[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
+        words = [w for w in picked if not _lone_cjk(w)] + [w for w in ranked if not _lone_cjk(w)][:n]
+        candidates[int(topic)] = list(dict.fromkeys(words or picked + ranked[:n]))
     return candidates
+
+
+def _lone_cjk(word: str) -> bool:
+    return len(word) == 1 and has_unspaced(word)
 
 
 # Words are scored on at most this many papers (evenly spaced through the corpus).
@@ -183,7 +196,8 @@ def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, l
     if not vocabulary:
         return {t: [] for t in candidates}
     sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
-    vectorizer = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, token_pattern=r"(?u)\b\w+\b")
+    vectorizer = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, tokenizer=word_tokens,
+                                 token_pattern=None)
     has = vectorizer.transform([texts[i] for i in sample]).tocsc()
     column = {w: j for j, w in enumerate(vocabulary)}
     found = np.asarray(has.sum(axis=0)).ravel()
@@ -205,7 +219,8 @@ def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, l
 
 
 def topic_text(texts: Sequence[str], labels: np.ndarray, topic: int, most: int = 2000) -> str:
-    """The first ``most`` papers of ``topic`` as one lower-case string, words between single
-    spaces (what :func:`readable_label` checks phrases against)."""
+    """The first ``most`` papers of ``topic`` as one lower-case string, words (and Chinese and
+    Japanese characters) between single spaces: what :func:`readable_label` checks phrases
+    against."""
     sample = np.flatnonzero(np.asarray(labels) == topic)[:most]
-    return " " + _NON_WORD.sub(" ", " ".join(texts[i] for i in sample).lower()) + " "
+    return words_as_written(" ".join(texts[i] for i in sample))

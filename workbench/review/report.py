@@ -1,21 +1,22 @@
 """The review report: per topic its label, size, words, representative, included and tagged
 papers and notes; a static map image; Markdown and HTML files and the exports, in the review
-folder. All paper text is escaped in the HTML.
+folder. All paper text is escaped in the HTML and shown as text in the Markdown.
 """
 
 from __future__ import annotations
 
 import os
+from html import escape
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..fsutil import atomic_write_text
-from .session import Session
-from .text import escape
 
-__all__ = ["TopicSection", "topic_sections", "write_report", "write_static_map", "write_exports"]
+from ._review import Review
+
+__all__ = ["TopicSection", "topic_sections", "write_exports", "write_report", "write_static_map"]
 
 
 @dataclass
@@ -30,24 +31,24 @@ class TopicSection:
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (id, title, note)
 
 
-def topic_sections(session: Session, n_representative: int = 3) -> list[TopicSection]:
+def topic_sections(review: Review, store, n_representative: int = 3) -> list[TopicSection]:
     """One section per topic, largest first; representative papers are nearest the topic's centre."""
-    frame = session.frame()
-    X = session.embeddings
-    topics = session.review.topics.sort_values(["size", "topic"], ascending=[False, True])
+    frame = review.frame(store)
+    X = review.embeddings()
+    topics = review.topics.sort_values(["size", "topic"], ascending=[False, True])
     sections = []
     for row in topics.itertuples():
         members = frame[frame.topic == row.topic]
         if members.empty:
             continue
-        rows = [session.review._index[i] for i in members.id]
+        rows = review.rows(members.id)
         centre = X[rows].mean(axis=0)
         order = np.argsort(-(X[rows] @ centre), kind="stable")[:n_representative]
         rep = [(members.id.iloc[i], members.title.iloc[i]) for i in order]
         included = [(r.id, r.title) for r in members.itertuples() if r.decision == "include"]
         tagged = [(r.id, r.title, list(r.tags)) for r in members.itertuples() if r.tags]
         notes = [
-            (r.id, r.title, n.text) for r in members.itertuples() if r.notes for n in session.store.notes(r.id)
+            (r.id, r.title, n.text) for r in members.itertuples() if r.notes for n in store.notes(r.id)
         ]
         sections.append(
             TopicSection(int(row.topic), str(row.label), int(row.size), list(row.words)[:10], rep, included, tagged, notes)
@@ -55,13 +56,13 @@ def topic_sections(session: Session, n_representative: int = 3) -> list[TopicSec
     return sections
 
 
-def _markdown(session: Session, sections: list[TopicSection]) -> str:
+def _markdown(review: Review, sections: list[TopicSection]) -> str:
     """The report as Markdown; paper text is shown as text (HTML and markup escaped)."""
     from ..store import markdown_code as code
     from ..store import markdown_lines as lines_of
     from ..store import markdown_text as md
 
-    r = session.review
+    r = review
     lines = [f"# Review: {md(r.path.name)}", "", f"{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.", ""]
     for s in sections:
         lines += [f"## {s.topic}: {md(s.label)} ({s.size} papers)", "", "Top words: " + md(", ".join(s.words)), ""]
@@ -78,8 +79,8 @@ def _markdown(session: Session, sections: list[TopicSection]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _html(session: Session, sections: list[TopicSection], image: str | None) -> str:
-    r = session.review
+def _html(review: Review, sections: list[TopicSection], image: str | None) -> str:
+    r = review
 
     def items(rows):
         return "".join(f"<li>{escape(t)} <code>{escape(i)}</code></li>" for i, t in rows)
@@ -111,7 +112,7 @@ def _html(session: Session, sections: list[TopicSection], image: str | None) -> 
     return "\n".join(parts) + "\n"
 
 
-def write_static_map(session: Session, path: str | os.PathLike) -> Path:
+def write_static_map(review: Review, path: str | os.PathLike) -> Path:
     """A publication-style static map (datamapplot) as PNG."""
     import matplotlib
 
@@ -123,7 +124,7 @@ def write_static_map(session: Session, path: str | os.PathLike) -> Path:
     with numba_cache_on_import():
         import datamapplot
 
-    r = session.review
+    r = review
     labels = np.array([r.topic_labels().get(int(t), "Unassigned") if t >= 0 else "Unlabelled" for t in r.labels], dtype=object)
     fig, _ = datamapplot.create_plot(
         r.coords, labels, title=r.path.name, sub_title=f"{len(r.papers)} papers", noise_label="Unlabelled",
@@ -135,27 +136,30 @@ def write_static_map(session: Session, path: str | os.PathLike) -> Path:
     return path
 
 
-def write_exports(session: Session, folder: str | os.PathLike) -> dict[str, Path]:
+def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
     for fmt, suffix in (("csv", "csv"), ("bibtex", "bib"), ("ris", "ris"), ("jsonl", "jsonl")):
         path = folder / f"annotations.{suffix}"
-        session.store.export(fmt, path)
+        store.export(fmt, path)
         out[fmt] = path
     return out
 
 
-def write_report(session: Session, folder: str | os.PathLike | None = None, image: bool = True) -> dict[str, Path]:
-    """Write report.md, report.html, map.png and the exports into ``folder`` (default: the review)."""
-    folder = Path(folder or session.review.path / "report")
+def write_report(review: Review, folder: str | os.PathLike | None = None, image: bool = True,
+                 reviewer: str | None = None) -> dict[str, Path]:
+    """Write report.md, report.html, map.png and the exports into ``folder`` (default:
+    ``<review>/report``); the decisions shown are ``reviewer``'s."""
+    folder = Path(folder or review.path / "report")
     folder.mkdir(parents=True, exist_ok=True)
-    sections = topic_sections(session)
-    written = {}
-    if image:
-        written["map"] = write_static_map(session, folder / "map.png")
-    atomic_write_text(folder / "report.md", _markdown(session, sections))
-    atomic_write_text(folder / "report.html", _html(session, sections, "map.png" if image else None))
-    written.update(markdown=folder / "report.md", html=folder / "report.html")
-    written.update(write_exports(session, folder))
+    with review.store(reviewer=reviewer) as store:
+        sections = topic_sections(review, store)
+        written = {}
+        if image:
+            written["map"] = write_static_map(review, folder / "map.png")
+        atomic_write_text(folder / "report.md", _markdown(review, sections))
+        atomic_write_text(folder / "report.html", _html(review, sections, "map.png" if image else None))
+        written.update(markdown=folder / "report.md", html=folder / "report.html")
+        written.update(write_exports(store, folder))
     return written

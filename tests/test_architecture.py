@@ -1,0 +1,115 @@
+"""The architecture as behaviour: imports run one way, faces use one API, modules stay readable.
+
+- import-linter's contracts (``[tool.importlinter]`` in pyproject.toml): faces -> review ->
+  stages -> base, and the forbidden imports (readers never import topics, the store or widgets;
+  topics never import the store, widgets or the review; widgets never import sqlite3);
+- notebooks import only ``workbench``, ``workbench.widgets`` and ``IPython.display`` (they are
+  not modules, so import-linter cannot see them);
+- no module uses another package's private names (``from workbench.x import _y``, ``obj._y``
+  on anything but ``self``/``cls``);
+- every module in ``workbench/`` has at most 400 lines, every function at most 60.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "workbench"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+NOTEBOOK_IMPORTS = {"workbench", "workbench.widgets", "IPython.display"}
+# Private attributes of other libraries' objects that the workbench must reach, and why.
+ALLOWED_PRIVATE = {
+    ("workbench/_numba_cache.py", "_cache"): "numba dispatchers' cache switch (UMAP compiles once per machine)",
+}
+
+
+def modules():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "broken" not in result.stdout.lower().split("contracts:")[-1] or "0 broken" in result.stdout
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_import_only_the_public_api(notebook):
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    tree = ast.parse(code)
+    assert _imports(tree) <= NOTEBOOK_IMPORTS, f"{notebook.name} imports {_imports(tree) - NOTEBOOK_IMPORTS}"
+    defined = [type(n).__name__ for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defined == [], f"{notebook.name}: no def or class in a notebook; put it in the package"
+    private = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith("_")]
+    assert private == [], f"{notebook.name} uses private names {private}"
+
+
+def _package_of(module: Path) -> str:
+    rel = module.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if module.name != "__init__.py" else parts[:-1])
+
+
+def _private_uses(module: Path) -> list[str]:
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    here = _package_of(module)
+    problems = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            level_pkg = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*level_pkg, node.module or ""] if node.level else [node.module or ""]).strip(".")
+            if not target.startswith("workbench"):
+                continue
+            same_package = target == here or target.startswith(here + ".")
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__") and not same_package:
+                    problems.append(f"line {node.lineno}: from {target} import {alias.name}")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if (module.relative_to(ROOT).as_posix(), node.attr) in ALLOWED_PRIVATE:
+                continue
+            problems.append(f"line {node.lineno}: ._{node.attr[1:]} on {ast.unparse(owner)}")
+    return problems
+
+
+@pytest.mark.parametrize("module", modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_uses_anothers_private_names(module):
+    assert _private_uses(module) == []
+
+
+@pytest.mark.parametrize("module", modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_and_functions_stay_readable(module):
+    text = module.read_text(encoding="utf-8")
+    lines = len(text.splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{lines} lines; split it (at most {MAX_MODULE_LINES})"
+    long = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                long.append(f"{node.name} ({length} lines)")
+    assert long == [], f"functions over {MAX_FUNCTION_LINES} lines: {long}"

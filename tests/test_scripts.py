@@ -1,0 +1,63 @@
+"""Text in any script: id words, topic-word tokens and search terms (workbench.scripts)."""
+
+import re
+
+import pytest
+
+from workbench.scripts import has_cjk, join_cjk, search_terms, strip_marks, term_pattern, tokens, words, words_as_written
+
+
+def test_words_keep_their_combining_marks():
+    # Python's \w alone cuts Hindi and vowelled Arabic at every mark: ['ह', 'न', 'द']
+    assert re.findall(r"\w+", "हिन्दी") == ["ह", "न", "द"]
+    assert words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert words("العَرَبِيَّة") == ["العَرَبِيَّة"]
+
+
+def test_chinese_and_japanese_characters_are_tokens_and_other_words_need_two_letters():
+    assert tokens("强化学习 (RL) for a robot, 2024") == ["强", "化", "学", "习", "RL", "for", "robot", "2024"]
+    assert tokens("大規模言語モデル") == ["大", "規", "模", "言", "語", "モ", "デ", "ル"]
+    # Korean separates its words with spaces: they stay words (with their particles)
+    assert tokens("강화학습을 이용한") == ["강화학습을", "이용한"]
+
+
+def test_ascii_tokens_are_scikit_learns_default_tokens():
+    text = "State-of-the-art RL_agents plan with 3 tools, e.g. GPT-4o; a b c."
+    assert tokens(text) == re.findall(r"(?u)\b\w\w+\b", text)
+    assert words(text) == re.findall(r"(?u)\b\w+\b", text)
+
+
+def test_words_as_written_puts_spaces_between_cjk_characters():
+    assert words_as_written("强化学习，Robots!") == " 强 化 学 习 robots "
+
+
+def test_join_cjk_writes_n_grams_back_as_the_text_does():
+    assert join_cjk("强 化 学 习") == "强化学习"
+    assert join_cjk("机器 人, 强 化") == "机器人, 强化"
+    assert join_cjk("reward model") == "reward model"
+
+
+def test_search_terms_split_cjk_runs_into_bigrams_and_drop_stop_words():
+    assert search_terms("强化学习 for robots", stop={"for"}) == ["强化", "化学", "学习", "robots"]
+    assert search_terms("猫 言語", stop=set()) == ["猫", "言語"]
+    assert search_terms("reward-model the", stop={"the"}) == ["reward-model"]
+
+
+@pytest.mark.parametrize(
+    "term, text, found",
+    [
+        ("学习", "本文研究强化学习方法", True),  # inside a run of characters: no word start there
+        ("학습", "강화학습을 이용한", True),
+        ("reward", "process reward models", True),
+        ("ward", "process reward models", False),  # other words match at a word start only
+        ("भाषा", "हिंदी भाषा मॉडल", True),
+    ],
+)
+def test_term_pattern(term, text, found):
+    assert bool(re.search(term_pattern(term), text)) is found
+
+
+def test_strip_marks_and_has_cjk():
+    assert strip_marks("Müller Ångström") == "Muller Angstrom"
+    assert has_cjk("GPT と 言語") and has_cjk("강화") and not has_cjk("Αλφα βήτα")
+    assert join_cjk("강화 학습") == "강화 학습"  # a real space between Korean words stays

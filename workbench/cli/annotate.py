@@ -1,0 +1,95 @@
+"""Annotating papers from the command line: tag, untag, note, decide, rename-tag, rename-topic.
+
+Each command works on the annotation store of ``--review DIR`` (default ``review``) as
+``--reviewer NAME`` (default ``$WORKBENCH_REVIEWER``, then the OS user); a paper is named by
+its id or a unique id prefix. User errors are :class:`workbench.errors.WorkbenchError`, which
+the main command line prints as one line. :func:`register` adds the commands to a parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..store import DECISIONS, Store
+from .common import Reply, add_store_command, on_store
+
+__all__ = ["register"]
+
+
+@on_store(paper=True)
+def tag(args, store: Store, pid: str) -> Reply:
+    added = store.tag(pid, *args.tags)
+    return Reply([f"{pid}: {', '.join(store.tags(pid))} ({added} added)"])
+
+
+@on_store(paper=True)
+def untag(args, store: Store, pid: str) -> Reply:
+    if not store.untag(pid, args.tag):
+        have = ", ".join(store.tags(pid)) or "none"
+        return Reply(err=[f"workbench: {pid} has no tag {args.tag!r} (its tags: {have})"], code=1)
+    return Reply([f"{pid}: removed {args.tag!r}; tags now: {', '.join(store.tags(pid)) or 'none'}"])
+
+
+@on_store(paper=True)
+def note(args, store: Store, pid: str) -> Reply:
+    note_id = store.note(pid, " ".join(args.text))
+    return Reply([f"{pid}: note #{note_id} saved"])
+
+
+@on_store(paper=True)
+def decide(args, store: Store, pid: str) -> Reply:
+    store.decide(pid, args.decision, reason=args.reason)
+    why = f" ({args.reason})" if args.reason else ""
+    return Reply([f"{pid}: {args.decision}{why} by {store.reviewer}"])
+
+
+@on_store()
+def rename_tag(args, store: Store) -> Reply:
+    n = store.rename_tag(args.old, args.new)
+    return Reply([f"tag {args.old!r} is now {args.new!r} on {n} papers"])
+
+
+@on_store()
+def rename_topic(args, store: Store) -> Reply:
+    label = " ".join(args.label)
+    store.rename_topic(args.topic, label)
+    return Reply([f"topic {args.topic} is now {label!r}"])
+
+
+def _topic_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"topic {text!r} is not a number; see the topic numbers with `workbench topics`"
+        ) from None
+
+
+def register(subparsers) -> None:
+    """Add tag, untag, note, decide, rename-tag and rename-topic to ``argparse`` sub-parsers."""
+    p = add_store_command(subparsers, "tag", tag, "add tags to a paper")
+    p.add_argument("id", metavar="ID", help="paper id or a unique prefix of it")
+    p.add_argument("tags", metavar="TAG", nargs="+")
+
+    p = add_store_command(subparsers, "untag", untag, "remove a tag from a paper")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("tag", metavar="TAG")
+
+    p = add_store_command(subparsers, "note", note, "add a note to a paper")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("text", metavar="TEXT", nargs="+")
+
+    p = add_store_command(subparsers, "decide", decide, "record your screening decision on a paper")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("decision", choices=DECISIONS)
+    p.add_argument("--reason", default=None, metavar="TEXT")
+
+    p = add_store_command(subparsers, "rename-tag", rename_tag,
+                          "rename a tag on every paper (merges into NEW if it exists)")
+    p.add_argument("old", metavar="OLD")
+    p.add_argument("new", metavar="NEW")
+
+    p = add_store_command(subparsers, "rename-topic", rename_topic,
+                          "give a topic a name that survives rebuilds")
+    p.add_argument("topic", metavar="N", type=_topic_number)
+    p.add_argument("label", metavar="LABEL", nargs="+")

@@ -1,0 +1,111 @@
+"""Making a review and listing what it holds: build, papers, topics, notebooks.
+
+``build`` reads the sources, embeds, finds topics and lays out the map, printing what it read,
+embedded and saved on standard error (then the topics table, unless ``--quiet``); ``papers``
+and ``topics`` list a built review (``--format table|csv|json``); ``notebooks`` executes the
+notebooks headlessly against a review. :func:`register` adds the commands to a parser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..embed import EMBEDDERS
+from ..errors import NoRecordsError
+from ..notebooks import NOTEBOOKS, run_notebooks
+from ..review import Review, open_review
+from ..review import build as build_review
+from .common import add_format, add_review, say, write_table
+
+__all__ = ["register"]
+
+
+def build(args) -> int:
+    params = {}
+    if args.min_cluster_size is not None:
+        params["min_cluster_size"] = args.min_cluster_size
+    if args.nr_topics is not None:
+        params["nr_topics"] = args.nr_topics
+    try:
+        review = build_review(args.sources or ["seeds"], review=args.review, embedder=args.embedder,
+                              seed=args.seed, input_format=args.input_format, **params)
+    except NoRecordsError as no_records:  # the report says why, file by file; then the error line
+        say(*no_records.report.lines())
+        raise
+    say(*_build_lines(review))
+    if not args.quiet:
+        write_table(review.topics_frame(), "table", list_columns=["words"])
+    return 0
+
+
+def _build_lines(review: Review) -> list[str]:
+    """What a build read, embedded, kept of the annotations and topics, warned of and wrote."""
+    report, m = review.build_report, review.manifest
+    stats = m["embed_stats"]
+    lines = [*report.read.lines(),
+             (f"embedded {stats['embedded']} of {m['n_papers']} papers ({stats['cached']} from the "
+              f"cache) with {m['embedder']['name']}")]
+    if m["topics"]["note"]:
+        lines.append(m["topics"]["note"])
+    lines += [f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
+    timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
+    return lines + [f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})",
+                    f"map: {review.path / 'map.html'}"]
+
+
+def papers(args) -> int:
+    write_table(open_review(args.review).papers_frame(), args.format, list_columns=["authors"])
+    return 0
+
+
+def topics(args) -> int:
+    write_table(open_review(args.review).topics_frame(), args.format, list_columns=["words"])
+    return 0
+
+
+def notebooks(args) -> int:
+    params = {"embedder": args.embedder, "seed": args.seed}
+    if args.sources:
+        params["sources"] = [str(Path(s).resolve()) for s in args.sources]
+    timings = run_notebooks(args.review, args.notebooks, names=args.names or NOTEBOOKS, parameters=params)
+    say(*(f"executed {name} in {seconds:.1f}s -> {Path(args.review) / 'notebooks' / name}"
+          for name, seconds in timings.items()))
+    say(f"all notebooks: {sum(timings.values()):.1f}s")
+    return 0
+
+
+def _add_embedder(parser, help: str | None = None) -> None:
+    parser.add_argument("--embedder", default="minilm", choices=list(EMBEDDERS), help=help)
+
+
+def register(subparsers) -> None:
+    """Add build, papers, topics and notebooks to ``argparse`` sub-parsers."""
+    p = subparsers.add_parser("build", help="read sources, embed, find topics and lay out the map")
+    p.add_argument("sources", nargs="*", help="files or folders of abstracts (default: seeds/)")
+    add_review(p, help="review folder to write (default: review)")
+    _add_embedder(p, help="minilm (default; sentence-transformers), static (model2vec, fast), "
+                          "tfidf (no model), fake (test double)")
+    p.add_argument("--seed", type=int, default=42, help="one seed for UMAP and everything random (default: 42)")
+    p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
+    p.add_argument("--min-cluster-size", type=int, default=None, help="smallest topic (default: scales with the corpus)")
+    p.add_argument("--nr-topics", type=int, default=None, help="merge topics down to this many")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print the topics table")
+    p.set_defaults(func=build)
+
+    for name, func, helptext in (
+        ("papers", papers, "one row per paper: id, title, authors, year, collection, source, topic, topic_label, x, y"),
+        ("topics", topics, "one row per topic: topic, label, size, words"),
+    ):
+        p = subparsers.add_parser(name, help=helptext)
+        add_review(p)
+        add_format(p)
+        p.set_defaults(func=func)
+
+    p = subparsers.add_parser("notebooks", help="execute the notebooks headlessly (papermill) against a review")
+    p.add_argument("names", nargs="*", help="notebook file names (default: all four)")
+    add_review(p, help="review folder (default: review); executed copies go to DIR/notebooks")
+    p.add_argument("--notebooks", default="notebooks", help="folder of the source notebooks (default: notebooks)")
+    p.add_argument("--sources", nargs="*", default=None, help="sources, if the review must be built")
+    _add_embedder(p)
+    p.add_argument("--seed", type=int, default=42)
+    p.set_defaults(func=notebooks)

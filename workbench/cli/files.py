@@ -1,0 +1,91 @@
+"""The annotation store as files, from the command line: export, backup, restore, check and
+import-annotations.
+
+Each works on the store of ``--review DIR`` as ``--reviewer NAME``. ``export`` to standard
+output is the data as it is; every message shows control characters escaped. ``check`` exits
+1 when it finds a problem. :func:`register` adds the commands to a parser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..store import DB_NAME, FORMATS, Store, StoreError
+from .common import Reply, add_store_command, on_store
+
+__all__ = ["register"]
+
+
+@on_store()
+def export(args, store: Store) -> Reply:
+    text = store.export(args.format, args.output)
+    if args.output:
+        return Reply(err=[f"wrote {args.format} export to {args.output}"])
+    return Reply(data=text)  # data: byte-exact
+
+
+@on_store()
+def backup(args, store: Store) -> Reply:
+    snap = store.backup("manual")
+    return Reply([f"snapshot: {snap.path}",
+                  f"restore it with `workbench restore {snap.path.name} --review {args.review}`"])
+
+
+@on_store()
+def restore(args, store: Store) -> Reply:
+    target = store.restore(args.snapshot)
+    before = store.snapshots()[0]
+    return Reply([f"restored {target.path.name} ({target.taken_at}, {target.reason})",
+                  (f"the store as it was before is in {before.path.name}; "
+                   f"`workbench restore {before.path.name} --review {args.review}` puts it back")])
+
+
+@on_store()
+def check(args, store: Store) -> Reply:
+    lines = store.check()
+    if store.read_only:
+        lines.append(f"read-only for you: {store.read_only}")
+    return Reply(lines, code=0 if lines[0] == "ok" else 1)
+
+
+def import_annotations(args) -> int:
+    """Merge a JSONL export into an existing review only: a missing one is an error, not a new store."""
+    folder = Path(args.review).expanduser()
+    if not (folder.is_file() or (folder / DB_NAME).is_file()):
+        what = "does not exist" if not folder.exists() else f"has no annotation store ({DB_NAME})"
+        raise StoreError(
+            f"review folder {str(folder)!r} {what}; import-annotations merges a JSONL export into "
+            f"an existing review: build the review first (`workbench build SOURCES --review "
+            f"{folder}`) or pass --review with the folder of an existing review")
+    return _merge(args)
+
+
+@on_store()
+def _merge(args, store: Store) -> Reply:
+    report = store.import_annotations(args.file)
+    return Reply(str(report).split("\n"))  # its own line breaks; the data in it is quoted
+
+
+def register(subparsers) -> None:
+    """Add export, backup, restore, check and import-annotations to ``argparse`` sub-parsers."""
+    p = add_store_command(subparsers, "export", export,
+                          "write the annotations as jsonl, csv, bibtex, ris or markdown")
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE (default: standard output)")
+
+    add_store_command(subparsers, "backup", backup, "snapshot the annotation store into REVIEW/backups/")
+
+    p = add_store_command(subparsers, "restore", restore,
+                          "put a snapshot back into the store (default: the newest; the current "
+                          "store is snapshotted first)")
+    p.add_argument("snapshot", metavar="SNAPSHOT", nargs="?", default=None,
+                   help="a file name in REVIEW/backups/ or a path (default: the newest)")
+
+    add_store_command(subparsers, "check", check,
+                      "check the store: integrity, references, orphans, files and snapshots "
+                      "(exit 1 on problems)")
+
+    p = add_store_command(subparsers, "import-annotations", import_annotations,
+                          "merge a JSONL export into this review (idempotent; conflicts reported)")
+    p.add_argument("file", metavar="FILE.jsonl")

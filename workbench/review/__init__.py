@@ -1,0 +1,51 @@
+"""A review: one folder on disk tying the pipeline's stages together, and the one API the faces use.
+
+``build`` runs read -> embed (cached) -> topics -> map and writes the folder; ``open_review``
+loads it back as a :class:`Review`. The folder holds::
+
+    annotations.sqlite    tags, notes, decisions, topic edits and their history (workbench.store);
+                          it also names the current generation of the files below
+    generations/<name>/   the review's files, one complete set per build or saved topic run:
+        build.json            what was built, from what, with which parameters, how long it took
+        papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract")
+        topics.json           topic, label, size, words (+ the method and any fallback note)
+        map.csv               id, topic, x, y
+        arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
+        model/                the fitted BERTopic model (safetensors, no pickle)
+    map.html              an interactive map that opens in any browser, offline
+    cache/embeddings.sqlite   embeddings keyed by (embedder, text hash)
+    backups/              snapshots of the store, taken before every rebuild, import and topic run
+    report/               the report and the exports
+
+A save writes a new generation beside the current one and switches to it in the same store
+transaction that records its topics (see :mod:`workbench.folder`): an interrupted build or
+refit leaves the previous review whole, and never a mix of the two.
+
+Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open`` (opening),
+``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
+stability), ``_text`` (what is embedded for a paper), ``report`` (the review's report).
+"""
+
+from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
+from ._open import is_review, open_or_build, open_review
+from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
+from ._search import SearchResult, query_terms
+from ._text import document_text
+from .report import write_report
+
+__all__ = [
+    "DEFAULT_REVIEW",
+    "PAPER_TABLE_COLUMNS",
+    "TOPIC_TABLE_COLUMNS",
+    "BuildReport",
+    "Review",
+    "SaveReport",
+    "SearchResult",
+    "build",
+    "document_text",
+    "is_review",
+    "open_or_build",
+    "open_review",
+    "query_terms",
+    "write_report",
+]

@@ -1,0 +1,340 @@
+"""The :class:`Review`: the one object the faces (widgets, notebooks, command line) work with.
+
+A review holds its papers, the topics as the model found them and as people edited them, the
+map, and (loaded when first needed) the embeddings and the embedder. Everything a face needs is
+a public method here: rows by ids, search by keywords and by meaning, neighbours, a selection's
+sub-topics, k themes, stability, the report. The work is done by the modules beside it
+(``_search``, ``_themes``, ``_build``, ``report``), each readable on its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .. import folder as files
+from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
+from ..errors import InputError
+from ..records import OUTLIER, Paper
+from . import _search, _themes
+from ._text import document_text
+
+__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
+
+PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
+TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
+STORE_FILE = "annotations.sqlite"
+CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
+
+
+class Review:
+    """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`."""
+
+    def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords,
+                 reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
+                 embedder=None):
+        self.path = Path(path)
+        self.manifest = manifest
+        self.papers = papers
+        # What the model found, as written in the folder; ``topics``/``labels`` add the human edits.
+        self.model_topics = topics
+        self.model_labels = np.asarray(labels, dtype=int)
+        self.topics = topics  # DataFrame: topic, label, size, words
+        self.labels = self.model_labels
+        self.coords = np.asarray(coords, dtype=np.float64)
+        self.reduced = reduced
+        # HDBSCAN's topics before merging (what show_themes cuts); None in reviews built before them
+        self.fine_labels = None if fine_labels is None else np.asarray(fine_labels, dtype=int)
+        # The generation of the review's files this was read from or saved as (None: top level)
+        self.generation = generation
+        # What the build or the last saved topic run reported (None: opened, nothing saved yet)
+        self.build_report = None  # workbench.BuildReport
+        self.last_save = None  # workbench.SaveReport
+        self.model = None  # the fitted TopicModel of the last build or refit in this process
+        self._embeddings = embeddings
+        self._embedder = embedder
+        self._index = {p.id: i for i, p in enumerate(papers)}
+        self._texts: list[str] | None = None
+        self._haystack: list[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def __contains__(self, paper_id) -> bool:
+        return paper_id in self._index
+
+    # ------------------------------------------------------------------ the folder and the store
+
+    @property
+    def files(self) -> Path:
+        """The folder holding this review's current files (papers.jsonl, topics.json, ...)."""
+        return files.files_dir(self.path, self.generation)
+
+    @property
+    def cache_path(self) -> Path:
+        """The review's embedding cache (SQLite)."""
+        return self.path / CACHE_FILE
+
+    def store(self, reviewer: str | None = None):
+        """The review's annotation store (tags, notes, decisions, topic edits)."""
+        from ..store import Store
+
+        return Store.open(self.path, reviewer=reviewer)
+
+    def is_current(self) -> bool:
+        """Whether the review on disk still has the topics this object was read or saved with."""
+        if not (self.path / STORE_FILE).exists():
+            return True
+        with self.store() as store:
+            return store.generation() == self.generation
+
+    def reopen(self) -> Review:
+        """The review as it is on disk now (after another notebook or the command line saved new
+        topics or rebuilt it); embeddings already loaded are kept when the papers are the same."""
+        from ._open import open_review
+
+        new = open_review(self.path)
+        if [p.id for p in new.papers] == [p.id for p in self.papers]:
+            new.use_embeddings(self._embeddings, self._embedder)
+        return new
+
+    def use_embeddings(self, embeddings, embedder=None) -> None:
+        """Take embeddings (and the embedder that made them) already computed for these papers,
+        instead of reading them from the cache."""
+        if embeddings is not None and len(embeddings) != len(self.papers):
+            raise InputError(f"{len(embeddings)} embeddings for {len(self.papers)} papers; expected one per paper")
+        self._embeddings = embeddings
+        self._embedder = embedder if embedder is not None else self._embedder
+
+    # ------------------------------------------------------------------ topics as people edited them
+
+    def apply_topic_edits(self, assignments: dict, labels: dict) -> None:
+        """Show the topics with the human edits (renames, merges, moves) laid over the model's."""
+        import pandas as pd
+
+        self.labels = np.array([assignments.get(p.id, t) for p, t in zip(self.papers, self.model_labels)], dtype=int)
+        base = self.model_topics
+        words = dict(zip(base.topic.astype(int), base.words))
+        model_label = dict(zip(base.topic.astype(int), base.label))
+        sizes = Counter(self.labels.tolist())
+        rows = [
+            {
+                "topic": t,
+                "label": "Unassigned" if t == OUTLIER else labels.get(t) or model_label.get(t) or f"Topic {t}",
+                "size": sizes[t],
+                "words": list(words.get(t, [])),
+            }
+            for t in sorted(sizes)
+        ]
+        self.topics = pd.DataFrame(rows, columns=TOPIC_TABLE_COLUMNS)
+
+    def refresh_topics(self) -> bool:
+        """Re-read the topic edits from the store (after a rename or merge elsewhere).
+
+        Only while the store's topics are still this review's (same generation of files): after
+        another process saved other topics, nothing is mixed in and False is returned; open the
+        review again to see them (:meth:`reopen`).
+        """
+        if not (self.path / STORE_FILE).exists():
+            return True
+        with self.store() as store:
+            if store.generation() != self.generation:
+                return False
+            assignments, labels = store.current_topics()
+        if assignments:
+            self.apply_topic_edits(assignments, labels)
+        return True
+
+    def topic_labels(self) -> dict[int, str]:
+        return dict(zip(self.topics.topic.astype(int), self.topics.label))
+
+    def topic_of(self, paper_id: str) -> int:
+        """The topic a paper is in now (after the human edits)."""
+        return int(self.labels[self.row(paper_id)])
+
+    # ------------------------------------------------------------------ papers and tables
+
+    @property
+    def ids(self) -> list[str]:
+        """Every paper id, in map order (the order of ``papers``, ``labels`` and ``coords``)."""
+        return [p.id for p in self.papers]
+
+    def row(self, paper_id: str) -> int:
+        """The map row of a paper (its position in ``papers``)."""
+        try:
+            return self._index[paper_id]
+        except KeyError:
+            raise InputError(f"no paper with id {paper_id!r} in {self.path}") from None
+
+    def rows(self, ids: Sequence[str]) -> list[int]:
+        """The map rows of ``ids``."""
+        return [self.row(i) for i in ids]
+
+    def paper(self, paper_id: str) -> Paper:
+        return self.papers[self.row(paper_id)]
+
+    def texts(self) -> list[str]:
+        """What is embedded and clustered for each paper (:func:`document_text`), in map order."""
+        if self._texts is None:
+            self._texts = [document_text(p) for p in self.papers]
+        return self._texts
+
+    def haystack(self) -> list[str]:
+        """Each paper's title and clean text in lower case: what keyword search reads."""
+        if self._haystack is None:
+            self._haystack = [f"{p.title}\n{p.text}".lower() for p in self.papers]
+        return self._haystack
+
+    def papers_frame(self):
+        """One row per paper: id, title, authors, year, collection, source, topic, topic_label, x, y."""
+        import pandas as pd
+
+        labels = self.topic_labels()
+        return pd.DataFrame(
+            {
+                "id": self.ids,
+                "title": [p.title for p in self.papers],
+                "authors": [list(p.authors) for p in self.papers],
+                "year": pd.array([p.year for p in self.papers], dtype="Int64"),
+                "collection": [p.collection for p in self.papers],
+                "source": [p.source for p in self.papers],
+                "topic": self.labels,
+                "topic_label": [labels.get(int(t), "Unassigned") for t in self.labels],
+                "x": self.coords[:, 0],
+                "y": self.coords[:, 1],
+            }
+        )
+
+    def topics_frame(self):
+        """One row per topic: topic, label, size, words."""
+        return self.topics[TOPIC_TABLE_COLUMNS].copy()
+
+    def annotation_columns(self, store) -> dict[str, list]:
+        """``tags``, ``decision`` (of ``store``'s reviewer), ``notes`` and ``first_tag`` of every
+        paper in map order, from one read of ``store`` (a :class:`workbench.store.Store`)."""
+        summary = store.summary()
+        empty = {"tags": [], "decision": None, "notes": 0}
+        rows = [summary.get(p.id, empty) for p in self.papers]
+        return {
+            "tags": [list(r["tags"]) for r in rows],
+            "decision": [r["decision"] or "undecided" for r in rows],
+            "notes": [r["notes"] for r in rows],
+            "first_tag": [r["tags"][0] if r["tags"] else "untagged" for r in rows],
+        }
+
+    def frame(self, store):
+        """:meth:`papers_frame` plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from
+        ``store``."""
+        frame = self.papers_frame()
+        for name, values in self.annotation_columns(store).items():
+            frame[name] = values
+        return frame
+
+    # ------------------------------------------------------------------ embeddings
+
+    def embedder(self):
+        """The review's embedder, made once; a corpus-relative one (tfidf) is bound to this
+        corpus, so label words, searches and re-clusterings land in the papers' space."""
+        if self._embedder is None:
+            embedder = get_embedder(self.manifest["embedder"]["name"])
+            embedder.bind_corpus(self.texts())
+            self._embedder = embedder
+        return self._embedder
+
+    def embeddings(self) -> np.ndarray:
+        """The papers' embeddings, from the review's cache (embedding only what is missing)."""
+        if self._embeddings is None:
+            with EmbeddingCache(self.cache_path) as cache:
+                self._embeddings, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
+        return self._embeddings
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Other texts (a search query) in the papers' space, through the review's cache."""
+        with EmbeddingCache(self.cache_path) as cache:
+            vectors, _ = embed_with_cache(list(texts), self.embedder(), cache)
+        return vectors
+
+    def word_vectors(self) -> WordVectors:
+        """The word-embedding function a topic model's labels need: label words in the papers'
+        space, through the review's cache."""
+        return WordVectors(self.embedder(), self.cache_path)
+
+    # ------------------------------------------------------------------ finding papers
+
+    def keyword_search(self, query: str) -> list[str]:
+        """Ids of papers whose title or abstract has every word of ``query`` (at a word start;
+        Chinese, Japanese and Korean by character bigrams anywhere), most hits first."""
+        return _search.keyword_search(self, query)
+
+    def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
+        """The ``k`` papers nearest in meaning to ``query``, with cosine similarity."""
+        return _search.semantic_search(self, query, k)
+
+    def search(self, query: str, k: int = 10, semantic: bool = True) -> _search.SearchResult:
+        """Keyword hits and (with ``semantic``) the ``k`` papers nearest in meaning."""
+        result = _search.SearchResult(query=query, keyword=self.keyword_search(query))
+        if semantic:
+            result.semantic = self.semantic_search(query, k)
+        return result
+
+    def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` most similar other papers, with cosine similarity."""
+        i = self.row(paper_id)
+        return _search.nearest(self, self.embeddings()[i], k, exclude=[i])
+
+    def similarity(self, ids: Sequence[str]) -> np.ndarray:
+        """Pairwise cosine similarity of ``ids``' embeddings."""
+        X = self.embeddings()[self.rows(ids)]
+        return np.round(X @ X.T, 4)
+
+    # ------------------------------------------------------------------ topics again
+
+    def refit(self, save: bool = False, reviewer: str | None = None, **topic_params) -> Review:
+        """Find topics again with other parameters (e.g. ``min_cluster_size=10``), in this process.
+
+        The embeddings come from the cache and the map stays where it is. Returns ``self`` with
+        new ``labels`` and ``topics``; ``save=True`` also writes them to the folder (all or
+        nothing, recorded under ``reviewer``).
+        """
+        return _themes.refit(self, save, reviewer, **topic_params)
+
+    def show_themes(self, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:
+        """The topics as ``k`` themes (None: the default topics), from HDBSCAN's topics kept in
+        the review: the Ward tree is cut again and only words and labels are computed, no UMAP
+        or HDBSCAN (seconds where a refit of 50,000 papers takes a minute). The same topics as
+        ``refit(nr_topics=k)``; a review without its HDBSCAN topics (built before they were
+        kept) is refitted instead.
+        """
+        return _themes.show_themes(self, k, save, reviewer)
+
+    def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
+        """How often each topic's papers stay together when the topics are refitted with ``seeds``.
+
+        The topics as shown (``topic``, ``label``, ``size``, with the human renames, merges and
+        moves) with a ``stability`` column, 0..1: the share of pairs of a topic's papers that
+        share a topic in the other runs, averaged (see :mod:`workbench.stability`). Costs one
+        clustering per seed, no new embeddings.
+        """
+        return _themes.topic_stability(self, seeds)
+
+    def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
+        """Sub-topics of a selection, from the cached embeddings (nothing saved).
+
+        Returns a DataFrame: id, title, subtopic, subtopic_label.
+        """
+        return _themes.recluster(self, ids, min_cluster_size, seed)
+
+    # ------------------------------------------------------------------ the report
+
+    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None) -> dict[str, Path]:
+        """Write report.md, report.html, map.png and the exports into ``folder`` (default:
+        ``<review>/report``); returns what was written."""
+        from .report import write_report
+
+        return write_report(self, folder, image=image, reviewer=reviewer)

@@ -1,0 +1,36 @@
+"""What a review embeds and clusters for each paper, and reading papers back from papers.jsonl."""
+
+from __future__ import annotations
+
+from ..records import Paper, title_repeats_abstract
+
+__all__ = ["document_text", "paper_from_dict"]
+
+
+def document_text(paper: Paper) -> str:
+    """What is embedded and clustered: "Title. Abstract", or the abstract alone when the title
+    adds nothing to it (``Paper.title_derived``), or the title alone when there is no abstract.
+
+    Title + abstract measured better than the abstract alone on the labelled corpora
+    (docs/benchmarks.md); a title made from the abstract would only count its words twice.
+    """
+    text, title = paper.text, paper.title
+    if not text:
+        return title
+    if not title or paper.title_derived:
+        return text
+    return f"{title} {text}" if title.endswith((".", "?", "!")) else f"{title}. {text}"
+
+
+def paper_from_dict(d: dict) -> Paper:
+    """A :class:`Paper` from a line of papers.jsonl (older files: no clean text where it equals
+    the abstract, no ``title_derived``)."""
+    fields = Paper.__dataclass_fields__
+    d = {k: v for k, v in d.items() if k in fields}
+    d.setdefault("text", d.get("abstract", ""))  # left out when it equals the abstract
+    for key in ("authors", "keywords", "sources", "aliases"):
+        if key in d:
+            d[key] = tuple(d[key] or ())
+    if "title_derived" not in d:  # written before readers said so
+        d["title_derived"] = bool(d["text"]) and title_repeats_abstract(d.get("title", ""), d["text"])
+    return Paper(**d)

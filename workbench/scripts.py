@@ -1,0 +1,165 @@
+"""Text in any script: words for ids, tokens for topic words, terms for search.
+
+Python's ``\\w`` stops at combining marks, so ``re.findall(r"\\w+", "हिन्दी")`` gives
+``['ह', 'न', 'द']``: Devanagari vowel signs, Arabic harakat and Hebrew points are marks, and a
+word cut at each of them is no word. Here a word is a run of letters, digits *and* marks.
+
+Chinese and Japanese (:data:`UNSPACED`) put no spaces between words, and a run of them is a
+clause, not a word. Their characters are tokens of their own, so topic words are characters and
+character bigrams (``强化``, ``学习``) and :func:`join_cjk` writes such n-grams back without the
+spaces between characters. Korean puts spaces between words, which carry their particles
+(``강화학습을``): its words stay words in topic words, and search, like search in Chinese and
+Japanese (:data:`CJK`), matches the character bigrams of a query anywhere in them (``학습``
+finds ``강화학습을``). Thai, Lao, Khmer and Burmese are also written without spaces; their runs
+stay whole words.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+
+__all__ = [
+    "CJK",
+    "CJK_CHAR",
+    "UNSPACED",
+    "UNSPACED_CHAR",
+    "has_unspaced",
+    "has_cjk",
+    "join_cjk",
+    "search_terms",
+    "strip_marks",
+    "term_pattern",
+    "tokens",
+    "word_runs",
+    "words",
+    "words_as_written",
+]
+
+#: Scripts written without spaces between words, whose characters are tokens: Han (with its
+#: extensions and compatibility forms), the iteration marks 々〆〇, Hiragana, Katakana, Bopomofo.
+UNSPACED = (
+    "\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u31a0-\u31bf\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f\U00030000-\U0003134f"
+)
+#: Chinese, Japanese and Korean (Hangul): searched by character bigrams, anywhere in a word.
+CJK = UNSPACED + "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+CJK_CHAR = re.compile(f"[{CJK}]")
+UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
+
+
+@lru_cache(maxsize=1)
+def _marks() -> str:
+    """A character class body of every combining mark (categories Mn, Mc, Me).
+
+    Marks above U+1FFFF are only the variation selectors U+E0100-E01EF, so the scan stops there.
+    """
+    ranges: list[list[int]] = []
+    for cp in range(0x20000):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    ranges.append([0xE0100, 0xE01EF])
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges if b <= sys.maxunicode)
+
+
+@lru_cache(maxsize=1)
+def word_runs() -> re.Pattern:
+    """Runs of letters, digits, underscores and combining marks of any script (one character
+    class: twice as fast as an alternation); callers turn ``_`` into a space first."""
+    return re.compile(f"[\\w{_marks()}]+")
+
+
+@lru_cache(maxsize=1)
+def _token_re() -> re.Pattern:
+    word = f"(?:[^\\W{UNSPACED}]|[{_marks()}])"
+    return re.compile(f"[{UNSPACED}]|{word}{{2,}}")
+
+
+@lru_cache(maxsize=1)
+def _written_re() -> re.Pattern:
+    word = f"(?:[^\\W{UNSPACED}]|[{_marks()}])"
+    return re.compile(f"[{UNSPACED}]|{word}+")
+
+
+_ASCII_TOKEN = re.compile(r"\b\w\w+\b")
+_ASCII_WORD = re.compile(r"\b\w+\b")
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens topic words are made of: each Chinese or Japanese character, and every other word of two
+    characters or more (marks included). For ASCII text the same tokens as scikit-learn's
+    default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
+    return _ASCII_TOKEN.findall(text) if text.isascii() else _token_re().findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text`` (one character or more, marks included) and each Chinese or
+    Japanese character.
+    For ASCII text what ``\\b\\w+\\b`` finds."""
+    return _ASCII_WORD.findall(text) if text.isascii() else _written_re().findall(text)
+
+
+def words_as_written(text: str) -> str:
+    """``text`` as one lower-case string of its words (and CJK characters) between single spaces,
+    with a space at each end: what a topic word is looked up in (``" 强 化 "``, ``" reward model "``)."""
+    return " " + " ".join(words(text.lower())) + " "
+
+
+@lru_cache(maxsize=1)
+def _mark_table() -> dict:
+    return dict.fromkeys(cp for cp in range(0x20000) if unicodedata.category(chr(cp))[0] == "M")
+
+
+def strip_marks(text: str) -> str:
+    """``"Müller"`` -> ``"Muller"``: the text decomposed (NFKD) without its combining marks."""
+    return text if text.isascii() else unicodedata.normalize("NFKD", text).translate(_mark_table())
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has Chinese, Japanese or Korean letters (searched by bigrams)."""
+    return CJK_CHAR.search(text) is not None
+
+
+def has_unspaced(text: str) -> bool:
+    """Whether ``text`` has Chinese or Japanese characters (tokens of their own)."""
+    return UNSPACED_CHAR.search(text) is not None
+
+
+_SPACE_BETWEEN = re.compile(f"(?<=[{UNSPACED}]) (?=[{UNSPACED}])")
+
+
+def join_cjk(phrase: str) -> str:
+    """``"强 化 学"`` -> ``"强化学"``: n-grams of Chinese or Japanese characters written as the
+    text writes them."""
+    return _SPACE_BETWEEN.sub("", phrase) if has_unspaced(phrase) else phrase
+
+
+_QUERY_PART = re.compile(f"[{CJK}]+|[^\\s{CJK}]+")
+
+
+def search_terms(query: str, stop: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """The terms of a search query: words of two characters or more (hyphens kept) that are not
+    in ``stop``, and for each run of CJK characters its character bigrams (a single character
+    stays itself). Lower case, in query order, without repeats."""
+    terms: list[str] = []
+    for part in _QUERY_PART.findall(query.lower()):
+        if has_cjk(part):
+            terms.extend([part] if len(part) < 3 else [part[i:i + 2] for i in range(len(part) - 1)])
+            continue
+        for word in re.findall(f"(?:[\\w\\-]|[{_marks()}]){{2,}}", part):
+            if word not in stop:
+                terms.append(word)
+    return list(dict.fromkeys(terms))
+
+
+def term_pattern(term: str) -> str:
+    """A regular expression for ``term`` in lower-case text: at a word start, except for CJK
+    terms, which match anywhere (their words are not separated). Spaces match any whitespace."""
+    body = re.escape(term).replace(r"\ ", r"\s+")
+    return body if has_cjk(term) else rf"(?<![\w{_marks()}]){body}"

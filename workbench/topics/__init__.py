@@ -1,0 +1,39 @@
+"""Topics: UMAP -> HDBSCAN -> outliers reassigned -> Ward merging -> c-TF-IDF labels.
+
+:class:`TopicModel` (scikit-learn shaped) takes precomputed embeddings and, for its labels, a
+function that embeds words; it never sees an embedder, a cache, the store or the widgets. The
+modules, in the order a fit runs them:
+
+- :mod:`.cluster`: seeded UMAP, HDBSCAN, outliers given a topic (or, below
+  :data:`MIN_PAPERS_FOR_BERTOPIC` papers, agglomerative clustering);
+- :mod:`.hierarchy`: HDBSCAN's many small topics merged into themes along their Ward tree;
+- :mod:`.represent` and :mod:`.labels`: each topic's words (BERTopic's c-TF-IDF and
+  KeyBERT-inspired words) and its label, written as the papers write it;
+- :mod:`.model`: :class:`TopicModel` tying them together, and :func:`seed_labelings`;
+- :mod:`.stability`: how much of the topics survives a change of seed;
+- :mod:`.shims`: BERTopic imported without torch; BERTopic is used nowhere else.
+"""
+
+from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
+from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
+from .labels import candidate_words, common_words, rank_words, readable_label, stop_words
+from .model import TopicModel, seed_labelings
+from .stability import mean_pairwise_ari, topic_stability
+
+__all__ = [
+    "TopicModel",
+    "MIN_PAPERS_FOR_BERTOPIC",
+    "reassign_outliers",
+    "MERGE_VARIANCE",
+    "MIN_MERGED_TOPICS",
+    "merge_topics",
+    "ward_merges",
+    "seed_labelings",
+    "topic_stability",
+    "mean_pairwise_ari",
+    "stop_words",
+    "readable_label",
+    "common_words",
+    "candidate_words",
+    "rank_words",
+]

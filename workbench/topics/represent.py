@@ -1,0 +1,178 @@
+"""Words and labels of given topics, computed once by BERTopic and chosen by :mod:`.labels`.
+
+BERTopic is handed the final topic of every paper (its UMAP and HDBSCAN steps are empty) and
+the papers' embeddings; it computes c-TF-IDF and, when a word-embedding function is given, the
+KeyBERT-inspired words (or MMR). :func:`represent` then ranks those candidates by how well they
+find the topic's papers and writes each topic's label as the papers write it.
+
+The word-embedding function is any ``Callable[[Sequence[str]], np.ndarray]`` (one unit-length
+row per word; :class:`workbench.embed.WordVectors` caches them): the topics never see an
+embedder or its cache. Texts of the corpus itself are looked up in its embeddings, never
+embedded again.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .._memory import release_free_memory
+from ..records import OUTLIER, bounded_text
+from ..scripts import join_cjk, tokens
+from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
+from .shims import import_bertopic
+
+__all__ = ["EmbedWords", "Representation", "represent", "documents", "seeded", "topic_frame"]
+
+# Words in, one unit-length row per word out (in the space of the papers' embeddings).
+EmbedWords = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Representation:
+    """What :func:`represent` found: BERTopic's fitted model, the topics renumbered by size,
+    each topic's ranked words and the topic table (topic, label, size, words)."""
+
+    model: Any  # bertopic.BERTopic, kept inside the topics package
+    labels: np.ndarray
+    words: dict[int, list[tuple[str, float]]]
+    topic_info: Any  # pandas.DataFrame
+
+
+def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, word_vectors: EmbedWords | None,
+              representation: str | None, top_n_words: int, seed: int) -> Representation:
+    """Words and labels of the topics ``labels`` (one per text), topics renumbered by size.
+
+    Without ``word_vectors`` the words are the plain c-TF-IDF words (no KeyBERT, no MMR).
+    """
+    bertopic = import_bertopic()
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+
+    backend = rep = None
+    if word_vectors is not None:
+        backend = _backend(word_vectors, dict(zip(texts, embeddings)))
+        rep = _representation_model(representation, top_n_words, seed, backend)
+    model = bertopic.BERTopic(
+        embedding_model=backend,
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=_vectorizer(len(texts)),
+        representation_model=rep,
+        top_n_words=top_n_words,
+        calculate_probabilities=False,
+        verbose=False,
+        # "english" (the default, used when no embedding model is given) would delete every
+        # letter outside A-Z from the documents: no words at all for Chinese or Greek topics.
+        language="multilingual",
+    )
+    with warnings.catch_warnings(), seeded(seed):
+        warnings.simplefilter("ignore")
+        model.fit(texts, embeddings=embeddings, y=np.asarray(labels, dtype=int))
+    release_free_memory()  # tokenising for c-TF-IDF peaks at hundreds of MB of small strings
+    final = np.asarray(model.topics_, dtype=int)
+    words = rank_words(texts, final, candidate_words(model, final, top_n_words), top_n_words)
+    return Representation(model, final, words, topic_frame(texts, final, words))
+
+
+def _vectorizer(n: int):
+    """Words of any script; Chinese and Japanese characters are tokens (bigrams: their words).
+    Small corpora keep every word; large ones drop words seen in fewer than 2 papers."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
+                           tokenizer=tokens, token_pattern=None)
+
+
+def _representation_model(representation: str | None, top_n_words: int, seed: int, backend):
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+
+    if representation == "keybert":
+        return _sorted_vocab(KeyBERTInspired, backend.embed)(top_n_words=top_n_words, random_state=seed)
+    if representation == "mmr":
+        return MaximalMarginalRelevance(diversity=0.3, top_n_words=top_n_words)
+    return None
+
+
+def _backend(word_vectors: EmbedWords, known: dict):
+    """``word_vectors`` as a BERTopic embedding backend.
+
+    ``known`` maps texts to vectors already at hand (the corpus being modelled): the
+    representative documents KeyBERT asks for are looked up there, never re-embedded.
+    """
+    from bertopic.backend import BaseEmbedder
+
+    class WordBackend(BaseEmbedder):
+        def embed(self, documents, verbose=False):
+            documents = list(documents)
+            if documents and all(d in known for d in documents):
+                return np.vstack([known[d] for d in documents])
+            return np.asarray(word_vectors(documents), dtype=np.float32)
+
+    return WordBackend()
+
+
+def _sorted_vocab(keybert_class, embed: EmbedWords):
+    """KeyBERTInspired with its candidate words in sorted order, embedded by ``embed`` (the
+    backend BERTopic would call itself).
+
+    It embeds ``list(set(words))``, whose order changes with Python's per-process string hash
+    seed; float rounding then differs in the last bit and ties between words break differently
+    from one process to the next. Sorted, the same corpus gets the same labels in every process.
+    """
+
+    class SortedKeyBERT(keybert_class):
+        def _extract_embeddings(self, topic_model, topics, representative_docs, repr_doc_indices, repr_embeddings=None):
+            from sklearn.metrics.pairwise import cosine_similarity
+
+            if repr_embeddings is None:
+                repr_embeddings = embed(representative_docs)
+            topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
+            vocab = sorted({word for words in topics.values() for word in words})
+            return cosine_similarity(topic_embeddings, embed(vocab)), vocab
+
+    return SortedKeyBERT
+
+
+def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int, list[tuple[str, float]]]):
+    """The topic table: topic, label, size, words; the label is made from the words and, with
+    ``texts``, written as the topic's papers write it."""
+    import pandas as pd
+
+    sizes = pd.Series(labels).value_counts()
+    top = {t: [w for w, _ in ranked] for t, ranked in words.items()}
+    common = common_words([w for t, w in top.items() if t != OUTLIER])
+    rows = []
+    for topic, topic_words in top.items():
+        # a phrase common enough to be a top word shows in the topic's first 2,000 papers
+        text = topic_text(texts, labels, topic) if texts is not None else None
+        label = "Unassigned" if topic == OUTLIER else readable_label(topic_words, common=common, text=text) or f"Topic {topic}"
+        # Chinese and Japanese n-grams are characters joined by spaces ("强 化"): written back as the text does
+        rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
+                     "words": [join_cjk(w) for w in topic_words]})
+    return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
+
+
+def documents(texts: Sequence[str]) -> list[str]:
+    """The texts topic words are taken from: each cut to its first MAX_TEXT_CHARS characters (a
+    50 MB abstract would make BERTopic's vocabulary, its c-TF-IDF matrix and the saved model grow
+    with it), an empty one as "(empty)"."""
+    return [bounded_text(t) if t.strip() else "(empty)" for t in map(str, texts)]
+
+
+@contextmanager
+def seeded(seed: int):
+    """Seed Python's and numpy's global generators for the block, then restore them."""
+    py_state, np_state = random.getstate(), np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)

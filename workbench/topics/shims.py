@@ -1,0 +1,58 @@
+"""Import BERTopic without the heavy libraries it imports for features the workbench never uses.
+
+``import bertopic`` eagerly imports torch, transformers, sentence-transformers and datamapplot
+(about 11 s and 1 GB here) for optional embedding backends and plots, and treats each as optional
+when it is missing. :func:`import_bertopic` hides them during the import (a meta-path finder that
+refuses them), so a build whose embeddings are cached never imports torch; they import normally
+afterwards. Only the topics package uses BERTopic; this is the one place it is imported.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from contextlib import contextmanager
+from importlib.abc import MetaPathFinder
+
+__all__ = ["import_bertopic", "HIDDEN"]
+
+# What ``import bertopic`` may not import: it works without each of them.
+HIDDEN = ("torch", "transformers", "sentence_transformers", "datamapplot")
+
+
+class _Refuse(MetaPathFinder):
+    """A finder that makes importing any of ``names`` (or their submodules) fail."""
+
+    def __init__(self, names):
+        self.names = set(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.names:
+            raise ModuleNotFoundError(f"{fullname} is not needed by the workbench's BERTopic", name=fullname)
+        return None
+
+
+@contextmanager
+def _without(*names):
+    """Make ``import name`` fail inside the block, unless it is imported already."""
+    finder = _Refuse(n for n in names if n not in sys.modules)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+def import_bertopic():
+    """The ``bertopic`` module, imported without torch, transformers, sentence-transformers or
+    datamapplot (unless something imported them before)."""
+    if "bertopic" not in sys.modules:
+        with _without(*HIDDEN):
+            import bertopic  # noqa: F401
+            import bertopic.representation  # noqa: F401
+        # BERTopic resets its logger to WARNING on every fit and warns about steps the workbench
+        # takes on purpose (custom topic lists after outlier reduction, saving without a model).
+        logging.getLogger("BERTopic").addFilter(lambda record: record.levelno >= logging.ERROR)
+    import bertopic
+
+    return bertopic
