@@ -262,8 +262,10 @@ def check_decision(decision) -> str:
 
 
 def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: str,
-           reason: str | None = None) -> int:
-    """Set this reviewer's current decision on each paper; returns how many changed."""
+           reason: str | None = None, on_change=None) -> int:
+    """Set this reviewer's current decision on each paper; returns how many changed.
+    ``on_change(act, paper_id)``: runs in the same action for each changed decision (the
+    screening context of ``_screening``)."""
     decision = check_decision(decision)
     reason = check_reason(reason)
     changed = 0
@@ -276,6 +278,8 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
                 continue
             row = {"decision": decision, "reason": reason, "decided_at": act.at}
             act.put("decisions", key, row, before=before)
+            if on_change is not None:
+                on_change(act, pid)
             if current is not None:
                 current[pid] = row
             changed += 1

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from ..records import DECISIONS
 from ._errors import StoreError, StoreVersionError
+from ._screening import SCHEMA_V3, v2_to_v3
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_VERSION", "db_path", "migrate", "statements"]
+           "SCHEMA_V2", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
@@ -30,7 +31,9 @@ RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {r
 # The CHECK constraint lists the decisions as before: 'include', 'exclude', 'maybe'.
 _DECISION_LIST = ", ".join(f"'{d}'" for d in DECISIONS)
 
-SCHEMA = f"""
+# The tables of schema version 2; a new store is created with them and those of version 3
+# (``_screening``: the screening context of decisions, the log of stopping claims).
+SCHEMA_V2 = f"""
 PRAGMA application_id = {APPLICATION_ID};
 
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -146,23 +149,22 @@ CREATE TABLE history_changes (
     after TEXT,
     PRIMARY KEY (history_id, seq)
 ) WITHOUT ROWID;
-
-PRAGMA user_version = {SCHEMA_VERSION};
 """
+SCHEMA = SCHEMA_V2 + SCHEMA_V3 + f"\nPRAGMA user_version = {SCHEMA_VERSION};\n"
 
 # Tables every current store has: a file without them is damaged or not ours.
 EXPECTED_TABLES = frozenset(
     {
         "meta", "papers", "tag_vocab", "paper_tags", "notes", "decisions", "topic_ids",
         "topic_runs", "run_topics", "run_assignments", "topic_edits", "history",
-        "history_changes",
+        "history_changes", "decision_context", "stopping_claims",
     }
 )
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
     """v1 -> v2: tag vocabulary, per-reviewer decisions, note uids, topic identities, history."""
-    schema_v2 = SCHEMA.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
+    schema_v2 = SCHEMA_V2.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
     # papers keeps its v1 layout; everything else is created afresh and filled from v1.
     for statement in statements(schema_v2):
         if statement.startswith(("CREATE TABLE notes ", "CREATE TABLE decisions ")):
@@ -241,7 +243,7 @@ def _v1_topics_to_run_1(conn: sqlite3.Connection) -> None:
 
 
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
-MIGRATIONS = {1: _v1_to_v2}
+MIGRATIONS = {1: _v1_to_v2, 2: v2_to_v3}
 
 
 def statements(script: str) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import _annotations as ann
 from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
+from . import _screening as screen
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
@@ -250,9 +251,37 @@ class Store:
 
     # ------------------------------------------------------------------ decisions
     @writes
-    def decide(self, id_or_ids, decision: str, reason: str | None = None) -> int:
-        """This reviewer's include / exclude / maybe on one paper or many."""
-        return ann.decide(self._conn, self.reviewer, self._ids(id_or_ids), decision, reason)
+    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
+               model: str | None = None, model_version: str | None = None,
+               bulk: bool | None = None, sampled: bool = False) -> int:
+        """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
+        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
+        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
+        (default: several papers at once); ``sampled`` (drawn at random for a stopping test)."""
+        ids = self._ids(id_or_ids)
+        rows = screen.context_rows(ids, rank, score, model, model_version, bulk, sampled)
+        return ann.decide(self._conn, self.reviewer, ids, decision, reason,
+                          on_change=screen.ContextWriter(self.reviewer, rows, ann.BULK))
+
+    @guarded
+    def screening_records(self, reviewer: str | None = None, *,
+                          everyone: bool = False) -> list[screen.ScreeningRecord]:
+        """Current decisions with how each was made, in the order made: one per paper (this
+        reviewer's, else the latest by anyone), only ``reviewer``'s, or ``everyone``'s."""
+        return screen.records(self._conn, self.reviewer, everyone, reviewer)
+
+    @writes
+    def log_stopping(self, rule: str, claim: str, *, stop: bool, numbers=None,
+                     **counts) -> screen.StoppingClaim:
+        """Log a stopping claim (a log: not undoable). ``counts``: ``papers``, ``read``,
+        ``included``, ``bulk`` (required), ``model``, ``model_version``."""
+        return screen.log_stopping(self._conn, self.reviewer, rule, claim, stop=stop,
+                                       numbers=numbers, **counts)
+
+    @guarded
+    def stopping_claims(self) -> list[screen.StoppingClaim]:
+        """Every logged stopping claim, oldest first."""
+        return screen.claims(self._conn)
 
     @guarded
     def decision(self, id_or_prefix: str, reviewer: str | None = None) -> Decision | None:
