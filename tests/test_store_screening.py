@@ -74,6 +74,18 @@ def test_the_same_decision_again_keeps_the_first_record(store):
     assert store.screening_records()[0].rank == 1
 
 
+def test_reading_a_paper_decided_in_bulk_records_it_as_read_in_its_place(store):
+    store.decide([pid(1), pid(2), pid(3)], "exclude")
+    store.decide(pid(4), "include")
+    assert store.decide(pid(2), "exclude", sampled=True) == 1  # the same decision, now read
+    records = store.screening_records()
+    assert [r.paper_id for r in records] == [pid(1), pid(3), pid(4), pid(2)]
+    assert [(r.bulk, r.sampled) for r in records] == [(True, False), (True, False), (False, False), (False, True)]
+    assert store.decide(pid(2), "exclude") == 0  # read already: nothing new
+    store.undo()
+    assert [r.paper_id for r in store.screening_records() if r.bulk] == [pid(1), pid(2), pid(3)]
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"rank": 0, "model": "m"}, "whole number >= 1"),
     ({"rank": 1.5, "model": "m"}, "whole number >= 1"),

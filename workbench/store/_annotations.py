@@ -265,7 +265,8 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
            reason: str | None = None, on_change=None) -> int:
     """Set this reviewer's current decision on each paper; returns how many changed.
     ``on_change(act, paper_id)``: runs in the same action for each changed decision (the
-    screening context of ``_screening``)."""
+    screening context of ``_screening``); ``on_change.upgrades(act, paper_id)`` says when the
+    same decision again is news (a person read a paper decided in bulk)."""
     decision = check_decision(decision)
     reason = check_reason(reason)
     changed = 0
@@ -274,7 +275,8 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
         for pid in ids:
             key = {"paper_id": pid, "reviewer": reviewer}
             before = current.get(pid) if current is not None else act.get("decisions", key)
-            if before and (before["decision"], before["reason"]) == (decision, reason):
+            if before and (before["decision"], before["reason"]) == (decision, reason) and (
+                    on_change is None or not on_change.upgrades(act, pid)):
                 continue
             row = {"decision": decision, "reason": reason, "decided_at": act.at}
             act.put("decisions", key, row, before=before)

@@ -186,14 +186,26 @@ class ContextWriter:
         self.rows, self.reviewer, self.in_one_read = rows, reviewer, len(rows) > bulk
         self.current: dict | None = None
 
-    def __call__(self, act: Action, pid: str) -> None:
-        if self.in_one_read and self.current is None:  # a map selection: one read, in the action
+    def _before(self, act: Action, pid: str) -> dict | None:
+        if not self.in_one_read:
+            return act.get("decision_context", {"paper_id": pid, "reviewer": self.reviewer})
+        if self.current is None:  # a map selection: one read, inside the action
             self.current = {r[0]: dict(zip(CONTEXT_COLUMNS, r[1:])) for r in act.conn.execute(
                 f"SELECT paper_id, {', '.join(CONTEXT_COLUMNS)} FROM decision_context "
                 "WHERE reviewer = ?", (self.reviewer,))}
-        before = self.current.get(pid) if self.current is not None else ...
+        return self.current.get(pid)
+
+    def upgrades(self, act: Action, pid: str) -> bool:
+        """Whether the same decision again is news: a person now read a paper that was decided
+        in bulk or before the store kept records (so it moves to its place in the reading order)."""
+        if self.rows[pid]["bulk"]:
+            return False
+        before = self._before(act, pid)
+        return before is None or bool(before["bulk"])
+
+    def __call__(self, act: Action, pid: str) -> None:
         act.put("decision_context", {"paper_id": pid, "reviewer": self.reviewer}, self.rows[pid],
-                before=before)
+                before=self._before(act, pid))
 
 
 def _plain(value):
