@@ -19,7 +19,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _search, _themes
+from . import _screening, _search, _stopping, _themes
 from ._text import document_text
 
 __all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
@@ -59,6 +59,7 @@ class Review:
         self._index = {p.id: i for i, p in enumerate(papers)}
         self._texts: list[str] | None = None
         self._haystack: list[str] | None = None
+        self._screening = _screening.ScreeningCache()  # the TF-IDF and the last ranker, kept
 
     def __repr__(self) -> str:
         return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
@@ -329,6 +330,38 @@ class Review:
         Returns a DataFrame: id, title, subtopic, subtopic_label.
         """
         return _themes.recluster(self, ids, min_cluster_size, seed)
+
+    # ------------------------------------------------------------------ screening
+
+    def rank(self, next: int = 10, *, model: str | None = None, seed: int | None = None, by_topic: bool = False,
+             sample: bool = False, reviewer: str | None = None) -> _screening.Ranking:
+        """The next papers to screen, most likely relevant first, with rank, score and why: a model
+        refitted on the store's includes and excludes (a maybe is left out). ``model``: one of
+        ``workbench.screening.MODELS`` (default: the measured best); ``seed``: the build's;
+        ``by_topic``: before a model, one paper per topic; ``sample``: a random sample of the papers
+        no person has read, for the stopping test (read all of it). See :mod:`._screening`."""
+        return _screening.rank(self, self._screening, next, model, seed, by_topic, sample, reviewer)
+
+    def ranker(self, model: str | None = None, seed: int | None = None, reviewer: str | None = None):
+        """The fitted :class:`workbench.screening.Ranker` behind :meth:`rank` (``scores_``, ``explain``)."""
+        return _screening.ranker(self, self._screening, model, seed, reviewer)
+
+    def decide(self, ids, decision: str, reason: str | None = None, *, ranking: _screening.Ranking | None = None,
+               bulk: bool | None = None, reviewer: str | None = None) -> int:
+        """A person's include / exclude / maybe on one paper or many, recorded with the rank, score
+        and model that ``ranking`` showed (none without one); ``bulk``: default, several papers."""
+        return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer)
+
+    def screening_history(self, reviewer: str | None = None):
+        """The decisions in the order made, as a :class:`workbench.screening.ScreeningHistory`."""
+        return _stopping.history(self, reviewer)
+
+    def stopping(self, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100, *,
+                 log: bool = False, reviewer: str | None = None) -> _stopping.StoppingReport:
+        """Relevant papers left (95 % interval) and whether the reviewer may stop: the hypergeometric
+        test at ``target`` recall and ``confidence``, and "``n_in_a_row`` irrelevant in a row" for
+        comparison, counting only papers a person read; ``log``: record the claims in the store."""
+        return _stopping.stopping(self, target, confidence, n_in_a_row, log, reviewer)
 
     # ------------------------------------------------------------------ the report
 
