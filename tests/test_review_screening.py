@@ -76,7 +76,7 @@ def test_the_queue_puts_papers_with_the_includes_words_first(review):
     scores = [p.score for p in ranking]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == 6
     assert ranking.mode == "ranked" and ranking.model == "svm-tfidf" and ranking.model_version.endswith(f"seed={SEED}")
-    a, b, c, n = ranking.papers[:4]
+    a, _, c, n = ranking.papers[:4]
     assert a.why.startswith("words: ") and {"bednet", "mosquito", "malaria"} <= set(a.why[7:].split(", "))
     assert c.why == "words: malaria" and n.why == "no word pushed it up"
     assert ranking.counts == {"papers": 8, "decided": 2, "included": 1, "excluded": 1, "maybe": 0,
@@ -262,7 +262,7 @@ def test_a_claim_is_logged_with_its_rule_numbers_and_counts(review):
 
 
 def test_a_sample_interrupted_by_ranked_reading_counts_as_ordinary_reading(review):
-    ids = start(review)
+    start(review)
     sample = review.rank(next=2, sample=True, model="svm-tfidf")
     review.decide(sample.ids[0], "exclude", ranking=sample)
     ranked = review.rank(next=1, model="svm-tfidf")
