@@ -1,4 +1,6 @@
-"""``workbench rank``, ``simulate`` and ``stopping``, run as a user runs them (a subprocess)."""
+"""``workbench rank``, ``simulate`` and ``stopping``: run as a user runs them (a subprocess), and the
+many error cases in-process through :func:`workbench.cli.main` (the same code, without the
+seconds each new Python process takes to import the workbench)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import sys
 import pytest
 
 import workbench
+from workbench.cli import main
 from workbench.store import Store
 
 from conftest import ROOT, write_seed_file
@@ -47,9 +50,8 @@ def test_simulate_prints_a_table_per_seed_with_the_stopping_rules(tmp_path):
     assert any(line.startswith("100-in-a-row") for line in lines)
 
 
-@pytest.mark.parametrize("suffix, sep", [(".csv", ","), (".tsv", "\t")])
-def test_simulate_json_has_the_means_the_runs_and_where_each_rule_stopped(tmp_path, suffix, sep):
-    path = labelled_csv(tmp_path / f"labelled{suffix}", sep)
+def test_simulate_json_has_the_means_the_runs_and_where_each_rule_stopped(tmp_path):
+    path = labelled_csv(tmp_path / "labelled.csv")
     proc = workbench_cli("simulate", path, "--label-column", "label_included", "--seeds", "3", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -66,50 +68,58 @@ def test_simulate_json_has_the_means_the_runs_and_where_each_rule_stopped(tmp_pa
         assert set(per_run[0]) == {"screened", "recall", "work_saved"}
         assert data["stopping"][rule]["recall"] == pytest.approx(sum(r["recall"] for r in per_run) / 3, abs=1e-4)
         assert data["stopping"][rule]["runs"] == 3
-    again = json.loads(workbench_cli("simulate", path, "--seeds", "3", "--format", "json").stdout)
-    drop = {"seconds"}
-    assert [{k: v for k, v in r.items() if k not in drop} for r in again["runs"]] == [
-        {k: v for k, v in r.items() if k not in drop} for r in data["runs"]], "same seeds, same runs"
 
 
-def test_simulate_with_another_model(tmp_path):
-    proc = workbench_cli("simulate", labelled_csv(tmp_path / "l.csv"), "--seeds", "1", "--model", "nb-tfidf",
-                         "--format", "json")
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["model"] == "nb-tfidf"
+def in_process(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def _error(proc) -> str:
-    assert proc.returncode == 1, (proc.stdout, proc.stderr)
-    return proc.stderr.strip().splitlines()[-1]
+def test_simulate_reads_tsv_the_same_and_same_seeds_give_the_same_runs(tmp_path, capsys):
+    runs = []
+    for path in (labelled_csv(tmp_path / "l.csv"), labelled_csv(tmp_path / "l.tsv", "\t")):
+        code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--format", "json")
+        assert code == 0, err
+        runs.append([{k: v for k, v in run.items() if k != "seconds"} for run in json.loads(out)["runs"]])
+    assert runs[0] == runs[1]
+    code, out, _ = in_process(capsys, "simulate", tmp_path / "l.csv", "--seeds", "1", "--model", "nb-tfidf",
+                              "--format", "json")
+    assert code == 0 and json.loads(out)["model"] == "nb-tfidf"
 
 
-def test_simulate_errors_name_the_file_the_column_and_what_to_do(tmp_path):
+def test_simulate_errors_name_the_file_the_column_and_what_to_do(tmp_path, capsys):
+    def _error(*argv) -> str:
+        code, _, err = in_process(capsys, "simulate", *argv)
+        assert code == 1, err
+        return err.strip().splitlines()[-1]
+
     good = labelled_csv(tmp_path / "l.csv")
-    line = _error(workbench_cli("simulate", good, "--label-column", "included"))
+    line = _error(good, "--label-column", "included")
     assert f"{good}: no column 'included' (its columns: title, abstract, label_included)" in line
     assert "--label-column NAME" in line
     bad = tmp_path / "bad.csv"
     bad.write_text("title,label_included\nA,1\nB,yes\nC,0\n", encoding="utf-8")
-    line = _error(workbench_cli("simulate", bad))
+    line = _error(bad)
     assert f"{bad}: column 'label_included' must hold 0 (excluded) or 1 (included)" in line and "row 2" in line
     assert "'yes'" in line
     empty = tmp_path / "empty.csv"
     empty.write_text("title,label_included\nA,1\nB,\nC,0\n", encoding="utf-8")
-    assert "row 2 under the header is empty" in _error(workbench_cli("simulate", empty))
+    assert "row 2 under the header is empty" in _error(empty)
     one_class = tmp_path / "one.csv"
     one_class.write_text("title,label_included\nA,0\nB,0\n", encoding="utf-8")
-    assert "0 includes and 2 excludes; a simulation needs at least one of each" in _error(workbench_cli("simulate", one_class))
+    assert "0 includes and 2 excludes; a simulation needs at least one of each" in _error(one_class)
     no_text = tmp_path / "notext.csv"
     no_text.write_text("name,label_included\nA,1\nB,0\n", encoding="utf-8")
-    assert "no title or abstract column" in _error(workbench_cli("simulate", no_text))
-    assert "no such file" in _error(workbench_cli("simulate", tmp_path / "missing.csv"))
+    assert "no title or abstract column" in _error(no_text)
+    assert "no such file" in _error(tmp_path / "missing.csv")
     (tmp_path / "refs.bib").write_text("@article{a, title={A}}\n", encoding="utf-8")
-    assert "reads .csv, .tsv or .xlsx tables, not '.bib'" in _error(workbench_cli("simulate", tmp_path / "refs.bib"))
-    line = _error(workbench_cli("simulate", good, "--model", "svm-both"))
+    assert "reads .csv, .tsv or .xlsx tables, not '.bib'" in _error(tmp_path / "refs.bib")
+    line = _error(good, "--model", "svm-both")
     assert "model 'svm-both' ranks on embeddings; add --embedder minilm" in line and "svm-tfidf" in line
-    proc = workbench_cli("simulate", good, "--seeds", "0")
-    assert proc.returncode == 2 and "expected a whole number >= 1, got '0'" in proc.stderr
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", str(good), "--seeds", "0"])
+    assert exit_.value.code == 2 and "expected a whole number >= 1, got '0'" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- rank and stopping
@@ -132,13 +142,18 @@ def copy(built, tmp_path):
     return tmp_path / "review", ids
 
 
+def decide(path, ids) -> None:
+    with Store.open(path) as store:
+        store.decide(ids["Malaria0"], "include")
+        store.decide(ids["Stock1"], "exclude")
+
+
 def test_rank_lists_the_next_papers_with_rank_score_and_why(copy):
     path, ids = copy
     cold = workbench_cli("rank", "--review", path, "--next", "3")
     assert cold.returncode == 0, cold.stderr
     assert "0 of 6 papers decided" in cold.stderr and "a random order (seed 5)" in cold.stderr
-    assert workbench_cli("decide", ids["Malaria0"], "include", "--review", path).returncode == 0
-    assert workbench_cli("decide", ids["Stock1"], "exclude", "--review", path).returncode == 0
+    decide(path, ids)
     proc = workbench_cli("rank", "--review", path, "--next", "2", "--model", "svm-tfidf", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
@@ -153,10 +168,9 @@ def test_rank_lists_the_next_papers_with_rank_score_and_why(copy):
         assert len(store.screening_records()) == 2, "ranking decides nothing"
 
 
-def test_stopping_prints_the_estimate_and_advice_and_logs_the_claims(copy):
+def test_stopping_prints_the_estimate_and_advice_and_logs_the_claims(copy, capsys):
     path, ids = copy
-    for pid, decision in ((ids["Malaria0"], "include"), (ids["Stock1"], "exclude")):
-        assert workbench_cli("decide", pid, decision, "--review", path).returncode == 0
+    decide(path, ids)
     proc = workbench_cli("stopping", "--review", path, "--no-log")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
@@ -173,5 +187,6 @@ def test_stopping_prints_the_estimate_and_advice_and_logs_the_claims(copy):
     with Store.open(path) as store:
         claims = store.stopping_claims()
     assert [c.id for c in claims] == data["logged"] and claims[1].rule == "50 irrelevant in a row"
-    proc = workbench_cli("stopping", "--review", path, "--target", "1.5")
-    assert proc.returncode == 2 and "strictly between 0 and 1" in proc.stderr
+    with pytest.raises(SystemExit):
+        main(["stopping", "--review", str(path), "--target", "1.5"])
+    assert "expected a share strictly between 0 and 1 (e.g. 0.95), got '1.5'" in capsys.readouterr().err
