@@ -22,7 +22,7 @@ from conftest import ROOT, write_seed_file
 def workbench_cli(*argv) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "WORKBENCH_PROGRESS": "0", "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, "-m", "workbench.cli", *map(str, argv)], capture_output=True,
-                          text=True, timeout=300, env=env)
+                          text=True, timeout=300, env=env, check=False)
 
 
 def labelled_csv(path, sep=","):

@@ -10,6 +10,7 @@ none sits between (its score is the model's intercept alone).
 from __future__ import annotations
 
 import shutil
+from html import escape
 from math import comb
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 import workbench
 from workbench.embed.fake import FakeEmbedder
 from workbench.errors import InputError
+from workbench.store import markdown_text
 
 from conftest import write_seed_file
 
@@ -271,3 +273,22 @@ def test_a_sample_interrupted_by_ranked_reading_counts_as_ordinary_reading(revie
     assert not history.sampled.any()
     assert review.stopping().sampled == 0
     np.testing.assert_array_equal(history.labels, [1, 0, 0, 1])
+
+
+def test_the_report_says_how_automation_was_used_and_shows_the_logged_claims(review, tmp_path):
+    ids = start(review)
+    ranking = review.rank(next=3, model="svm-tfidf")
+    review.decide(ranking.ids[0], "include", ranking=ranking)
+    review.decide([ids["D"], ids["F"]], "exclude")
+    report = review.stopping(log=True)
+    written = review.write_report(tmp_path / "report", image=False)
+    text = written["markdown"].read_text(encoding="utf-8")
+    assert "## Screening" in text
+    assert "5 decisions on 8 papers (2 include, 3 exclude) by 2 reviewers: 3 read one by one" in text  # ana started
+    assert "2 decided in bulk" in text
+    assert f"1 decisions were made on papers ranked by a model ({ranking.model_version}: 1)" in text
+    assert "A model never decides" in text
+    html = written["html"].read_text(encoding="utf-8")
+    assert "<h3>Stopping claims logged</h3>" in html
+    for advice in report.advice:
+        assert markdown_text(advice.claim) in text and escape(advice.claim) in html

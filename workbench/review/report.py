@@ -1,6 +1,7 @@
-"""The review report: per topic its label, size, words, representative, included and tagged
-papers and notes; a static map image; Markdown and HTML files and the exports, in the review
-folder. All paper text is escaped in the HTML and shown as text in the Markdown.
+"""The review report: how screening went (decisions, automation, stopping claims), then per
+topic its label, size, words, representative, included and tagged papers and notes; a static
+map image; Markdown and HTML files and the exports, in the review folder. All paper text is
+escaped in the HTML and shown as text in the Markdown.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from ..fsutil import atomic_write_text
 
 from ._review import Review
+from ._screening_report import ScreeningSummary, screening_summary
 
 __all__ = ["TopicSection", "topic_sections", "write_exports", "write_report", "write_static_map"]
 
@@ -56,7 +58,7 @@ def topic_sections(review: Review, store, n_representative: int = 3) -> list[Top
     return sections
 
 
-def _markdown(review: Review, sections: list[TopicSection]) -> str:
+def _markdown(review: Review, sections: list[TopicSection], screening: ScreeningSummary | None = None) -> str:
     """The report as Markdown; paper text is shown as text (HTML and markup escaped)."""
     from ..store import markdown_code as code
     from ..store import markdown_lines as lines_of
@@ -64,6 +66,7 @@ def _markdown(review: Review, sections: list[TopicSection]) -> str:
 
     r = review
     lines = [f"# Review: {md(r.path.name)}", "", f"{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.", ""]
+    lines += screening.markdown(md) if screening else []
     for s in sections:
         lines += [f"## {s.topic}: {md(s.label)} ({s.size} papers)", "", "Top words: " + md(", ".join(s.words)), ""]
         lines += ["Representative papers:", ""] + [f"- {md(t)} ({code(i)})" for i, t in s.representative] + [""]
@@ -79,7 +82,8 @@ def _markdown(review: Review, sections: list[TopicSection]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _html(review: Review, sections: list[TopicSection], image: str | None) -> str:
+def _html(review: Review, sections: list[TopicSection], image: str | None,
+          screening: ScreeningSummary | None = None) -> str:
     r = review
 
     def items(rows):
@@ -94,6 +98,8 @@ def _html(review: Review, sections: list[TopicSection], image: str | None) -> st
     ]
     if image:
         parts.append(f"<img src='{escape(image)}' alt='map of the review' style='max-width:100%'>")
+    if screening:
+        parts.append(screening.html())
     for s in sections:
         parts.append(f"<h2>{s.topic}: {escape(s.label)} ({s.size} papers)</h2>")
         parts.append(f"<p class='words'>{escape(', '.join(s.words))}</p>")
@@ -155,11 +161,12 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
         sections = topic_sections(review, store)
+        screening = screening_summary(review, store)
         written = {}
         if image:
             written["map"] = write_static_map(review, folder / "map.png")
-        atomic_write_text(folder / "report.md", _markdown(review, sections))
-        atomic_write_text(folder / "report.html", _html(review, sections, "map.png" if image else None))
+        atomic_write_text(folder / "report.md", _markdown(review, sections, screening))
+        atomic_write_text(folder / "report.html", _html(review, sections, "map.png" if image else None, screening))
         written.update(markdown=folder / "report.md", html=folder / "report.html")
         written.update(write_exports(store, folder))
     return written
