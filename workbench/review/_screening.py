@@ -66,7 +66,7 @@ class Ranking:
     counts: dict
     seed: int
     row_of: Callable[[str], int] = field(repr=False)
-    ranks: np.ndarray = field(repr=False)  # per row: rank among the undecided, 0 when not ranked
+    queue: np.ndarray = field(repr=False)  # per row: in the ranked queue (undecided, not a maybe)
     scores: np.ndarray | None = field(repr=False)
 
     def __len__(self) -> int:
@@ -86,8 +86,17 @@ class Ranking:
         sampled = self.mode == "sample" and paper_id in self.ids
         if self.scores is None:
             return {"rank": None, "score": None, "model": None, "model_version": None, "sampled": sampled}
-        return {"rank": int(self.ranks[row]) or None, "score": float(self.scores[row]), "model": self.model,
+        return {"rank": self.rank_of(row), "score": float(self.scores[row]), "model": self.model,
                 "model_version": self.model_version, "sampled": sampled}
+
+    def rank_of(self, row: int) -> int | None:
+        """A paper's place in the model's ranking of the queue (ties by row, as the ranker breaks
+        them): one plus the papers ahead of it; None for a paper not in the queue or no model."""
+        if self.scores is None or not self.queue[row]:
+            return None
+        others = self.scores[self.queue]
+        rows = np.flatnonzero(self.queue)
+        return 1 + int((others > self.scores[row]).sum() + ((others == self.scores[row]) & (rows < row)).sum())
 
     def frame(self):
         """One row per paper: rank, id, score, title, why."""
@@ -184,20 +193,19 @@ def rank(review, cache: ScreeningCache, n: int = 10, model: str | None = None, s
         decided = Decided.of(review, store.screening_records())
     ranker = fitted_ranker(review, cache, decided, model, seed)
     ranked = ranker.mode_ == "ranked"
-    ranks = np.zeros(len(review), dtype=np.int64)
-    if ranked:
-        order = ranker.ranking(skip=decided.maybe)
-        ranks[order] = np.arange(1, len(order) + 1)
+    queue = ~ranker.decided_  # a new array
+    queue[decided.maybe] = False
     if sample:
         rows, mode = _sample(len(review), decided, n, seed), "sample"
     else:
         groups = review.labels if by_topic else None
         rows, mode = ranker.next(n, groups=groups, skip=decided.maybe), "ranked" if ranked else "cold"
-    papers = [RankedPaper(review.papers[r].id, review.papers[r].title, int(ranks[r]) or None,
-                          float(ranker.scores_[r]) if ranked else None, _why(review, ranker, int(r), mode, by_topic, seed))
-              for r in rows]
-    return Ranking(papers, mode, ranker.name if ranked else None, ranker.version if ranked else None,
-                   decided.counts(len(review)), seed, review.row, ranks, ranker.scores_ if ranked else None)
+    ranking = Ranking([], mode, ranker.name if ranked else None, ranker.version if ranked else None,
+                      decided.counts(len(review)), seed, review.row, queue, ranker.scores_ if ranked else None)
+    ranking.papers = [RankedPaper(review.papers[r].id, review.papers[r].title, ranking.rank_of(int(r)),
+                                  float(ranker.scores_[r]) if ranked else None,
+                                  _why(review, ranker, int(r), mode, by_topic, seed)) for r in rows]
+    return ranking
 
 
 def _sample(n_papers: int, decided: Decided, n: int, seed: int) -> np.ndarray:
