@@ -240,6 +240,13 @@ def test_the_estimate_and_its_interval_counting_only_papers_a_person_read(review
     assert history.bulk.tolist() == [False, False, False, False, True, True] and history.n_unread == 4
 
 
+def test_before_anything_is_read_the_report_says_so(review):
+    report = review.stopping()
+    assert report.lines()[1] == "estimate: nothing read by a person yet"
+    assert report.to_dict()["estimate"]["point"] is None and not report.stop
+    assert (report.estimate.low, report.estimate.high) == (0, 8)
+
+
 def test_a_claim_is_logged_with_its_rule_numbers_and_counts(review):
     ids = start(review)
     for name in ("A", "C", "N", "D"):

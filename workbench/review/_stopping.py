@@ -63,7 +63,8 @@ class StoppingReport:
         sample = f", {self.sampled} of them in a random sample" if self.sampled else ""
         counts = (f"{self.decided} of {self.papers} papers decided: {self.read} read by a person{sample} "
                   f"({self.relevant} relevant: include or maybe), {self.bulk} decided in bulk (counted as unread)")
-        lines = [counts, f"estimate: {self.estimate}"]
+        estimate = self.estimate if self.read else "nothing read by a person yet"
+        lines = [counts, f"estimate: {estimate}"]
         first, *others = self.advice
         lines.append(f"advice ({first.rule}): {'you may stop' if first.stop else 'keep screening'}: {first.claim}")
         lines += [f"for comparison ({a.rule}): {'would stop' if a.stop else 'would not stop yet'}: {a.claim}"
@@ -77,6 +78,8 @@ class StoppingReport:
 
     def to_dict(self) -> dict:
         out = asdict(self)
+        if out["estimate"]["point"] != out["estimate"]["point"]:  # NaN: nothing read yet (not JSON)
+            out["estimate"]["point"] = None
         out["logged"] = [c.id for c in self.logged]
         out["stop"] = self.stop
         return out
