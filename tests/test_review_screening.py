@@ -196,6 +196,7 @@ def test_a_random_sample_draws_from_papers_no_one_read_and_is_recorded_as_such(r
     review.decide([ids["D"], ids["F"]], "exclude")  # in bulk: still unread
     sample = review.rank(next=10, sample=True, model="svm-tfidf")
     assert sample.mode == "sample" and sorted(names(review, sample)) == ["A", "B", "C", "D", "F", "N"]
+    assert {p.why for p in sample} == {"drawn at random from the papers no one has read (a stopping sample)"}
     assert review.rank(next=10, sample=True, model="svm-tfidf").ids == sample.ids, "repeatable"
     review.decide(ids["D"], "exclude", ranking=sample)  # the same decision, now read
     with review.store() as store:

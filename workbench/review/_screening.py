@@ -218,9 +218,9 @@ def _sample(n_papers: int, decided: Decided, n: int, seed: int) -> np.ndarray:
 
 
 def _why(review, ranker: Ranker, row: int, mode: str, by_topic: bool, seed: int) -> str:
+    if mode == "sample":
+        return "drawn at random from the papers no one has read (a stopping sample)"
     if ranker.mode_ != "ranked":
-        if mode == "sample":
-            return "drawn at random from the papers no one has read (a stopping sample)"
         if by_topic:
             return f"one paper per topic until the first include and exclude: {review.topic_labels().get(review.labels[row], 'Unassigned')}"
         return f"random order (seed {seed}) until the first include and exclude"
