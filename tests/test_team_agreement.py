@@ -66,7 +66,7 @@ def test_rare_includes_kappa_low_ac1_high_two_point_scale():
     assert cohen_kappa(a, b, scale).value == pytest.approx(float((observed - kappa_chance) / (1 - kappa_chance)))
     assert cohen_kappa(a, b, scale).value == pytest.approx(cohen_kappa_score(a, b))
     assert gwet_ac1(a, b, scale).value == pytest.approx(float((observed - ac1_chance) / (1 - ac1_chance)))
-    assert gwet_ac1(a, b, scale).value > 0.9 > 0.4 > cohen_kappa(a, b, scale).value
+    assert gwet_ac1(a, b, scale).value > 0.9 and cohen_kappa(a, b, scale).value < 0.4
 
 
 def test_krippendorff_nominal_example_with_missing_values():

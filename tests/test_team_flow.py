@@ -34,9 +34,9 @@ FULL_TEXT = [
 
 
 def counts(**kw):
-    args = dict(records=RECORDS, databases={"PubMed": 10, "Scopus": 5}, duplicates_removed=3,
-                title_abstract=classify(TITLE_ABSTRACT, TA_FINALS),
-                full_text=classify(FULL_TEXT, reasons_must_match=True), ranked={"p5", "p6", "p1"}) | kw
+    args = {"records": RECORDS, "databases": {"PubMed": 10, "Scopus": 5}, "duplicates_removed": 3,
+            "title_abstract": classify(TITLE_ABSTRACT, TA_FINALS),
+            "full_text": classify(FULL_TEXT, reasons_must_match=True), "ranked": {"p5", "p6", "p1"}} | kw
     return prisma_counts(**args)
 
 

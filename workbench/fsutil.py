@@ -23,8 +23,8 @@ from pathlib import Path
 from .errors import StoreError
 
 __all__ = [
-    "Mount",
     "NETWORK_FILESYSTEMS",
+    "Mount",
     "NetworkFilesystemError",
     "atomic_write_text",
     "default_file_mode",

@@ -16,6 +16,7 @@ import os
 import secrets
 import textwrap
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from ..fsutil import atomic_write_text
@@ -157,7 +158,7 @@ def _phases(lay: Layout) -> list[tuple[str, float, float]]:
 
 def _arrow(ax, points: list[tuple[float, float]]) -> None:
     """A line through ``points`` with an arrowhead at the last one."""
-    for (x0, y0), (x1, y1) in zip(points[:-2], points[1:-1]):
+    for (x0, y0), (x1, y1) in pairwise(points[:-1]):
         ax.plot([x0, x1], [y0, y1], color="black", linewidth=1, solid_capstyle="butt")
     ax.annotate("", xy=points[-1], xytext=points[-2],
                 arrowprops={"arrowstyle": "-|>", "color": "black", "linewidth": 1, "shrinkA": 0, "shrinkB": 0})
@@ -167,7 +168,7 @@ def _arrows(ax, lay: Layout) -> None:
     mid_x = {col: left + BOX_IN / 2 for col, left in lay.x.items()}
     mid_y = {row: top + lay.height[row] / 2 for row, top in lay.y.items()}
     down = ["ident", "screened", "sought", "assessed", "included"] + (["total"] if "total" in lay.y else [])
-    for upper, lower in zip(down, down[1:]):
+    for upper, lower in pairwise(down):
         _arrow(ax, [(mid_x["main"], lay.y[upper] + lay.height[upper]), (mid_x["main"], lay.y[lower])])
     for row in ("ident", "screened", "sought", "assessed"):
         _arrow(ax, [(lay.x["main"] + BOX_IN, mid_y[row]), (lay.x["main_side"], mid_y[row])])

@@ -209,8 +209,8 @@ class AgreementReport:
         """One line per pair (e.g. ``ana vs ben: 40 papers screened by both; raw agreement 0.90,
         Cohen's kappa 0.62, Gwet's AC1 0.85``), then alpha; what ``workbench agreement`` prints."""
         if len(self.reviewers) < 2:
-            return [f"{len(self.reviewers)} reviewer(s) screened {self.papers} papers: "
-                    "agreement needs two reviewers on the same papers"]
+            who = f"{len(self.reviewers)} reviewer(s) screened {self.papers} papers"
+            return [f"{who}: agreement needs two reviewers on the same papers"]
         return [str(p) for p in self.pairs] + [f"all {len(self.reviewers)} reviewers: {self.alpha}"]
 
     def to_frame(self):

@@ -105,9 +105,9 @@ def _status(votes: tuple[Vote, ...], final, required: int, reasons_must_match: b
         return AWAITING
     if len({v.decision for v in votes}) > 1:
         return CONFLICT
-    if reasons_must_match and votes[0].decision == "exclude":
-        if not all(_same_reason(v.reason, votes[0].reason) for v in votes):
-            return CONFLICT
+    same_reasons = all(_same_reason(v.reason, votes[0].reason) for v in votes)
+    if reasons_must_match and votes[0].decision == "exclude" and not same_reasons:
+        return CONFLICT
     return AGREED
 
 

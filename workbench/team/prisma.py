@@ -198,17 +198,17 @@ def _arithmetic(c: PrismaCounts) -> list[tuple[str, str]]:
 def _bounds(c: PrismaCounts) -> list[tuple[str, str]]:
     problems = []
     if c.excluded_ranked is not None and c.excluded_ranked > c.records_excluded:
-        problems.append(("Records excluded", f"{c.excluded_ranked} excluded in ranked order, "
-                                             f"but only {c.records_excluded} excluded"))
+        why = f"{c.excluded_ranked} excluded in ranked order, but only {c.records_excluded} excluded"
+        problems.append(("Records excluded", why))
     if c.studies_included > c.included_reports:
-        problems.append(("Studies included in review", f"{c.studies_included} studies from only "
-                                                       f"{c.included_reports} reports"))
+        why = f"{c.studies_included} studies from only {c.included_reports} reports"
+        problems.append(("Studies included in review", why))
     if c.other is not None:
         o = c.other
         if o.assessed != o.sought - o.not_retrieved:
-            problems.append(("Reports assessed for eligibility (other methods)",
-                             f"assessed {o.assessed}, but sought {o.sought} - not retrieved {o.not_retrieved} "
-                             f"= {o.sought - o.not_retrieved}"))
+            expected = o.sought - o.not_retrieved
+            why = f"assessed {o.assessed}, but sought {o.sought} - not retrieved {o.not_retrieved} = {expected}"
+            problems.append(("Reports assessed for eligibility (other methods)", why))
         if o.sought > _total(o.identified):
             problems.append(("Reports sought for retrieval (other methods)",
                              f"{o.sought} sought, but only {_total(o.identified)} identified"))
