@@ -241,3 +241,41 @@ def test_the_map_takes_colours_by_topic_id(review, tmp_path):
     for t in topics[:3]:
         rgb = np.array([int(colours[t][i:i + 2], 16) / 255 for i in (1, 3, 5)])
         assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 20, f"topic {t}'s points in {colours[t]}"
+
+
+def test_stopping_claims_are_logged_in_the_store_and_the_latest_is_in_the_report(review):
+    advice = {"rule": "hypergeometric", "stop": True,
+              "claim": "recall >= 95 %  with 95 % confidence <b>", "numbers": {"p": 0.031, "n_read": 40}}
+    with review.store("ana") as s:
+        assert s.stopping_claims() == []
+        s.log_stopping_claim({"rule": "irrelevant-in-a-row", "stop": False, "claim": "12 of 50 in a row",
+                              "numbers": {"run": 12}})
+        logged = s.log_stopping_claim(advice)
+        assert s.history(limit=1)[0].summary == "stopping claim (hypergeometric): recall >= 95 % with 95 % confidence <b>"
+        claims = s.stopping_claims()
+    assert [c.rule for c in claims] == ["irrelevant-in-a-row", "hypergeometric"]
+    assert claims[-1] == logged and logged.reviewer == "ana" and logged.numbers == {"p": 0.031, "n_read": 40}
+    assert logged.claim == "recall >= 95 % with 95 % confidence <b>" and logged.stop is True
+    written = review.write_report(image=False, reviewer="ana")
+    md = written["markdown"].read_text(encoding="utf-8")
+    expected = (f"Stopping rule (hypergeometric, {logged.at[:10]}, ana): may stop. "
+                "recall >= 95 % with 95 % confidence <b>")
+    assert md.count("Stopping rule (") == 1
+    assert expected in _Text.of(_markdown_as_html(md)).text
+    assert expected in _Text.of(written["html"].read_text(encoding="utf-8")).text
+    with review.store("ana") as s:
+        s.undo()
+        assert [c.rule for c in s.stopping_claims()] == ["irrelevant-in-a-row"]
+
+
+@pytest.mark.parametrize("advice, match", [
+    ("stop now", "expected a mapping"),
+    ({"rule": "hypergeometric", "stop": "yes", "claim": "x"}, "stop \\(True or False\\)"),
+    ({"rule": "hypergeometric", "stop": True, "claim": "  "}, "not blank"),
+    ({"rule": "hypergeometric", "stop": True, "claim": "x", "numbers": {"p": float("nan")}}, "cannot be kept as JSON"),
+])
+def test_a_malformed_stopping_claim_is_refused_and_nothing_is_logged(review, advice, match):
+    with Store.open(review.path, reviewer="ana") as store:
+        with pytest.raises(AnnotationInputError, match=match):
+            store.log_stopping_claim(advice)
+        assert store.stopping_claims() == []

@@ -1,7 +1,7 @@
 """What the review's report says, gathered once from the review and its store.
 
 :func:`report_content` reads everything the report shows into plain records: the title, the
-screening counts per reviewer, the included, excluded and maybe papers of the store's reviewer
+screening counts per reviewer, the latest stopping claim, the included, excluded and maybe papers of the store's reviewer
 with their reasons, notes and the other reviewers' decisions, and one section per topic. The
 Markdown and the HTML (``_report_render``) are both written from these records, so they say the
 same. Only papers of the review count; decisions on papers that left the corpus are counted
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..records import DECISIONS
+from ..store import StoppingClaim
 from ._review import Review
 
 __all__ = ["Counts", "DecidedPaper", "PaperNote", "ReportContent", "TopicSection", "report_content",
@@ -88,6 +89,7 @@ class ReportContent:
     sections: list[TopicSection]
     disagreements: int = 0  # papers on which the reviewers' decisions differ
     orphaned: int = 0  # decisions on papers no longer in the review
+    stopping: StoppingClaim | None = None  # the latest logged stopping claim
 
 
 def review_title(review: Review, store) -> str:
@@ -115,6 +117,7 @@ def report_content(review: Review, store, n_representative: int = 3) -> ReportCo
         sections=sections,
         disagreements=sum(len({d.decision for d in ds}) > 1 for ds in by_paper.values()),
         orphaned=len(every) - len(decisions),
+        stopping=(store.stopping_claims() or [None])[-1],
     )
 
 

@@ -52,6 +52,10 @@ def _remarks(c: ReportContent) -> list[str]:
                    f"write the report as {' or '.join(others)} to list theirs.")
     if c.orphaned:
         out.append(f"{c.orphaned} decisions are on papers no longer in the review (not counted).")
+    if c.stopping is not None:
+        s = c.stopping
+        verdict = "may stop" if s.stop else "not yet: keep screening"
+        out.append(f"Stopping rule ({s.rule}, {s.at[:10]}, {s.reviewer}): {verdict}. {s.claim}")
     return out
 
 

@@ -39,7 +39,7 @@ from ._reports import (
 )
 from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION
-from ._settings import SETTINGS
+from ._settings import SETTINGS, StoppingClaim
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -58,6 +58,7 @@ __all__ = [
     "NotAStoreError",
     "Note",
     "Store",
+    "StoppingClaim",
     "StoreError",
     "StoreVersionError",
     "SyncReport",

@@ -1,19 +1,29 @@
-"""The review's settings: values kept in the store's ``meta`` table, one row each.
+"""The review's settings and its log of stopping claims, kept in the store's ``meta`` table.
 
 A setting lives at the key ``setting:<name>``; setting or clearing one is a user action with
 its own history entry, which undo takes back. Only the names in :data:`SETTINGS` exist, so a
 typo is an error instead of a value nobody reads.
+
+A stopping claim (what a screening stopping rule allows the reviewer to write, e.g. "recall >=
+95 % with 95 % confidence", with the rule and its numbers: ``StoppingAdvice.to_dict()`` of
+``workbench.screening``) is logged at the key ``stopping-claim:<time>:<reviewer>`` as JSON
+(with the time and reviewer), one row per claim and one action in the history each;
+:func:`read_stopping_claims` gives them back, oldest first, for the report.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ._errors import AnnotationInputError
 from ._history import Action
 
-__all__ = ["SETTINGS", "read_settings", "set_setting"]
+__all__ = ["SETTINGS", "StoppingClaim", "log_stopping_claim", "read_settings", "read_stopping_claims",
+           "set_setting"]
 
 #: name -> what it is (shown by ``workbench title --help`` and in errors).
 SETTINGS = {
@@ -56,3 +66,62 @@ def set_setting(conn: sqlite3.Connection, reviewer: str, name: str, value) -> st
         act.put("meta", {"key": _PREFIX + name}, None if value is None else {"value": value})
         act.summary = f"{name} set to {value!r}" if value is not None else f"{name} back to its default"
     return value
+
+
+# ----------------------------------------------------------------------------- stopping claims
+
+_CLAIM = "stopping-claim:"
+
+
+@dataclass(frozen=True)
+class StoppingClaim:
+    """A stopping rule's verdict as logged: when, by whom, the rule, whether it says stop, the
+    claim in words and the rule's numbers."""
+
+    at: str
+    reviewer: str
+    rule: str
+    stop: bool
+    claim: str
+    numbers: dict = field(default_factory=dict)
+
+
+def _check_claim(advice) -> dict:
+    """rule, stop, claim and numbers of ``advice`` as the log keeps them, or a one-line error."""
+    if hasattr(advice, "to_dict"):
+        advice = advice.to_dict()
+    expected = ("expected a mapping with rule (text), stop (True or False), claim (text, not "
+                "blank) and numbers (a mapping), as StoppingAdvice.to_dict() gives")
+    if not isinstance(advice, Mapping):
+        raise AnnotationInputError(f"stopping claim {advice!r}: {expected}")
+    rule, stop, claim, numbers = (advice.get(k) for k in ("rule", "stop", "claim", "numbers"))
+    numbers = {} if numbers is None else numbers
+    if not (isinstance(rule, str) and isinstance(stop, bool) and isinstance(claim, str)
+            and claim.strip() and isinstance(numbers, Mapping)):
+        raise AnnotationInputError(f"stopping claim {dict(advice)!r}: {expected}")
+    try:
+        numbers = json.loads(json.dumps(dict(numbers), allow_nan=False))
+    except (TypeError, ValueError) as err:
+        raise AnnotationInputError(f"stopping claim numbers {numbers!r} cannot be kept as JSON "
+                                   f"({err}); give plain numbers, text and lists") from err
+    return {"rule": rule, "stop": stop, "claim": " ".join(claim.split()), "numbers": numbers}
+
+
+def log_stopping_claim(conn: sqlite3.Connection, reviewer: str, advice) -> StoppingClaim:
+    """Log one stopping rule's verdict (a mapping or an object with ``to_dict()``)."""
+    entry = _check_claim(advice)
+    with Action(conn, reviewer, "stopping-claim") as act:
+        act.put("meta", {"key": f"{_CLAIM}{act.at}:{reviewer}"},
+                {"value": json.dumps({"at": act.at, "reviewer": reviewer, **entry},
+                                     sort_keys=True, ensure_ascii=False)})
+        act.summary = f"stopping claim ({entry['rule']}): {entry['claim']}"
+    return StoppingClaim(act.at, reviewer, **entry)
+
+
+def read_stopping_claims(conn: sqlite3.Connection) -> list[StoppingClaim]:
+    """Every logged stopping claim, oldest first."""
+    rows = conn.execute("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
+                        (len(_CLAIM), _CLAIM)).fetchall()
+    fields = ("at", "reviewer", "rule", "stop", "claim", "numbers")
+    return [StoppingClaim(**{k: v for k, v in json.loads(value).items() if k in fields})
+            for _, value in rows]

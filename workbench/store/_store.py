@@ -284,6 +284,16 @@ class Store:
         action in the history; returns the value kept (white space folded)."""
         return _settings.set_setting(self._conn, self.reviewer, name, value)
 
+    @writes
+    def log_stopping_claim(self, advice) -> _settings.StoppingClaim:
+        """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
+        return _settings.log_stopping_claim(self._conn, self.reviewer, advice)
+
+    @guarded
+    def stopping_claims(self) -> list[_settings.StoppingClaim]:
+        """Every logged stopping claim, oldest first (the report shows the latest)."""
+        return _settings.read_stopping_claims(self._conn)
+
     # ------------------------------------------------------------------ history
     @guarded
     def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
