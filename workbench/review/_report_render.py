@@ -42,20 +42,25 @@ def _row(counts: Counts, first: bool, several: bool) -> list[str]:
     return [who, *(str(n) for n in (counts.screened, counts.include, counts.exclude, counts.maybe, counts.undecided))]
 
 
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
 def _remarks(c: ReportContent) -> list[str]:
     out = []
     others = [k.reviewer for k in c.counts[1:]]
     if others:
-        out.append(f"The reviewers' decisions differ on {c.disagreements} papers.")
+        out.append(f"The reviewers' decisions differ on {_n(c.disagreements, 'paper', 'papers')}.")
     if others and c.counts[0].screened == 0:
         out.append(f"{c.reviewer} has not screened any paper yet, so the lists below are empty; "
                    f"write the report as {' or '.join(others)} to list theirs.")
     if c.orphaned:
-        out.append(f"{c.orphaned} decisions are on papers no longer in the review (not counted).")
+        out.append(f"{_n(c.orphaned, 'decision is on a paper', 'decisions are on papers')} no longer "
+                   "in the review (not counted).")
     if c.stopping is not None:
         s = c.stopping
-        verdict = "may stop" if s.stop else "not yet: keep screening"
-        out.append(f"Stopping rule ({s.rule}, {s.at[:10]}, {s.reviewer}): {verdict}. {s.claim}")
+        out.append(f"Stopping rule ({s.rule}, logged {s.at[:10]} by {s.reviewer}): "
+                   f"{'may stop' if s.stop else 'keep screening'}. {s.claim}")
     return out
 
 
