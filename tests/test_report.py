@@ -7,14 +7,13 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import workbench
 from workbench.cli import main
 from workbench.errors import InputError
 from workbench.review.report import label_colours, report_content, write_static_map
 from workbench.store import AnnotationInputError, Store
-
-from conftest import ROOT
 
 EVIL = "<script>alert('x')</script> *bold* `tick` | pipe [link](http://x) # not a heading"
 
@@ -56,7 +55,7 @@ class _Text(HTMLParser):
         super().__init__()
         self.parts, self.headings, self.codes, self.stack, self.in_body = [], [], [], [], False
 
-    BLOCKS = {"p", "li", "ul", "h1", "h2", "h3", "h4", "table", "tr", "th", "td", "blockquote"}
+    BLOCKS = frozenset({"p", "li", "ul", "h1", "h2", "h3", "h4", "table", "tr", "th", "td", "blockquote"})
 
     def handle_starttag(self, tag, attrs):
         self.in_body |= tag == "body"
@@ -145,11 +144,11 @@ def test_one_reviewer_gets_one_row_and_per_topic_screening(review):
 def test_decided_papers_are_listed_with_their_reasons_notes_and_the_other_reviewers(review):
     ids = _annotate(review)
     md = review.write_report(image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
-    sections = {m.group(1): m.group(2) for m in re.finditer(r"^## (\w+) \(\d+\)\n(.*?)(?=^## )", md, re.M | re.S)}
+    sections = {m.group(1): m.group(2) for m in re.finditer(r"^## (\w+) \(\d+\)\n(.*?)(?=^## )", md, re.MULTILINE | re.DOTALL)}
     assert set(sections) == {"Included", "Excluded", "Maybe"}
     with Store.open(review.path) as store:
         for heading, decision in (("Included", "include"), ("Excluded", "exclude"), ("Maybe", "maybe")):
-            listed = re.findall(r"^- .*?\(`(\w+)`\)", sections[heading], re.M)
+            listed = re.findall(r"^- .*?\(`(\w+)`\)", sections[heading], re.MULTILINE)
             mine = [pid for pid in review.ids if (d := store.decision(pid, reviewer="ana")) and d.decision == decision]
             assert listed == mine, heading
     assert sections["Included"].count("Reason: on topic") == 4
@@ -196,7 +195,7 @@ def test_markdown_and_html_say_the_same(review):
 
 def test_the_title_is_a_setting_of_the_review(review, capsys):
     path = str(review.path)
-    heading = lambda: review.write_report(image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]  # noqa: E731
+    heading = lambda: review.write_report(image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]
     assert heading() == "# my review", "default: the folder's name"
     assert main(["title", "A  survey of", "RLHF", "--review", path, "--reviewer", "ana"]) == 0
     assert "'A survey of RLHF'" in capsys.readouterr().out

@@ -28,8 +28,8 @@ def title(args, store: Store) -> Reply:
         return Reply([f"title: {kept!r}"])
     kept = store.settings().get("title")
     if kept is None:
-        return Reply([f"title: {_default(store)!r} (the default: the review folder's name; "
-                      "set one with `workbench title TEXT`)"])
+        return Reply([(f"title: {_default(store)!r} (the default: the review folder's name; "
+                       "set one with `workbench title TEXT`)")])
     return Reply([f"title: {kept!r}"])
 
 

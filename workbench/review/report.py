@@ -19,7 +19,13 @@ import os
 from pathlib import Path
 
 from ..fsutil import atomic_write_text
-from ._report_content import ReportContent, TopicSection, report_content, review_title, topic_sections
+from ._report_content import (
+    ReportContent,
+    TopicSection,
+    report_content,
+    review_title,
+    topic_sections,
+)
 from ._report_map import label_colours, write_static_map
 from ._report_render import to_html, to_markdown
 from ._review import Review

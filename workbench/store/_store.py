@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _destination, _history, _import, _papers, _settings, _topics, _vocab
+from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
+from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
@@ -276,23 +277,23 @@ class Store:
     @guarded
     def settings(self) -> dict[str, str]:
         """The review's settings that are set, e.g. ``{"title": "..."}`` (see ``SETTINGS``)."""
-        return _settings.read_settings(self._conn)
+        return settings_log.read_settings(self._conn)
 
     @writes
     def set_setting(self, name: str, value: str | None) -> str | None:
         """Set one of the review's settings (None or blank: back to its default), as one
         action in the history; returns the value kept (white space folded)."""
-        return _settings.set_setting(self._conn, self.reviewer, name, value)
+        return settings_log.set_setting(self._conn, self.reviewer, name, value)
 
     @writes
-    def log_stopping_claim(self, advice) -> _settings.StoppingClaim:
+    def log_stopping_claim(self, advice) -> settings_log.StoppingClaim:
         """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
-        return _settings.log_stopping_claim(self._conn, self.reviewer, advice)
+        return settings_log.log_stopping_claim(self._conn, self.reviewer, advice)
 
     @guarded
-    def stopping_claims(self) -> list[_settings.StoppingClaim]:
+    def stopping_claims(self) -> list[settings_log.StoppingClaim]:
         """Every logged stopping claim, oldest first (the report shows the latest)."""
-        return _settings.read_stopping_claims(self._conn)
+        return settings_log.read_stopping_claims(self._conn)
 
     # ------------------------------------------------------------------ history
     @guarded
