@@ -249,7 +249,7 @@ def test_report_files(session):
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
-    assert md.startswith("# Review:") and "Representative papers" in md and "Included:" in md
+    assert md.startswith("# ") and "Representative papers" in md and "## Included (1)" in md
 
 
 def test_state_classes_do_not_import_ipywidgets():

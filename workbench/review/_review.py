@@ -332,9 +332,11 @@ class Review:
 
     # ------------------------------------------------------------------ the report
 
-    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None) -> dict[str, Path]:
+    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
+                     title: str | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:
-        ``<review>/report``); returns what was written."""
+        ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
+        title (kept in the store, like ``workbench title``). Returns what was written."""
         from .report import write_report
 
-        return write_report(self, folder, image=image, reviewer=reviewer)
+        return write_report(self, folder, image=image, reviewer=reviewer, title=title)

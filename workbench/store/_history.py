@@ -29,6 +29,7 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "topic_edits": (
         ("id",), ("kind", "tid", "into_tid", "paper_id", "label", "reviewer", "created_at")
     ),
+    "meta": (("key",), ("value",)),  # the review's settings (``_settings``)
     "papers": (
         ("id",),
         ("title", "abstract", "authors", "year", "doi", "venue", "url", "keywords",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import _annotations as ann
 from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
+from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
@@ -266,6 +267,33 @@ class Store:
     def decisions(self, id_or_prefix: str) -> list[Decision]:
         """Every reviewer's current decision on a paper."""
         return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
+
+    @guarded
+    def every_decision(self) -> list[Decision]:
+        """Every reviewer's current decision on every paper, in one read."""
+        return ann.every_decision(self._conn)
+
+    # ------------------------------------------------------------------ settings
+    @guarded
+    def settings(self) -> dict[str, str]:
+        """The review's settings that are set, e.g. ``{"title": "..."}`` (see ``SETTINGS``)."""
+        return settings_log.read_settings(self._conn)
+
+    @writes
+    def set_setting(self, name: str, value: str | None) -> str | None:
+        """Set one of the review's settings (None or blank: back to its default), as one
+        action in the history; returns the value kept (white space folded)."""
+        return settings_log.set_setting(self._conn, self.reviewer, name, value)
+
+    @writes
+    def log_stopping_claim(self, advice) -> settings_log.StoppingClaim:
+        """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
+        return settings_log.log_stopping_claim(self._conn, self.reviewer, advice)
+
+    @guarded
+    def stopping_claims(self) -> list[settings_log.StoppingClaim]:
+        """Every logged stopping claim, oldest first (the report shows the latest)."""
+        return settings_log.read_stopping_claims(self._conn)
 
     # ------------------------------------------------------------------ history
     @guarded
