@@ -36,6 +36,7 @@ mark.wb-distinct { background: #fdd0a2; }
 .jupyter-button.wb-tag-off { background: #fff; color: #444; border: 1px dashed #8a8a8a; }
 .jupyter-button.wb-decision-off { background: #f4f4f4; color: #333; }
 .jupyter-button.wb-decision-on { font-weight: 700; outline: 3px solid #222; outline-offset: -3px; }
+.wb-screen .wb-abstract { max-height: 40vh; overflow-y: auto; padding-right: 6px; }
 .wb-banner { background: #fff4d6; border: 1px solid #e5c46b; border-radius: 4px; padding: 4px 8px; font-size: 13px; }
 </style>
 """

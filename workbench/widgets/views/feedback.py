@@ -78,12 +78,12 @@ class Act:
     def __init__(self, description: str, icon: str = "", tooltip: str = "", style: str = "",
                  busy_text: str | None = None):
         self.button = W.Button(description=description, icon=icon, tooltip=tooltip or description,
-                               button_style=style, layout=W.Layout(width="auto", min_width="fit-content"))
+                               button_style=style, layout=W.Layout(width="auto", flex="0 0 auto"))
         self.busy_text = busy_text or description.lower()
-        self.yes = W.Button(button_style="warning", layout=W.Layout(width="auto"))
-        self.no = W.Button(description="Cancel", layout=W.Layout(width="auto"))
-        self.confirm = W.HBox([self.yes, self.no], layout=W.Layout(display="none"))
-        self.line = Line()
+        self.yes = W.Button(button_style="warning", layout=W.Layout(width="auto", flex="0 0 auto"))
+        self.no = W.Button(description="Cancel", layout=W.Layout(width="auto", flex="0 0 auto"))
+        self.confirm = W.HBox([self.yes, self.no], layout=W.Layout(display="none", flex="0 0 auto"))
+        self.line = Line(layout=W.Layout(flex="1 1 auto", min_width="8rem"))
         self.widget = W.HBox([self.button, self.confirm, self.line], layout=W.Layout(align_items="center"))
         self._pending = None
         self.yes.on_click(lambda _: self._confirmed())

@@ -87,12 +87,16 @@ class ScreenView:
         self.note_act.on_click(self.on_note)
         self.keys.submit(self.note, "note", self.on_note)
 
-        self.widget = view_frame([
-            W.HBox([self.show, self.topic, self.search, self.filter_act.widget, self.reload_act.widget]),
+        bar = W.VBox([  # the abstract scrolls in its box, so these stay in view
             W.HBox([self.prev_button, self.next_button, self.undo_act.widget, self.progress, self.progress_label],
                    layout=W.Layout(align_items="center")),
-            key_help(HELP),
             W.HBox([*self.decision_buttons.values(), self.reason, self.decision_line], layout=W.Layout(align_items="center")),
+            key_help(HELP),
+        ])
+        self.widget = view_frame([
+            W.HBox([self.show, self.topic, self.search, self.filter_act.widget, self.reload_act.widget],
+                   layout=W.Layout(flex_flow="row wrap")),
+            bar,
             self.card,
             self.tags_box,
             W.HBox([self.new_tag, self.add_tag_act.widget]),
