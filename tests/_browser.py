@@ -93,6 +93,12 @@ def said(page, text: str, timeout: float = 60, scope=None) -> str:
 status = said  # the name the older tests use
 
 
+def forget_answers(scope) -> None:
+    """Take the answers shown in ``scope`` (a locator) off the page, so that :func:`said` waits
+    for the next one rather than reading an earlier one with the same words."""
+    scope.locator(".wb-ok, .wb-err").evaluate_all("els => els.forEach(e => e.remove())")
+
+
 def lasso(page) -> int:
     """Drag a box over the middle 70 % of the first map on the page; returns how many papers the
     view then says are selected."""

@@ -30,6 +30,8 @@ mark.wb-distinct { background: #fdd0a2; }
 .wb-err { color: #c0262d; font-weight: 600; }
 .wb-info { color: #8a5a00; }
 .wb-busy-note { color: #555; }
+.wb-spinner { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.35em; vertical-align: -0.1em; border: 2px solid #b8c7dc; border-top-color: #1c6dd0; border-radius: 50%; animation: wb-spin 0.8s linear infinite; }
+@keyframes wb-spin { to { transform: rotate(360deg); } }
 .jupyter-button.wb-busy { cursor: progress; background-image: linear-gradient(90deg, #e8e8e8 25%, #d0d8e8 50%, #e8e8e8 75%); background-size: 200% 100%; animation: wb-busy 1.2s linear infinite; }
 @keyframes wb-busy { from { background-position: 100% 0; } to { background-position: -100% 0; } }
 .jupyter-button.wb-tag-on { background: #1c6dd0; color: #fff; border: 2px solid #124a8f; font-weight: 600; }

@@ -42,7 +42,8 @@ class Line(W.HTML):
         self.value = f"<span class='wb-info'>{escape(text)}</span>"
 
     def busy(self, text: str = "working") -> None:
-        self.value = f"<span class='wb-busy-note'>⏳ {escape(text)}… <span class='wb-elapsed'></span></span>"
+        self.value = (f"<span class='wb-busy-note'><span class='wb-spinner'></span>{escape(text)}… "
+                      "<span class='wb-elapsed'></span></span>")
 
     def clear(self) -> None:
         self.value = ""
