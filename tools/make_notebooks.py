@@ -23,24 +23,24 @@ review'''
 
 NOTEBOOKS = {
     "01_explore.ipynb": [
-        ("markdown", "# Explore the map\n\nTopics of the review (ask for k themes instead of the default topics, or check how stable each topic is across seeds), the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`."),
-        ("code", "import workbench\nfrom workbench.widgets import Session, explore"),
+        ("markdown", "# Explore the map\n\nTopics of the review (look at them as k themes, save the themes you like, check how stable each topic is across seeds), the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`; **Undo** takes back your last change (a saved set of themes too, with its files) and **Reload** reads what other notebooks or the command line changed. Each button answers beside itself; Enter in a box does what its button does."),
+        ("code", "import workbench\nfrom workbench.widgets import Session, explore, topics"),
         ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"themes": 8}, {"select": "search:reward model", "tag": "rlhf"}]'),
         ("code", OPEN),
         ("markdown", "## Topics"),
-        ("code", "review.topics_frame()"),
+        ("code", "topics(session).widget"),
         ("markdown", "## The map\n\nDrag on the map to select papers (switch between lasso and box above it); the selection appears below with the actions. Search lights up keyword hits and the papers nearest in meaning."),
         ("code", "view = explore(session)\nview.play(actions)\nview.widget"),
     ],
     "02_tag_and_screen.ipynb": [
-        ("markdown", "# Tag and screen\n\nOne paper at a time. Keys (click the view first): **j**/→ next, **k**/← previous, **1–9** toggle a tag, **i** include, **e** exclude, **m** maybe, **u** undo. Every click is saved at once; there is no save button."),
+        ("markdown", "# Tag and screen\n\nOne paper at a time, the undecided ones first. Keys (click the paper first; never while you type in a box): **j**/→ next, **k**/← previous, **1–9** toggle a tag, **i** include, **e** exclude, **m** maybe, **u** undo (it says what it undid and shows that paper). Enter in a box does what its button does, Ctrl+Enter saves a note. Every click is saved at once; there is no save button. Papers sent from the map in 01 (**Screen these**) are under *show: sent from the map*; **Reload** reads changes made elsewhere."),
         ("code", "import workbench\nfrom workbench.widgets import Session, screen"),
-        ("parameters", COMMON_PARAMS + '\nshow = "all"                  # all | untagged | undecided | include | exclude | maybe\ntopic = None                  # a topic number, or None for all\nsearch = ""                   # keywords to filter by and highlight\nactions = []                  # scripted actions for headless runs, e.g. [{"add_tag": "rlhf"}, {"decide": "include"}]'),
+        ("parameters", COMMON_PARAMS + '\nshow = "undecided"            # undecided | all | untagged | sent | include | exclude | maybe\ntopic = None                  # a topic number, or None for all\nsearch = ""                   # keywords to filter by and highlight\nactions = []                  # scripted actions for headless runs, e.g. [{"add_tag": "rlhf"}, {"decide": "include"}]'),
         ("code", OPEN),
         ("code", "view = screen(session, show=show, topic=topic, search=search)\nview.play(actions)\nview.widget"),
     ],
     "03_compare.ipynb": [
-        ("markdown", "# Compare papers\n\nTwo to four papers side by side: shared key terms in green, each paper's distinctive terms in orange, pairwise similarity and nearest neighbours. Pick them by id, by search, or take the selection you made on the map in `01_explore`. A note written here is attached to every compared paper."),
+        ("markdown", "# Compare papers\n\nTwo to four papers side by side: shared key terms in green, each paper's distinctive terms in orange, pairwise similarity and nearest neighbours. Pick them by id, by search, or take the selection you made on the map in `01_explore`. A note written here is attached to every compared paper; **Undo** takes back your last change."),
         ("code", "import workbench\nfrom workbench.widgets import Session, compare"),
         ("parameters", COMMON_PARAMS + '\nids = []                      # 2-4 ids or id prefixes; empty: the map selection, else the first papers of the largest topic\nnote = ""                     # scripted: a note to attach to the compared papers'),
         ("code", OPEN),

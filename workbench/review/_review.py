@@ -151,6 +151,11 @@ class Review:
             self.apply_topic_edits(assignments, labels)
         return True
 
+    def publish_map(self) -> Path:
+        """Rewrite the review's map.html from the topics as shown (after a rename, a merge or an
+        undo), so the file a colleague opens says what the notebooks say."""
+        return files.publish_map(self.path, self)
+
     def topic_labels(self) -> dict[int, str]:
         return dict(zip(self.topics.topic.astype(int), self.topics.label))
 
