@@ -25,7 +25,7 @@ COMMANDS = {
     "tag": ["3f", "x"], "untag": ["3f", "x"], "note": ["3f", "t"], "decide": ["3f", "maybe"],
     "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "rank": [], "simulate": ["f.csv"], "stopping": [],
     "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
-    "import-annotations": ["f.jsonl"],
+    "import-annotations": ["f.jsonl"], "title": [],
 }
 NO_REVIEW = ("read", "simulate")  # they read files, not a review
 STORE_COMMANDS = [name for name in list(COMMANDS)[5:] if name not in NO_REVIEW]

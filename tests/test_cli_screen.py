@@ -168,7 +168,7 @@ def test_rank_lists_the_next_papers_with_rank_score_and_why(copy):
         assert len(store.screening_records()) == 2, "ranking decides nothing"
 
 
-def test_stopping_prints_the_estimate_and_advice_and_logs_the_claims(copy, capsys):
+def test_stopping_prints_the_estimate_and_advice_and_logs_the_claim(copy, capsys):
     path, ids = copy
     decide(path, ids)
     proc = workbench_cli("stopping", "--review", path, "--no-log")
@@ -185,8 +185,9 @@ def test_stopping_prints_the_estimate_and_advice_and_logs_the_claims(copy, capsy
     assert (data["papers"], data["read"], data["bulk"], data["stop"]) == (6, 2, 0, False)
     assert [a["rule"] for a in data["advice"]][1] == "50 irrelevant in a row"
     with Store.open(path) as store:
-        claims = store.stopping_claims()
-    assert [c.id for c in claims] == data["logged"] and claims[1].rule == "50 irrelevant in a row"
+        (claim,) = store.stopping_claims()
+    assert claim.at == data["logged"] and claim.claim == data["advice"][0]["claim"]
+    assert claim.numbers["compared_with"][0]["rule"] == "50 irrelevant in a row"
     with pytest.raises(SystemExit):
         main(["stopping", "--review", str(path), "--target", "1.5"])
     assert "expected a share strictly between 0 and 1 (e.g. 0.95), got '1.5'" in capsys.readouterr().err

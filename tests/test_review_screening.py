@@ -254,21 +254,21 @@ def test_a_claim_is_logged_with_its_rule_numbers_and_counts(review):
         review.decide(ids[name], "include" if name == "A" else "exclude")
     # read: 1 0 1 0 0 0, 2 unread; the smallest p: the last three read, no include among them,
     # from an urn of 2 + 3 holding 1: P(X = 0) = C(4, 3) / C(5, 3) = 2/5 < 1 - 0.5.
-    report = review.stopping(confidence=0.5, n_in_a_row=3, log=True)
+    report = review.stopping(confidence=0.5, n_in_a_row=3, log=True, reviewer="ana")
     assert report.stop and report.advice[0].numbers["p"] == pytest.approx(2 / 5) == pytest.approx(cdf(0, 5, 1, 3))
     assert report.advice[0].claim.startswith("recall >= 95 % with 50 % confidence")
     with review.store() as store:
-        claims = store.stopping_claims()
-    assert [c.id for c in report.logged] == [c.id for c in claims] and len(claims) == 2
-    hyper, in_a_row = claims
-    assert hyper.claim == report.advice[0].claim and hyper.stop and "hypergeometric" in hyper.rule
-    assert (hyper.papers, hyper.read, hyper.included, hyper.bulk) == (8, 6, 2, 0)
-    assert hyper.numbers["p"] == pytest.approx(2 / 5) and hyper.numbers["remaining"]["high"] == report.estimate.high
-    assert in_a_row.rule == "3 irrelevant in a row" and in_a_row.stop
-    assert any("logged in the store" in line for line in report.lines())
-    assert review.stopping().logged == (), "only when asked"
+        (claim,) = store.stopping_claims()
+    assert claim == report.logged and claim.reviewer == "ana" and "logged in the store" in report.lines()[-1]
+    assert claim.claim == report.advice[0].claim and claim.stop and "hypergeometric" in claim.rule
+    assert claim.numbers["p"] == pytest.approx(2 / 5) and claim.numbers["remaining"]["high"] == report.estimate.high
+    assert claim.numbers["counts"] == {"papers": 8, "decided": 6, "read": 6, "relevant": 2, "bulk": 0, "sampled": 0,
+                                       "unrecorded": 0}
+    (compared,) = claim.numbers["compared_with"]
+    assert compared["rule"] == "3 irrelevant in a row" and compared["stop"]
+    assert review.stopping().logged is None, "only when asked"
     with review.store() as store:
-        assert len(store.stopping_claims()) == 2
+        assert len(store.stopping_claims()) == 1
 
 
 def test_a_sample_interrupted_by_ranked_reading_counts_as_ordinary_reading(review):
@@ -283,20 +283,17 @@ def test_a_sample_interrupted_by_ranked_reading_counts_as_ordinary_reading(revie
     np.testing.assert_array_equal(history.labels, [1, 0, 0, 1])
 
 
-def test_the_report_says_how_automation_was_used_and_shows_the_logged_claims(review, tmp_path):
+def test_the_report_says_how_automation_was_used_and_shows_the_logged_claim(review, tmp_path):
     ids = start(review)
     ranking = review.rank(next=3, model="svm-tfidf")
-    review.decide(ranking.ids[0], "include", ranking=ranking)
-    review.decide([ids["D"], ids["F"]], "exclude")
+    review.decide(ranking.ids[0], "include", ranking=ranking, reviewer="ana")
+    review.decide([ids["D"], ids["F"]], "exclude", reviewer="ana")
     report = review.stopping(log=True)
-    written = review.write_report(tmp_path / "report", image=False)
+    written = review.write_report(tmp_path / "report", image=False, reviewer="ana")
     text = written["markdown"].read_text(encoding="utf-8")
-    assert "## Screening" in text
-    assert "5 decisions on 8 papers (2 include, 3 exclude) by 2 reviewers: 3 read one by one" in text  # ana started
-    assert "2 decided in bulk" in text
-    assert f"1 decisions were made on papers ranked by a model ({ranking.model_version}: 1)" in text
-    assert "A model never decides" in text
     html = written["html"].read_text(encoding="utf-8")
-    assert "<h3>Stopping claims logged</h3>" in html
-    for advice in report.advice:
-        assert markdown_text(advice.claim) in text and escape(advice.claim) in html
+    how = "Of 5 decisions, 3 were made reading the paper and 2 in bulk (a map selection or a topic)."
+    ranked = (f"1 decisions were made on papers ranked by a model ({ranking.model_version}: 1). "
+              "A model never decides: every decision was made by a person.")
+    for sentence in (how, ranked, report.advice[0].claim):
+        assert markdown_text(sentence) in text and escape(sentence) in html

@@ -1,8 +1,7 @@
-"""The store's screening records: how each decision was made, and the log of stopping claims."""
+"""The store's screening records: how each decision was made (the log of stopping claims: test_report)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -145,35 +144,3 @@ def test_a_v2_store_migrates_and_its_decisions_say_they_were_not_recorded(tmp_pa
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
-
-
-def test_stopping_claims_are_logged_with_their_rule_numbers_and_counts(store):
-    claim = store.log_stopping("hypergeometric test, target 95 %", "recall >= 95 % with 95 % confidence",
-                               stop=True, numbers={"p": np.float64(0.031), "sample": np.int64(40), "point": float("nan")},
-                               papers=300, read=120, included=14, bulk=30, model="svm-both", model_version="v/1")
-    store.log_stopping("100 irrelevant in a row", "37 irrelevant papers read in a row", stop=False,
-                       numbers={"n": 100}, papers=300, read=120, included=14, bulk=30)
-    first, second = store.stopping_claims()
-    assert first == claim
-    assert (first.rule, first.stop, first.papers, first.read, first.included, first.bulk) == (
-        "hypergeometric test, target 95 %", True, 300, 120, 14, 30)
-    assert first.numbers == {"p": 0.031, "sample": 40, "point": None}
-    assert (first.model, second.model, second.stop) == ("svm-both", None, False)
-    assert first.at <= second.at and first.reviewer == "ana" and "recall >= 95 %" in str(first)
-    logged = store.history(limit=1)[0]
-    assert logged.action == "stopping" and not logged.undoable and "37 irrelevant" in logged.summary
-    json.dumps([c.numbers for c in store.stopping_claims()], allow_nan=False)
-
-
-@pytest.mark.parametrize("kwargs, match", [
-    ({"rule": ""}, "rule '' is empty"),
-    ({"claim": "  "}, "claim .* is empty"),
-    ({"read": -1}, "read=-1: expected a count"),
-    ({"numbers": {"x": object()}}, "stopping numbers hold"),
-])
-def test_bad_stopping_claims_are_refused(store, kwargs, match):
-    args = {"rule": "r", "claim": "c", "stop": False, "numbers": {}, "papers": 3, "read": 1, "included": 0, "bulk": 0}
-    args.update(kwargs)
-    with pytest.raises(AnnotationInputError, match=match):
-        store.log_stopping(args.pop("rule"), args.pop("claim"), **args)
-    assert store.stopping_claims() == []

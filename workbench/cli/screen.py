@@ -11,7 +11,8 @@
   the means under ``wss@95``, ``recall@10%``, ``atd``, ..., the seeds under ``runs``).
 - ``workbench stopping``: the estimate of relevant papers left (95 % interval) and whether the
   reviewer may stop (the hypergeometric test at the target recall, and "N irrelevant in a row"
-  for comparison); the claims are logged in the review's store unless ``--no-log``.
+  for comparison); the claim is logged in the review's store (the report shows it) unless
+  ``--no-log``.
 """
 
 from __future__ import annotations
@@ -128,6 +129,6 @@ def register(subparsers) -> None:
     p.add_argument("--confidence", type=_share, default=0.95, help="confidence of the claim (default: 0.95)")
     p.add_argument("--in-a-row", type=_whole(1), default=100, metavar="N",
                    help="the heuristic rule for comparison: N irrelevant in a row (default: 100)")
-    p.add_argument("--no-log", action="store_true", help="do not log the claims in the review's store")
+    p.add_argument("--no-log", action="store_true", help="do not log the claim in the review's store")
     p.add_argument("--format", default="table", choices=("table", "json"), help="output format (default: table)")
     p.set_defaults(func=stopping)

@@ -37,7 +37,8 @@ class StoppingReport:
     (include or maybe), ``bulk`` (decided in bulk, counted as unread), ``sampled`` (in the
     random sample), ``unrecorded`` (decided before the store kept screening records, or
     imported); ``model``/``model_version``: the model of the latest ranked decision;
-    ``logged``: the store's records of the claims when they were logged.
+    ``logged``: the store's record of the claim when it was logged (the statistical rule's,
+    with the estimate, these counts, the model and the rule for comparison in its numbers).
     """
 
     estimate: RemainingEstimate
@@ -51,7 +52,7 @@ class StoppingReport:
     unrecorded: int
     model: str | None = None
     model_version: str | None = None
-    logged: tuple = ()
+    logged: object = None  # workbench.store.StoppingClaim
 
     @property
     def stop(self) -> bool:
@@ -72,17 +73,27 @@ class StoppingReport:
         if self.unrecorded:
             lines.append(f"{self.unrecorded} decisions were made before the store kept screening records (or "
                          "were imported): counted as read unless one action decided them together")
-        if self.logged:
-            lines.append(f"logged in the store as stopping claims #{', #'.join(str(c.id) for c in self.logged)}")
+        if self.logged is not None:
+            lines.append(f"logged in the store at {self.logged.at[:19].replace('T', ' ')} by {self.logged.reviewer}")
         return lines
 
     def to_dict(self) -> dict:
         out = asdict(self)
         if out["estimate"]["point"] != out["estimate"]["point"]:  # NaN: nothing read yet (not JSON)
             out["estimate"]["point"] = None
-        out["logged"] = [c.id for c in self.logged]
+        out["logged"] = None if self.logged is None else self.logged.at
         out["stop"] = self.stop
         return out
+
+    def claim_to_log(self) -> dict:
+        """The statistical rule's claim as the store logs it: its numbers, with the estimate,
+        the counts it rests on, the model and the rule for comparison beside them."""
+        first, *others = self.advice
+        report = self.to_dict()
+        counts = {k: report[k] for k in ("papers", "decided", "read", "relevant", "bulk", "sampled", "unrecorded")}
+        numbers = {**first.numbers, "remaining": report["estimate"], "counts": counts, "model": self.model,
+                   "model_version": self.model_version, "compared_with": [a.to_dict() for a in others]}
+        return {"rule": first.rule, "stop": first.stop, "claim": first.claim, "numbers": numbers}
 
 
 def history_of(decided: Decided, n_papers: int) -> ScreeningHistory:
@@ -118,9 +129,5 @@ def stopping(review, target: float = 0.95, confidence: float = 0.95, n_in_a_row:
             model=ranked[-1].model if ranked else None, model_version=ranked[-1].model_version if ranked else None)
         if not log:
             return report
-        logged = tuple(
-            store.log_stopping(a.rule, a.claim, stop=a.stop, numbers={**a.numbers, "remaining": estimate.to_dict()},
-                               papers=report.papers, read=report.read, included=report.relevant,
-                               bulk=report.bulk, model=report.model, model_version=report.model_version)
-            for a in advice)
+        logged = store.log_stopping_claim(report.claim_to_log())
     return StoppingReport(**{**report.__dict__, "logged": logged})

@@ -39,7 +39,8 @@ from ._reports import (
 )
 from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION
-from ._screening import ScreeningRecord, StoppingClaim
+from ._screening import ScreeningRecord
+from ._settings import SETTINGS, StoppingClaim
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -49,6 +50,7 @@ __all__ = [
     "FORMATS",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
+    "SETTINGS",
     "AmbiguousPaperError",
     "AnnotationInputError",
     "Decision",

@@ -1,77 +1,36 @@
-"""Screening records: how each human decision was made, and the log of stopping claims.
+"""How each human decision was made: the screening context beside every decision.
 
-Schema version 3 adds two tables (:data:`SCHEMA_V3`, :func:`v2_to_v3`):
+Schema version 3 (``_schema``) adds ``decision_context``, one row beside each decision a person
+made through this workbench, keyed like ``decisions`` (paper, reviewer) and written in the same
+action, so one undo takes both back: the paper's ``rank`` (1 = first) and ``score`` in the ranked
+queue when it was decided and the ``model`` and ``model_version`` that ranked it (all NULL when
+no ranking was shown), whether it was decided in ``bulk`` (a map selection or a topic in one
+action) and whether it was ``sampled`` (drawn at random from the unread papers, for a stopping
+test). A model never writes a decision: these are facts about a person's decision. The log of
+stopping claims is ``_settings``.
 
-- ``decision_context``, one row beside each decision a person made through this workbench
-  (keyed like ``decisions``, by paper and reviewer, and written in the same action, so one undo
-  takes both back): the paper's ``rank`` (1 = first) and ``score`` in the ranked queue when it
-  was decided and the ``model`` and ``model_version`` that ranked it (all NULL when no ranking
-  was shown), whether it was decided in ``bulk`` (a map selection or a topic in one action)
-  and whether it was ``sampled`` (drawn at random from the unread papers, for a stopping
-  test). A model never writes a decision: these are facts about a person's decision.
-- ``stopping_claims``, an append-only log: when a reviewer asked whether they may stop, the
-  rule, its numbers, the claim in words and the counts it rested on.
-
-Decisions made before version 3 (or imported from another store) have no context row; they
-are reported as ``recorded=False``, and counted as bulk when one action decided them together
-with other papers (they share its time stamp). The store knows nothing of the ranker: it keeps
-the numbers a face hands it.
+Decisions made before version 3 (or imported from another store) have no context row; they are
+reported as ``recorded=False``, and counted as bulk when one action decided them together with
+other papers (they share its time stamp). The store knows nothing of the ranker: it keeps the
+numbers a face hands it. :class:`ScreeningStore` holds the :class:`Store` methods that use them.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Number, Real
 
+from . import _annotations as ann
 from ._errors import AnnotationInputError
+from ._guard import guarded, writes
 from ._history import Action
 
-__all__ = ["SCHEMA_V3", "ContextWriter", "ScreeningRecord", "StoppingClaim", "claims",
-           "log_stopping", "records", "v2_to_v3"]
-
-SCHEMA_V3 = """
-CREATE TABLE decision_context (
-    paper_id TEXT NOT NULL REFERENCES papers(id),
-    reviewer TEXT NOT NULL,
-    rank INTEGER CHECK (rank IS NULL OR rank >= 1),
-    score REAL,
-    model TEXT,
-    model_version TEXT,
-    bulk INTEGER NOT NULL DEFAULT 0 CHECK (bulk IN (0, 1)),
-    sampled INTEGER NOT NULL DEFAULT 0 CHECK (sampled IN (0, 1)),
-    PRIMARY KEY (paper_id, reviewer)
-) WITHOUT ROWID;
-
-CREATE TABLE stopping_claims (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at TEXT NOT NULL,
-    reviewer TEXT NOT NULL,
-    rule TEXT NOT NULL,
-    stop INTEGER NOT NULL CHECK (stop IN (0, 1)),
-    claim TEXT NOT NULL,
-    numbers TEXT NOT NULL DEFAULT '{}',
-    papers INTEGER NOT NULL,
-    read INTEGER NOT NULL,
-    included INTEGER NOT NULL,
-    bulk INTEGER NOT NULL,
-    model TEXT,
-    model_version TEXT
-);
-"""
+__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "ScreeningStore", "context_rows", "records"]
 
 CONTEXT_COLUMNS = ("rank", "score", "model", "model_version", "bulk", "sampled")
-
-
-def v2_to_v3(conn: sqlite3.Connection) -> None:
-    """v2 -> v3: the screening context of decisions and the log of stopping claims."""
-    for statement in (s.strip() for s in SCHEMA_V3.split(";")):
-        if statement:
-            conn.execute(statement)
 
 
 @dataclass(frozen=True)
@@ -89,30 +48,6 @@ class ScreeningRecord:
     bulk: bool = False
     sampled: bool = False
     recorded: bool = True  # False: decided before the store kept screening records, or imported
-
-
-@dataclass(frozen=True)
-class StoppingClaim:
-    """One logged answer to "may I stop?": the rule, whether it said stop, the claim in words,
-    its numbers, and the counts it rested on (papers in the review, read by a person, included,
-    decided in bulk)."""
-
-    id: int
-    at: str
-    reviewer: str
-    rule: str
-    stop: bool
-    claim: str
-    papers: int
-    read: int
-    included: int
-    bulk: int
-    numbers: dict = field(default_factory=dict)
-    model: str | None = None
-    model_version: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.at[:19].replace('T', ' ')}  {self.reviewer}  {self.claim}"
 
 
 # ----------------------------------------------------------------------------- writing
@@ -208,62 +143,7 @@ class ContextWriter:
                 before=self._before(act, pid))
 
 
-def _plain(value):
-    """``value`` with numpy scalars as Python numbers and NaN/inf as None (strict JSON)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise AnnotationInputError(f"stopping numbers hold {value!r} ({type(value).__name__}); "
-                               "expected numbers, text, lists or dicts of them")
-
-
-def _count(value, what: str) -> int:
-    if not _whole(value) or int(value) < 0:
-        raise AnnotationInputError(f"{what}={value!r}: expected a count, a whole number >= 0")
-    return int(value)
-
-
-def log_stopping(conn: sqlite3.Connection, reviewer: str, rule: str, claim: str, *, stop: bool,
-                 numbers: Mapping | None, papers: int, read: int, included: int, bulk: int,
-                 model: str | None = None, model_version: str | None = None) -> StoppingClaim:
-    for text, what in ((rule, "rule"), (claim, "claim")):
-        if not isinstance(text, str) or not text.strip():
-            raise AnnotationInputError(f"{what} {text!r} is empty; expected the {what} in words")
-    counts = {k: _count(v, k) for k, v in
-              (("papers", papers), ("read", read), ("included", included), ("bulk", bulk))}
-    encoded = json.dumps(_plain(dict(numbers or {})), sort_keys=True, ensure_ascii=False)
-    with Action(conn, reviewer, "stopping", undoable=False) as act:
-        act.summary = f"stopping ({rule}): {claim}"
-        cur = conn.execute(
-            "INSERT INTO stopping_claims (at, reviewer, rule, stop, claim, numbers, papers, read, "
-            "included, bulk, model, model_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (act.at, reviewer, rule.strip(), int(bool(stop)), claim.strip(), encoded,
-             *counts.values(), _name(model, "model"), _name(model_version, "model_version")))
-        claim_id = cur.lastrowid
-    return claims(conn, claim_id)[0]
-
-
 # ----------------------------------------------------------------------------- reading
-
-def claims(conn: sqlite3.Connection, claim_id: int | None = None) -> list[StoppingClaim]:
-    """Every logged stopping claim, oldest first (or the one with ``claim_id``)."""
-    where, params = ("WHERE id = ?", (claim_id,)) if claim_id is not None else ("", ())
-    return [
-        StoppingClaim(id=r[0], at=r[1], reviewer=r[2], rule=r[3], stop=bool(r[4]), claim=r[5],
-                      numbers=json.loads(r[6]), papers=r[7], read=r[8], included=r[9],
-                      bulk=r[10], model=r[11], model_version=r[12])
-        for r in conn.execute(
-            "SELECT id, at, reviewer, rule, stop, claim, numbers, papers, read, included, bulk, "
-            f"model, model_version FROM stopping_claims {where} ORDER BY id", params)
-    ]
-
 
 def records(conn: sqlite3.Connection, reviewer: str, everyone: bool = False,
             only: str | None = None) -> list[ScreeningRecord]:
@@ -291,3 +171,28 @@ def records(conn: sqlite3.Connection, reviewer: str, everyone: bool = False,
         if kept is None or r.reviewer == reviewer or kept.reviewer != reviewer:
             chosen[r.paper_id] = r
     return sorted(chosen.values(), key=lambda r: (r.decided_at, r.paper_id))
+
+
+class ScreeningStore:
+    """The :class:`Store` methods of screening: a decision with how it was made, and reading it back."""
+
+    @writes
+    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
+               model: str | None = None, model_version: str | None = None,
+               bulk: bool | None = None, sampled: bool = False) -> int:
+        """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
+        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
+        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
+        (default: several papers at once); ``sampled`` (drawn at random for a stopping test).
+        Returns how many decisions changed."""
+        ids = self._ids(id_or_ids)
+        rows = context_rows(ids, rank, score, model, model_version, bulk, sampled)
+        return ann.decide(self._conn, self.reviewer, ids, decision, reason,
+                          on_change=ContextWriter(self.reviewer, rows, ann.BULK))
+
+    @guarded
+    def screening_records(self, reviewer: str | None = None, *,
+                          everyone: bool = False) -> list[ScreeningRecord]:
+        """Current decisions with how each was made, in the order made: one per paper (this
+        reviewer's, else the latest by anyone), only ``reviewer``'s, or ``everyone``'s."""
+        return records(self._conn, self.reviewer, everyone, reviewer)

@@ -16,12 +16,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
-from . import _screening as screen
+from . import _backup, _connection, _destination, _files, _history, _import, _papers, _topics, _vocab
+from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
 from ._schema import SCHEMA_VERSION, db_path, migrate
+from ._screening import ScreeningStore
 
 __all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
 
@@ -39,11 +40,12 @@ def default_reviewer(reviewer: str | None = None) -> str:
         return "unknown"
 
 
-class Store:
+class Store(ScreeningStore):
     """A review's tags, notes, screening decisions and topic edits, in one SQLite file.
 
     Open with :meth:`Store.open`; every change records ``reviewer`` and goes into the
-    history, from which :meth:`undo` can revert it.
+    history, from which :meth:`undo` can revert it. ``decide`` and ``screening_records``:
+    :class:`~._screening.ScreeningStore`.
     """
 
     def __init__(self, shared: _connection.SharedConnection, reviewer: str):
@@ -249,40 +251,7 @@ class Store:
     def notes(self, id_or_prefix: str) -> list[Note]:
         return ann.notes_of(self._conn, self._ids(id_or_prefix)[0])
 
-    # ------------------------------------------------------------------ decisions
-    @writes
-    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
-               model: str | None = None, model_version: str | None = None,
-               bulk: bool | None = None, sampled: bool = False) -> int:
-        """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
-        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
-        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
-        (default: several papers at once); ``sampled`` (drawn at random for a stopping test)."""
-        ids = self._ids(id_or_ids)
-        rows = screen.context_rows(ids, rank, score, model, model_version, bulk, sampled)
-        return ann.decide(self._conn, self.reviewer, ids, decision, reason,
-                          on_change=screen.ContextWriter(self.reviewer, rows, ann.BULK))
-
-    @guarded
-    def screening_records(self, reviewer: str | None = None, *,
-                          everyone: bool = False) -> list[screen.ScreeningRecord]:
-        """Current decisions with how each was made, in the order made: one per paper (this
-        reviewer's, else the latest by anyone), only ``reviewer``'s, or ``everyone``'s."""
-        return screen.records(self._conn, self.reviewer, everyone, reviewer)
-
-    @writes
-    def log_stopping(self, rule: str, claim: str, *, stop: bool, numbers=None,
-                     **counts) -> screen.StoppingClaim:
-        """Log a stopping claim (a log: not undoable). ``counts``: ``papers``, ``read``,
-        ``included``, ``bulk`` (required), ``model``, ``model_version``."""
-        return screen.log_stopping(self._conn, self.reviewer, rule, claim, stop=stop,
-                                       numbers=numbers, **counts)
-
-    @guarded
-    def stopping_claims(self) -> list[screen.StoppingClaim]:
-        """Every logged stopping claim, oldest first."""
-        return screen.claims(self._conn)
-
+    # ------------------------------------------------------------------ decisions (decide: ScreeningStore)
     @guarded
     def decision(self, id_or_prefix: str, reviewer: str | None = None) -> Decision | None:
         """The current decision of ``reviewer`` (default: this store's reviewer), or None."""
@@ -296,6 +265,33 @@ class Store:
         """Every reviewer's current decision on a paper."""
         return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
 
+    @guarded
+    def every_decision(self) -> list[Decision]:
+        """Every reviewer's current decision on every paper, in one read."""
+        return ann.every_decision(self._conn)
+
+    # ------------------------------------------------------------------ settings
+    @guarded
+    def settings(self) -> dict[str, str]:
+        """The review's settings that are set, e.g. ``{"title": "..."}`` (see ``SETTINGS``)."""
+        return settings_log.read_settings(self._conn)
+
+    @writes
+    def set_setting(self, name: str, value: str | None) -> str | None:
+        """Set one of the review's settings (None or blank: back to its default), as one
+        action in the history; returns the value kept (white space folded)."""
+        return settings_log.set_setting(self._conn, self.reviewer, name, value)
+
+    @writes
+    def log_stopping_claim(self, advice) -> settings_log.StoppingClaim:
+        """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
+        return settings_log.log_stopping_claim(self._conn, self.reviewer, advice)
+
+    @guarded
+    def stopping_claims(self) -> list[settings_log.StoppingClaim]:
+        """Every logged stopping claim, oldest first (the report shows the latest)."""
+        return settings_log.read_stopping_claims(self._conn)
+
     # ------------------------------------------------------------------ history
     @guarded
     def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
@@ -305,8 +301,16 @@ class Store:
 
     @writes
     def undo(self, n: int = 1, *, everyone: bool = False) -> list[HistoryEntry]:
-        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``)."""
-        return _history.undo(self._conn, self.reviewer, n, everyone=everyone)
+        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``). A saved
+        topic run (``action == "topic-run"``) is undone with the switch to its files: the
+        previous files and topics are the review's again (see :meth:`set_generation`)."""
+        return _history.undo(self._conn, self.reviewer, n, everyone=everyone,
+                             check=_files.restorable(self.path.parent))
+
+    @guarded
+    def papers_changed(self, history_id: int) -> list[str]:
+        """The ids of the papers the change ``history_id`` touched (what an undo should show)."""
+        return _files.papers_changed(self._conn, history_id)
 
     # ------------------------------------------------------------------ files
     @guarded
@@ -337,13 +341,11 @@ class Store:
         return None if row is None else row[0]
 
     @writes
-    def set_generation(self, name: str) -> None:
+    def set_generation(self, name: str, run: int | None = None) -> None:
         """Make ``name`` the review's current files. Inside :meth:`transaction` with the topic
-        run that made them, the switch and the run are saved together or not at all."""
-        with _history.Action(self._conn, self.reviewer, "switch-files", undoable=False) as act:
-            act.summary = f"the review's files are now generations/{name}"
-            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
-                               (name,))
+        run that made them, the switch and the run are saved together or not at all. With
+        ``run`` (that topic run's number) the two are one action that :meth:`undo` takes back."""
+        _files.switch_files(self._conn, self.reviewer, name, run)
 
     # ------------------------------------------------------------------ snapshots
     @guarded
