@@ -75,7 +75,7 @@ def test_hardly_any_title_of_real_abstracts_starts_mid_thought(shared_data):
 
 
 def test_a_short_abstract_keeps_its_id_with_the_title_any_version_derived():
-    """An export written by workbench 0.2 holds the title it derived then ("We study ..."); read
+    """An export written before issue 14 holds the title derived then ("We study ..."); read
     back now, the paper keeps the id it had, and the id it gets with today's title is the same."""
     abstract = "We study reward models for agents."
     old, new = "We study reward models for agents", "Reward models for agents"

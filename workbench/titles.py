@@ -114,7 +114,7 @@ def _own_desc(name: str, desc: str, text: str) -> str:
 
 def _named_system(text: str, tidy: bool = True) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
-    ``tidy``: without a description that points back (what :func:`derive_title` gives since 0.3)."""
+    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14)."""
     for m in _INTRO.finditer(text):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
@@ -298,7 +298,7 @@ def derive_title(text: str) -> str:
 
 def derived_titles(text: str) -> tuple[str, ...]:
     """Every title a workbench version derives from ``text``: :func:`derive_title`'s, then the
-    one of workbench 0.2 and before (the named system as written, else the first clause). An
+    one derived before issue 14 (the named system as written, else the first clause). An
     export holds whichever was current when it was written; a record read back with any of
     them keeps its id (:func:`workbench.records.paper_id`)."""
     text = _plain(text)
