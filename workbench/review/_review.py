@@ -269,7 +269,8 @@ class Review:
 
     def keyword_search(self, query: str) -> list[str]:
         """Ids of papers whose title or abstract has every word of ``query`` (at a word start;
-        Chinese, Japanese and Korean by character bigrams anywhere), most hits first."""
+        a quoted phrase, ``"reward model"``, as that phrase; Chinese, Japanese and Korean by
+        character bigrams anywhere), most matches first."""
         return _search.keyword_search(self, query)
 
     def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
@@ -277,11 +278,10 @@ class Review:
         return _search.semantic_search(self, query, k)
 
     def search(self, query: str, k: int = 10, semantic: bool = True) -> _search.SearchResult:
-        """Keyword hits and (with ``semantic``) the ``k`` papers nearest in meaning."""
-        result = _search.SearchResult(query=query, keyword=self.keyword_search(query))
-        if semantic:
-            result.semantic = self.semantic_search(query, k)
-        return result
+        """Keyword hits (with their number of matches) and (with ``semantic``) the ``k``
+        papers nearest in meaning (with their similarity); ``result.hits`` says of each paper
+        how it was found (``kind``: "keyword" or "meaning") and its ``score``."""
+        return _search.search(self, query, k, semantic)
 
     def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most similar other papers, with cosine similarity."""
