@@ -184,6 +184,40 @@ def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
     assert readable_label(["learning human"], text=text) == "learning human", "never an empty label"
 
 
+def test_label_terms_are_not_made_only_of_the_corpus_s_most_common_words():
+    frequent = {"language", "models", "agents", "tasks"}
+    words = ["language models", "agents", "reward models", "tasks", "preference data", "rlhf"]
+    assert readable_label(words, frequent=frequent) == "reward models, preference data, rlhf"
+    assert readable_label(["task", "agentic", "tool use", "web"], frequent=frequent) == "tool use, web", "forms count"
+    # at most four words: "preference data" would make five, "rlhf" fits
+    assert readable_label(["process reward models", "preference data", "rlhf"], max_words=4) == "process reward models, rlhf"
+    assert readable_label(["a b c d e", "x"], max_words=4) == "x"
+    # only frequent words: the common-word and as-written rules give way, the frequent rule never
+    assert readable_label(["language models", "agents", "planning"], common={"planning"}, frequent=frequent) == "planning"
+    assert readable_label(["language models", "agents"], frequent=frequent) == "language models, agents", "never empty"
+
+
+def test_frequent_words_are_those_in_the_most_papers_without_stop_words_or_numbers():
+    from workbench.topics import frequent_words
+
+    texts = ["Agents plan tasks with tools in 2024."] * 5 + ["Agents and models of reward."] * 3 + ["Tools, 2024 and the models."] * 2
+    # papers: agents 8, tools 7, plan 5, tasks 5, models 5, reward 3; "2024" and stop words not counted
+    assert frequent_words(texts, n=2) == {"agents", "tools"}
+    assert frequent_words(texts, n=4) == {"agents", "tools", "models", "plan"}, "ties alphabetical"
+    assert frequent_words([], n=3) == set()
+
+
+def test_representatives_are_the_papers_nearest_their_topic_s_mean_direction():
+    from workbench.topics import representatives
+
+    degrees = [-30, 0, 30, 5, 90, 100, 170, 45, 0]
+    X = np.array([[np.cos(np.radians(d)), np.sin(np.radians(d))] for d in degrees])
+    labels = np.array([0, 0, 0, 0, 1, 1, 1, -1, 0])
+    # topic 0 points to about 1 degree: 0 (rows 1 and 8, the earlier first), then 5; topic 1 to 118
+    assert representatives(X * 3, labels) == {-1: [], 0: [1, 8], 1: [5, 4]}
+    assert representatives(X, labels, n=4)[0] == [1, 8, 3, 2]
+
+
 def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
     texts, X, words = seeds
     model = TopicModel(seed=7).fit(texts, X, word_vectors=words)

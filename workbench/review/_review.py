@@ -211,9 +211,26 @@ class Review:
             }
         )
 
-    def topics_frame(self):
-        """One row per topic: topic, label, size, words."""
-        return self.topics[TOPIC_TABLE_COLUMNS].copy()
+    def topics_frame(self, representatives: int = 0):
+        """One row per topic: topic, label, size, words; with ``representatives=n`` also
+        ``representative``, the titles of its ``n`` most typical papers (:meth:`representatives`),
+        to show beside the label."""
+        frame = self.topics[TOPIC_TABLE_COLUMNS].copy()
+        if representatives:
+            typical = self.representatives(representatives)
+            frame["representative"] = [[self.paper(pid).title for pid in typical.get(int(t), [])]
+                                       for t in frame.topic]
+        return frame
+
+    def representatives(self, n: int = 2) -> dict[int, list[str]]:
+        """The ids of each topic's ``n`` most typical papers, as the topics are now (after the
+        human edits): nearest the mean direction of the topic's embeddings (the papers the
+        report lists first); none for the unassigned papers."""
+        from ..topics import representatives
+
+        ids = self.ids
+        rows = representatives(self.embeddings(), self.labels, n)
+        return {topic: [ids[r] for r in found] for topic, found in rows.items()}
 
     def annotation_columns(self, store) -> dict[str, list]:
         """``tags``, ``decision`` (of ``store``'s reviewer), ``notes`` and ``first_tag`` of every

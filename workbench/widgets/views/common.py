@@ -67,10 +67,12 @@ def paper_list(review, ids, limit: int = 50) -> str:
 
 
 def topic_bars(topics, stability: dict | None = None) -> str:
-    """Topic sizes as a bar chart with their top words (HTML, escaped), and each topic's
-    stability across seeds when it has been checked."""
+    """Topic sizes as a bar chart with their top words (HTML, escaped), each topic's stability
+    across seeds when it has been checked, and the titles of its most typical papers when
+    ``topics`` has a ``representative`` column (``Review.topics_frame(representatives=2)``)."""
     biggest = max(int(topics["size"].max()), 1) if len(topics) else 1
     stability = stability or {}
+    typical = "representative" in topics
     rows = []
     for t in topics.sort_values("size", ascending=False).itertuples():
         width = int(240 * t.size / biggest)
@@ -79,9 +81,14 @@ def topic_bars(topics, stability: dict | None = None) -> str:
         cell = ""
         if stability:
             cell = f"<td class='wb-meta'>{score:.0%}</td>" if score is not None and score == score else "<td></td>"
+        titles = "".join(f"<div>{escape(title)}</div>" for title in t.representative) if typical else ""
         rows.append(
             f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>{cell}"
-            f"<td><div class='wb-bar' style='width:{width}px'></div></td><td class='wb-meta'>{words}</td></tr>"
+            f"<td><div class='wb-bar' style='width:{width}px'></div></td>"
+            + (f"<td class='wb-meta wb-typical'>{titles}</td>" if typical else "")
+            + f"<td class='wb-meta'>{words}</td></tr>"
         )
     head = "<th title='share of its papers that stay together when the topics are found with other seeds'>stable</th>" if stability else ""
-    return f"<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th>{head}<th></th><th>top words</th></tr>" + "".join(rows) + "</table>"
+    head_typical = "<th title='the papers nearest the centre of the topic'>typical papers</th>" if typical else ""
+    return (f"<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th>{head}<th></th>{head_typical}"
+            "<th>top words</th></tr>" + "".join(rows) + "</table>")

@@ -49,7 +49,7 @@ class ExploreView:
 
         s = self.session
         self.frame = s.frame()
-        self.overview = W.HTML(topic_bars(s.review.topics))
+        self.overview = W.HTML(topic_bars(s.review.topics_frame(representatives=2)))
         self.scatter = Scatter(
             data=self.frame, x="x", y="y", color_by="topic_label", legend=True, height=height,
             tooltip=True, tooltip_properties=["topic_label", "decision"], tooltip_preview="title",
@@ -212,7 +212,7 @@ class ExploreView:
         if event == "reload":
             event = "topics"  # the same papers re-read from disk (Session.reload)
         if event in ("topics", "stability", "undo"):
-            self.overview.value = topic_bars(self.session.review.topics, self.session.stability)
+            self.overview.value = topic_bars(self.session.review.topics_frame(representatives=2), self.session.stability)
         if event == "stability":
             return
         if event in ("topics", "undo"):
