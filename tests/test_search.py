@@ -80,3 +80,32 @@ def test_quotes_do_not_change_what_the_query_means(review):
 def test_a_phrase_is_highlighted_as_a_phrase():
     html = highlight("The reward of the model; a reward\nmodel here.", ["reward model"])
     assert html == 'The reward of the model; a <mark class="wb-hit">reward\nmodel</mark> here.'
+
+
+def test_02_says_how_the_search_found_the_paper_on_screen(review):
+    from workbench.widgets import Session, screen
+
+    process = _id(review, PAPERS[0][0])
+    with Session.open(review.path, reviewer="tester") as session:
+        view = screen(session, search='"reward model"')
+        assert process in view.queue.ids and len(view.queue.ids) == 2
+        view.queue.go(process)
+        view.render()
+        assert view.queue.card().match == "keyword, 3 matches"
+        assert "found by keyword, 3 matches" in view.card.value
+        view.queue.refilter(search="")
+        assert view.queue.card().match == "" and view.queue.matches == {}
+
+
+def test_explore_lists_search_hits_with_how_each_was_found(review):
+    from workbench.widgets import Session, explore
+
+    with Session.open(review.path, reviewer="tester") as session:
+        view = explore(session)
+        view.search_text.value = '"reward model"'
+        view.on_search()
+        result = session.search('"reward model"')
+        listed = view.selection_html.value
+        for hit in result.hits:
+            assert f"wb-{hit.kind}'>({hit.describe()})</span>" in listed
+        assert listed.index("keyword, 3 matches") < listed.index("keyword, 1 match") < listed.index("meaning, similarity")

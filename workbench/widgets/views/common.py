@@ -20,6 +20,7 @@ mark.wb-distinct { background: #fdd0a2; }
 .wb-bars td, .wb-bars th { padding: 1px 6px; font-size: 12px; vertical-align: middle; }
 .wb-bar { background: #69c; height: 12px; }
 .wb-list { max-height: 18em; overflow-y: auto; font-size: 13px; }
+.jupyter-widgets.jupyter-button { width: auto; min-width: max-content; flex-shrink: 0; }
 </style>
 """
 
@@ -57,11 +58,14 @@ def tag_chips(tags) -> str:
     return "".join(f"<span class='wb-tagchip'>{escape(t)}</span>" for t in tags)
 
 
-def paper_list(review, ids, limit: int = 50) -> str:
+def paper_list(review, ids, limit: int = 50, found=None) -> str:
+    """The papers ``ids`` as a list; with ``found`` (a search result) how each was found."""
     rows = []
+    hits = {h.id: h for h in found.hits} if found is not None else {}
     for pid in list(ids)[:limit]:
         paper = review.paper(pid)
-        rows.append(f"<li><code>{escape(pid[:8])}</code> {escape(paper.title)}</li>")
+        how = f" <span class='wb-meta wb-{hits[pid].kind}'>({escape(hits[pid].describe())})</span>" if pid in hits else ""
+        rows.append(f"<li><code>{escape(pid[:8])}</code> {escape(paper.title)}{how}</li>")
     more = f"<li>… and {len(ids) - limit} more</li>" if len(ids) > limit else ""
     return f"<ul class='wb-list'>{''.join(rows)}{more}</ul>"
 

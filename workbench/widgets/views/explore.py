@@ -144,12 +144,12 @@ class ExploreView:
         indices = change["new"] if change["new"] is not None else []
         self.select(self.session.ids_at(indices), from_map=True)
 
-    def select(self, ids, from_map: bool = False) -> None:
-        """Make ``ids`` the selection (a lasso on the map, or search hits lighting up)."""
+    def select(self, ids, from_map: bool = False, found=None) -> None:
+        """Make ``ids`` the selection (a lasso on the map, or search hits lighting up, ``found``)."""
         self.selected = list(ids)
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
-        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected)
+        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected, found=found)
         self.session.save_selection(self.selected)
 
     # ------------------------------------------------------------------ actions (one per button)
@@ -173,14 +173,15 @@ class ExploreView:
         if table is FAILED:
             return
         counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
-        self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True)
+        counts.columns = ["sub-topic", "label", "papers"]
+        self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True, classes="wb-bars")
         self.status.ok(f"{len(counts)} sub-topics in {len(table)} papers")
 
     def on_search(self) -> None:
         result = guarded(self.status, self.session.search, self.search_text.value)
         if result is FAILED:
             return
-        self.select(result.ids)
+        self.select(result.ids, found=result)
         self.status.ok(f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning: lit up on the map")
 
     def on_rename(self, _=None) -> None:

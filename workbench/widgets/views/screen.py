@@ -100,7 +100,7 @@ class ScreenView:
         notes = "".join(f"<li>{n}</li>" for n in card.notes)
         self.card.value = (
             f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
-            f"<code>{escape(card.id)}</code></div>"
+            f"<code>{escape(card.id)}</code>" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
             f"<h3>{card.title_html}</h3>"
             f"<div class='wb-meta'>{card.authors} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
