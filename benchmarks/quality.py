@@ -138,8 +138,8 @@ def label_words(corpus, X):
     all label words); "shared" counts label words used by two topics or more; "frequent" counts
     label words made only of the corpus's 20 most common words (``frequent_words``); "words"
     is the mean number of words per label. "previous workbench labels" are the labels before
-    issue 14 (the top ten words, no frequent-word rule, no length limit), made in the same run
-    from the same topics and words.
+    issue 14 (the top ten words by F1, no frequent-word rule, no length limit), made in the same
+    run from the same topics and words.
     """
     import re
     from collections import Counter
@@ -164,7 +164,7 @@ def label_words(corpus, X):
     ctfidf = {t: readable_label(candidates[t][len(model.model_.get_topic(t)):]) for t in topics}
     ways = {"KeyBERT-inspired words": keybert, "c-TF-IDF words": ctfidf,
             "previous workbench labels (both, ranked by F1, as written)": previous,
-            "workbench labels (issue 14: no term of only frequent words, at most 4 words, ranked from more c-TF-IDF words)":
+            "workbench labels (issue 14: ranked by F0.5, no term of only the 20 most common words or their forms, at most 4 words)":
                 dict(zip(model.topic_info_.topic, model.topic_info_.label))}
     frequent = frequent_words(written)
     for way, labels in ways.items():

@@ -192,6 +192,7 @@ def test_label_terms_are_not_made_only_of_the_corpus_s_most_common_words():
     # at most four words: "preference data" would make five, "rlhf" fits
     assert readable_label(["process reward models", "preference data", "rlhf"], max_words=4) == "process reward models, rlhf"
     assert readable_label(["a b c d e", "x"], max_words=4) == "x"
+    assert readable_label(["95 ci", "meta analysis", "covid 19"]) == "meta analysis, covid 19", "a number names nothing"
     # only frequent words: the common-word and as-written rules give way, the frequent rule never
     assert readable_label(["language models", "agents", "planning"], common={"planning"}, frequent=frequent) == "planning"
     assert readable_label(["language models", "agents"], frequent=frequent) == "language models, agents", "never empty"
@@ -295,6 +296,21 @@ def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
     assert [w for w, _ in ranked[0]] == ["reward model", "models"], "digits-only words are dropped"
     assert ranked[0][0][1] == pytest.approx(2 * 8 / (8 + 10))
     assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
+
+
+def test_labels_rank_words_by_f_half_precision_counting_more_than_recall():
+    from workbench.topics import LABEL_BETA, rank_words, word_hits
+
+    texts = ["alpha beta"] * 5 + ["alpha"] * 5 + ["alpha gamma"] * 4 + ["gamma"] * 6
+    labels = np.array([0] * 10 + [1] * 10)
+    candidates = {0: ["alpha", "beta", "95"]}
+    # (word, papers of the topic with it, papers with it, papers of the topic); digits dropped
+    assert word_hits(texts, labels, candidates) == {0: [("alpha", 10, 14, 10), ("beta", 5, 5, 10)]}
+    by_f1 = rank_words(texts, labels, candidates)[0]
+    assert by_f1 == [("alpha", pytest.approx(2 * 10 / (10 + 14))), ("beta", pytest.approx(2 * 5 / (10 + 5)))]
+    assert LABEL_BETA == 0.5
+    by_f_half = rank_words(texts, labels, candidates, beta=0.5)[0]
+    assert by_f_half == [("beta", pytest.approx(1.25 * 5 / (0.25 * 10 + 5))), ("alpha", pytest.approx(1.25 * 10 / (0.25 * 10 + 14)))]
 
 
 ROBOTS_ZH = [

@@ -4,9 +4,10 @@ A topic's candidate words are BERTopic's (KeyBERT-inspired picks from the c-TF-I
 and its top c-TF-IDF words (:func:`candidate_words`). Words are those of any script; Chinese
 and Japanese characters are tokens of their own, so their topic words are character n-grams of
 the text (:mod:`workbench.scripts`). They are ranked by how well each finds the
-topic's papers (:func:`rank_words`), and the label is the first three that are new words, not
-shared by most topics, not made only of the corpus's 20 most common words
-(:func:`frequent_words`), written as the papers write them, and four words at most
+topic's papers (:func:`rank_words`: F1 for the topic's words, F0.5 for its label, so a label
+word is found in the topic more than elsewhere), and the label is the first three that are new
+words, not shared by most topics, not made only of the corpus's 20 most common words or their
+forms (:func:`frequent_words`), written as the papers write them, and four words at most
 (:func:`readable_label`).
 """
 
@@ -21,8 +22,8 @@ import numpy as np
 
 from ..scripts import has_unspaced, join_cjk, words as word_tokens, words_as_written
 
-__all__ = ["SCHOLARLY_STOP_WORDS", "FREQUENT_WORDS", "stop_words", "readable_label", "common_words",
-           "frequent_words", "candidate_words", "rank_words", "topic_text", "WORD_SAMPLE"]
+__all__ = ["SCHOLARLY_STOP_WORDS", "FREQUENT_WORDS", "LABEL_BETA", "stop_words", "readable_label", "common_words",
+           "frequent_words", "candidate_words", "rank_words", "word_hits", "rank_hits", "topic_text", "WORD_SAMPLE"]
 
 
 # Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
@@ -70,6 +71,8 @@ def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (
             word = _as_written(word, text)
         if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
             continue
+        if word.split()[0].isdigit():
+            continue  # "95 ci": a number names no topic
         if frequent_text and _within(word, frequent_text):
             continue  # "language models", "task" in a corpus of language-model papers on "tasks"
         if any(_within(word, c) for c in chosen):
@@ -218,17 +221,31 @@ def _lone_cjk(word: str) -> bool:
 WORD_SAMPLE = 5_000
 
 
-def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10) -> dict[int, list[tuple[str, float]]]:
-    """Each topic's candidate words ranked by how well they find its papers: F1 of "the paper
-    contains the word" against "the paper is in the topic".
+def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10,
+               beta: float = 1.0) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's candidate words ranked by how well they find its papers: F1 (with ``beta``,
+    F-beta) of "the paper contains the word" against "the paper is in the topic".
 
     A word in every paper of the corpus finds all of the topic's papers and many others (low
     precision); a rare word finds few (low recall); the best label words do both. KeyBERT's
     picks alone drift to words near the topic's few representative papers ("ai assistant" for
     papers on policy optimisation); c-TF-IDF's alone are mostly single words. Ranking both by
     F1 raised the share of a label word's papers that are in its topic on every labelled corpus
-    (docs/benchmarks.md). Words that are only digits ("95" of "95% CI") are dropped.
+    (docs/benchmarks.md); labels rank by :data:`LABEL_BETA`. Words that are only digits ("95"
+    of "95% CI") are dropped.
     """
+    return rank_hits(word_hits(texts, labels, candidates), n, beta)
+
+
+#: Labels rank words by F-beta with this beta: precision counts more than recall, so a label
+#: names what is in the topic more than elsewhere (docs/benchmarks.md, "Label words").
+LABEL_BETA = 0.5
+
+
+def word_hits(texts: Sequence[str], labels: np.ndarray,
+              candidates: dict[int, list[str]]) -> dict[int, list[tuple[str, int, int, int]]]:
+    """For each topic's candidates, in order: (word, papers of the topic that contain it, papers
+    that contain it, papers of the topic), counted on at most :data:`WORD_SAMPLE` papers."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     labels = np.asarray(labels)
@@ -242,19 +259,30 @@ def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, l
     column = {w: j for j, w in enumerate(vocabulary)}
     found = np.asarray(has.sum(axis=0)).ravel()
     sample_labels = labels[sample]
-    ranked = {}
+    counted = {}
     for topic, words in candidates.items():
         inside = sample_labels == topic
-        scored = []
-        for order, word in enumerate(words):
-            if word not in column:
-                continue
-            j = column[word]
-            rows = has.indices[has.indptr[j] : has.indptr[j + 1]]
-            hits = int(inside[rows].sum())
-            f1 = 2 * hits / (found[j] + inside.sum()) if hits else 0.0
-            scored.append((-f1, order, word))
-        ranked[topic] = [(word, -score) for score, _, word in sorted(scored)[:n]]
+        size = int(inside.sum())
+        rows = []
+        for word in words:
+            if word in column:
+                j = column[word]
+                hits = int(inside[has.indices[has.indptr[j] : has.indptr[j + 1]]].sum())
+                rows.append((word, hits, int(found[j]), size))
+        counted[topic] = rows
+    return counted
+
+
+def rank_hits(counted: dict[int, list[tuple[str, int, int, int]]], n: int,
+              beta: float = 1.0) -> dict[int, list[tuple[str, float]]]:
+    """The ``n`` best words of each topic by F-beta from :func:`word_hits`' counts (ties: the
+    earlier candidate)."""
+    b2 = beta * beta
+    ranked = {}
+    for topic, rows in counted.items():
+        scored = [((1 + b2) * hits / (b2 * size + found) if hits else 0.0, -order, word)
+                  for order, (word, hits, found, size) in enumerate(rows)]
+        ranked[topic] = [(word, score) for score, _, word in sorted(scored, reverse=True)[:n]]
     return ranked
 
 

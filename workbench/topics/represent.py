@@ -3,7 +3,8 @@
 BERTopic is handed the final topic of every paper (its UMAP and HDBSCAN steps are empty) and
 the papers' embeddings; it computes c-TF-IDF and, when a word-embedding function is given, the
 KeyBERT-inspired words (or MMR). :func:`represent` then ranks those candidates by how well they
-find the topic's papers and writes each topic's label as the papers write it.
+find the topic's papers, writes each topic's label as the papers write it, and finds each
+topic's most typical papers (:func:`representatives`).
 
 The word-embedding function is any ``Callable[[Sequence[str]], np.ndarray]`` (one unit-length
 row per word; :class:`workbench.embed.WordVectors` caches them): the topics never see an
@@ -28,10 +29,12 @@ from .labels import (
     candidate_words,
     common_words,
     frequent_words,
-    rank_words,
+    LABEL_BETA,
+    rank_hits,
     readable_label,
     stop_words,
     topic_text,
+    word_hits,
 )
 from .shims import import_bertopic
 
@@ -95,21 +98,14 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
                           representatives(embeddings, final))
 
 
-#: Labels are chosen from this many times ``top_n_words`` c-TF-IDF words (and KeyBERT's), ranked.
-LABEL_POOL = 3
-
-
 def _ranked_words(model, texts, labels, top_n_words: int):
-    """Each topic's words (its ``top_n_words`` best candidates, as :func:`rank_words` ranks
-    them), and the longer ranked pool its label is chosen from: the label skips many words
-    (too common, not as written, too long). The candidates of the words are the first of the
-    pool's, and a word's score does not depend on the others: the words are the pool's best
-    among them."""
-    pool = candidate_words(model, labels, LABEL_POOL * top_n_words)
-    ranked = rank_words(texts, labels, pool, max(map(len, pool.values()), default=0))
-    own = candidate_words(model, labels, top_n_words)
-    words = {t: [(w, f) for w, f in ranked[t] if w in set(own[t])][:top_n_words] for t in ranked}
-    return words, ranked
+    """Each topic's words: its candidates (:func:`~workbench.topics.labels.candidate_words`)
+    ranked by F1, the best ``top_n_words`` of them; and all of them ranked by F-beta
+    (:data:`~workbench.topics.labels.LABEL_BETA`), what its label is chosen from: words found
+    in the topic more than elsewhere. The papers are counted once for both."""
+    counted = word_hits(texts, labels, candidate_words(model, labels, top_n_words))
+    longest = max(map(len, counted.values()), default=0)
+    return rank_hits(counted, top_n_words), rank_hits(counted, longest, LABEL_BETA)
 
 
 def _vectorizer(n: int):
@@ -175,11 +171,11 @@ def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int
                 candidates: dict[int, list[tuple[str, float]]] | None = None):
     """The topic table: topic, label, size, words.
 
-    The label is made from ``candidates`` (each topic's ranked candidate words; ``words`` by
-    default): at most three words or phrases and :data:`LABEL_WORDS` words, none made only of
-    the corpus's most common words (:func:`~workbench.topics.labels.frequent_words`, with two
-    topics or more) nor among the top words of most topics; with ``texts``, written as the
-    topic's papers write them.
+    The label is made from ``candidates`` (each topic's candidate words as labels rank them,
+    by F0.5; ``words`` by default): at most three words or phrases and :data:`LABEL_WORDS`
+    words, none made only of the corpus's most common words or their forms
+    (:func:`~workbench.topics.labels.frequent_words`, with two topics or more) nor among the top
+    words of most topics; with ``texts``, written as the topic's papers write them.
     """
     import pandas as pd
 
