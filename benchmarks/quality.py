@@ -24,7 +24,8 @@ seeds, and arxiv_lite's per-topic stability scores.
 ``--candidates`` also prints the settings tried on the way to the defaults (seed 42, or the mean
 over seeds 1..N with ``--candidate-seeds N``).
 ``--labels`` measures how well label words name the default topics (precision and coverage
-of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels.
+of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels,
+before and after issue 14, in the same run (``--only-labels``: that alone).
 ``--compare-merging N`` compares, over seeds 1..N, the ways of merging HDBSCAN's topics that
 were measured (Ward in the embedding space, the default; average linkage of the mean embeddings,
 the previous default; average linkage in the 5-d UMAP space).
@@ -264,6 +265,7 @@ def main() -> None:
     parser.add_argument("--candidate-seeds", type=int, default=1, metavar="N",
                         help="with --candidates: average each setting over seeds 1..N (default: seed 42 only)")
     parser.add_argument("--labels", action="store_true", help="measure how well label words name the topics (MiniLM)")
+    parser.add_argument("--only-labels", action="store_true", help="--labels alone: no topic quality or stability")
     parser.add_argument("--compare-merging", type=int, default=0, metavar="N",
                         help="compare ways of merging HDBSCAN's topics over seeds 1..N (MiniLM)")
     args = parser.parse_args()
@@ -274,7 +276,9 @@ def main() -> None:
 
     print(f"# Topic quality, {time.strftime('%Y-%m-%d')}, {machine()}\n")
     print(f"workbench defaults: {TopicModel().get_params()}\n")
-    for name in args.corpora:
+    if args.only_labels:
+        args.labels, args.stability_seeds = True, 0
+    for name in [] if args.only_labels else args.corpora:
         corpus = load_corpus(name)
         texts, truth, k = corpus.texts("document"), corpus.labels, corpus.k
         print(f"\n## {name}: {len(corpus)} papers, {k} labels\n")
