@@ -198,6 +198,26 @@ def test_label_terms_are_not_made_only_of_the_corpus_s_most_common_words():
     assert readable_label(["language models", "agents"], frequent=frequent) == "language models, agents", "never empty"
 
 
+def test_no_seed_label_term_is_made_only_of_the_20_words_in_the_most_papers(seeds):
+    """Issue 14: "agent, tasks, data" named nothing on the seeds, where every topic has those."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from workbench.topics import stop_words
+
+    texts, X, words = seeds
+    counts = CountVectorizer(binary=True, stop_words=stop_words()).fit(texts)
+    papers = np.asarray(counts.transform(texts).sum(axis=0)).ravel()
+    vocabulary = counts.get_feature_names_out()
+    ranked = [vocabulary[j] for j in np.argsort(-papers, kind="stable") if not vocabulary[j].isdigit()]
+    top20 = set(ranked[:20])
+    assert {"agent", "tasks", "agents", "models"} <= top20
+    model = TopicModel().fit(texts, X, word_vectors=words)
+    for label in model.topic_info_.label[model.topic_info_.topic >= 0]:
+        terms = label.split(", ")
+        assert all(not set(term.split()) <= top20 for term in terms), label
+        assert 2 <= len(label.replace(",", " ").split()) <= 4 and len(terms) <= 3, label
+
+
 def test_frequent_words_are_those_in_the_most_papers_without_stop_words_or_numbers():
     from workbench.topics import frequent_words
 
