@@ -174,7 +174,7 @@ class ExploreView:
             return
         counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
         counts.columns = ["sub-topic", "label", "papers"]
-        self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True, classes="wb-bars")
+        self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left")
         self.status.ok(f"{len(counts)} sub-topics in {len(table)} papers")
 
     def on_search(self) -> None:
