@@ -1,13 +1,20 @@
 """Driving the notebooks in JupyterLab with Debian's Chromium (Playwright), for the browser tests.
 
-``open_and_run_all`` opens a notebook in a :class:`workbench._lab.ThrowawayLab`, waits for its
-kernel, then runs every cell; ``status`` waits for a view's status line; ``lasso`` drags a
-rectangle over the middle of the map. Screenshots go to test-output/browser/.
+``lab_with_review`` starts a :class:`workbench._lab.ThrowawayLab` on a copy of the notebooks
+and a review built from the seeds (one per test module); ``open_and_run_all`` opens a notebook
+at 1280x800, waits for its kernel, then runs every cell; ``said`` waits for a control's answer
+(``✓ ...``) and raises :class:`ViewError` at once on a ``✗`` one; ``lasso`` drags a rectangle
+over the middle of the map; ``store`` opens the review's SQLite store from the test process.
+Screenshots go to test-output/browser/ (``shot``) or docs/images/ (``doc_shot``).
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 from conftest import ROOT
 
@@ -17,11 +24,29 @@ ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 ]
 SHOTS = ROOT / "test-output" / "browser"
+DOC_IMAGES = ROOT / "docs" / "images"
+VIEWPORT = {"width": 1280, "height": 800}
+REVIEWER = "browser-user"
 
 
-def open_and_run_all(browser, lab, notebook: str, workspace: str | None = None):
+@contextmanager
+def lab_with_review(folder: Path, token: str):
+    """JupyterLab serving ``folder`` with the notebooks and ``review/`` built from the seeds."""
+    import workbench
+    from workbench._lab import ThrowawayLab
+
+    shutil.copytree(ROOT / "notebooks", folder / "notebooks")
+    workbench.build([ROOT / "seeds"], review=folder / "review", embedder="fake", seed=42)
+    server = ThrowawayLab(folder, token, env={"WORKBENCH_REVIEWER": REVIEWER})
+    try:
+        yield {"url": server.url, "token": server.token, "ws": folder, "review": folder / "review"}
+    finally:
+        server.stop()
+
+
+def open_and_run_all(browser, lab, notebook: str, workspace: str | None = None, viewport=VIEWPORT):
     """Open a notebook, wait for its kernel's websocket, then Run All."""
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page = browser.new_page(viewport=viewport)
     sockets = []
     page.on("websocket", lambda ws: sockets.append(ws.url) if "/api/kernels/" in ws.url else None)
     # A workspace of its own, so the layout of an earlier test (its open notebook) is not restored.
@@ -40,22 +65,38 @@ def open_and_run_all(browser, lab, notebook: str, workspace: str | None = None):
     return page
 
 
+def view_ready(page, name: str, timeout: float = 180_000) -> None:
+    """Wait until the view ``wb-<name>`` is on the page and its keys are listening."""
+    page.wait_for_selector(f".wb-{name} [data-attached='true']", state="attached", timeout=timeout)
+
+
 class ViewError(AssertionError):
-    """A view's status line showed an error (``✗ ...``) to the user."""
+    """A view showed an error (``✗ ...``) to the user."""
 
 
-def status(page, text: str, timeout: float = 60) -> None:
-    """Wait until a view's status line says ``✓ text``; raise :class:`ViewError` at once with the
-    words of a ``✗`` line instead."""
-    done = page.get_by_text(f"✓ {text}", exact=True)
-    failed = page.locator("span", has_text="✗")
+def said(page, text: str, timeout: float = 60, scope=None) -> str:
+    """Wait until a control says ``✓ text...`` (in ``scope``, a locator, or anywhere on the page);
+    returns the whole answer. Raises :class:`ViewError` at once with the words of a ``✗``."""
+    where = scope if scope is not None else page
+    done = where.locator(".wb-ok", has_text=re.compile("^✓ " + re.escape(text)))
+    failed = where.locator(".wb-err")
     deadline = time.time() + timeout
     while not done.count():
         if failed.count():
             raise ViewError(f"waiting for '✓ {text}', the view said: {failed.first.inner_text()}")
         if time.time() > deadline:
             raise AssertionError(f"the view never said '✓ {text}' in {timeout:.0f} s")
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(200)
+    return done.first.inner_text()
+
+
+status = said  # the name the older tests use
+
+
+def forget_answers(scope) -> None:
+    """Take the answers shown in ``scope`` (a locator) off the page, so that :func:`said` waits
+    for the next one rather than reading an earlier one with the same words."""
+    scope.locator(".wb-ok, .wb-err").evaluate_all("els => els.forEach(e => e.remove())")
 
 
 def lasso(page) -> int:
@@ -79,6 +120,34 @@ def lasso(page) -> int:
     return int(selected.inner_text().split()[0])
 
 
+def press_enter_in(page, placeholder: str, text: str, keys: str = "Enter") -> None:
+    """Click the box with ``placeholder``, type ``text`` as a user does, then press ``keys``."""
+    box = page.get_by_placeholder(placeholder)
+    box.scroll_into_view_if_needed()
+    box.click()
+    box.fill("")
+    box.type(text)
+    box.press(keys)
+
+
+def store(lab, reviewer: str = "checker"):
+    """The review's store, opened from the test process (read what the clicks saved)."""
+    from workbench.store import Store
+
+    return Store.open(lab["review"], reviewer=reviewer, create=False)
+
+
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+def doc_shot(page, name: str) -> None:
+    """A screenshot for docs/images (PNG, the 1280x800 viewport, a palette to stay small)."""
+    from PIL import Image
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    raw = SHOTS / name
+    page.screenshot(path=str(raw), full_page=False)
+    DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+    Image.open(raw).convert("RGB").quantize(colors=128).save(DOC_IMAGES / name, optimize=True)

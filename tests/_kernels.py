@@ -430,7 +430,7 @@ def _kernel_main(review: str, reviewer: str) -> None:
         "decide": lambda ids, decision: session.decide(ids, decision),
         "undo": lambda: [e.summary for e in session.undo()],
         "second_store": second_store,
-        "show_themes": lambda k: session.show_themes(k),
+        "show_themes": lambda k: session.show_themes(k, save=True),  # "Show themes", then "Save these themes"
         "topic_stability": lambda seeds: len(session.topic_stability(seeds)),
     }
     reply(ok=True, result="ready")

@@ -25,7 +25,7 @@ COMMANDS = {
     "tag": ["3f", "x"], "untag": ["3f", "x"], "note": ["3f", "t"], "decide": ["3f", "maybe"],
     "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "history": [], "undo": [],
     "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
-    "import-annotations": ["f.jsonl"],
+    "import-annotations": ["f.jsonl"], "title": [],
 }
 STORE_COMMANDS = list(COMMANDS)[5:]
 

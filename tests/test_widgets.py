@@ -1,15 +1,16 @@
 """The widgets' state and actions, without a browser: every action reaches the store at once,
 and paper text stays inert HTML everywhere."""
 
+import json
 import re
 
 import numpy as np
 import pytest
 
 import workbench
-from workbench.errors import InputError
+from workbench.errors import InputError, StoreError
 from workbench.store import Store
-from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen
+from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, topics
 from workbench.widgets.text import escape, highlight
 
 from conftest import ROOT, seed_abstracts, write_seed_file
@@ -96,8 +97,8 @@ def test_screening_queue_filters_moves_and_keys(session):
     q.add_tag("key-test")
     assert q.press("i") == "decide"  # include and move on
     assert session.store.decision(first).decision == "include"
-    vocab = session.vocabulary()
-    q.press(str(vocab.index("key-test") + 1))  # toggles key-test on the new current paper
+    numbered = q.tags()  # in the order they were made: a new tag never renumbers the others
+    q.press(str(numbered.index("key-test") + 1))  # toggles key-test on the new current paper
     assert "key-test" in session.store.tags(q.current_id)
     assert q.press("u") == "undo"
     assert "key-test" not in session.store.tags(q.current_id)
@@ -172,7 +173,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
     with _store(review_path) as other:
         assert len(other.papers_tagged("from-search")) == len(session.search("reward model").ids)
     assert "Renamed by a click" in set(session.review.topics.label)
-    assert "sub-topics" in view.status.value
+    assert "sub-topics" in view.recluster_act.line.value and "✓" in view.recluster_act.line.value
     assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
     assert session.load_selection() == session.ids[:50]
 
@@ -223,7 +224,7 @@ def test_a_note_on_the_selection_is_one_undo(session):
     view.select(chosen)
     view.note_text.value = "read the appendix of each"
     view.on_note()
-    assert "note added to 4 papers" in view.status.value and view.note_text.value == ""
+    assert "note added to 4 papers" in view.note_act.line.value and view.note_text.value == ""
     assert all([n.text for n in session.store.notes(p)][-1:] == ["read the appendix of each"] for p in chosen)
     assert view.frame.loc[60, "notes"] >= 1
     session.undo()
@@ -240,7 +241,7 @@ def test_screen_view_plays_keys_and_clicks(session):
     assert [n.text for n in session.store.notes(start)][-1] == "seen"
     assert "screened" in view.progress_label.value
     view.on_decide("nonsense")
-    assert "decision &#x27;nonsense&#x27;; expected one of include" in view.status.value
+    assert "✗ decision &#x27;nonsense&#x27;; expected one of include" in view.decision_line.value
 
 
 def test_report_files(session):
@@ -249,7 +250,7 @@ def test_report_files(session):
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
-    assert md.startswith("# Review:") and "Representative papers" in md and "Included:" in md
+    assert md.startswith("# ") and "Representative papers" in md and "## Included (1)" in md
 
 
 def test_state_classes_do_not_import_ipywidgets():
@@ -264,49 +265,116 @@ def test_state_classes_do_not_import_ipywidgets():
     assert out == "False"
 
 
-def test_explore_view_shows_k_themes_and_topic_stability(tmp_path):
-    review = workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
+def _files(folder) -> dict[str, str]:
+    """Every file under ``folder`` (but the store, its journal and snapshots) with its hash."""
+    import hashlib
+
+    skip = ("annotations.sqlite", "backups/", "cache/")
+    return {str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(folder.rglob("*")) if f.is_file() and not str(f.relative_to(folder)).startswith(skip)}
+
+
+@pytest.fixture
+def fresh_review(tmp_path):
+    workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
+    return tmp_path / "review"
+
+
+def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
+    review = workbench.open_review(fresh_review)
     default_labels, coords = review.labels.copy(), review.coords.copy()
-    n_default = int((review.topics.topic >= 0).sum())
-    with Session.open(tmp_path / "review", reviewer="tester") as session:
+    with Session.open(fresh_review, reviewer="tester") as session:
+        session.rename_topic(0, "Kept by hand")
         session.tag(session.ids[:5], "kept-tag")
+        on_disk = _files(fresh_review)
+        with Store.open(fresh_review) as other:
+            stored = other.current_topics()
         view = explore(session)
         view.play([{"themes": 3}])
-        assert int((session.review.topics.topic >= 0).sum()) == 3 and view.themes.value == 3
+        assert int((session.review.topics.topic >= 0).sum()) == 3 and view.topic_tools.themes.value == 3
         assert view.frame.topic_label.nunique() == 3, "the map's colours follow the themes"
+        assert "Looking at 3 themes" in view.topic_tools.overview.value and "not saved" in view.topic_tools.show_act.line.value
+        assert "Kept by hand" in set(session.review.topics.label), "a human name carries over to its theme"
         np.testing.assert_allclose(session.review.coords, coords, atol=1e-4)  # the map stays put
         for t in set(default_labels.tolist()):  # themes are unions of the default topics
             assert len(set(session.review.labels[default_labels == t].tolist())) == 1
-        reopened = workbench.open_review(tmp_path / "review")
-        assert int((reopened.topics.topic >= 0).sum()) == 3, "saved to the review"
-
+        assert _files(fresh_review) == on_disk, "looking at themes writes nothing"
+        with Store.open(fresh_review) as other:
+            assert other.current_topics() == stored
+        view.play([{"rename_topic": 1, "label": "not while looking"}])
+        assert "only being looked at" in view.topic_tools.rename_act.line.value
         view.play([{"stability": [1, 2]}])
         assert set(session.stability) == set(session.review.topics.topic[session.review.topics.topic >= 0])
-        assert all(0 <= v <= 1 for v in session.stability.values())
-        assert ">stable</th>" in view.overview.value and "%</td>" in view.overview.value
-        assert "topics below 80 %" in view.status.value
-
+        assert ">stable</th>" in view.topic_tools.overview.value and "topics below 80 %" in view.topic_tools.stability_act.line.value
         view.play([{"themes": 1}])
-        assert "ask for 2 or more" in view.status.value
-        view.play([{"themes": None}])
-        assert int((session.review.topics.topic >= 0).sum()) == n_default
-        np.testing.assert_array_equal(session.review.labels, default_labels)
-        assert ">stable</th>" not in view.overview.value, "stability is checked again for new topics"
-        assert len(session.store.papers_tagged("kept-tag")) == 5
+        assert "✗" in view.topic_tools.show_act.line.value and "ask for 2 or more" in view.topic_tools.show_act.line.value
+        view.play([{"back_to_saved": True}])
+        np.testing.assert_array_equal(session.review.labels, review.labels)
+        assert session.topic_label(0) == "Kept by hand" and session.preview is None
+        assert ">stable</th>" not in view.topic_tools.overview.value, "stability is checked again for new topics"
+        assert _files(fresh_review) == on_disk and len(session.store.papers_tagged("kept-tag")) == 5
 
 
-def test_undoing_a_topic_rename_shows_the_old_name_again(tmp_path):
-    workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
-    with Session.open(tmp_path / "review", reviewer="tester") as session:
+def test_save_these_themes_then_one_undo_brings_back_the_topics_and_the_files(fresh_review):
+    with Session.open(fresh_review, reviewer="tester") as session:
+        session.rename_topic(0, "Kept by hand")
+        before_files, generation = _files(fresh_review), session.review.generation
+        before_labels, before_names = session.review.labels.copy(), session.review.topic_labels()
+        n_before = int((session.review.topics.topic >= 0).sum())
         view = explore(session)
+        view.play([{"themes": 3}, {"save_themes": True}])
+        assert "3 topics saved" in view.topic_tools.save_act.line.value
+        saved = workbench.open_review(fresh_review)
+        assert saved.generation != generation and int((saved.topics.topic >= 0).sum()) == 3
+        assert len([t for t in json.loads((saved.files / "topics.json").read_text())["topics"] if t["topic"] >= 0]) == 3
+        map_html = (fresh_review / "map.html").read_text()
+        assert "3 topics" in map_html and "Kept by hand" in map_html
+        with Store.open(fresh_review) as other:
+            assert other.history(limit=1)[0].action == "topic-run"
+
+        view.play([{"undo": True}])
+        assert "undid saved topics (3 topics" in view.undo_act.line.value
+        assert session.review.generation == generation and session.preview is None
+        np.testing.assert_array_equal(session.review.labels, before_labels)
+        assert session.review.topic_labels() == before_names
+        reopened = workbench.open_review(fresh_review)
+        assert reopened.generation == generation and reopened.topic_labels() == before_names
+        after = _files(fresh_review)
+        assert {f: h for f, h in after.items() if not f.startswith("generations/" + saved.generation)} == {
+            **before_files, "map.html": after["map.html"]}, "the previous files are the review's again, untouched"
+        assert f"{n_before} topics" in (fresh_review / "map.html").read_text()
+        assert "Kept by hand" in view.topic_tools.overview.value
+        assert set(view.frame.topic_label) == set(before_names[t] for t in before_labels)
+
+
+def test_undoing_a_topic_run_whose_files_are_gone_is_refused(fresh_review):
+    import shutil
+
+    with Session.open(fresh_review, reviewer="tester") as session:
+        generation = session.review.generation
+        session.show_themes(3, save=True)
+        shutil.rmtree(fresh_review / "generations" / generation)
+        with pytest.raises(StoreError, match="previous files .* are no longer in"):
+            session.undo()
+        assert workbench.open_review(fresh_review).generation == session.review.generation != generation
+
+
+def test_undoing_a_topic_rename_shows_the_old_name_again_everywhere(fresh_review):
+    with Session.open(fresh_review, reviewer="tester") as session:
+        view, table, queue_view = explore(session), topics(session), screen(session)
         before = session.topic_label(0)
         view.play([{"rename_topic": 0, "label": "A name to take back"}])
-        assert session.topic_label(0) == "A name to take back" and "A name to take back" in view.overview.value
-        session.undo()
-        assert session.topic_label(0) == before
-        assert "A name to take back" not in view.overview.value
+        for html in (view.topic_tools.overview.value, table.table.value, (fresh_review / "map.html").read_text()):
+            assert "A name to take back" in html
+        assert "A name to take back" in set(view.frame.topic_label)
+        assert any("A name to take back" in label for label, _ in queue_view.topic.options)
+        view.play([{"undo": True}])
+        assert session.topic_label(0) == before and "undid rename topic 0" in view.undo_act.line.value
+        for html in (view.topic_tools.overview.value, table.table.value, (fresh_review / "map.html").read_text()):
+            assert "A name to take back" not in html
         assert "A name to take back" not in set(view.frame.topic_label)
-        assert all("A name to take back" not in label for label, _ in view.topic_pick.options)
+        assert all("A name to take back" not in label for label, _ in view.topic_tools.topic_pick.options)
+        assert all("A name to take back" not in label for label, _ in queue_view.topic.options)
 
 
 CJK_ABSTRACTS = [

@@ -43,18 +43,13 @@ __all__ = [
     "papers_to_frame",
 ]
 
-# The topic of a paper no topic was found for (HDBSCAN's noise label), in every stage.
-OUTLIER = -1
-
-# What a reviewer may decide about a paper, in the order the screening shows them.
-DECISIONS = ("include", "exclude", "maybe")
-
 ID_LENGTH = 12
 
 
 #: The topic of papers no topic claims (HDBSCAN's noise), in every table and file.
 OUTLIER = -1
-#: A screening decision, in the store, the readers' labels and every face.
+#: A screening decision, in the store, the readers' labels and every face, in the order the
+#: screening shows them.
 DECISIONS = ("include", "exclude", "maybe")
 
 

@@ -165,7 +165,7 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
             with store.transaction():
                 sync_report = _sync_store(review, store) if sync else None
                 topic_report, edited = _record_topics(review, store)
-                store.set_generation(name)
+                store.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
             files.discard(final)
             if isinstance(err, (OSError, WorkbenchError)) and "nothing" not in str(err):

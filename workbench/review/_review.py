@@ -151,6 +151,11 @@ class Review:
             self.apply_topic_edits(assignments, labels)
         return True
 
+    def publish_map(self) -> Path:
+        """Rewrite the review's map.html from the topics as shown (after a rename, a merge or an
+        undo), so the file a colleague opens says what the notebooks say."""
+        return files.publish_map(self.path, self)
+
     def topic_labels(self) -> dict[int, str]:
         return dict(zip(self.topics.topic.astype(int), self.topics.label))
 
@@ -349,9 +354,11 @@ class Review:
 
     # ------------------------------------------------------------------ the report
 
-    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None) -> dict[str, Path]:
+    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
+                     title: str | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:
-        ``<review>/report``); returns what was written."""
+        ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
+        title (kept in the store, like ``workbench title``). Returns what was written."""
         from .report import write_report
 
-        return write_report(self, folder, image=image, reviewer=reviewer)
+        return write_report(self, folder, image=image, reviewer=reviewer, title=title)

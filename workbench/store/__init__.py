@@ -39,6 +39,7 @@ from ._reports import (
 )
 from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION
+from ._settings import SETTINGS, StoppingClaim
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -48,6 +49,7 @@ __all__ = [
     "FORMATS",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
+    "SETTINGS",
     "AmbiguousPaperError",
     "AnnotationInputError",
     "Decision",
@@ -55,6 +57,7 @@ __all__ = [
     "ImportReport",
     "NotAStoreError",
     "Note",
+    "StoppingClaim",
     "Store",
     "StoreError",
     "StoreVersionError",

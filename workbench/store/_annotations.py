@@ -29,6 +29,7 @@ __all__ = [
     "decisions_of",
     "delete_note",
     "edit_note",
+    "every_decision",
     "notes_of",
     "papers_tagged",
     "tag",
@@ -290,6 +291,16 @@ def decisions_of(conn: sqlite3.Connection, pid: str) -> list[Decision]:
         for r in conn.execute(
             "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ? "
             "ORDER BY reviewer", (pid,))
+    ]
+
+
+def every_decision(conn: sqlite3.Connection) -> list[Decision]:
+    """Every reviewer's current decision on every paper, in one read (by paper, then reviewer)."""
+    return [
+        Decision(paper_id=r[0], reviewer=r[1], decision=r[2], reason=r[3], decided_at=r[4])
+        for r in conn.execute(
+            "SELECT paper_id, reviewer, decision, reason, decided_at FROM decisions "
+            "ORDER BY paper_id, reviewer")
     ]
 
 

@@ -29,12 +29,19 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "topic_edits": (
         ("id",), ("kind", "tid", "into_tid", "paper_id", "label", "reviewer", "created_at")
     ),
+    "meta": (("key",), ("value",)),  # the review's settings (``_settings``)
     "papers": (
         ("id",),
         ("title", "abstract", "authors", "year", "doi", "venue", "url", "keywords",
          "collection", "source", "in_corpus"),
     ),
+    # A saved topic run and the switch to its files (``_files.switch_files``): undoing it
+    # deletes the run (with its rows, see DEPENDENTS) and names the previous files again.
+    "meta": (("key",), ("value",)),
+    "topic_runs": (("run",), ("created_at", "reviewer", "n_papers", "n_topics", "report")),
 }
+# table -> tables whose rows (same key) go with a row of it that an undo deletes.
+DEPENDENTS = {"topic_runs": ("run_topics", "run_assignments")}
 
 
 def now() -> str:
@@ -139,6 +146,11 @@ class Action:
         )
         self.changes.extend((table, key, None, row) for key, row in items)
 
+    def recorded(self, table: str, key: dict, before: dict | None, after: dict | None) -> None:
+        """Record a change the caller has just made with its own SQL (rows written in bulk, such
+        as a topic run), so that an undo puts ``before`` back."""
+        self.changes.append((table, dict(key), before, after))
+
     def insert(self, table: str, row: dict) -> int:
         """Insert a row into a table whose key is an automatic integer ``id``; returns it."""
         _, values = TABLES[table]
@@ -183,6 +195,8 @@ def _write_row(conn, table: str, key: dict, before: dict | None, row: dict | Non
     where = " AND ".join(f"{k} = ?" for k in keys)
     key_values = [key[k] for k in keys]
     if row is None:
+        for dependent in DEPENDENTS.get(table, ()):
+            conn.execute(f"DELETE FROM {dependent} WHERE {where}", key_values)
         conn.execute(f"DELETE FROM {table} WHERE {where}", key_values)
     elif before is None:
         cols = list(keys) + list(values)
@@ -202,11 +216,13 @@ def _describe(table: str, key: dict) -> str:
 
 
 def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
-         everyone: bool = False) -> list[HistoryEntry]:
+         everyone: bool = False, check=None) -> list[HistoryEntry]:
     """Undo the last ``n`` undoable changes (this reviewer's, or anyone's with ``everyone``).
 
     All ``n`` are undone in one transaction or none is. Returns the entries undone, newest
     first. Raises :class:`UndoConflictError` when a later change touched the same annotation.
+    ``check(conn, table, key, before)`` may refuse (raise) to put a row back, e.g. when the files a
+    row names are gone.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise AnnotationInputError(
@@ -228,30 +244,7 @@ def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
                 "see `workbench history`"
             )
         for hid, *_ in rows:
-            changes = conn.execute(
-                "SELECT tbl, key, before, after FROM history_changes WHERE history_id = ? "
-                "ORDER BY seq DESC",
-                (hid,),
-            ).fetchall()
-            for table, key, before, after in changes:
-                key = json.loads(key)
-                before = None if before is None else json.loads(before)
-                after = None if after is None else json.loads(after)
-                current = act.get(table, key)
-                if current != after:
-                    later = conn.execute(
-                        "SELECT h.id, h.reviewer, h.action FROM history h "
-                        "JOIN history_changes c ON c.history_id = h.id "
-                        "WHERE h.id > ? AND c.tbl = ? AND c.key = ? ORDER BY h.id DESC LIMIT 1",
-                        (hid, table, _json(key)),
-                    ).fetchone()
-                    by = (f"change #{later[0]} ({later[2]} by {later[1]})" if later
-                          else "a change outside the history")
-                    raise UndoConflictError(
-                        f"cannot undo change #{hid}: {_describe(table, key)} was changed again "
-                        f"by {by}; undo that change first, or make the edit by hand"
-                    )
-                act.put(table, key, before)
+            _replay_backwards(conn, act, hid, check)
         entries = [
             HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4])
             for r in rows
@@ -261,6 +254,36 @@ def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
             "UPDATE history SET undone_by = ? WHERE id = ?", [(undo_id, e.id) for e in entries]
         ))
     return entries
+
+
+def _replay_backwards(conn: sqlite3.Connection, act: Action, hid: int, check) -> None:
+    """Put every row change ``hid`` made back as it was, newest first, inside ``act``."""
+    changes = conn.execute(
+        "SELECT tbl, key, before, after FROM history_changes WHERE history_id = ? "
+        "ORDER BY seq DESC",
+        (hid,),
+    ).fetchall()
+    for table, key, before, after in changes:
+        key = json.loads(key)
+        before = None if before is None else json.loads(before)
+        after = None if after is None else json.loads(after)
+        current = act.get(table, key)
+        if current != after:
+            later = conn.execute(
+                "SELECT h.id, h.reviewer, h.action FROM history h "
+                "JOIN history_changes c ON c.history_id = h.id "
+                "WHERE h.id > ? AND c.tbl = ? AND c.key = ? ORDER BY h.id DESC LIMIT 1",
+                (hid, table, _json(key)),
+            ).fetchone()
+            by = (f"change #{later[0]} ({later[2]} by {later[1]})" if later
+                  else "a change outside the history")
+            raise UndoConflictError(
+                f"cannot undo change #{hid}: {_describe(table, key)} was changed again "
+                f"by {by}; undo that change first, or make the edit by hand"
+            )
+        if check is not None:
+            check(conn, table, key, before)
+        act.put(table, key, before)
 
 
 def read_history(conn: sqlite3.Connection, limit: int | None = 20,

@@ -27,6 +27,7 @@ class Tag:
     description: str = ""
     colour: str | None = None
     count: int = 0
+    created_at: str = ""  # when it entered the vocabulary (views number tags in this order)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _destination, _history, _import, _papers, _topics, _vocab
+from . import _backup, _connection, _destination, _files, _history, _import, _papers, _topics, _vocab
+from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
@@ -267,6 +268,33 @@ class Store:
         """Every reviewer's current decision on a paper."""
         return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
 
+    @guarded
+    def every_decision(self) -> list[Decision]:
+        """Every reviewer's current decision on every paper, in one read."""
+        return ann.every_decision(self._conn)
+
+    # ------------------------------------------------------------------ settings
+    @guarded
+    def settings(self) -> dict[str, str]:
+        """The review's settings that are set, e.g. ``{"title": "..."}`` (see ``SETTINGS``)."""
+        return settings_log.read_settings(self._conn)
+
+    @writes
+    def set_setting(self, name: str, value: str | None) -> str | None:
+        """Set one of the review's settings (None or blank: back to its default), as one
+        action in the history; returns the value kept (white space folded)."""
+        return settings_log.set_setting(self._conn, self.reviewer, name, value)
+
+    @writes
+    def log_stopping_claim(self, advice) -> settings_log.StoppingClaim:
+        """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
+        return settings_log.log_stopping_claim(self._conn, self.reviewer, advice)
+
+    @guarded
+    def stopping_claims(self) -> list[settings_log.StoppingClaim]:
+        """Every logged stopping claim, oldest first (the report shows the latest)."""
+        return settings_log.read_stopping_claims(self._conn)
+
     # ------------------------------------------------------------------ history
     @guarded
     def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
@@ -276,8 +304,16 @@ class Store:
 
     @writes
     def undo(self, n: int = 1, *, everyone: bool = False) -> list[HistoryEntry]:
-        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``)."""
-        return _history.undo(self._conn, self.reviewer, n, everyone=everyone)
+        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``). A saved
+        topic run (``action == "topic-run"``) is undone with the switch to its files: the
+        previous files and topics are the review's again (see :meth:`set_generation`)."""
+        return _history.undo(self._conn, self.reviewer, n, everyone=everyone,
+                             check=_files.restorable(self.path.parent))
+
+    @guarded
+    def papers_changed(self, history_id: int) -> list[str]:
+        """The ids of the papers the change ``history_id`` touched (what an undo should show)."""
+        return _files.papers_changed(self._conn, history_id)
 
     # ------------------------------------------------------------------ files
     @guarded
@@ -308,13 +344,11 @@ class Store:
         return None if row is None else row[0]
 
     @writes
-    def set_generation(self, name: str) -> None:
+    def set_generation(self, name: str, run: int | None = None) -> None:
         """Make ``name`` the review's current files. Inside :meth:`transaction` with the topic
-        run that made them, the switch and the run are saved together or not at all."""
-        with _history.Action(self._conn, self.reviewer, "switch-files", undoable=False) as act:
-            act.summary = f"the review's files are now generations/{name}"
-            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
-                               (name,))
+        run that made them, the switch and the run are saved together or not at all. With
+        ``run`` (that topic run's number) the two are one action that :meth:`undo` takes back."""
+        _files.switch_files(self._conn, self.reviewer, name, run)
 
     # ------------------------------------------------------------------ snapshots
     @guarded

@@ -18,9 +18,9 @@ __all__ = ["delete_tag", "describe_tag", "merge_tags", "rename_tag", "vocabulary
 
 def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
     return [
-        Tag(name=r[0], description=r[1], colour=r[2], count=r[3])
+        Tag(name=r[0], description=r[1], colour=r[2], count=r[3], created_at=r[4])
         for r in conn.execute(
-            "SELECT v.name, v.description, v.colour, count(t.tag) FROM tag_vocab v "
+            "SELECT v.name, v.description, v.colour, count(t.tag), v.created_at FROM tag_vocab v "
             "LEFT JOIN paper_tags t ON t.tag = v.name GROUP BY v.name ORDER BY v.name")
     ]
 

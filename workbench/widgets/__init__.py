@@ -3,18 +3,21 @@
 State and actions (no ipywidgets): :class:`Session`, :class:`ScreeningQueue` and
 :class:`Comparison`, all working through the review's API (:class:`workbench.Review`) and its
 store (:class:`workbench.store.Store`). The views in ``workbench.widgets.views`` wrap them
-in ipywidgets; ``explore``, ``screen`` and ``compare`` build one for a notebook cell.
+in ipywidgets; ``explore``, ``screen``, ``compare`` and ``topics`` build one for a notebook
+cell. Every view of one session follows the others: a change made in one shows in all.
 """
 
+from .changes import Undone
 from .compare import Comparison
 from .queue import ScreeningQueue
 from .session import SearchResult, Session
 
-__all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "compare", "explore", "screen"]
+__all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "Undone", "compare", "explore",
+           "screen", "topics"]
 
 
 def explore(session: Session, **kwargs):
-    """The explore view (map, selection actions, search, topic edits) for ``session``."""
+    """The explore view (topics, map, search, selection actions, topic edits) for ``session``."""
     from .views.explore import ExploreView
 
     return ExploreView(session, **kwargs)
@@ -32,3 +35,10 @@ def compare(session: Session, ids=()):
     from .views.compare import CompareView
 
     return CompareView(session, ids)
+
+
+def topics(session: Session):
+    """The review's topics as a table that follows every change (``.widget`` to display)."""
+    from .views.topics import TopicsView
+
+    return TopicsView(session)

@@ -16,7 +16,7 @@ from .text import authors_line, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS"]
 
-FILTERS = ("all", "untagged", "undecided", *DECISIONS)
+FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS)  # "sent": from the map (01)
 
 # key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
 KEYS = {
@@ -39,6 +39,7 @@ class Card:
     id: str
     title_html: str
     authors: str
+    year: int | None
     collection: str
     topic: int
     topic_label: str
@@ -58,12 +59,16 @@ class ScreeningQueue:
     Parameters
     ----------
     session : Session
-    show : one of ``FILTERS``
+    show : one of ``FILTERS`` ("undecided" by default; "sent": the papers 01 sent here)
     topic : int or None
     search : str, keywords that must all appear (and are highlighted)
+
+    The queue's papers are fixed when the filters are applied: a paper decided in an
+    "undecided" queue stays in it (go back with ``k`` to see or change its decision) until the
+    filters are applied again.
     """
 
-    def __init__(self, session: Session, show: str = "all", topic: int | None = None, search: str = ""):
+    def __init__(self, session: Session, show: str = "undecided", topic: int | None = None, search: str = ""):
         self.session = session
         self.show = show
         self.topic = topic
@@ -71,7 +76,9 @@ class ScreeningQueue:
         self.matches: dict[str, int] = {}  # id -> matches of the search's terms
         self.position = 0
         self.ids: list[str] = []
-        self.refilter()
+        self.sent_what = ""  # where the "sent" papers came from
+        self.last = ""  # what the last action did, in words
+        self.refilter(show)
 
     # ------------------------------------------------------------------ filtering
 
@@ -93,6 +100,9 @@ class ScreeningQueue:
             keep = keep[keep.decision == "undecided"]
         elif self.show in DECISIONS:
             keep = keep[keep.decision == self.show]
+        elif self.show == "sent":
+            sent, self.sent_what = self.session.load_queue()
+            keep = keep[keep.id.isin(set(sent))]
         if self.topic is not None:
             keep = keep[keep.topic == self.topic]
         self.matches = self.session.search(self.search, semantic=False).matches if self.search.strip() else {}
@@ -132,8 +142,15 @@ class ScreeningQueue:
             raise InputError("the queue is empty; change the filters")
         return self.current_id
 
+    def tags(self) -> list[str]:
+        """The vocabulary in the order tags were made: tag n keeps its number when others come."""
+        vocab = self.session.store.vocabulary()
+        return [t.name for t in sorted(vocab, key=lambda t: (t.created_at, t.name))]
+
     def toggle_tag(self, tag: str) -> bool:
-        return self.session.toggle_tag(self._require(), tag)
+        now = self.session.toggle_tag(self._require(), tag)
+        self.last = f"{'added' if now else 'removed'} tag {tag}"
+        return now
 
     def add_tag(self, text: str) -> list[str]:
         """Tags typed as free text (comma separated) are added to the current paper."""
@@ -141,21 +158,37 @@ class ScreeningQueue:
         if not tags:
             raise InputError("type a tag name first")
         self.session.tag(self._require(), *tags)
+        self.last = f"tagged {', '.join(tags)}"
         return tags
 
     def decide(self, decision: str, reason: str | None = None, advance: bool = True) -> None:
-        self.session.decide(self._require(), decision, reason)
+        pid = self._require()
+        self.session.decide(pid, decision, reason)
+        self.last = f"{decision}: {pid}"
         if advance:
             self.next()
 
     def note(self, text: str) -> None:
         self.session.note(self._require(), text)
+        self.last = "note saved"
 
-    def undo(self) -> None:
-        self.session.undo()
+    def undo(self):
+        """Undo the last change and show the paper it touched (the queue's filters are applied
+        again when that paper is not in the queue). Returns :class:`~workbench.widgets.Undone`."""
+        undone = self.session.undo()
+        papers = [p for p in undone.papers if p in self.session.review]
+        if papers and papers[0] not in self.ids:
+            self.refilter()
+        if papers and papers[0] in self.ids:
+            self.position = self.ids.index(papers[0])
+            self.last = undone.text
+        else:
+            self.last = undone.text + (" (that paper is not in this queue: change the filters to see it)" if papers else "")
+        return undone
 
     def press(self, key: str) -> str | None:
-        """Play a keyboard shortcut (see ``KEYS``); returns the action taken, or None."""
+        """Play a keyboard shortcut (see ``KEYS``); returns the action taken, or None. What it
+        did, in words, is in :attr:`last`."""
         action = KEYS.get(key)
         if action is None:
             return None
@@ -169,10 +202,10 @@ class ScreeningQueue:
         elif name == "undo":
             self.undo()
         elif name == "tag_number":
-            vocab = self.session.vocabulary()
-            if arg > len(vocab):
-                return None
-            self.toggle_tag(vocab[arg - 1])
+            tags = self.tags()
+            if arg > len(tags):
+                raise InputError(f"no tag {arg}: there are {len(tags)} tags; add one with the tag box")
+            self.toggle_tag(tags[arg - 1])
         return name
 
     # ------------------------------------------------------------------ what to show
@@ -198,6 +231,7 @@ class ScreeningQueue:
             id=pid,
             title_html=highlight(paper.title, terms),
             authors=escape(authors_line(paper.authors, paper.et_al)),
+            year=paper.year,
             collection=escape(paper.collection),
             topic=topic,
             topic_label=escape(s.topic_label(topic)),

@@ -7,6 +7,7 @@ click. It owns the review (papers, topics, map, embeddings) and the annotation s
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from typing import Iterable, Sequence
 
@@ -15,21 +16,27 @@ import numpy as np
 from ..errors import InputError
 from ..records import DECISIONS
 from ..review import Review, SearchResult, open_review, query_terms
+from .changes import Undone, describe_undo
+from .topics import TopicActions
 
-__all__ = ["SearchResult", "Session", "query_terms"]
+__all__ = ["SearchResult", "Session", "Undone", "query_terms"]
 
 
-class Session:
+class Session(TopicActions):
     """Interactive work on one review, as one reviewer.
 
     Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).
     """
 
     def __init__(self, review: Review, store):
-        self.review = review
+        self.review = review  # the topics shown: the saved ones, or themes being looked at
+        self.saved = review  # the topics saved in the review folder (what 02 and 04 use)
         self.store = store
         self.listeners: list = []  # callables(event: str, ids: list[str]) told after each action
         self.stability: dict[int, float] = {}  # topic -> stability across seeds, once checked
+        self.preview: int | str | None = None  # k of themes shown but not saved ("default": k=None)
+        self.warnings: list[str] = []  # what failed after an action was saved (map.html)
+        self._seen = self._latest_change()
 
     @classmethod
     def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
@@ -114,9 +121,18 @@ class Session:
             raise InputError("no papers selected; select some papers first")
         return [self.resolve(i) for i in items]
 
+    def subscribe(self, listener) -> None:
+        """Call ``listener(event, ids)`` after every action of this session (views stay in step)."""
+        self.listeners.append(listener)
+
     def _changed(self, event: str, ids: Sequence[str]) -> None:
+        self._seen = self._latest_change()
         for listener in list(self.listeners):
             listener(event, list(ids))
+
+    def _latest_change(self) -> int:
+        latest = self.store.history(limit=1)
+        return latest[0].id if latest else 0
 
     def tag(self, ids, *tags: str) -> int:
         ids = self._ids(ids)
@@ -156,103 +172,54 @@ class Session:
         self._changed("decide", ids)
         return changed
 
-    def undo(self, n: int = 1):
-        undone = self.store.undo(n)
-        self.review.refresh_topics()  # the undone action may have been a rename, merge or move
-        self._changed("undo", [])
-        return undone
+    def undo(self, n: int = 1) -> Undone:
+        """Undo this reviewer's last change: what it was, in words, and the papers it touched.
 
-    def _check_topics_current(self) -> None:
-        """Topic numbers name the topics of the saved run: refuse an edit made on older ones."""
-        if not self.review.is_current():
-            raise InputError(
-                "the topics were saved anew elsewhere (another notebook or the command line) since "
-                "this view read them, so topic numbers here may name other topics; nothing was "
-                "changed; reload the review (Session.reload()) and try again"
-            )
-
-    def reload(self) -> str:
-        """Read the review again from disk (after another notebook or the command line saved new
-        topics or rebuilt it); returns what changed, in words."""
-        old = self.review
-        new = old.reopen()
-        if [p.id for p in new.papers] != [p.id for p in old.papers]:
-            self.__dict__.pop("_id_order", None)
-        self.review = new
-        self.stability = {}
-        before, after = int((old.topics.topic >= 0).sum()), int((new.topics.topic >= 0).sum())
-        what = (f"{len(new.papers)} papers ({len(new.papers) - len(old.papers):+d}), "
-                f"{after} topics (were {before})")
-        self._changed("reload", [])
-        return what
-
-    def rename_topic(self, topic: int, label: str) -> None:
-        if not label or not label.strip():
-            raise InputError("the topic name is empty; type a name first")
-        self._check_topics_current()
-        self.store.rename_topic(int(topic), label.strip())
-        self.review.refresh_topics()
-        self._changed("topics", [])
-
-    def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
-        topics = [int(t) for t in topics]
-        if len(set(topics)) < 2:
-            raise InputError(f"merging needs two or more topics, got {topics}")
-        self._check_topics_current()
-        kept = self.store.merge_topics(topics, into=into)
-        self.review.refresh_topics()
-        self._changed("topics", [])
-        return kept
-
-    def move_paper(self, paper_id: str, topic: int) -> None:
-        self._check_topics_current()
-        self.store.move_paper(self.resolve(paper_id), int(topic))
-        self.review.refresh_topics()
-        self._changed("topics", [paper_id])
-
-    def show_themes(self, k: int | None) -> int:
-        """Find the topics again as ``k`` themes (None: the default topics), saved to the review.
-
-        The themes cut the same Ward tree as the default topics (see
-        :meth:`workbench.topics.TopicModel.reduce_to`); the map stays where it is, human topic
-        names carry over to the matching topics, tags and notes are untouched. Returns the
-        number of topics now shown.
+        A saved topic run is undone with its files (the review's previous topics and files
+        come back); any topics being looked at are put away first.
         """
-        if k is not None and int(k) < 2:
-            raise InputError(f"{k} themes; ask for 2 or more, or for the default topics")
-        self.review.show_themes(int(k) if k else None, save=True, reviewer=self.reviewer)
-        self.review.refresh_topics()
-        self.stability = {}
-        self._changed("topics", [])
-        return int((self.review.topics.topic >= 0).sum())
-
-    def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
-        """Each shown topic's stability across ``seeds`` (0..1; see :meth:`Review.topic_stability`),
-        kept in :attr:`stability` for the views to show."""
-        frame = self.review.topic_stability(seeds)
-        self.stability = {int(t): float(v) for t, v in zip(frame.topic, frame.stability)}
-        self._changed("stability", [])
-        return frame
+        entries = self.store.undo(n)
+        papers = [p for e in entries for p in self.store.papers_changed(e.id)]
+        undone = describe_undo(entries, papers, lambda p: self.review.paper(p).title if p in self.review else None)
+        if undone.topics:
+            self._show_saved_topics()
+        self._changed("undo", [p for p in papers if p in self.review])
+        return undone
 
     # ------------------------------------------------------------------ the map selection
 
-    def save_selection(self, ids: Sequence[str]) -> None:
-        """Remember the map selection (``selection.json`` in the review) for the other notebooks."""
-        import json
-
-        path = self.review.path / "selection.json"
-        tmp = path.with_name(".selection.json.tmp")
-        tmp.write_text(json.dumps({"reviewer": self.reviewer, "ids": list(ids)}), encoding="utf-8")
+    def _write_json(self, name: str, doc: dict) -> None:
+        path = self.review.path / name
+        tmp = path.with_name(f".{name}.tmp")
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
         tmp.replace(path)
 
-    def load_selection(self) -> list[str]:
-        import json
+    def _read_json(self, name: str) -> dict:
+        path = self.review.path / name
+        try:
+            return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except ValueError:  # half-written by an older version: as if there were none
+            return {}
 
-        path = self.review.path / "selection.json"
-        if not path.exists():
-            return []
-        ids = json.loads(path.read_text(encoding="utf-8")).get("ids", [])
-        return [i for i in ids if i in self.review]
+    def save_selection(self, ids: Sequence[str]) -> None:
+        """Remember the map selection (``selection.json`` in the review) for the other notebooks."""
+        self._write_json("selection.json", {"reviewer": self.reviewer, "ids": list(ids)})
+
+    def load_selection(self) -> list[str]:
+        return [i for i in self._read_json("selection.json").get("ids", []) if i in self.review]
+
+    def send_to_queue(self, ids: Sequence[str], what: str) -> int:
+        """Hand papers to the screening queue of 02 (``queue.json`` in the review; the queue's
+        "sent" filter shows them); ``what`` says where they came from. Returns how many."""
+        ids = self._ids(ids)
+        self._write_json("queue.json", {"reviewer": self.reviewer, "ids": ids, "what": what})
+        self._changed("queue", ids)
+        return len(ids)
+
+    def load_queue(self) -> tuple[list[str], str]:
+        """The papers last sent to the screening queue, and where they came from."""
+        doc = self._read_json("queue.json")
+        return [i for i in doc.get("ids", []) if i in self.review], str(doc.get("what", ""))
 
     # ------------------------------------------------------------------ search and neighbours
 

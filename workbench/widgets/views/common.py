@@ -1,25 +1,45 @@
-"""Pieces every view shares: the style sheet, status messages, escaped lists of papers."""
+"""Pieces every view shares: the style sheet, the view's frame with its keys, escaped lists."""
 
 from __future__ import annotations
 
 import ipywidgets as W
 
-from ...errors import WorkbenchError
 from ..text import escape
+from .keys import Keys
 
 STYLE = """
 <style>
-.wb-card { font-size: 14px; line-height: 1.45; max-width: 60rem; }
+.wb-view { outline: none; }
+.wb-view:focus { box-shadow: inset 3px 0 0 #1c6dd0; }
+.wb-view:focus .wb-keyhelp { color: #1c6dd0; }
+.wb-card { font-size: 14px; line-height: 1.45; max-width: 62rem; }
 .wb-card h3 { margin: 0.2em 0; }
 .wb-meta { color: #555; font-size: 12px; }
 .wb-abstract { margin-top: 0.5em; }
+.wb-keyhelp { color: #666; font-size: 12px; margin: 2px 0 4px 0; }
+.wb-keyhelp kbd { border: 1px solid #bbb; border-bottom-width: 2px; border-radius: 3px; padding: 0 4px; font-size: 11px; background: #fafafa; }
 mark.wb-hit { background: #ffe58a; }
 mark.wb-shared { background: #c7e9c0; }
 mark.wb-distinct { background: #fdd0a2; }
-.wb-tagchip { display: inline-block; background: #eef; border-radius: 8px; padding: 0 6px; margin: 0 2px; font-size: 12px; }
-.wb-bars td, .wb-bars th { padding: 1px 6px; font-size: 12px; vertical-align: middle; }
+.wb-tagchip { display: inline-block; background: #e7f0fb; border: 1px solid #9bbbe6; border-radius: 8px; padding: 0 6px; margin: 0 2px; font-size: 12px; }
+.wb-bars td, .wb-bars th { padding: 1px 6px; font-size: 12px; vertical-align: middle; text-align: left; }
 .wb-bar { background: #69c; height: 12px; }
 .wb-list { max-height: 18em; overflow-y: auto; font-size: 13px; }
+.wb-result { font-size: 13px; margin-left: 6px; }
+.wb-ok { color: #1a7f37; }
+.wb-err { color: #c0262d; font-weight: 600; }
+.wb-info { color: #8a5a00; }
+.wb-busy-note { color: #555; }
+.wb-spinner { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.35em; vertical-align: -0.1em; border: 2px solid #b8c7dc; border-top-color: #1c6dd0; border-radius: 50%; animation: wb-spin 0.8s linear infinite; }
+@keyframes wb-spin { to { transform: rotate(360deg); } }
+.jupyter-button.wb-busy { cursor: progress; background-image: linear-gradient(90deg, #e8e8e8 25%, #d0d8e8 50%, #e8e8e8 75%); background-size: 200% 100%; animation: wb-busy 1.2s linear infinite; }
+@keyframes wb-busy { from { background-position: 100% 0; } to { background-position: -100% 0; } }
+.jupyter-button.wb-tag-on { background: #1c6dd0; color: #fff; border: 2px solid #124a8f; font-weight: 600; }
+.jupyter-button.wb-tag-off { background: #fff; color: #444; border: 1px dashed #8a8a8a; }
+.jupyter-button.wb-decision-off { background: #f4f4f4; color: #333; }
+.jupyter-button.wb-decision-on { font-weight: 700; outline: 3px solid #222; outline-offset: -3px; }
+.wb-screen .wb-abstract { max-height: 40vh; overflow-y: auto; padding-right: 6px; }
+.wb-banner { background: #fff4d6; border: 1px solid #e5c46b; border-radius: 4px; padding: 4px 8px; font-size: 13px; }
 .jupyter-widgets.jupyter-button { width: auto; min-width: max-content; flex-shrink: 0; }
 </style>
 """
@@ -29,29 +49,19 @@ def style() -> W.HTML:
     return W.HTML(STYLE)
 
 
-class Status(W.HTML):
-    """One line under a view: what the last action did, or what went wrong and what to do."""
-
-    def ok(self, text: str) -> None:
-        self.value = f"<span style='color:#2a6'>✓ {escape(text)}</span>"
-
-    def busy(self, text: str) -> None:
-        self.value = f"<span style='color:#888'>… {escape(text)}</span>"
-
-    def error(self, text: str) -> None:
-        self.value = f"<span style='color:#c33'>✗ {escape(text)}</span>"
+def view_frame(children, keys: Keys, name: str) -> W.VBox:
+    """The view's outer box: the style sheet, ``keys`` and ``children``, marked ``wb-view``
+    (where :class:`~.keys.Keys` listens) and ``wb-<name>``."""
+    box = W.VBox([style(), keys, *children])
+    box.add_class("wb-view")
+    box.add_class(f"wb-{name}")
+    return box
 
 
-FAILED = object()
-
-
-def guarded(status: Status, action, *args, **kwargs):
-    """Run a user action; a WorkbenchError becomes a status line (and ``FAILED``), not a traceback."""
-    try:
-        return action(*args, **kwargs)
-    except WorkbenchError as err:
-        status.error(str(err))
-        return FAILED
+def key_help(items) -> W.HTML:
+    """A help line: ``items`` are (keys, what) pairs, e.g. ("j →", "next")."""
+    parts = [" ".join(f"<kbd>{escape(k)}</kbd>" for k in keys.split()) + f" {escape(what)}" for keys, what in items]
+    return W.HTML("<div class='wb-keyhelp'>" + " · ".join(parts) + "</div>")
 
 
 def tag_chips(tags) -> str:
@@ -70,15 +80,17 @@ def paper_list(review, ids, limit: int = 50, found=None) -> str:
     return f"<ul class='wb-list'>{''.join(rows)}{more}</ul>"
 
 
-def topic_bars(topics, stability: dict | None = None) -> str:
-    """Topic sizes as a bar chart with their top words (HTML, escaped), each topic's stability
-    across seeds when it has been checked, and the titles of its most typical papers when
-    ``topics`` has a ``representative`` column (``Review.topics_frame(representatives=2)``)."""
+def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
+    """Topic sizes as a bar chart with their top words (HTML, escaped), in topic order, each
+    topic's stability across seeds when it has been checked, and the titles of its most typical
+    papers when ``topics`` has a ``representative`` column
+    (``Review.topics_frame(representatives=2)``). ``preview``: the k of themes being looked at
+    (not saved), said above the table."""
     biggest = max(int(topics["size"].max()), 1) if len(topics) else 1
     stability = stability or {}
     typical = "representative" in topics
     rows = []
-    for t in topics.sort_values("size", ascending=False).itertuples():
+    for t in topics.sort_values("topic").itertuples():
         width = int(240 * t.size / biggest)
         words = escape(", ".join(list(t.words)[:6]))
         score = stability.get(int(t.topic))
@@ -94,5 +106,11 @@ def topic_bars(topics, stability: dict | None = None) -> str:
         )
     head = "<th title='share of its papers that stay together when the topics are found with other seeds'>stable</th>" if stability else ""
     head_typical = "<th title='the papers nearest the centre of the topic'>typical papers</th>" if typical else ""
-    return (f"<table class='wb-bars'><tr><th>topic</th><th>label</th><th>size</th>{head}<th></th>{head_typical}"
-            "<th>top words</th></tr>" + "".join(rows) + "</table>")
+    shown = int((topics.topic >= 0).sum())
+    if preview is not None:
+        what = "the default topics" if preview == "default" else f"{preview} themes"
+        caption = f"<caption class='wb-info'>Looking at {escape(what)} ({shown} topics): not saved</caption>"
+    else:
+        caption = f"<caption class='wb-meta'>{shown} topics (saved)</caption>"
+    return (f"<table class='wb-bars wb-topics'>{caption}<tr><th>topic</th><th>label</th><th>size</th>{head}"
+            f"<th></th>{head_typical}<th>top words</th></tr>" + "".join(rows) + "</table>")

@@ -1,5 +1,7 @@
 """The compare view: 2-4 papers side by side, shared and distinctive terms marked, pairwise
-similarity, nearest neighbours, and a note that attaches to every compared paper."""
+similarity, nearest neighbours, and a note that attaches to every compared paper. Enter in the
+ids or search box does what its button does, Ctrl+Enter adds the note; Undo takes back your
+last change and Reload reads what changed elsewhere."""
 
 from __future__ import annotations
 
@@ -8,62 +10,76 @@ import ipywidgets as W
 from ..compare import Comparison
 from ..session import Session
 from ..text import escape
-from .common import FAILED, Status, guarded, style, tag_chips
+from .common import key_help, tag_chips, view_frame
+from .feedback import FAILED, Act
+from .keys import Keys
 
 __all__ = ["CompareView"]
 
-AUTO = W.Layout(width="auto")  # a button as wide as its text
+HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"))
 
 
 class CompareView:
     def __init__(self, session: Session, ids=()):
         self.session = session
-        self.status = Status()
         self.comparison: Comparison | None = None
-        self.ids_text = W.Text(value=", ".join(ids), placeholder="2-4 ids or id prefixes, comma separated", description="papers", layout=W.Layout(width="40em"))
-        self.ids_text.on_submit(lambda _: self.on_compare())
-        self.compare_button = W.Button(description="Compare", icon="columns", layout=AUTO)
-        self.compare_button.on_click(lambda _: self.on_compare())
-        self.search_text = W.Text(placeholder="find papers to compare", description="search")
-        self.search_text.on_submit(lambda _: self.on_search())
+        self.keys = Keys()
+        self.ids_text = W.Text(value=", ".join(ids), placeholder="2-4 ids or id prefixes, comma separated",
+                               description="papers", layout=W.Layout(width="40em"))
+        self.compare_act = Act("Compare", icon="columns", busy_text="comparing")
+        self.compare_act.on_click(self.on_compare)
+        self.keys.submit(self.ids_text, "ids", self.on_compare)
+        self.search_text = W.Text(placeholder="find papers to compare (Enter searches)", description="search")
+        self.search_act = Act("Search", icon="search", busy_text="searching")
+        self.search_act.on_click(self.on_search)
+        self.keys.submit(self.search_text, "search", self.on_search)
         self.results = W.SelectMultiple(options=[], rows=6, layout=W.Layout(width="60em"))
-        self.use_results = W.Button(description="Compare the chosen", icon="columns", layout=AUTO)
-        self.use_results.on_click(lambda _: self.on_use_results())
+        self.use_act = Act("Compare the chosen", icon="columns")
+        self.use_act.on_click(self.on_use_results)
         self.columns = W.HTML()
-        self.note = W.Textarea(placeholder="a note on these papers (attached to each)", rows=2, layout=W.Layout(width="40em"))
-        self.note_button = W.Button(description="Add note to all", icon="sticky-note", layout=AUTO)
-        self.note_button.on_click(lambda _: self.on_note())
-        self.widget = W.VBox([
-            style(),
-            W.HBox([self.ids_text, self.compare_button]),
-            W.HBox([self.search_text]),
-            W.HBox([self.results, self.use_results]),
+        self.note = W.Textarea(placeholder="a note on these papers, attached to each (Ctrl+Enter adds it)", rows=2,
+                               layout=W.Layout(width="40em"))
+        self.note_act = Act("Add note to all", icon="sticky-note")
+        self.note_act.on_click(self.on_note)
+        self.keys.submit(self.note, "note", self.on_note)
+        self.undo_act = Act("Undo", icon="undo", tooltip="take back your last change")
+        self.undo_act.on_click(self.on_undo)
+        self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
+        self.reload_act.on_click(self.on_reload)
+        self.widget = view_frame([
+            W.HBox([self.ids_text, self.compare_act.widget]),
+            W.HBox([self.search_text, self.search_act.widget]),
+            W.HBox([self.results, self.use_act.widget]),
+            key_help(HELP),
             self.columns,
-            W.HBox([self.note, self.note_button]),
-            self.status,
-        ])
+            W.HBox([self.note, self.note_act.widget]),
+            W.HBox([self.undo_act.widget, self.reload_act.widget]),
+        ], self.keys, "compare")
+        session.subscribe(self._on_change)
         if len(ids) >= 2:
             self.on_compare()
 
     def on_search(self) -> None:
-        result = guarded(self.status, self.session.search, self.search_text.value)
-        if result is FAILED:
-            return
-        review = self.session.review
-        self.results.options = [(f"{review.paper(h.id).title} ({h.describe()})", h.id) for h in result.hits[:30]]
+        def ok(result):
+            review = self.session.review
+            self.results.options = [(f"{review.paper(h.id).title} ({h.describe()})", h.id) for h in result.hits[:30]]
+            return f"{len(result.ids)} papers found; choose 2-4 of them"
+
+        self.search_act.run(self.session.search, self.search_text.value, ok=ok)
 
     def on_use_results(self) -> None:
         self.ids_text.value = ", ".join(self.results.value)
-        self.on_compare()
+        self.use_act.run(self._compare, ok=lambda c: f"comparing {len(c.ids)} papers")
 
     def on_compare(self) -> None:
+        self.compare_act.run(self._compare, ok=lambda c: f"comparing {len(c.ids)} papers")
+
+    def _compare(self) -> Comparison:
         ids = [i.strip() for i in self.ids_text.value.split(",") if i.strip()]
-        comparison = guarded(self.status, Comparison, self.session, ids)
-        if comparison is FAILED:
-            return
+        comparison = Comparison(self.session, ids)
         self.comparison = comparison
         self.render()
-        self.status.ok(f"comparing {len(comparison.ids)} papers")
+        return comparison
 
     def render(self) -> None:
         c = self.comparison
@@ -78,11 +94,23 @@ class CompareView:
 
     def on_note(self) -> None:
         if self.comparison is None:
-            self.status.error("compare some papers first")
+            self.note_act.line.error("compare some papers first")
             return
-        if guarded(self.status, self.comparison.note, self.note.value) is not FAILED:
-            self.status.ok(f"note added to {len(self.comparison.ids)} papers")
+        n = len(self.comparison.ids)
+        if self.note_act.run(self.comparison.note, self.note.value, ok=f"note added to {n} papers") is not FAILED:
             self.note.value = ""
+
+    def on_undo(self) -> None:
+        self.undo_act.run(self.session.undo, ok=lambda u: u.text)
+
+    def on_reload(self) -> None:
+        self.reload_act.run(self.session.reload, ok=lambda text: text)
+
+    def _on_change(self, event: str, ids) -> None:
+        """Tags, notes and topic names of the compared papers follow every change in this kernel."""
+        if self.comparison is None or event in ("stability", "queue"):
+            return
+        if event in ("topics", "undo", "reload") or set(ids) & set(self.comparison.ids):
             self.render()
 
 

@@ -1,5 +1,8 @@
-"""The explore view: topic overview, the map (jupyter-scatter), selection actions, search,
-re-clustering and topic edits. State lives in :class:`~workbench.widgets.session.Session`."""
+"""The explore view: topic tools, the map (jupyter-scatter), search, the selection and what can
+be done to it. State lives in :class:`~workbench.widgets.session.Session`; each button answers
+beside itself (busy, then the result or the error), Enter in a box does what its button does,
+an action on more than 20 papers asks first, and a search never replaces a selection unless
+asked to."""
 
 from __future__ import annotations
 
@@ -8,11 +11,16 @@ import ipywidgets as W
 from ...records import DECISIONS
 from ..session import Session
 from ..text import escape
-from .common import FAILED, Status, guarded, paper_list, style, topic_bars
+from .common import key_help, paper_list, view_frame
+from .feedback import FAILED, Act
+from .keys import Keys
+from .themes import ThemeTools
 
 __all__ = ["ExploreView"]
 
 COLOUR_BY = {"topic": "topic_label", "tag": "first_tag", "decision": "decision"}
+HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"),
+        ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
 
 
 class ExploreView:
@@ -21,35 +29,46 @@ class ExploreView:
     def __init__(self, session: Session, height: int = 520):
         self.session = session
         self.selected: list[str] = []
-        self.status = Status()
+        self.hits: list[str] = []  # the last search's papers, while they are not the selection
+        self.found = None  # that search (workbench.review.SearchResult): how each paper was found
+        self.keys = Keys()
         self._build(height)
-        session.listeners.append(self._on_change)
+        session.subscribe(self._on_change)
 
     # ------------------------------------------------------------------ layout
 
     def _build(self, height: int) -> None:
         s = self.session
+        self.title = W.HTML(self._title())
+        self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
+        self.reload_act.on_click(self.on_reload)
+        self.undo_act = Act("Undo", icon="undo", tooltip="take back your last change and light up its papers")
+        self.undo_act.on_click(self.on_undo)
+        self.topic_tools = ThemeTools(s, self.keys)
         self._build_map(height)
+        self._build_search()
         actions = self._build_actions()
-        topic_tools, edits = self._build_topic_tools()
-        self.widget = W.VBox([
-            style(),
-            W.HTML(f"<h3>{escape(s.review.path.name)}: {len(s.review.papers)} papers</h3>"),
-            W.Accordion(children=[W.VBox([topic_tools, self.overview]), edits], titles=("Topics", "Rename and merge topics")),
+        self.widget = view_frame([
+            W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
+            key_help(HELP),
+            self.topic_tools.widget,
             W.HBox([self.colour, self.select_mode]),
-            W.HBox([self.search_text, self.search_button]),
+            W.HBox([self.search_text, self.search_act.widget, self.hits_box], layout=W.Layout(align_items="center")),
             self.scatter.show(),
             actions,
-            self.status,
-        ])
+        ], self.keys, "explore")
+
+    def _title(self) -> str:
+        s = self.session
+        n_topics = int((s.review.topics.topic >= 0).sum())
+        return f"<h3 style='margin:0 1em 0 0'>{escape(s.review.path.name)}: {len(s.review.papers)} papers, {n_topics} topics</h3>"
 
     def _build_map(self, height: int) -> None:
-        """The map (jupyter-scatter), its colour and selection modes, and the search box."""
+        """The map (jupyter-scatter), its colour and selection modes."""
         from jscatter import Scatter
 
         s = self.session
         self.frame = s.frame()
-        self.overview = W.HTML(topic_bars(s.review.topics_frame(representatives=2)))
         self.scatter = Scatter(
             data=self.frame, x="x", y="y", color_by="topic_label", legend=True, height=height,
             tooltip=True, tooltip_properties=["topic_label", "decision"], tooltip_preview="title",
@@ -60,61 +79,45 @@ class ExploreView:
         self.colour.observe(lambda ch: self.recolour(), names="value")
         self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select")
         self.select_mode.observe(self._on_mode, names="value")
-        self.search_text = W.Text(placeholder="keywords or a question", description="search")
-        self.search_text.on_submit(lambda _: self.on_search())
-        self.search_button = W.Button(description="Search", icon="search")
-        self.search_button.on_click(lambda _: self.on_search())
+
+    def _build_search(self) -> None:
+        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search")
+        self.search_act = Act("Search", icon="search", busy_text="searching")
+        self.search_act.on_click(self.on_search)
+        self.keys.submit(self.search_text, "search", self.on_search)
+        self.select_hits = W.Button(description="Select these", layout=W.Layout(width="auto"))
+        self.select_hits.on_click(lambda _: self.use_hits(replace=True))
+        self.add_hits = W.Button(description="Add to the selection", layout=W.Layout(width="auto"))
+        self.add_hits.on_click(lambda _: self.use_hits(replace=False))
+        self.hits_box = W.HBox([self.select_hits, self.add_hits], layout=W.Layout(display="none"))
 
     def _build_actions(self):
         """What can be done to the selection: tag, note, decide, re-cluster."""
         self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box).</i>")
         self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag")
-        self.tag_button = W.Button(description="Tag selected", icon="tag")
-        self.tag_button.on_click(self.on_tag)
-        self.note_text = W.Text(placeholder="a note for every selected paper", description="note")
-        self.note_button = W.Button(description="Note selected", icon="sticky-note")
-        self.note_button.on_click(self.on_note)
-        self.decision = W.Dropdown(options=DECISIONS, description="decide")
-        self.reason = W.Text(placeholder="reason (optional)")
-        self.decide_button = W.Button(description="Decide selected", icon="check")
-        self.decide_button.on_click(self.on_decide)
-        self.recluster_button = W.Button(description="Re-cluster selection", icon="sitemap")
-        self.recluster_button.on_click(self.on_recluster)
+        self.tag_act = Act("Tag selected", icon="tag", busy_text="tagging")
+        self.tag_act.on_click(self.on_tag)
+        self.keys.submit(self.tag_text, "tag", self.on_tag)
+        self.note_text = W.Textarea(placeholder="a note for every selected paper (Ctrl+Enter adds it)", rows=1,
+                                    description="note", layout=W.Layout(width="32rem"))
+        self.note_act = Act("Note selected", icon="sticky-note", busy_text="adding the note")
+        self.note_act.on_click(self.on_note)
+        self.keys.submit(self.note_text, "note", self.on_note)
+        self.decision = W.Dropdown(options=DECISIONS, description="decide", layout=W.Layout(width="14rem"))
+        self.reason = W.Text(placeholder="reason (optional; Enter decides)")
+        self.decide_act = Act("Decide selected", icon="check", busy_text="deciding")
+        self.decide_act.on_click(self.on_decide)
+        self.keys.submit(self.reason, "reason", self.on_decide)
+        self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
+        self.recluster_act.on_click(self.on_recluster)
         self.recluster_out = W.HTML()
         return W.VBox([
             self.selection_html,
-            W.HBox([self.tag_text, self.tag_button]),
-            W.HBox([self.note_text, self.note_button]),
-            W.HBox([self.decision, self.reason, self.decide_button]),
-            W.HBox([self.recluster_button]), self.recluster_out,
+            W.HBox([self.tag_text, self.tag_act.widget]),
+            W.HBox([self.note_text, self.note_act.widget]),
+            W.HBox([self.decision, self.reason, self.decide_act.widget]),
+            self.recluster_act.widget, self.recluster_out,
         ])
-
-    def _build_topic_tools(self):
-        """Themes, default topics, stability; renaming and merging topics."""
-        topics = self._topic_options()
-        self.topic_pick = W.Dropdown(options=topics, description="topic")
-        self.topic_name = W.Text(placeholder="new name")
-        self.rename_button = W.Button(description="Rename topic")
-        self.rename_button.on_click(self.on_rename)
-        self.merge_pick = W.SelectMultiple(options=topics, rows=5, description="merge")
-        self.merge_button = W.Button(description="Merge topics")
-        self.merge_button.on_click(self.on_merge)
-        n_topics = int((self.session.review.topics.topic >= 0).sum())
-        self.themes = W.BoundedIntText(value=max(2, n_topics), min=2, max=100, description="themes", layout=W.Layout(width="160px"))
-        self.themes_button = W.Button(description="Show themes", icon="object-group",
-                                      tooltip="find the topics again as this many themes (the map stays put)")
-        self.themes_button.on_click(lambda _: self.on_themes(self.themes.value))
-        self.default_button = W.Button(description="Default topics", tooltip="back to the topics the workbench finds by itself")
-        self.default_button.on_click(lambda _: self.on_themes(None))
-        self.stability_button = W.Button(description="Check stability", icon="balance-scale",
-                                         tooltip="refit with 4 other seeds and show how often each topic's papers stay together")
-        self.stability_button.on_click(lambda _: self.on_stability())
-        topic_tools = W.HBox([self.themes, self.themes_button, self.default_button, self.stability_button])
-        edits = W.VBox([W.HBox([self.topic_pick, self.topic_name, self.rename_button]), W.HBox([self.merge_pick, self.merge_button])])
-        return topic_tools, edits
-
-    def _topic_options(self):
-        return [(f"{t.topic}: {t.label} ({t.size})", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]
 
     # ------------------------------------------------------------------ map
 
@@ -145,125 +148,139 @@ class ExploreView:
         self.select(self.session.ids_at(indices), from_map=True)
 
     def select(self, ids, from_map: bool = False, found=None) -> None:
-        """Make ``ids`` the selection (a lasso on the map, or search hits lighting up, ``found``)."""
+        """Make ``ids`` the selection (a lasso on the map, search hits, an undo lighting up);
+        ``found``: the search that found them, to say of each how."""
         self.selected = list(ids)
+        self.hits_box.layout.display = "none"
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
         self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected, found=found)
         self.session.save_selection(self.selected)
 
+    def use_hits(self, replace: bool) -> None:
+        """The last search's papers become the selection (``replace``) or join it."""
+        chosen = self.hits if replace else list(dict.fromkeys(self.selected + self.hits))
+        self.select(chosen, found=self.found)
+        self.search_act.line.ok(f"{len(chosen)} selected")
+
     # ------------------------------------------------------------------ actions (one per button)
 
-    def on_tag(self, _=None) -> None:
+    def on_tag(self, confirmed: bool = False) -> None:
         tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
-        if guarded(self.status, self.session.tag, self.selected, *tags) is not FAILED:
-            self.status.ok(f"tagged {len(self.selected)} papers: {', '.join(tags)}")
+        n = len(self.selected)
+        done = self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
+                                     ok=lambda _: f"tagged {n} papers: {', '.join(tags)}")
+        if done is not None and done is not FAILED:
+            self.tag_text.value = ""
 
-    def on_note(self, _=None) -> None:
-        if guarded(self.status, self.session.note, self.selected, self.note_text.value) is not FAILED:
-            self.status.ok(f"note added to {len(self.selected)} papers")
+    def on_note(self, confirmed: bool = False) -> None:
+        n = len(self.selected)
+        done = self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
+                                      confirmed=confirmed, ok=lambda _: f"note added to {n} papers")
+        if done is not None and done is not FAILED:
             self.note_text.value = ""
 
-    def on_decide(self, _=None) -> None:
-        if guarded(self.status, self.session.decide, self.selected, self.decision.value, self.reason.value) is not FAILED:
-            self.status.ok(f"{self.decision.value}: {len(self.selected)} papers")
+    def on_decide(self, confirmed: bool = False) -> None:
+        n, decision = len(self.selected), self.decision.value
+        done = self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
+                                        confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers")
+        if done is not None and done is not FAILED:
+            self.reason.value = ""
 
-    def on_recluster(self, _=None) -> None:
-        table = guarded(self.status, self.session.recluster, self.selected)
-        if table is FAILED:
-            return
-        counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
-        counts.columns = ["sub-topic", "label", "papers"]
-        self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left")
-        self.status.ok(f"{len(counts)} sub-topics in {len(table)} papers")
+    def on_recluster(self) -> None:
+        def ok(table):
+            counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
+            counts.columns = ["sub-topic", "label", "papers"]
+            self.recluster_out.value = ("<b>Sub-topics of the selection</b>"
+                                        + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left"))
+            return f"{len(counts)} sub-topics in {len(table)} papers"
+
+        self.recluster_act.run(self.session.recluster, self.selected, ok=ok)
 
     def on_search(self) -> None:
-        result = guarded(self.status, self.session.search, self.search_text.value)
-        if result is FAILED:
-            return
-        self.select(result.ids, found=result)
-        self.status.ok(f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning: lit up on the map")
+        def ok(result):
+            found = f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning"
+            if not self.selected:
+                self.select(result.ids, found=result)
+                return f"{found}: selected on the map"
+            self.hits, self.found = result.ids, result
+            self.select_hits.description = f"Select these {len(self.hits)}"
+            self.hits_box.layout.display = "flex"
+            return f"{found}; your selection of {len(self.selected)} is kept"
 
-    def on_rename(self, _=None) -> None:
-        if self.topic_pick.value is None:
-            return
-        if guarded(self.status, self.session.rename_topic, self.topic_pick.value, self.topic_name.value) is not FAILED:
-            self.status.ok(f"topic {self.topic_pick.value} renamed")
+        self.search_act.run(self.session.search, self.search_text.value, ok=ok)
 
-    def on_merge(self, _=None) -> None:
-        kept = guarded(self.status, self.session.merge_topics, list(self.merge_pick.value))
-        if kept is not FAILED:
-            self.status.ok(f"merged into topic {kept}")
+    def on_undo(self) -> None:
+        undone = self.undo_act.run(self.session.undo, ok=lambda u: u.text)
+        if undone is not FAILED and undone.papers:
+            self.select([p for p in undone.papers if p in self.session.review])
 
-    def on_themes(self, k) -> None:
-        self.status.busy(f"finding {k or 'the default'} themes")
-        count = guarded(self.status, self.session.show_themes, k)
-        if count is not FAILED:
-            self.themes.value = max(2, count)
-            self.status.ok(f"{count} topics" + (f" ({k} asked for)" if k and k != count else ""))
-
-    def on_stability(self, seeds=(1, 2, 3, 4)) -> None:
-        self.status.busy(f"refitting with {len(seeds)} other seeds")
-        frame = guarded(self.status, self.session.topic_stability, seeds)
-        if frame is not FAILED:
-            shaky = frame[frame.stability < 0.8]
-            self.status.ok(f"stability checked with {len(seeds)} seeds: {len(shaky)} of {len(frame)} topics below 80 %")
+    def on_reload(self) -> None:
+        self.reload_act.run(self.session.reload, ok=lambda text: text)
 
     def _on_change(self, event: str, ids) -> None:
-        if event == "reload":
-            event = "topics"  # the same papers re-read from disk (Session.reload)
-        if event in ("topics", "stability", "undo"):
-            self.overview.value = topic_bars(self.session.review.topics_frame(representatives=2), self.session.stability)
-        if event == "stability":
+        topics = event in ("topics", "undo", "reload")
+        if topics:
+            self.title.value = self._title()
+        if event in ("stability", "queue"):
             return
-        if event in ("topics", "undo"):
-            self.topic_pick.options = self.merge_pick.options = self._topic_options()
         # Only what the action can have changed; the map is sent again only when its colours change.
-        changed = self.refresh_columns(topics=event in ("topics", "undo"))
+        changed = self.refresh_columns(topics=topics)
         if COLOUR_BY[self.colour.value] in changed:
             self.scatter.color(by=COLOUR_BY[self.colour.value])
 
     # ------------------------------------------------------------------ scripted actions (headless runs)
 
     def play(self, actions) -> None:
-        """Replay actions through the same handlers a click uses.
+        """Replay actions through the same handlers a click (or Enter in a box) uses.
 
         Each action is a dict: ``{"select": [ids] | "search:<query>" | "topic:<n>"}``,
         ``{"tag": "a, b"}``, ``{"note": text}``, ``{"decide": "include", "reason": ...}``,
         ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``,
-        ``{"themes": k}`` (None: the default topics), ``{"stability": [seeds]}``.
+        ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
+        ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``. A script's
+        action on many papers is not asked about: it was written on purpose.
         """
         for action in actions or []:
-            if "select" in action:
-                target = action["select"]
-                if isinstance(target, str) and target.startswith("search:"):
-                    self.search_text.value = target[len("search:"):]
-                    self.on_search()
-                elif isinstance(target, str) and target.startswith("topic:"):
-                    t = int(target[len("topic:"):])
-                    self.select([pid for pid, lab in zip(self.session.ids, self.session.review.labels) if lab == t])
-                else:
-                    self.select([self.session.resolve(i) for i in target])
-            if "tag" in action:
-                self.tag_text.value = action["tag"]
-                self.on_tag()
-            if "note" in action:
-                self.note_text.value = action["note"]
-                self.on_note()
-            if "decide" in action:
-                self.decision.value = action["decide"]
-                self.reason.value = action.get("reason", "")
-                self.on_decide()
-            if "rename_topic" in action:
-                self.topic_pick.value = int(action["rename_topic"])
-                self.topic_name.value = action["label"]
-                self.on_rename()
-            if "merge_topics" in action:
-                self.merge_pick.value = tuple(int(t) for t in action["merge_topics"])
-                self.on_merge()
-            if action.get("recluster"):
-                self.on_recluster()
-            if "themes" in action:
-                self.on_themes(action["themes"])
-            if "stability" in action:
-                self.on_stability(tuple(action["stability"]))
+            self._play_one(action)
+
+    def _play_one(self, action: dict) -> None:
+        tools = self.topic_tools
+        if "select" in action:
+            target = action["select"]
+            if isinstance(target, str) and target.startswith("search:"):
+                self.select([])
+                self.keys.enter("search", target[len("search:"):])
+            elif isinstance(target, str) and target.startswith("topic:"):
+                t = int(target[len("topic:"):])
+                self.select([pid for pid, lab in zip(self.session.ids, self.session.review.labels) if lab == t])
+            else:
+                self.select([self.session.resolve(i) for i in target])
+        if "tag" in action:
+            self.tag_text.value = action["tag"]
+            self.on_tag(confirmed=True)
+        if "note" in action:
+            self.note_text.value = action["note"]
+            self.on_note(confirmed=True)
+        if "decide" in action:
+            self.decision.value = action["decide"]
+            self.reason.value = action.get("reason", "")
+            self.on_decide(confirmed=True)
+        if "rename_topic" in action:
+            tools.topic_pick.value = int(action["rename_topic"])
+            self.keys.enter("rename", action["label"])
+        if "merge_topics" in action:
+            tools.merge_pick.value = tuple(int(t) for t in action["merge_topics"])
+            tools.on_merge()
+        if action.get("recluster"):
+            self.on_recluster()
+        if "themes" in action:
+            tools.on_themes(action["themes"])
+        if action.get("save_themes"):
+            tools.on_save()
+        if action.get("back_to_saved"):
+            tools.on_back()
+        if "stability" in action:
+            tools.on_stability(tuple(action["stability"]))
+        if action.get("undo"):
+            self.on_undo()

@@ -1,89 +1,107 @@
 """The screening view: one paper at a time, tag toggles, decisions, notes, keyboard shortcuts.
 
 Every click goes straight to the :class:`~workbench.widgets.queue.ScreeningQueue` and from
-there to the store: there is no save button. Keys (when the view has focus): j/→ next,
-k/← previous, 1-9 toggle the n-th tag, i include, e exclude, m maybe, u undo.
+there to the store: there is no save button. Keys (once the view has the focus: click the
+paper): j/→ next, k/← previous, 1-9 toggle the n-th tag, i include, e exclude, m maybe, u undo;
+never while typing in a box. Enter in a box does what its button does (Ctrl+Enter in the note).
+What each action did is said beside the control that did it.
 """
 
 from __future__ import annotations
 
 import ipywidgets as W
 
-from ..queue import FILTERS, ScreeningQueue
+from ..queue import FILTERS, KEYS, ScreeningQueue
 from ..text import escape
-from .common import FAILED, Status, guarded, style, tag_chips
+from .common import key_help, tag_chips, view_frame
+from .feedback import FAILED, Act, Line, run_reporting
+from .keys import Keys
 
 __all__ = ["ScreenView"]
+
+DECISION_STYLE = {"include": ("success", "i"), "exclude": ("danger", "e"), "maybe": ("warning", "m")}
+FILTER_NAMES = {"undecided": "undecided", "all": "all papers", "untagged": "untagged",
+                "sent": "sent from the map", "include": "included", "exclude": "excluded", "maybe": "maybe"}
+HELP = (("j →", "next"), ("k ←", "previous"), ("i", "include"), ("e", "exclude"), ("m", "maybe"),
+        ("1–9", "toggle tag n"), ("u", "undo"), ("Enter", "submits a box"), ("Ctrl+Enter", "saves the note"))
 
 
 class ScreenView:
     def __init__(self, queue: ScreeningQueue):
         self.queue = queue
         self.session = queue.session
-        self.status = Status()
+        self.keys = Keys(on_key=self.on_key, shortcuts=list(KEYS))
+        self._quiet = False  # True while the view itself changes a filter's options
+        self._acting = False  # True while one of this view's own actions runs
         self._build()
         self.render()
+        self.session.subscribe(self._on_change)
 
     # ------------------------------------------------------------------ layout
 
+    def _topic_options(self):
+        return [("all topics", "all")] + [
+            (f"{t.topic}: {t.label}", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]
+
     def _build(self) -> None:
-        s = self.session
-        topics = [("all topics", None)] + [
-            (f"{t.topic}: {t.label}", int(t.topic)) for t in s.review.topics.itertuples() if t.topic >= 0
-        ]
-        self.show = W.Dropdown(options=FILTERS, value=self.queue.show, description="show")
-        self.topic = W.Dropdown(options=topics, value=self.queue.topic, description="topic")
+        self.show = W.Dropdown(options=[(FILTER_NAMES[f], f) for f in FILTERS], value=self.queue.show,
+                               description="show", layout=W.Layout(width="15rem"))
+        self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
+                                value="all" if self.queue.topic is None else self.queue.topic)
         self.search = W.Text(value=self.queue.search, placeholder="keywords", description="search")
+        self.filter_act = Act("Filter", icon="filter", tooltip="apply the filters and the search")
+        self.filter_act.on_click(self.on_filter)
         for w in (self.show, self.topic):
-            w.observe(lambda _: self.on_filter(), names="value")
-        self.search.on_submit(lambda _: self.on_filter())
+            w.observe(lambda _: None if self._quiet else self.on_filter(), names="value")
+        self.keys.submit(self.search, "search", self.on_filter)
+        self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
+        self.reload_act.on_click(self.on_reload)
 
-        self.card = W.HTML()
-        self.tags_box = W.HBox()
-        self.new_tag = W.Text(placeholder="new tag(s), comma separated")
-        self.new_tag.on_submit(lambda _: self.on_add_tag())
-        self.add_tag_button = W.Button(description="Add tag", icon="plus")
-        self.add_tag_button.on_click(lambda _: self.on_add_tag())
-
-        self.decision_buttons = {}
-        for decision, style_name, key in (("include", "success", "i"), ("exclude", "danger", "e"), ("maybe", "warning", "m")):
-            b = W.Button(description=f"{decision} ({key})", button_style=style_name)
-            b.on_click(lambda _, d=decision: self.on_decide(d))
-            self.decision_buttons[decision] = b
-        self.reason = W.Text(placeholder="reason (optional)")
-        self.note = W.Textarea(placeholder="note on this paper", rows=2, layout=W.Layout(width="40em"))
-        self.note_button = W.Button(description="Add note", icon="sticky-note")
-        self.note_button.on_click(lambda _: self.on_note())
-
-        self.prev_button = W.Button(description="◀ previous (k)")
+        self.prev_button = W.Button(description="◀ previous (k)", layout=W.Layout(width="auto"))
         self.prev_button.on_click(lambda _: self.on_key("k"))
-        self.next_button = W.Button(description="next (j) ▶")
+        self.next_button = W.Button(description="next (j) ▶", layout=W.Layout(width="auto"))
         self.next_button.on_click(lambda _: self.on_key("j"))
-        self.undo_button = W.Button(description="undo (u)", icon="undo")
-        self.undo_button.on_click(lambda _: self.on_key("u"))
-        self.progress = W.IntProgress(min=0, max=1, layout=W.Layout(width="20em"))
+        self.undo_act = Act("Undo (u)", icon="undo", tooltip="take back your last change and show its paper")
+        self.undo_act.on_click(lambda: self.on_key("u"))
+        self.progress = W.IntProgress(min=0, max=1, layout=W.Layout(width="12em"))
         self.progress_label = W.HTML()
 
-        body = W.VBox([
-            W.HBox([self.show, self.topic, self.search]),
-            W.HBox([self.prev_button, self.next_button, self.undo_button, self.progress, self.progress_label]),
+        self.decision_buttons = {}
+        for decision, (_, key) in DECISION_STYLE.items():
+            b = W.Button(description=f"{decision} ({key})", layout=W.Layout(width="auto"))
+            b.on_click(lambda _, d=decision: self.on_decide(d))
+            self.decision_buttons[decision] = b
+        self.reason = W.Text(placeholder="reason (optional; Enter keeps the decision, adds the reason)",
+                             layout=W.Layout(width="24rem"))
+        self.keys.submit(self.reason, "reason", self.on_reason)
+        self.decision_line = Line()
+
+        self.card = W.HTML()
+        self.tags_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
+        self.new_tag = W.Text(placeholder="new tag(s), comma separated")
+        self.add_tag_act = Act("Add tag", icon="plus")
+        self.add_tag_act.on_click(self.on_add_tag)
+        self.keys.submit(self.new_tag, "tag", self.on_add_tag)
+        self.note = W.Textarea(placeholder="note on this paper (Ctrl+Enter saves it)", rows=2, layout=W.Layout(width="40em"))
+        self.note_act = Act("Add note", icon="sticky-note")
+        self.note_act.on_click(self.on_note)
+        self.keys.submit(self.note, "note", self.on_note)
+
+        bar = W.VBox([  # the abstract scrolls in its box, so these stay in view
+            W.HBox([self.prev_button, self.next_button, self.undo_act.widget, self.progress, self.progress_label],
+                   layout=W.Layout(align_items="center")),
+            W.HBox([*self.decision_buttons.values(), self.reason, self.decision_line], layout=W.Layout(align_items="center")),
+            key_help(HELP),
+        ])
+        self.widget = view_frame([
+            W.HBox([self.show, self.topic, self.search, self.filter_act.widget, self.reload_act.widget],
+                   layout=W.Layout(flex_flow="row wrap")),
+            bar,
             self.card,
             self.tags_box,
-            W.HBox([self.new_tag, self.add_tag_button]),
-            W.HBox([*self.decision_buttons.values(), self.reason]),
-            W.HBox([self.note, self.note_button]),
-            self.status,
-        ])
-        self.widget = W.VBox([style(), body])
-        self.widget.add_class("wb-screen")
-        self._keys = None
-        try:  # keyboard shortcuts need ipyevents; everything else works without it
-            from ipyevents import Event
-
-            self._keys = Event(source=self.widget, watched_events=["keydown"], prevent_default_action=False)
-            self._keys.on_dom_event(self._on_dom_key)
-        except ImportError:  # pragma: no cover
-            pass
+            W.HBox([self.new_tag, self.add_tag_act.widget]),
+            W.HBox([self.note, self.note_act.widget]),
+        ], self.keys, "screen")
 
     # ------------------------------------------------------------------ rendering
 
@@ -93,76 +111,125 @@ class ScreenView:
         self.progress.max, self.progress.value = max(total, 1), screened
         self.progress_label.value = f"{screened} of {total} screened"
         if card is None:
-            self.card.value = "<div class='wb-card'><i>No papers match these filters.</i></div>"
+            what = f" ({escape(self.queue.sent_what)})" if self.queue.show == "sent" and self.queue.sent_what else ""
+            self.card.value = f"<div class='wb-card'><i>No papers match these filters{what}.</i></div>"
             self.tags_box.children = ()
+            self._show_decision(None)
             return
-        decision = f"<b>{escape(card.decision)}</b>" + (f" ({escape(card.reason)})" if card.reason else "") if card.decision else "undecided"
+        decision = (f"<b>{escape(card.decision)}</b>" + (f" ({escape(card.reason)})" if card.reason else "")
+                    if card.decision else "undecided")
         notes = "".join(f"<li>{n}</li>" for n in card.notes)
+        year = f" · {card.year}" if card.year else ""
         self.card.value = (
             f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
             f"<code>{escape(card.id)}</code>" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
             f"<h3>{card.title_html}</h3>"
-            f"<div class='wb-meta'>{card.authors} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
+            f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
             f"<div class='wb-abstract'>{card.abstract_html}</div>"
             + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
             + "</div>"
         )
-        vocab = self.session.vocabulary()
+        self._show_decision(card.decision)
+        self._show_tags(card.tags)
+
+    def _show_decision(self, current: str | None) -> None:
+        """The paper's decision is the filled button, with a tick; the others are plain."""
+        for decision, b in self.decision_buttons.items():
+            on = decision == current
+            style, key = DECISION_STYLE[decision]
+            b.button_style = style if on else ""
+            b.description = f"✓ {decision} ({key})" if on else f"{decision} ({key})"
+            b.remove_class("wb-decision-off" if on else "wb-decision-on")
+            b.add_class("wb-decision-on" if on else "wb-decision-off")
+
+    def _show_tags(self, tags_on) -> None:
+        """One button per tag, numbered in the order tags were made: on is filled with a tick,
+        off is a dashed outline; a click (or its number key) toggles it."""
         buttons = []
-        for n, tag in enumerate(vocab, start=1):
-            b = W.ToggleButton(value=tag in card.tags, description=f"{n} {tag}" if n <= 9 else tag, tooltip=tag)
-            b.observe(lambda ch, t=tag: self.on_toggle(t, ch["new"]), names="value")
+        for n, tag in enumerate(self.queue.tags(), start=1):
+            on = tag in tags_on
+            label = f"{n} · {tag}" if n <= 9 else tag
+            b = W.Button(description=("✓ " if on else "") + label, tooltip=f"{'remove' if on else 'add'} tag {tag}",
+                         layout=W.Layout(width="auto"))
+            b.add_class("wb-tag-on" if on else "wb-tag-off")
+            b.on_click(lambda _, t=tag: self.on_toggle(t))
             buttons.append(b)
         self.tags_box.children = tuple(buttons)
 
     # ------------------------------------------------------------------ actions
 
-    def _act(self, action, *args, message: str = "") -> bool:
-        ok = guarded(self.status, action, *args) is not FAILED
-        if ok and message:
-            self.status.ok(message)
+    def _act(self, act: Act | Line, action, *args, ok=None):
+        """Run an action of this view, report it beside its control, then show the queue again."""
+        self._acting = True
+        try:
+            if isinstance(act, Act):
+                result = act.run(action, *args, ok=ok or (lambda _: self.queue.last))
+            else:
+                result = run_reporting(act, lambda: action(*args), ok or (lambda _: self.queue.last))
+        finally:
+            self._acting = False
         self.render()
-        return ok
+        return result
 
     def on_filter(self) -> None:
-        n = guarded(self.status, self.queue.refilter, self.show.value, self.topic.value, self.search.value)
-        if n is not FAILED:
-            self.status.ok(f"{n} papers in the queue")
-        self.render()
+        topic = self.topic.value
+        self._act(self.filter_act, self.queue.refilter, self.show.value, None if topic == "all" else topic,
+                  self.search.value, ok=lambda n: f"{n} papers in the queue")
 
-    def on_toggle(self, tag: str, wanted: bool) -> None:
-        pid = self.queue.current_id
-        if pid is None or (tag in self.session.store.tags(pid)) == wanted:
-            return
-        self._act(self.queue.toggle_tag, tag, message=f"{'tagged' if wanted else 'untagged'} {tag}")
+    def on_reload(self) -> None:
+        what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)
+        if what is not FAILED:
+            self._act(self.filter_act, self.queue.refilter, ok=lambda n: f"{n} papers in the queue")
+
+    def on_toggle(self, tag: str) -> None:
+        self._act(self.add_tag_act.line, self.queue.toggle_tag, tag)
 
     def on_add_tag(self) -> None:
-        if self._act(self.queue.add_tag, self.new_tag.value, message=f"tagged {self.new_tag.value}"):
+        if self._act(self.add_tag_act, self.queue.add_tag, self.new_tag.value) is not FAILED:
             self.new_tag.value = ""
 
     def on_decide(self, decision: str) -> None:
+        if self._act(self.decision_line, self.queue.decide, decision, self.reason.value) is not FAILED:
+            self.reason.value = ""
+
+    def on_reason(self) -> None:
+        """Enter in the reason box: the paper keeps its decision and gets the reason."""
         pid = self.queue.current_id
-        if self._act(self.queue.decide, decision, self.reason.value, message=f"{decision}: {pid}"):
+        current = self.session.store.decision(pid) if pid else None
+        if current is None:
+            self.decision_line.error("choose a decision for this paper (include, exclude or maybe); the reason goes with it")
+            return
+        if self._act(self.decision_line, self.queue.decide, current.decision, self.reason.value, False,
+                     ok=lambda _: f"reason saved with {current.decision}") is not FAILED:
             self.reason.value = ""
 
     def on_note(self) -> None:
-        if self._act(self.queue.note, self.note.value, message="note saved"):
+        if self._act(self.note_act, self.queue.note, self.note.value) is not FAILED:
             self.note.value = ""
 
     def on_key(self, key: str) -> None:
-        from ..queue import KEYS
-
-        pid = self.queue.current_id
-        action, arg = KEYS.get(key, (None, None))
-        message = {"decide": f"{arg}: {pid}", "undo": "undone", "tag_number": f"tag {arg} toggled"}.get(action, "")
-        self._act(self.queue.press, key, message=message)
-
-    def _on_dom_key(self, event) -> None:
-        # Typing in a text box is not a shortcut.
-        if event.get("target", {}).get("tagName") in ("INPUT", "TEXTAREA"):
+        action = KEYS.get(key, (None, None))[0]
+        where = {"decide": self.decision_line, "undo": self.undo_act, "tag_number": self.add_tag_act.line}.get(action)
+        if where is None:  # moving: the card itself is the answer
+            self._act(Line(), self.queue.press, key)
             return
-        self.on_key(event.get("key", ""))
+        self._act(where, self.queue.press, key)
+
+    def _on_change(self, event: str, ids) -> None:
+        """Another view in this kernel changed something: show it here too."""
+        if event in ("topics", "reload", "undo"):
+            self._quiet = True
+            try:
+                current = self.topic.value
+                self.topic.options = self._topic_options()
+                self.topic.value = current if current in [v for _, v in self.topic.options] else "all"
+            finally:
+                self._quiet = False
+        if event == "queue" and self.queue.show == "sent" and not self._acting:
+            self.queue.refilter()
+        if not self._acting:
+            self.render()
 
     # ------------------------------------------------------------------ scripted actions (headless runs)
 
@@ -170,23 +237,22 @@ class ScreenView:
         """Replay actions through the same handlers a click or a key press uses.
 
         Each action is a dict: ``{"key": "j"}``, ``{"toggle_tag": name}``, ``{"add_tag": "a, b"}``,
-        ``{"decide": "include", "reason": ...}``, ``{"note": text}``, ``{"go": id}``.
+        ``{"decide": "include", "reason": ...}``, ``{"note": text}``, ``{"go": id}``,
+        ``{"search": "reward model"}`` (as typed into the search box, then Enter).
         """
         for action in actions or []:
             if "go" in action:
-                self._act(self.queue.go, action["go"])
+                self._act(Line(), self.queue.go, action["go"], ok="shown")
+            if "search" in action:
+                self.keys.enter("search", action["search"])
             if "key" in action:
-                self.on_key(action["key"])
+                self.keys.press(action["key"])
             if "toggle_tag" in action:
-                tag = action["toggle_tag"]
-                pid = self.queue.current_id
-                self.on_toggle(tag, tag not in self.session.store.tags(pid) if pid else True)
+                self.on_toggle(action["toggle_tag"])
             if "add_tag" in action:
-                self.new_tag.value = action["add_tag"]
-                self.on_add_tag()
+                self.keys.enter("tag", action["add_tag"])
             if "decide" in action:
                 self.reason.value = action.get("reason", "")
                 self.on_decide(action["decide"])
             if "note" in action:
-                self.note.value = action["note"]
-                self.on_note()
+                self.keys.enter("note", action["note"])

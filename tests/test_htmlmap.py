@@ -1,0 +1,72 @@
+"""map.html: the shared palette keyed by topic id, the legend in topic order with the sizes,
+hovers with the year, authors and the start of the abstract, all text escaped."""
+
+import pytest
+
+import workbench
+from workbench.htmlmap import map_figure, write_map_html
+from workbench.palette import OUTLIER_COLOUR, point_size, topic_colour
+
+from conftest import ROOT, write_seed_file
+
+EVIL = ["Agents that plan <script>alert('x')</script> with memory and tools over long horizons on the web, "
+        "measured on many tasks with careful ablations of every part."]
+
+RIS = """TY  - JOUR
+TI  - Preference optimisation for agents that browse
+AU  - Okafor, Ngozi
+AU  - Lindqvist, Sven
+PY  - 2024
+AB  - We train web agents from pairwise preferences over whole trajectories and compare the result with reward models learned from human feedback on single steps.
+ER  - 
+"""
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("htmlmap")
+    src = write_seed_file(folder / "evil.txt", EVIL, collection="Evil & co")
+    (folder / "dated.ris").write_text(RIS, encoding="utf-8")
+    return workbench.build([ROOT / "seeds", src, folder / "dated.ris"], review=folder / "review",
+                           embedder="fake", seed=42)
+
+
+def _topic(trace) -> int:
+    return -1 if trace.name.startswith("Unassigned") else int(trace.name.split(":")[0])
+
+
+def test_one_trace_per_topic_in_topic_order_coloured_by_topic_id(review):
+    fig = map_figure(review)
+    topics = [_topic(t) for t in fig.data]
+    assigned = [t for t in topics if t >= 0]
+    assert assigned == sorted(assigned) and (-1 not in topics or topics[-1] == -1), "topic order, unassigned last"
+    sizes = review.papers_frame().groupby("topic").size()
+    for trace in fig.data:
+        t = _topic(trace)
+        assert trace.marker.color == (OUTLIER_COLOUR if t < 0 else topic_colour(t))
+        assert trace.name.endswith(f"({sizes[t]})"), "the legend says how many papers"
+        if t >= 0:
+            assert trace.marker.size == point_size(len(review.papers))
+
+
+def test_a_renamed_topic_keeps_its_colour(review, tmp_path):
+    before = {_topic(t): (t.name, t.marker.color) for t in map_figure(review).data}
+    with review.store(reviewer="tester") as store:
+        store.rename_topic(0, "Renamed by hand")
+    review.refresh_topics()
+    after = {_topic(t): (t.name, t.marker.color) for t in map_figure(review).data}
+    assert after[0][0].startswith("0: Renamed by hand") and after[0][1] == before[0][1]
+    assert {t: c for t, (_, c) in after.items()} == {t: c for t, (_, c) in before.items()}
+    html = write_map_html(review, tmp_path / "map.html").read_text(encoding="utf-8")
+    assert "0: Renamed by hand" in html
+
+
+def test_hovers_carry_year_authors_and_the_start_of_the_abstract_escaped(review):
+    fig = map_figure(review)
+    paper = next(p for p in review.papers if "<script>" in p.text)
+    texts = {pid: text for trace in fig.data for pid, text in zip(trace.customdata, trace.text)}
+    hover = texts[paper.id]
+    assert "<script>" not in hover and "&lt;script&gt;" in hover
+    assert "Agents that plan" in hover and hover.count("<br>") >= 3
+    dated = next(p for p in review.papers if p.title.startswith("Preference optimisation"))
+    assert "Okafor" in texts[dated.id] and "2024" in texts[dated.id] and "We train web agents" in texts[dated.id]
