@@ -68,7 +68,10 @@ def test_explore_buttons_topic_table_and_sub_topics_are_not_cut(browser, lab, wi
     page.set_viewport_size({"width": width, "height": height})
     page.get_by_role("button", name="Re-cluster selection").wait_for(timeout=180_000)
     page.get_by_text("Topics", exact=True).last.click()  # open the accordion with the topic table
-    page.locator(".jp-OutputArea-output th", has_text="typical papers").first.wait_for(timeout=30_000)
+    typical = page.locator(".jp-OutputArea-output th", has_text="typical papers").first
+    typical.wait_for(timeout=30_000)
+    typical.scroll_into_view_if_needed()
+    shot(page, f"words_01_topics_{width}x{height}.png")
     assert lasso(page) > 0
     page.get_by_role("button", name="Re-cluster selection").click()
     page.locator(".jp-OutputArea-output b", has_text="Sub-topics of the selection").wait_for(timeout=120_000)

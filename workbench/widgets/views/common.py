@@ -41,6 +41,10 @@ mark.wb-distinct { background: #fdd0a2; }
 .wb-screen .wb-abstract { max-height: 40vh; overflow-y: auto; padding-right: 6px; }
 .wb-banner { background: #fff4d6; border: 1px solid #e5c46b; border-radius: 4px; padding: 4px 8px; font-size: 13px; }
 .jupyter-widgets.jupyter-button { width: auto; min-width: max-content; flex-shrink: 0; }
+.wb-bars td { line-height: 1.35; }
+.wb-bars td.wb-label { min-width: 12em; }
+.wb-bars td.wb-typical { min-width: 18em; max-width: 32em; padding-top: 3px; padding-bottom: 3px; }
+.wb-typical div + div { margin-top: 3px; }
 </style>
 """
 
@@ -99,7 +103,7 @@ def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
             cell = f"<td class='wb-meta'>{score:.0%}</td>" if score is not None and score == score else "<td></td>"
         titles = "".join(f"<div>{escape(title)}</div>" for title in t.representative) if typical else ""
         rows.append(
-            f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>{cell}"
+            f"<tr><td>{t.topic}</td><td class='wb-label'>{escape(t.label)}</td><td>{t.size}</td>{cell}"
             f"<td><div class='wb-bar' style='width:{width}px'></div></td>"
             + (f"<td class='wb-meta wb-typical'>{titles}</td>" if typical else "")
             + f"<td class='wb-meta'>{words}</td></tr>"
