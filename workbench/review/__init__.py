@@ -29,7 +29,7 @@ stability), ``_text`` (what is embedded for a paper), ``report`` (the review's r
 from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
-from ._search import SearchResult, query_terms
+from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
 from ._text import document_text
 from .report import write_report
 
@@ -39,7 +39,10 @@ __all__ = [
     "TOPIC_TABLE_COLUMNS",
     "BuildReport",
     "Review",
+    "KEYWORD",
+    "MEANING",
     "SaveReport",
+    "SearchHit",
     "SearchResult",
     "build",
     "document_text",
