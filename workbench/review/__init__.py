@@ -32,7 +32,7 @@ from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking
-from ._search import SearchResult, query_terms
+from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
 from ._text import document_text
@@ -47,7 +47,10 @@ __all__ = [
     "RankedPaper",
     "Ranking",
     "Review",
+    "KEYWORD",
+    "MEANING",
     "SaveReport",
+    "SearchHit",
     "SearchResult",
     "StoppingReport",
     "build",

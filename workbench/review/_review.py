@@ -217,9 +217,26 @@ class Review:
             }
         )
 
-    def topics_frame(self):
-        """One row per topic: topic, label, size, words."""
-        return self.topics[TOPIC_TABLE_COLUMNS].copy()
+    def topics_frame(self, representatives: int = 0):
+        """One row per topic: topic, label, size, words; with ``representatives=n`` also
+        ``representative``, the titles of its ``n`` most typical papers (:meth:`representatives`),
+        to show beside the label."""
+        frame = self.topics[TOPIC_TABLE_COLUMNS].copy()
+        if representatives:
+            typical = self.representatives(representatives)
+            frame["representative"] = [[self.paper(pid).title for pid in typical.get(int(t), [])]
+                                       for t in frame.topic]
+        return frame
+
+    def representatives(self, n: int = 2) -> dict[int, list[str]]:
+        """The ids of each topic's ``n`` most typical papers, as the topics are now (after the
+        human edits): nearest the mean direction of the topic's embeddings (the papers the
+        report lists first); none for the unassigned papers."""
+        from ..topics import representatives
+
+        ids = self.ids
+        rows = representatives(self.embeddings(), self.labels, n)
+        return {topic: [ids[r] for r in found] for topic, found in rows.items()}
 
     def annotation_columns(self, store) -> dict[str, list]:
         """``tags``, ``decision`` (of ``store``'s reviewer), ``notes`` and ``first_tag`` of every
@@ -275,7 +292,8 @@ class Review:
 
     def keyword_search(self, query: str) -> list[str]:
         """Ids of papers whose title or abstract has every word of ``query`` (at a word start;
-        Chinese, Japanese and Korean by character bigrams anywhere), most hits first."""
+        a quoted phrase, ``"reward model"``, as that phrase; Chinese, Japanese and Korean by
+        character bigrams anywhere), most matches first."""
         return _search.keyword_search(self, query)
 
     def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
@@ -283,11 +301,10 @@ class Review:
         return _search.semantic_search(self, query, k)
 
     def search(self, query: str, k: int = 10, semantic: bool = True) -> _search.SearchResult:
-        """Keyword hits and (with ``semantic``) the ``k`` papers nearest in meaning."""
-        result = _search.SearchResult(query=query, keyword=self.keyword_search(query))
-        if semantic:
-            result.semantic = self.semantic_search(query, k)
-        return result
+        """Keyword hits (with their number of matches) and (with ``semantic``) the ``k``
+        papers nearest in meaning (with their similarity); ``result.hits`` says of each paper
+        how it was found (``kind``: "keyword" or "meaning") and its ``score``."""
+        return _search.search(self, query, k, semantic)
 
     def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most similar other papers, with cosine similarity."""

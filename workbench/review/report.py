@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from ..fsutil import atomic_write_text
+from ..palette import topic_colours
 from ._report_content import (
     ReportContent,
     TopicSection,
@@ -35,10 +36,10 @@ __all__ = ["ReportContent", "TopicSection", "label_colours", "report_content", "
 
 
 def report_topic_colours(review: Review) -> dict[int, str] | None:
-    """The report map's colour of each topic id (``{topic id: "#rrggbb"}``), the palette the
-    explore map and ``map.html`` share. None until that palette (``workbench/palette.py``) is
-    in: datamapplot's own colours. Wiring it is this one return."""
-    return None
+    """The report map's colour of each topic id (``{topic id: "#rrggbb"}``): the palette the
+    explore map and ``map.html`` share (:mod:`workbench.palette`), keyed by topic id."""
+    sizes = review.papers_frame().groupby("topic").size()
+    return topic_colours({int(t): int(n) for t, n in sizes.items()})
 
 
 def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:

@@ -13,10 +13,10 @@ import getpass
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _destination, _files, _history, _import, _papers, _topics, _vocab
+from . import _backup, _connection, _destination, _files, _history, _import, _papers
+from . import _topics, _vocab
 from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
@@ -368,17 +368,7 @@ class Store(ScreeningStore):
         The store as it is now is snapshotted first, so a restore can itself be undone by
         restoring that snapshot. Other processes see the restored store on their next read.
         """
-        chosen = _backup.snapshots(self.path)
-        if snapshot is not None:
-            path = Path(snapshot)
-            if not path.exists() and (self.path.parent / _backup.BACKUP_DIR / path.name).exists():
-                path = self.path.parent / _backup.BACKUP_DIR / path.name
-            chosen = [s for s in chosen if s.path.name == path.name] or [
-                _backup.Snapshot(path, "?", "given", -1)]
-        if not chosen:
-            raise StoreError(f"no snapshots in {self.path.parent / _backup.BACKUP_DIR}; "
-                             "`workbench backup` makes one")
-        target = chosen[0]
+        target = _backup.choose(self.path, snapshot)
         version, _ = _backup.check_snapshot(target.path)
         if version > SCHEMA_VERSION:
             raise StoreError(f"{target.path} has schema version {version}, newer than this "

@@ -30,6 +30,7 @@ class ExploreView:
         self.session = session
         self.selected: list[str] = []
         self.hits: list[str] = []  # the last search's papers, while they are not the selection
+        self.found = None  # that search (workbench.review.SearchResult): how each paper was found
         self.keys = Keys()
         self._build(height)
         session.subscribe(self._on_change)
@@ -146,19 +147,20 @@ class ExploreView:
         indices = change["new"] if change["new"] is not None else []
         self.select(self.session.ids_at(indices), from_map=True)
 
-    def select(self, ids, from_map: bool = False) -> None:
-        """Make ``ids`` the selection (a lasso on the map, search hits, an undo lighting up)."""
+    def select(self, ids, from_map: bool = False, found=None) -> None:
+        """Make ``ids`` the selection (a lasso on the map, search hits, an undo lighting up);
+        ``found``: the search that found them, to say of each how."""
         self.selected = list(ids)
         self.hits_box.layout.display = "none"
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
-        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected)
+        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected, found=found)
         self.session.save_selection(self.selected)
 
     def use_hits(self, replace: bool) -> None:
         """The last search's papers become the selection (``replace``) or join it."""
         chosen = self.hits if replace else list(dict.fromkeys(self.selected + self.hits))
-        self.select(chosen)
+        self.select(chosen, found=self.found)
         self.search_act.line.ok(f"{len(chosen)} selected")
 
     # ------------------------------------------------------------------ actions (one per button)
@@ -188,7 +190,9 @@ class ExploreView:
     def on_recluster(self) -> None:
         def ok(table):
             counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
-            self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True)
+            counts.columns = ["sub-topic", "label", "papers"]
+            self.recluster_out.value = ("<b>Sub-topics of the selection</b>"
+                                        + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left"))
             return f"{len(counts)} sub-topics in {len(table)} papers"
 
         self.recluster_act.run(self.session.recluster, self.selected, ok=ok)
@@ -197,9 +201,9 @@ class ExploreView:
         def ok(result):
             found = f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning"
             if not self.selected:
-                self.select(result.ids)
+                self.select(result.ids, found=result)
                 return f"{found}: selected on the map"
-            self.hits = result.ids
+            self.hits, self.found = result.ids, result
             self.select_hits.description = f"Select these {len(self.hits)}"
             self.hits_box.layout.display = "flex"
             return f"{found}; your selection of {len(self.selected)} is kept"
