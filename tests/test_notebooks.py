@@ -129,6 +129,19 @@ def test_screen_scripted_decision_and_tag_land_in_the_store(review):
         assert sum(1 for e in store.history(limit=20) if e.reviewer == "nb2" and e.action == "decide") == 2
 
 
+def test_screen_ranked_queue_records_the_rank_each_decision_was_shown(review):
+    """02 with scripted decisions: after an include and an exclude the queue is ranked by a
+    model, and the next decision records the rank, score and model it was shown with."""
+    actions = [{"decide": "include"}, {"decide": "exclude"}, {"decide": "exclude"}]
+    run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"],
+                  parameters={"embedder": "fake", "reviewer": "nb3", "order": "relevance", "actions": actions})
+    with Store.open(review, reviewer="nb3") as store:
+        records = [r for r in store.screening_records() if r.reviewer == "nb3"]
+    assert [r.decision for r in records] == ["include", "exclude", "exclude"]
+    assert records[2].model is not None, "ranked by a model after an include and an exclude"
+    assert records[2].rank == 1 and records[2].score is not None and not records[2].bulk
+
+
 def test_compare_note_attaches_to_every_compared_paper(review):
     ids = [p.id for p in workbench.open_review(review).papers[:3]]
     run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI"})

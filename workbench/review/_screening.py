@@ -68,6 +68,7 @@ class Ranking:
     row_of: Callable[[str], int] = field(repr=False)
     queue: np.ndarray = field(repr=False)  # per row: in the ranked queue (undecided, not a maybe)
     scores: np.ndarray | None = field(repr=False)
+    explain: Callable[[int], str] | None = field(default=None, repr=False)  # row -> why
 
     def __len__(self) -> int:
         return len(self.papers)
@@ -88,6 +89,11 @@ class Ranking:
             return {"rank": None, "score": None, "model": None, "model_version": None, "sampled": sampled}
         return {"rank": self.rank_of(row), "score": float(self.scores[row]), "model": self.model,
                 "model_version": self.model_version, "sampled": sampled}
+
+    def why(self, paper_id: str) -> str:
+        """Why the queue puts ``paper_id`` where it is: the words that pushed it up, the most
+        similar included papers, or how papers are ordered before a model."""
+        return self.explain(self.row_of(paper_id)) if self.explain is not None else ""
 
     def rank_of(self, row: int) -> int | None:
         """A paper's place in the model's ranking of the queue (ties by row, as the ranker breaks
@@ -201,7 +207,8 @@ def rank(review, cache: ScreeningCache, n: int = 10, model: str | None = None, s
         groups = review.labels if by_topic else None
         rows, mode = ranker.next(n, groups=groups, skip=decided.maybe), "ranked" if ranked else "cold"
     ranking = Ranking([], mode, ranker.name if ranked else None, ranker.version if ranked else None,
-                      decided.counts(len(review)), seed, review.row, queue, ranker.scores_ if ranked else None)
+                      decided.counts(len(review)), seed, review.row, queue, ranker.scores_ if ranked else None,
+                      lambda row: _why(review, ranker, int(row), mode, by_topic, seed))
     ranking.papers = [RankedPaper(review.papers[r].id, review.papers[r].title, ranking.rank_of(int(r)),
                                   float(ranker.scores_[r]) if ranked else None,
                                   _why(review, ranker, int(r), mode, by_topic, seed)) for r in rows]

@@ -24,7 +24,7 @@ def explore(session: Session, **kwargs):
 
 
 def screen(session: Session, **filters):
-    """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search)."""
+    """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search, order)."""
     from .views.screen import ScreenView
 
     return ScreenView(ScreeningQueue(session, **filters))

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import InputError
 from ..records import DECISIONS
 from ..review import KEYWORD, SearchHit
 from .session import Session, query_terms
 from .text import authors_line, escape, highlight
 
-__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS"]
+__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
 
 FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS)  # "sent": from the map (01)
+# "relevance": most likely relevant first (a model refitted after every decision; random
+# before the first include and exclude); "one per topic": the topics in turn; "map": topic by
+# topic in map order.
+ORDERS = ("relevance", "one per topic", "random", "map")
 
 # key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
 KEYS = {
@@ -51,10 +57,13 @@ class Card:
     position: int
     total: int
     match: str = ""  # how the search found it: "keyword, 3 matches" ("": no search)
+    rank: int | None = None  # its place in the model's ranking of the undecided papers
+    score: float | None = None  # the model's score (higher: more likely relevant)
+    why: str = ""  # why the queue puts it here (escaped)
 
 
 class ScreeningQueue:
-    """Papers to screen, in map order of their topic, filtered.
+    """Papers to screen, filtered and ordered.
 
     Parameters
     ----------
@@ -62,32 +71,46 @@ class ScreeningQueue:
     show : one of ``FILTERS`` ("undecided" by default; "sent": the papers 01 sent here)
     topic : int or None
     search : str, keywords that must all appear (and are highlighted)
+    order : one of ``ORDERS``; default "relevance" once the reviewer has an include and an
+        exclude, else "one per topic"
 
     The queue's papers are fixed when the filters are applied: a paper decided in an
     "undecided" queue stays in it (go back with ``k`` to see or change its decision) until the
-    filters are applied again.
+    filters are applied again. In a ranked order every decision refits the model and reorders
+    the papers after the current one; each decision records the rank and score it was shown.
     """
 
-    def __init__(self, session: Session, show: str = "undecided", topic: int | None = None, search: str = ""):
+    def __init__(self, session: Session, show: str = "undecided", topic: int | None = None, search: str = "",
+                 order: str | None = None):
         self.session = session
         self.show = show
         self.topic = topic
         self.search = search
+        self.order = order or "relevance"
+        self.ranking = None  # the workbench.review.Ranking the order came from (None: map order)
         self.matches: dict[str, int] = {}  # id -> matches of the search's terms
         self.position = 0
         self.ids: list[str] = []
+        self._candidates: list[str] = []  # the filters' papers, in map order
         self.sent_what = ""  # where the "sent" papers came from
         self.last = ""  # what the last action did, in words
+        if order is None and session.rank().mode != "ranked":
+            self.order = "one per topic"
         self.refilter(show)
 
     # ------------------------------------------------------------------ filtering
 
-    def refilter(self, show: str | None = None, topic: int | None | str = "keep", search: str | None = None) -> int:
-        """Apply new filters (omitted ones stay); returns the queue length."""
+    def refilter(self, show: str | None = None, topic: int | None | str = "keep", search: str | None = None,
+                 order: str | None = None) -> int:
+        """Apply new filters or a new order (omitted ones stay); returns the queue length."""
         if show is not None:
             if show not in FILTERS:
                 raise InputError(f"filter {show!r}; expected one of {', '.join(FILTERS)}")
             self.show = show
+        if order is not None:
+            if order not in ORDERS:
+                raise InputError(f"order {order!r}; expected one of {', '.join(ORDERS)}")
+            self.order = order
         if topic != "keep":
             self.topic = None if topic in (None, "", "all") else int(topic)
         if search is not None:
@@ -109,9 +132,40 @@ class ScreeningQueue:
         if self.search.strip():
             keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
-        self.ids = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        self._candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        self.ranking = None if self.order == "map" else self.session.rank(by_topic=self.order == "one per topic")
+        self.ids = self._ordered(self._candidates)
         self.position = self.ids.index(current) if current in self.ids else 0
         return len(self.ids)
+
+    def _ordered(self, ids: list[str]) -> list[str]:
+        """``ids`` (in map order) in the queue's order."""
+        ranking = self.ranking
+        if ranking is None or not ids:
+            return list(ids)
+        rows = np.asarray(self.session.rows_of(ids))
+        waiting = ranking.queue[rows]  # undecided papers come before decided ones
+        if self.order == "random" or ranking.scores is None:
+            key = np.random.default_rng(ranking.seed).permutation(len(ranking.queue))[rows].astype(float)
+        else:
+            key = -ranking.scores[rows]
+        order = np.lexsort((rows, key, ~waiting))
+        if self.order == "one per topic":  # the topics in turn, each topic's papers in that order
+            topics = np.asarray(self.session.saved.labels)[rows[order]]
+            turn = np.zeros(len(order), dtype=int)
+            for t in np.unique(topics):
+                turn[topics == t] = np.arange(int((topics == t).sum()))
+            order = order[np.lexsort((np.arange(len(order)), turn, ~waiting[order]))]
+        return [ids[i] for i in order]
+
+    def _rerank(self) -> None:
+        """After a decision in a ranked order: refit, and reorder the papers after this one."""
+        if self.ranking is None:
+            return
+        done = self.ids[: self.position + 1]
+        seen = set(done)
+        self.ranking = self.session.rank(by_topic=self.order == "one per topic")
+        self.ids = done + self._ordered([p for p in self._candidates if p not in seen])
 
     # ------------------------------------------------------------------ moving
 
@@ -162,11 +216,23 @@ class ScreeningQueue:
         return tags
 
     def decide(self, decision: str, reason: str | None = None, advance: bool = True) -> None:
+        """Decide the paper on screen, recording the rank and score the queue showed for it;
+        in a ranked order the model is refitted and the papers after it reordered."""
         pid = self._require()
-        self.session.decide(pid, decision, reason)
+        before = self.session.store.decision(pid)
+        self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False)
         self.last = f"{decision}: {pid}"
+        if before is None or before.decision != decision:
+            self._rerank()
         if advance:
             self.next()
+
+    def stopping(self):
+        """Relevant papers still unscreened (95 % interval) and what this reviewer may claim if
+        they stop now; the claim is logged in the store. See :meth:`workbench.review.Review.stopping`."""
+        report = self.session.stopping(log=True)
+        self.last = report.lines()[0] if report.lines() else ""
+        return report
 
     def note(self, text: str) -> None:
         self.session.note(self._require(), text)
@@ -176,6 +242,8 @@ class ScreeningQueue:
         """Undo the last change and show the paper it touched (the queue's filters are applied
         again when that paper is not in the queue). Returns :class:`~workbench.widgets.Undone`."""
         undone = self.session.undo()
+        if self.ranking is not None:  # the scores shown from now on are the refitted model's
+            self.ranking = self.session.rank(by_topic=self.order == "one per topic")
         papers = [p for p in undone.papers if p in self.session.review]
         if papers and papers[0] not in self.ids:
             self.refilter()
@@ -243,4 +311,11 @@ class ScreeningQueue:
             position=self.position + 1,
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
+            **self._relevance(pid),
         )
+
+    def _relevance(self, pid: str) -> dict:
+        if self.ranking is None:
+            return {}
+        shown = self.ranking.context(pid)
+        return {"rank": shown["rank"], "score": shown["score"], "why": escape(self.ranking.why(pid))}

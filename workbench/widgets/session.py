@@ -164,13 +164,26 @@ class Session(TopicActions):
         self._changed("note", ids)
         return note_ids
 
-    def decide(self, ids, decision: str, reason: str | None = None) -> int:
+    def decide(self, ids, decision: str, reason: str | None = None, ranking=None, bulk: bool | None = None) -> int:
+        """This reviewer's decision on ``ids``, recorded with the rank, score and model that
+        ``ranking`` (a :class:`workbench.review.Ranking`) showed; ``bulk``: decided without
+        reading each paper (default: several papers at once)."""
         ids = self._ids(ids)
         if decision not in DECISIONS:
             raise InputError(f"decision {decision!r}; expected one of {', '.join(DECISIONS)}")
-        changed = self.store.decide(ids, decision, reason=(reason or "").strip() or None)
+        changed = self.saved.decide(ids, decision, (reason or "").strip() or None, ranking=ranking, bulk=bulk,
+                                    reviewer=self.reviewer)
         self._changed("decide", ids)
         return changed
+
+    def rank(self, by_topic: bool = False):
+        """The saved review's ranking of this reviewer's queue (a model refitted when the
+        decisions changed): scores for every paper, see :meth:`workbench.review.Review.rank`."""
+        return self.saved.rank(0, by_topic=by_topic, reviewer=self.reviewer)
+
+    def stopping(self, log: bool = True):
+        """Relevant papers left and whether this reviewer may stop (logged in the store)."""
+        return self.saved.stopping(log=log, reviewer=self.reviewer)
 
     def undo(self, n: int = 1) -> Undone:
         """Undo this reviewer's last change: what it was, in words, and the papers it touched.

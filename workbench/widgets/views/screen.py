@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..queue import FILTERS, KEYS, ScreeningQueue
+from ..queue import FILTERS, KEYS, ORDERS, ScreeningQueue
 from ..text import escape
 from .common import key_help, tag_chips, view_frame
 from .feedback import FAILED, Act, Line, run_reporting
@@ -43,20 +43,35 @@ class ScreenView:
         return [("all topics", "all")] + [
             (f"{t.topic}: {t.label}", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]
 
-    def _build(self) -> None:
+    def _build_filters(self) -> W.Widget:
+        """The row of filters and the order, and the stopping advice under it."""
         self.show = W.Dropdown(options=[(FILTER_NAMES[f], f) for f in FILTERS], value=self.queue.show,
                                description="show", layout=W.Layout(width="15rem"))
         self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
                                 value="all" if self.queue.topic is None else self.queue.topic)
+        self.order = W.Dropdown(options=ORDERS, value=self.queue.order, description="order",
+                                tooltip="relevance: most likely relevant first, refitted after every decision",
+                                layout=W.Layout(width="15rem"))
         self.search = W.Text(value=self.queue.search, placeholder="keywords", description="search")
         self.filter_act = Act("Filter", icon="filter", tooltip="apply the filters and the search")
         self.filter_act.on_click(self.on_filter)
-        for w in (self.show, self.topic):
+        for w in (self.show, self.topic, self.order):
             w.observe(lambda _: None if self._quiet else self.on_filter(), names="value")
         self.keys.submit(self.search, "search", self.on_filter)
         self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
         self.reload_act.on_click(self.on_reload)
+        self.stop_act = Act("When can I stop?", icon="flag-checkered",
+                            tooltip="relevant papers left, and what you may claim if you stop now (logged)")
+        self.stop_act.on_click(self.on_stopping)
+        self.stopping = W.HTML()
+        return W.VBox([
+            W.HBox([self.show, self.topic, self.order, self.search, self.filter_act.widget, self.reload_act.widget],
+                   layout=W.Layout(flex_flow="row wrap")),
+            W.HBox([self.stop_act.widget, self.stopping], layout=W.Layout(align_items="center")),
+        ])
 
+    def _build(self) -> None:
+        filters = self._build_filters()
         self.prev_button = W.Button(description="◀ previous (k)", layout=W.Layout(width="auto"))
         self.prev_button.on_click(lambda _: self.on_key("k"))
         self.next_button = W.Button(description="next (j) ▶", layout=W.Layout(width="auto"))
@@ -94,8 +109,7 @@ class ScreenView:
             key_help(HELP),
         ])
         self.widget = view_frame([
-            W.HBox([self.show, self.topic, self.search, self.filter_act.widget, self.reload_act.widget],
-                   layout=W.Layout(flex_flow="row wrap")),
+            filters,
             bar,
             self.card,
             self.tags_box,
@@ -119,6 +133,12 @@ class ScreenView:
         decision = (f"<b>{escape(card.decision)}</b>" + (f" ({escape(card.reason)})" if card.reason else "")
                     if card.decision else "undecided")
         notes = "".join(f"<li>{n}</li>" for n in card.notes)
+        relevance = ""
+        if card.rank is not None:
+            relevance = (f"<div class='wb-meta wb-relevance'>relevance: rank {card.rank} · score {card.score:.2f}"
+                         + (f" · {card.why}" if card.why else "") + "</div>")
+        elif card.why:
+            relevance = f"<div class='wb-meta wb-relevance'>{card.why}</div>"
         year = f" · {card.year}" if card.year else ""
         self.card.value = (
             f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
@@ -126,7 +146,8 @@ class ScreenView:
             f"<h3>{card.title_html}</h3>"
             f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
-            f"<div class='wb-abstract'>{card.abstract_html}</div>"
+            + relevance
+            + f"<div class='wb-abstract'>{card.abstract_html}</div>"
             + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
             + "</div>"
         )
@@ -175,7 +196,12 @@ class ScreenView:
     def on_filter(self) -> None:
         topic = self.topic.value
         self._act(self.filter_act, self.queue.refilter, self.show.value, None if topic == "all" else topic,
-                  self.search.value, ok=lambda n: f"{n} papers in the queue")
+                  self.search.value, self.order.value, ok=lambda n: f"{n} papers in the queue")
+
+    def on_stopping(self) -> None:
+        report = self._act(self.stop_act, self.queue.stopping, ok=lambda r: "the claim is logged in the history")
+        if report is not FAILED:
+            self.stopping.value = "<br>".join(escape(line) for line in report.lines())
 
     def on_reload(self) -> None:
         what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)

@@ -1,0 +1,121 @@
+"""The ranked screening queue (02): relevance order, a refit after every decision, what each
+decision records, and the stopping advice, on the tiny corpus of test_review_screening.
+
+After one include (malaria mosquito bednet village) and one exclude (stock market bond
+quarter), papers sharing more of the include's words come first; the order is known in advance.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import workbench
+from workbench.widgets import ScreeningQueue, Session, screen
+
+from conftest import write_seed_file
+from test_review_screening import CORPUS, SEED
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("queue")
+    write_seed_file(folder / "seeds.txt", list(CORPUS.values()))
+    workbench.build([folder / "seeds.txt"], review=folder / "review", embedder="fake", seed=SEED)
+    return folder / "review"
+
+
+@pytest.fixture
+def session(built, tmp_path):
+    shutil.copytree(built, tmp_path / "review")
+    with Session.open(tmp_path / "review", reviewer="ana") as s:
+        yield s
+
+
+def letters(session) -> dict[str, str]:
+    """Paper id -> its letter in CORPUS."""
+    by_text = {text: name for name, text in CORPUS.items()}
+    return {p.id: by_text[p.abstract] for p in session.review.papers}
+
+
+def named(session, ids):
+    names = letters(session)
+    return [names[p] for p in ids]
+
+
+def id_of(session, letter):
+    return next(p for p, name in letters(session).items() if name == letter)
+
+
+def test_before_an_include_and_an_exclude_the_queue_goes_one_topic_at_a_time(session):
+    q = ScreeningQueue(session)
+    assert q.order == "one per topic" and q.ranking.mode == "cold"
+    topics = [session.review.topic_of(p) for p in q.ids]
+    assert len(q.ids) == len(CORPUS)
+    first_round = topics[: len(set(topics))]
+    assert sorted(first_round) == sorted(set(topics)), "every topic once before any topic twice"
+    card = q.card()
+    assert card.rank is None and card.score is None and "one paper per topic" in card.why
+
+
+def test_relevance_order_refits_after_each_decision_and_records_what_it_showed(session):
+    session.decide(id_of(session, "I0"), "include")
+    session.decide(id_of(session, "E0"), "exclude")
+    q = ScreeningQueue(session)
+    assert q.order == "relevance" and q.ranking.mode == "ranked"
+    assert named(session, q.ids) == ["A", "B", "C", "N", "D", "F"]
+    card = q.card()
+    assert card.rank == 1 and card.score is not None and card.why
+
+    q.decide("exclude")  # A is excluded although it reads like the include: the model learns
+    assert named(session, q.ids[:1]) == ["A"] and q.position == 1
+    records = {r.paper_id: r for r in session.store.screening_records()}
+    a = records[id_of(session, "A")]
+    assert (a.rank, a.bulk, a.model) == (1, False, q.ranking.model)
+    assert a.score == pytest.approx(card.score)
+    rest = named(session, q.ids[1:])
+    assert sorted(rest) == ["B", "C", "D", "F", "N"]
+    assert rest.index("B") < rest.index("F")  # still like the include, unlike the exclude
+
+    q.decide("include")  # the paper now on screen, recorded with its new rank
+    records_now = {r.paper_id: r for r in session.store.screening_records()}
+    assert records_now[q.ids[1]].rank == 1
+    assert len(records_now) == 4
+
+
+def test_the_same_decisions_give_the_same_order(built, tmp_path):
+    orders = []
+    for run in range(2):
+        shutil.copytree(built, tmp_path / f"r{run}")
+        with Session.open(tmp_path / f"r{run}", reviewer="ana") as s:
+            s.decide(id_of(s, "I0"), "include")
+            s.decide(id_of(s, "E0"), "exclude")
+            q = ScreeningQueue(s)
+            q.decide("include")
+            orders.append(named(s, q.ids))
+    assert orders[0] == orders[1]
+
+
+def test_map_order_records_no_rank(session):
+    q = ScreeningQueue(session, order="map")
+    assert q.ranking is None
+    q.decide("maybe")
+    record = session.store.screening_records()[0]
+    assert record.rank is None and record.model is None
+
+
+def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
+    session.decide(id_of(session, "I0"), "include")
+    session.decide(id_of(session, "E0"), "exclude")
+    view = screen(session)
+    assert view.order.value == "relevance"
+    assert "relevance: rank 1" in view.card.value
+    view.play([{"decide": "include"}, {"decide": "exclude"}])
+    view.on_stopping()
+    assert "✓ the claim is logged in the history" in view.stop_act.line.value
+    claims = session.store.stopping_claims()
+    assert len(claims) == 1
+    assert view.stopping.value and "recall" in view.stopping.value.lower()
+    view.order.value = "map"  # a new order applies at once
+    assert view.queue.order == "map" and view.queue.ranking is None
