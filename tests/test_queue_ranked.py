@@ -111,7 +111,9 @@ def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
     view = screen(session)
     assert view.order.value == "relevance"
     assert "relevance: rank 1" in view.card.value
+    assert "1 relevant so far" in view.where.value
     view.play([{"decide": "include"}, {"decide": "exclude"}])
+    assert "2 relevant so far" in view.where.value and "relevant left (95%:" in view.where.value
     view.on_stopping()
     assert "✓ the claim is logged in the history" in view.stop_act.line.value
     claims = session.store.stopping_claims()

@@ -35,6 +35,7 @@ class ScreenView:
         self._acting = False  # True while one of this view's own actions runs
         self._build()
         self.render()
+        self.show_where()
         self.session.subscribe(self._on_change)
 
     # ------------------------------------------------------------------ layout
@@ -64,10 +65,11 @@ class ScreenView:
                             tooltip="relevant papers left, and what you may claim if you stop now (logged)")
         self.stop_act.on_click(self.on_stopping)
         self.stopping = W.HTML()
+        self.where = W.HTML()  # included so far, and the relevant papers estimated still unscreened
         return W.VBox([
             W.HBox([self.show, self.topic, self.order, self.search, self.filter_act.widget, self.reload_act.widget],
                    layout=W.Layout(flex_flow="row wrap")),
-            W.HBox([self.stop_act.widget, self.stopping], layout=W.Layout(align_items="center")),
+            W.HBox([self.where, self.stop_act.widget, self.stopping], layout=W.Layout(align_items="center")),
         ])
 
     def _build(self) -> None:
@@ -118,6 +120,14 @@ class ScreenView:
         ], self.keys, "screen")
 
     # ------------------------------------------------------------------ rendering
+
+    def show_where(self) -> None:
+        """Papers included so far and the relevant papers estimated still unscreened (95 %)."""
+        report = self.session.stopping(log=False)
+        left = report.estimate
+        estimate = (f"about {left.point:.0f} relevant left ({left.confidence:.0%}: {left.low}–{left.high})"
+                    if report.read else "no estimate before a paper is read")
+        self.where.value = f"<span class='wb-meta'>{report.relevant} relevant so far · {escape(estimate)}</span>"
 
     def render(self) -> None:
         card = self.queue.card()
@@ -191,6 +201,8 @@ class ScreenView:
         finally:
             self._acting = False
         self.render()
+        if act in (self.decision_line, self.undo_act):
+            self.show_where()
         return result
 
     def on_filter(self) -> None:
