@@ -74,6 +74,7 @@ class ScreeningQueue:
         self.position = 0
         self.ids: list[str] = []
         self.sent_what = ""  # where the "sent" papers came from
+        self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
         self.refilter(show)
 
@@ -98,6 +99,7 @@ class ScreeningQueue:
         elif self.show in DECISIONS:
             keep = keep[keep.decision == self.show]
         elif self.show == "sent":
+            self.sent_seen = self.session.queue_sent_at()
             sent, self.sent_what = self.session.load_queue()
             keep = keep[keep.id.isin(set(sent))]
         if self.topic is not None:
@@ -109,6 +111,15 @@ class ScreeningQueue:
         self.ids = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
         self.position = self.ids.index(current) if current in self.ids else 0
         return len(self.ids)
+
+    def take_sent(self) -> str | None:
+        """Papers sent from the map (01's "Screen these", in any kernel) since this queue last
+        looked: show them (filter "sent", other filters cleared) and say so; else None."""
+        sent_at = self.session.queue_sent_at()
+        if not sent_at or sent_at == self.sent_seen:
+            return None
+        n = self.refilter("sent", topic=None, search="")
+        return f"{n} papers sent from the map ({self.sent_what}): showing them"
 
     # ------------------------------------------------------------------ moving
 
