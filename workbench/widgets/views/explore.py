@@ -69,7 +69,8 @@ class ExploreView:
         return f"<h3 style='margin:0 1em 0 0'>{escape(s.review.path.name)}: {len(s.review.papers)} papers, {n_topics} topics</h3>"
 
     def _build_search(self) -> None:
-        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search")
+        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search",
+                                  layout=W.Layout(width="26rem"))
         self.search_act = Act("Search", icon="search", busy_text="searching")
         self.search_act.on_click(self.on_search)
         self.keys.submit(self.search_text, "search", self.on_search)
