@@ -296,6 +296,25 @@ def test_a_note_on_the_selection_is_one_undo(session):
     assert not any("appendix" in n.text for p in chosen for n in session.store.notes(p))
 
 
+def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(session, review_path):
+    view = explore(session)
+    chosen = session.ids[:25]
+    view.select(chosen)
+    view.tag_text.value = "asked-first"
+    view.on_tag()  # a click: more than 20 papers, so it asks
+    assert view.tag_act.waiting and view.tag_act.yes.description == "Yes, tag 25 papers"
+    assert session.store.papers_tagged("asked-first") == [] and view.tag_text.value == "asked-first"
+    view.tag_act.yes.click()
+    assert sorted(session.store.papers_tagged("asked-first")) == sorted(chosen)
+    assert view.tag_text.value == "" and "tagged 25 papers" in view.tag_act.line.value
+    view.tag_text.value = "not-wanted"
+    view.on_tag()
+    view.tag_act.no.click()
+    assert session.store.papers_tagged("not-wanted") == [] and view.tag_text.value == "not-wanted"
+    assert "cancelled" in view.tag_act.line.value
+    session.undo()
+
+
 def test_screen_view_plays_keys_and_clicks(session):
     view = screen(session, show="all")
     start = view.queue.current_id

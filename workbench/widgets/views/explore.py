@@ -176,24 +176,21 @@ class ExploreView:
     def on_tag(self, confirmed: bool = False) -> None:
         tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
         n = len(self.selected)
-        done = self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
-                                     ok=lambda _: f"tagged {n} papers: {', '.join(tags)}")
-        if done is not None and done is not FAILED:
-            self.tag_text.value = ""
+        self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
+                              ok=lambda _: f"tagged {n} papers: {', '.join(tags)}",
+                              then=lambda _: setattr(self.tag_text, "value", ""))
 
     def on_note(self, confirmed: bool = False) -> None:
         n = len(self.selected)
-        done = self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
-                                      confirmed=confirmed, ok=lambda _: f"note added to {n} papers")
-        if done is not None and done is not FAILED:
-            self.note_text.value = ""
+        self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
+                               confirmed=confirmed, ok=lambda _: f"note added to {n} papers",
+                               then=lambda _: setattr(self.note_text, "value", ""))
 
     def on_decide(self, confirmed: bool = False) -> None:
         n, decision = len(self.selected), self.decision.value
-        done = self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
-                                        confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers")
-        if done is not None and done is not FAILED:
-            self.reason.value = ""
+        self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
+                                 confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers",
+                                 then=lambda _: setattr(self.reason, "value", ""))
 
     def on_screen(self) -> None:
         n, what = len(self.selected), self.selected_what
