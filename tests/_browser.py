@@ -155,4 +155,5 @@ def doc_shot(page, name: str) -> None:
     page.screenshot(path=str(raw), full_page=False)
     if os.environ.get("WORKBENCH_DOC_IMAGES") == "1":
         DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-        Image.open(raw).convert("RGB").quantize(colors=128).save(DOC_IMAGES / name, optimize=True)
+        image = Image.open(raw).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)  # keeps the palette
+        image.save(DOC_IMAGES / name, optimize=True)
