@@ -181,8 +181,9 @@ class ScreenView:
         what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)
         if what is FAILED:
             return
-        if self._act(self.filter_act, self.queue.take_sent, ok=lambda news: news or "") in (None, FAILED):
-            self._act(self.filter_act, self.queue.refilter, ok=lambda n: f"{n} papers in the queue")
+        # Papers sent from the map since the queue last looked are shown; else the same filters again.
+        self._act(self.filter_act, lambda: self.queue.take_sent() or f"{self.queue.refilter()} papers in the queue",
+                  ok=lambda said: said)
         self._show_filters()
 
     def _show_filters(self) -> None:
