@@ -315,6 +315,19 @@ def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(se
     session.undo()
 
 
+def test_the_late_echo_of_a_submitted_box_does_not_put_its_text_back(session):
+    view = screen(session, show="all")
+    pid = view.queue.current_id
+    view.keys.dispatch({"event": "submit", "name": "tag", "value": "late-echo"})  # Enter in the tag box
+    assert "late-echo" in session.store.tags(pid) and view.new_tag.value == ""
+    view.new_tag.value = "late-echo"  # the box's own update, held back while the kernel was busy
+    assert view.new_tag.value == "", "the late echo is dropped"
+    view.new_tag.value = "l"  # typing again afterwards is kept
+    view.new_tag.value = "late-echo"
+    assert view.new_tag.value == "late-echo"
+    session.undo()
+
+
 def test_screen_view_plays_keys_and_clicks(session):
     view = screen(session, show="all")
     start = view.queue.current_id
