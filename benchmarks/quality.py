@@ -24,7 +24,8 @@ seeds, and arxiv_lite's per-topic stability scores.
 ``--candidates`` also prints the settings tried on the way to the defaults (seed 42, or the mean
 over seeds 1..N with ``--candidate-seeds N``).
 ``--labels`` measures how well label words name the default topics (precision and coverage
-of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels.
+of each label word over the corpus) for KeyBERT's words, c-TF-IDF's and the workbench's labels,
+before and after issue 14, in the same run (``--only-labels``: that alone).
 ``--compare-merging N`` compares, over seeds 1..N, the ways of merging HDBSCAN's topics that
 were measured (Ward in the embedding space, the default; average linkage of the mean embeddings,
 the previous default; average linkage in the 5-d UMAP space).
@@ -135,13 +136,19 @@ def label_words(corpus, X):
 
     For every word in a topic's label: precision = the share of the papers containing it that
     are in the topic, coverage = the share of the topic's papers that contain it (means over
-    all label words); "shared" counts label words used by two topics or more.
+    all label words); "shared" counts label words used by two topics or more; "frequent" counts
+    label words made only of the corpus's 20 most common words (``frequent_words``); "words"
+    is the mean number of words per label. "previous workbench labels" are the labels before
+    issue 14 (the top ten words by F1, no frequent-word rule, no length limit), made in the same
+    run from the same topics and words.
     """
     import re
     from collections import Counter
 
     from workbench.embed import WordVectors, get_embedder
-    from workbench.topics import TopicModel, candidate_words, readable_label
+    from workbench.topics import TopicModel, candidate_words, common_words, frequent_words, readable_label
+    from workbench.topics.labels import topic_text
+    from workbench.topics.represent import documents
 
     from _common import bench_cache_dir
 
@@ -150,11 +157,19 @@ def label_words(corpus, X):
     docs = [" " + re.sub(r"[^\w]+", " ", t.lower()) + " " for t in texts]
     topics = sorted(model.words_)
     candidates = candidate_words(model.model_, model.labels_, model.top_n_words)
+    top = {t: [w for w, _ in model.words_[t]] for t in topics}
+    common = common_words([w for t, w in top.items() if t != -1])
+    written = documents(texts)
+    previous = {t: readable_label(top[t], common=common, text=topic_text(written, model.labels_, t)) for t in topics}
     keybert = {t: readable_label([w for w, _ in model.model_.get_topic(t)]) for t in topics}
     ctfidf = {t: readable_label(candidates[t][len(model.model_.get_topic(t)):]) for t in topics}
-    ways = {"KeyBERT-inspired words (previous labels)": keybert, "c-TF-IDF words": ctfidf,
-            "workbench: both, ranked by F1, as written": dict(zip(model.topic_info_.topic, model.topic_info_.label))}
+    ways = {"KeyBERT-inspired words": keybert, "c-TF-IDF words": ctfidf,
+            "previous workbench labels (both, ranked by F1, as written)": previous,
+            "workbench labels (issue 14: ranked by F0.5, no term of only the 20 most common words or their forms, at most 4 words)":
+                dict(zip(model.topic_info_.topic, model.topic_info_.label))}
+    frequent = frequent_words(written)
     for way, labels in ways.items():
+        labels = {t: label for t, label in labels.items() if t != -1}
         precision, coverage, used = [], [], []
         for topic, label in labels.items():
             inside = model.labels_ == topic
@@ -165,8 +180,11 @@ def label_words(corpus, X):
                     precision.append((has & inside).sum() / has.sum())
                     coverage.append((has & inside).sum() / inside.sum())
         shared = sum(1 for c in Counter(used).values() if c > 1)
+        only_frequent = sum(1 for word in used if set(word.split()) <= frequent)
+        n_words = np.mean([len(label.replace(",", " ").split()) for label in labels.values()])
         example = "; ".join(list(labels.values())[:3])
-        print(f"| {corpus.name} | {way} | {np.mean(precision):.3f} | {np.mean(coverage):.3f} | {shared} | {example} |", flush=True)
+        print(f"| {corpus.name} | {way} | {np.mean(precision):.3f} | {np.mean(coverage):.3f} | {shared} | "
+              f"{only_frequent} | {n_words:.1f} | {example} |", flush=True)
 
 
 def compare_merging(corpus, X, seeds):
@@ -247,6 +265,7 @@ def main() -> None:
     parser.add_argument("--candidate-seeds", type=int, default=1, metavar="N",
                         help="with --candidates: average each setting over seeds 1..N (default: seed 42 only)")
     parser.add_argument("--labels", action="store_true", help="measure how well label words name the topics (MiniLM)")
+    parser.add_argument("--only-labels", action="store_true", help="--labels alone: no topic quality or stability")
     parser.add_argument("--compare-merging", type=int, default=0, metavar="N",
                         help="compare ways of merging HDBSCAN's topics over seeds 1..N (MiniLM)")
     args = parser.parse_args()
@@ -257,7 +276,9 @@ def main() -> None:
 
     print(f"# Topic quality, {time.strftime('%Y-%m-%d')}, {machine()}\n")
     print(f"workbench defaults: {TopicModel().get_params()}\n")
-    for name in args.corpora:
+    if args.only_labels:
+        args.labels, args.stability_seeds = True, 0
+    for name in [] if args.only_labels else args.corpora:
         corpus = load_corpus(name)
         texts, truth, k = corpus.texts("document"), corpus.labels, corpus.k
         print(f"\n## {name}: {len(corpus)} papers, {k} labels\n")
@@ -289,9 +310,10 @@ def main() -> None:
     if args.labels:
         print("\n## Label words (MiniLM, default topics)\n")
         print("precision: share of the papers containing a label word that are in its topic; coverage: share of the "
-              "topic's papers containing it (means over label words); shared: label words used by 2+ topics.\n")
-        print("| corpus | label words | precision | coverage | shared | first three labels |")
-        print("|---|---|---:|---:|---:|---|")
+              "topic's papers containing it (means over label words); shared: label words used by 2+ topics; "
+              "frequent: label words made only of the corpus's 20 most common words; words: words per label.\n")
+        print("| corpus | label words | precision | coverage | shared | frequent | words | first three labels |")
+        print("|---|---|---:|---:|---:|---:|---:|---|")
         for name in args.corpora:
             corpus = load_corpus(name)
             label_words(corpus, embed_cached(corpus.texts("document"), "minilm"))

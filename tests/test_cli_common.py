@@ -23,11 +23,12 @@ IDS = ["3f2a9c0b1d2e", "3f2b00000001", "a1b2c3d4e5f6"]
 COMMANDS = {
     "build": [], "papers": [], "topics": [], "notebooks": [], "read": ["refs.bib"],
     "tag": ["3f", "x"], "untag": ["3f", "x"], "note": ["3f", "t"], "decide": ["3f", "maybe"],
-    "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "history": [], "undo": [],
-    "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
-    "import-annotations": ["f.jsonl"],
+    "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "rank": [], "simulate": ["f.csv"], "stopping": [],
+    "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
+    "import-annotations": ["f.jsonl"], "title": [],
 }
-STORE_COMMANDS = list(COMMANDS)[5:]
+NO_REVIEW = ("read", "simulate")  # they read files, not a review
+STORE_COMMANDS = [name for name in list(COMMANDS)[5:] if name not in NO_REVIEW]
 
 
 @pytest.fixture
@@ -50,13 +51,13 @@ def test_every_command_is_there_in_the_documented_order(capsys):
 def test_review_reviewer_and_format_are_the_same_for_every_command(name):
     args = parser().parse_args([name, *COMMANDS[name]])
     assert callable(args.func)
-    if name != "read":  # it reads sources, no review
+    if name not in NO_REVIEW:
         assert args.review == "review"
         assert parser().parse_args([name, *COMMANDS[name], "--review", "elsewhere"]).review == "elsewhere"
     if name in STORE_COMMANDS:
         assert args.reviewer is None
         assert parser().parse_args([name, *COMMANDS[name], "--reviewer", "ana"]).reviewer == "ana"
-    if name in ("papers", "topics", "read"):
+    if name in ("papers", "topics", "read", "rank", "simulate", "stopping"):
         assert args.format == "table"
         assert parser().parse_args([name, *COMMANDS[name], "--format", "json"]).format == "json"
 

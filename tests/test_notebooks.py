@@ -37,21 +37,75 @@ def review(tmp_path_factory):
     return path
 
 
-def test_all_four_run_headlessly_and_write_to_the_review_not_the_sources(review):
+def _stderr_outputs(folder):
+    """Every stream output named stderr in the executed notebooks of ``folder``: (notebook, cell, text)."""
+    found = []
+    for path in sorted(folder.glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            found += [(path.name, i, o.text) for o in cell.get("outputs", [])
+                      if o.output_type == "stream" and o.name == "stderr"]
+    return found
+
+
+# What the first run does beyond opening: a search by keywords and meaning on the map, a title.
+SCRIPTED = {"01_explore.ipynb": {"actions": [{"select": "search:reward model"}]},
+            "04_report.ipynb": {"title": "Notebook <run> of the seeds"}}
+
+
+@pytest.fixture(scope="module")
+def executed(review, tmp_path_factory):
+    """All four notebooks run once; returns (seconds per notebook, the executed copies' folder,
+    the source notebooks before and after)."""
+    out = tmp_path_factory.mktemp("executed")
     before = {p.name: p.read_bytes() for p in NB_DIR.glob("*.ipynb")}
     start = time.perf_counter()
-    timings = run_notebooks(review, NB_DIR, parameters={"embedder": "fake", "reviewer": "ci"})
-    total = time.perf_counter() - start
-    print(f"\nnotebooks: {timings} total {total:.1f}s")
+    timings = run_notebooks(review, NB_DIR, parameters={"embedder": "fake", "reviewer": "ci"},
+                            per_notebook=SCRIPTED, out_dir=out)
+    print(f"\nnotebooks: {timings} total {time.perf_counter() - start:.1f}s")
+    return timings, out, before, {p.name: p.read_bytes() for p in NB_DIR.glob("*.ipynb")}
+
+
+def test_all_four_run_headlessly_and_write_to_the_review_not_the_sources(review, executed):
+    timings, out, before, after = executed
     assert set(timings) == set(NOTEBOOKS)
     for name in NOTEBOOKS:
-        executed = nbformat.read(review / "notebooks" / name, as_version=4)
-        errors = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        executed_nb = nbformat.read(out / name, as_version=4)
+        errors = [o for c in executed_nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
         assert not errors
-    assert {p.name: p.read_bytes() for p in NB_DIR.glob("*.ipynb")} == before, "sources stay output-free"
+    assert after == before, "sources stay output-free"
     report = review / "report"
     for f in ("report.md", "report.html", "map.png", "annotations.csv", "annotations.bib", "annotations.ris", "annotations.jsonl"):
         assert (report / f).stat().st_size > 0, f
+    assert (report / "report.md").read_text(encoding="utf-8").startswith("# Notebook &lt;run&gt; of the seeds\n")
+
+
+def test_no_cell_of_any_notebook_writes_to_stderr(executed):
+    _, out, _, _ = executed
+    assert len(list(out.glob("*.ipynb"))) == len(NOTEBOOKS)
+    assert _stderr_outputs(out) == []
+
+
+def test_the_kernel_starts_without_a_warning(review, tmp_path, capfd):
+    """papermill's kernel runs on private Unix sockets, so ipykernel has no TCP warning to print."""
+    run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"], parameters={"embedder": "fake"}, out_dir=tmp_path)
+    err = capfd.readouterr().err
+    assert "WARNING" not in err and "without encryption" not in err, err
+    assert not list(tmp_path.glob("kernel*")) and not list(NB_DIR.glob("kernel*")), "no sockets left behind"
+
+
+@pytest.mark.slow
+def test_minilm_search_and_report_write_nothing_to_stderr(tmp_path):
+    """The real model: the first search in meaning loads MiniLM in the kernel (no load report), the
+    report draws the map (no missing font weight)."""
+    path = tmp_path / "review"
+    workbench.build([ROOT / "seeds"], review=path, embedder="minilm", seed=42)
+    out = tmp_path / "executed"
+    # A sentence no build embeds (label words are cached by the build; a cached query loads no model).
+    search = {"01_explore.ipynb": {"actions": [{"select": "search:robots that learn kitchen chores from people"}]}}
+    run_notebooks(path, NB_DIR, names=["01_explore.ipynb", "04_report.ipynb"], out_dir=out,
+                  per_notebook=search, parameters={"reviewer": "ci"})
+    assert _stderr_outputs(out) == []
+    assert "nearest in meaning" in (out / "01_explore.ipynb").read_text(encoding="utf-8")
 
 
 def test_explore_scripted_tagging_lands_in_the_store(review):

@@ -43,6 +43,17 @@ def test_search_terms_split_cjk_runs_into_bigrams_and_drop_stop_words():
     assert search_terms("reward-model the", stop={"the"}) == ["reward-model"]
 
 
+def test_a_quoted_phrase_is_one_term_with_its_stop_words():
+    stop = {"the", "of", "from"}
+    assert search_terms('"reward model" agents', stop=stop) == ["reward model", "agents"]
+    assert search_terms('agents "Learning  from Human feedback"', stop=stop) == ["learning from human feedback", "agents"]
+    assert search_terms("\u201cprocess reward\u201d the models", stop=stop) == ["process reward", "models"]
+    assert search_terms('"强化学习" 猫', stop=set()) == ["强化学习", "猫"]
+    # an unclosed quote is no phrase; empty quotes are nothing
+    assert search_terms('"reward model', stop=stop) == ["reward", "model"]
+    assert search_terms('"" "  " tools', stop=stop) == ["tools"]
+
+
 @pytest.mark.parametrize(
     "term, text, found",
     [
@@ -51,6 +62,8 @@ def test_search_terms_split_cjk_runs_into_bigrams_and_drop_stop_words():
         ("reward", "process reward models", True),
         ("ward", "process reward models", False),  # other words match at a word start only
         ("भाषा", "हिंदी भाषा मॉडल", True),
+        ("reward model", "a process reward\nmodels for", True),  # a phrase: its words in a row
+        ("reward model", "reward of the model", False),
     ],
 )
 def test_term_pattern(term, text, found):

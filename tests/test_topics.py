@@ -184,6 +184,61 @@ def test_readable_label_skips_words_every_topic_has_and_phrases_nobody_wrote():
     assert readable_label(["learning human"], text=text) == "learning human", "never an empty label"
 
 
+def test_label_terms_are_not_made_only_of_the_corpus_s_most_common_words():
+    frequent = {"language", "models", "agents", "tasks"}
+    words = ["language models", "agents", "reward models", "tasks", "preference data", "rlhf"]
+    assert readable_label(words, frequent=frequent) == "reward models, preference data, rlhf"
+    assert readable_label(["task", "agentic", "tool use", "web"], frequent=frequent) == "tool use, web", "forms count"
+    # at most four words: "preference data" would make five, "rlhf" fits
+    assert readable_label(["process reward models", "preference data", "rlhf"], max_words=4) == "process reward models, rlhf"
+    assert readable_label(["a b c d e", "x"], max_words=4) == "x"
+    assert readable_label(["95 ci", "meta analysis", "covid 19"]) == "meta analysis, covid 19", "a number names nothing"
+    # only frequent words: the common-word and as-written rules give way, the frequent rule never
+    assert readable_label(["language models", "agents", "planning"], common={"planning"}, frequent=frequent) == "planning"
+    assert readable_label(["language models", "agents"], frequent=frequent) == "language models, agents", "never empty"
+
+
+def test_no_seed_label_term_is_made_only_of_the_20_words_in_the_most_papers(seeds):
+    """Issue 14: "agent, tasks, data" named nothing on the seeds, where every topic has those."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from workbench.topics import stop_words
+
+    texts, X, words = seeds
+    counts = CountVectorizer(binary=True, stop_words=stop_words()).fit(texts)
+    papers = np.asarray(counts.transform(texts).sum(axis=0)).ravel()
+    vocabulary = counts.get_feature_names_out()
+    ranked = [vocabulary[j] for j in np.argsort(-papers, kind="stable") if not vocabulary[j].isdigit()]
+    top20 = set(ranked[:20])
+    assert {"agent", "tasks", "agents", "models"} <= top20
+    model = TopicModel().fit(texts, X, word_vectors=words)
+    for label in model.topic_info_.label[model.topic_info_.topic >= 0]:
+        terms = label.split(", ")
+        assert all(not set(term.split()) <= top20 for term in terms), label
+        assert 2 <= len(label.replace(",", " ").split()) <= 4 and len(terms) <= 3, label
+
+
+def test_frequent_words_are_those_in_the_most_papers_without_stop_words_or_numbers():
+    from workbench.topics import frequent_words
+
+    texts = ["Agents plan tasks with tools in 2024."] * 5 + ["Agents and models of reward."] * 3 + ["Tools, 2024 and the models."] * 2
+    # papers: agents 8, tools 7, plan 5, tasks 5, models 5, reward 3; "2024" and stop words not counted
+    assert frequent_words(texts, n=2) == {"agents", "tools"}
+    assert frequent_words(texts, n=4) == {"agents", "tools", "models", "plan"}, "ties alphabetical"
+    assert frequent_words([], n=3) == set()
+
+
+def test_representatives_are_the_papers_nearest_their_topic_s_mean_direction():
+    from workbench.topics import representatives
+
+    degrees = [-30, 0, 30, 5, 90, 100, 170, 45, 0]
+    X = np.array([[np.cos(np.radians(d)), np.sin(np.radians(d))] for d in degrees])
+    labels = np.array([0, 0, 0, 0, 1, 1, 1, -1, 0])
+    # topic 0 points to about 1 degree: 0 (rows 1 and 8, the earlier first), then 5; topic 1 to 118
+    assert representatives(X * 3, labels) == {-1: [], 0: [1, 8], 1: [5, 4]}
+    assert representatives(X, labels, n=4)[0] == [1, 8, 3, 2]
+
+
 def test_reduce_to_k_merges_along_the_hierarchy_and_matches_nr_topics(seeds):
     texts, X, words = seeds
     model = TopicModel(seed=7).fit(texts, X, word_vectors=words)
@@ -261,6 +316,21 @@ def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
     assert [w for w, _ in ranked[0]] == ["reward model", "models"], "digits-only words are dropped"
     assert ranked[0][0][1] == pytest.approx(2 * 8 / (8 + 10))
     assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
+
+
+def test_labels_rank_words_by_f_half_precision_counting_more_than_recall():
+    from workbench.topics import LABEL_BETA, rank_words, word_hits
+
+    texts = ["alpha beta"] * 5 + ["alpha"] * 5 + ["alpha gamma"] * 4 + ["gamma"] * 6
+    labels = np.array([0] * 10 + [1] * 10)
+    candidates = {0: ["alpha", "beta", "95"]}
+    # (word, papers of the topic with it, papers with it, papers of the topic); digits dropped
+    assert word_hits(texts, labels, candidates) == {0: [("alpha", 10, 14, 10), ("beta", 5, 5, 10)]}
+    by_f1 = rank_words(texts, labels, candidates)[0]
+    assert by_f1 == [("alpha", pytest.approx(2 * 10 / (10 + 14))), ("beta", pytest.approx(2 * 5 / (10 + 5)))]
+    assert LABEL_BETA == 0.5
+    by_f_half = rank_words(texts, labels, candidates, beta=0.5)[0]
+    assert by_f_half == [("beta", pytest.approx(1.25 * 5 / (0.25 * 10 + 5))), ("alpha", pytest.approx(1.25 * 10 / (0.25 * 10 + 14)))]
 
 
 ROBOTS_ZH = [

@@ -225,6 +225,7 @@ def test_a_row_opens_the_papers_card_and_lights_it_up_on_the_map(session):
     session.decide(pid, "include", reason="fits")  # another view decides: the card follows
     assert "include" in view.card.value and "fits" in view.card.value
     assert next(r for r in view.table.rows if r["id"] == pid)["decision"] == "include"
+    session.undo(3)  # the decision, the note and the tag: the module's review as it was
 
 
 def test_the_legend_lists_topics_in_order_with_palette_colours_and_a_rename_keeps_them(session):
@@ -347,7 +348,7 @@ def test_report_files(session):
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
-    assert md.startswith("# Review:") and "Representative papers" in md and "Included:" in md
+    assert md.startswith("# ") and "Representative papers" in md and "## Included (1)" in md
 
 
 def test_state_classes_do_not_import_ipywidgets():

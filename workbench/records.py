@@ -18,7 +18,8 @@ import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
-from .cleaning import clean_text, derive_title, title_repeats_abstract
+from .cleaning import clean_text
+from .titles import derive_title, derived_titles, title_repeats_abstract
 
 __all__ = [
     "DECISIONS",
@@ -42,18 +43,13 @@ __all__ = [
     "papers_to_frame",
 ]
 
-# The topic of a paper no topic was found for (HDBSCAN's noise label), in every stage.
-OUTLIER = -1
-
-# What a reviewer may decide about a paper, in the order the screening shows them.
-DECISIONS = ("include", "exclude", "maybe")
-
 ID_LENGTH = 12
 
 
 #: The topic of papers no topic claims (HDBSCAN's noise), in every table and file.
 OUTLIER = -1
-#: A screening decision, in the store, the readers' labels and every face.
+#: A screening decision, in the store, the readers' labels and every face, in the order the
+#: screening shows them.
 DECISIONS = ("include", "exclude", "maybe")
 
 
@@ -211,10 +207,11 @@ def _normalised(text: str, title: str) -> tuple[str, str]:
 def _content_key(text: str, title: str, year: int | None, author: str, normalised: tuple[str, str]) -> str:
     norm_text, title_key = normalised
     if norm_text:
-        # A title made from the abstract (derive_title: an export writes it as a title) adds
-        # nothing, and must not change the id of a paper read back from that export.
+        # A title made from the abstract (derive_title, of this version or an earlier one: an
+        # export writes it as a title) adds nothing, and must not change the id of a paper read
+        # back from that export.
         if (title_key and count_words(norm_text) < MIN_ID_WORDS
-                and normalise_for_id(derive_title(text)) != title_key):
+                and title_key not in {normalise_for_id(t) for t in derived_titles(text)}):
             return f"text:{norm_text}|title:{title_key}"
         return "text:" + norm_text
     if not title_key:

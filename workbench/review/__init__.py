@@ -23,29 +23,44 @@ refit leaves the previous review whole, and never a mix of the two.
 
 Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open`` (opening),
 ``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
-stability), ``_text`` (what is embedded for a paper), ``report`` (the review's report).
+stability), ``_text`` (what is embedded for a paper), ``_screening`` (the ranked queue and the
+records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
+a labelled file), ``report`` (the review's report).
 """
 
 from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
-from ._search import SearchResult, query_terms
+from ._screening import SCREENING_MODELS, RankedPaper, Ranking
+from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
+from ._simulate import read_labelled, simulate_file, simulation_json
+from ._stopping import StoppingReport
 from ._text import document_text
 from .report import write_report
 
 __all__ = [
     "DEFAULT_REVIEW",
     "PAPER_TABLE_COLUMNS",
+    "SCREENING_MODELS",
     "TOPIC_TABLE_COLUMNS",
     "BuildReport",
+    "RankedPaper",
+    "Ranking",
     "Review",
+    "KEYWORD",
+    "MEANING",
     "SaveReport",
+    "SearchHit",
     "SearchResult",
+    "StoppingReport",
     "build",
     "document_text",
     "is_review",
     "open_or_build",
     "open_review",
     "query_terms",
+    "read_labelled",
+    "simulate_file",
+    "simulation_json",
     "write_report",
 ]

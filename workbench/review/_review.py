@@ -19,7 +19,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _search, _themes
+from . import _screening, _search, _stopping, _themes
 from ._text import document_text
 
 __all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
@@ -59,6 +59,7 @@ class Review:
         self._index = {p.id: i for i, p in enumerate(papers)}
         self._texts: list[str] | None = None
         self._haystack: list[str] | None = None
+        self._screening = _screening.ScreeningCache()  # the TF-IDF and the last ranker, kept
 
     def __repr__(self) -> str:
         return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
@@ -216,9 +217,26 @@ class Review:
             }
         )
 
-    def topics_frame(self):
-        """One row per topic: topic, label, size, words."""
-        return self.topics[TOPIC_TABLE_COLUMNS].copy()
+    def topics_frame(self, representatives: int = 0):
+        """One row per topic: topic, label, size, words; with ``representatives=n`` also
+        ``representative``, the titles of its ``n`` most typical papers (:meth:`representatives`),
+        to show beside the label."""
+        frame = self.topics[TOPIC_TABLE_COLUMNS].copy()
+        if representatives:
+            typical = self.representatives(representatives)
+            frame["representative"] = [[self.paper(pid).title for pid in typical.get(int(t), [])]
+                                       for t in frame.topic]
+        return frame
+
+    def representatives(self, n: int = 2) -> dict[int, list[str]]:
+        """The ids of each topic's ``n`` most typical papers, as the topics are now (after the
+        human edits): nearest the mean direction of the topic's embeddings (the papers the
+        report lists first); none for the unassigned papers."""
+        from ..topics import representatives
+
+        ids = self.ids
+        rows = representatives(self.embeddings(), self.labels, n)
+        return {topic: [ids[r] for r in found] for topic, found in rows.items()}
 
     def annotation_columns(self, store) -> dict[str, list]:
         """``tags``, ``decision`` (of ``store``'s reviewer), ``notes`` and ``first_tag`` of every
@@ -274,7 +292,8 @@ class Review:
 
     def keyword_search(self, query: str) -> list[str]:
         """Ids of papers whose title or abstract has every word of ``query`` (at a word start;
-        Chinese, Japanese and Korean by character bigrams anywhere), most hits first."""
+        a quoted phrase, ``"reward model"``, as that phrase; Chinese, Japanese and Korean by
+        character bigrams anywhere), most matches first."""
         return _search.keyword_search(self, query)
 
     def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
@@ -282,11 +301,10 @@ class Review:
         return _search.semantic_search(self, query, k)
 
     def search(self, query: str, k: int = 10, semantic: bool = True) -> _search.SearchResult:
-        """Keyword hits and (with ``semantic``) the ``k`` papers nearest in meaning."""
-        result = _search.SearchResult(query=query, keyword=self.keyword_search(query))
-        if semantic:
-            result.semantic = self.semantic_search(query, k)
-        return result
+        """Keyword hits (with their number of matches) and (with ``semantic``) the ``k``
+        papers nearest in meaning (with their similarity); ``result.hits`` says of each paper
+        how it was found (``kind``: "keyword" or "meaning") and its ``score``."""
+        return _search.search(self, query, k, semantic)
 
     def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most similar other papers, with cosine similarity."""
@@ -335,11 +353,45 @@ class Review:
         """
         return _themes.recluster(self, ids, min_cluster_size, seed)
 
+    # ------------------------------------------------------------------ screening
+
+    def rank(self, next: int = 10, *, model: str | None = None, seed: int | None = None, by_topic: bool = False,
+             sample: bool = False, reviewer: str | None = None) -> _screening.Ranking:
+        """The next papers to screen, most likely relevant first, with rank, score and why: a model
+        refitted on the store's includes and excludes (a maybe is left out). ``model``: one of
+        ``workbench.screening.MODELS`` (default: the measured best); ``seed``: the build's;
+        ``by_topic``: before a model, one paper per topic; ``sample``: a random sample of the papers
+        no person has read, for the stopping test (read all of it). See :mod:`._screening`."""
+        return _screening.rank(self, self._screening, next, model, seed, by_topic, sample, reviewer)
+
+    def ranker(self, model: str | None = None, seed: int | None = None, reviewer: str | None = None):
+        """The fitted :class:`workbench.screening.Ranker` behind :meth:`rank` (``scores_``, ``explain``)."""
+        return _screening.ranker(self, self._screening, model, seed, reviewer)
+
+    def decide(self, ids, decision: str, reason: str | None = None, *, ranking: _screening.Ranking | None = None,
+               bulk: bool | None = None, reviewer: str | None = None) -> int:
+        """A person's include / exclude / maybe on one paper or many, recorded with the rank, score
+        and model that ``ranking`` showed (none without one); ``bulk``: default, several papers."""
+        return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer)
+
+    def screening_history(self, reviewer: str | None = None):
+        """The decisions in the order made, as a :class:`workbench.screening.ScreeningHistory`."""
+        return _stopping.history(self, reviewer)
+
+    def stopping(self, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100, *,
+                 log: bool = False, reviewer: str | None = None) -> _stopping.StoppingReport:
+        """Relevant papers left (95 % interval) and whether the reviewer may stop: the hypergeometric
+        test at ``target`` recall and ``confidence``, and "``n_in_a_row`` irrelevant in a row" for
+        comparison, counting only papers a person read; ``log``: record the claim in the store."""
+        return _stopping.stopping(self, target, confidence, n_in_a_row, log, reviewer)
+
     # ------------------------------------------------------------------ the report
 
-    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None) -> dict[str, Path]:
+    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
+                     title: str | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:
-        ``<review>/report``); returns what was written."""
+        ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
+        title (kept in the store, like ``workbench title``). Returns what was written."""
         from .report import write_report
 
-        return write_report(self, folder, image=image, reviewer=reviewer)
+        return write_report(self, folder, image=image, reviewer=reviewer, title=title)

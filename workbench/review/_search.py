@@ -1,8 +1,11 @@
 """Finding papers in a review: by keywords (any script), by meaning, and by likeness.
 
-Keyword search matches every query word at a word start in the title or abstract (the character
-bigrams of Chinese, Japanese and Korean words anywhere); meaning search embeds the query with the
-review's own embedder and ranks papers by cosine similarity of their cached embeddings.
+Keyword search matches every query word at a word start in the title or abstract (a quoted
+phrase, ``"reward model"``, as that phrase; the character bigrams of Chinese, Japanese and
+Korean words anywhere) and scores a hit by its number of matches; meaning search embeds the
+query with the review's own embedder and scores papers by cosine similarity of their cached
+embeddings. A :class:`SearchResult` keeps the two apart: each :class:`SearchHit` says how the
+paper was found and its score.
 """
 
 from __future__ import annotations
@@ -16,38 +19,98 @@ import numpy as np
 if TYPE_CHECKING:
     from ._review import Review
 
-__all__ = ["SearchResult", "keyword_search", "nearest", "query_terms", "semantic_search"]
+__all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest",
+           "query_terms", "search", "semantic_search"]
+
+_QUOTES = re.compile("[\"\u201c\u201d]")
+
+
+#: How a paper was found: every query term in its title or abstract, or near the query in meaning.
+KEYWORD, MEANING = "keyword", "meaning"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One paper a search found: ``kind`` is :data:`KEYWORD` (``score``: how often the query's
+    terms occur in its title and abstract) or :data:`MEANING` (``score``: cosine similarity of
+    its embedding to the query's, -1..1)."""
+
+    id: str
+    kind: str
+    score: float
+
+    def describe(self) -> str:
+        """The hit in words: ``"keyword, 3 matches"``, ``"meaning, similarity 0.62"``."""
+        if self.kind == KEYWORD:
+            n = int(self.score)
+            return f"keyword, {n} match{'es' if n != 1 else ''}"
+        return f"meaning, similarity {self.score:.2f}"
 
 
 @dataclass
 class SearchResult:
-    """Keyword hits (every query word in the title or abstract) and semantic neighbours."""
+    """Keyword hits (every query term in the title or abstract) and semantic neighbours.
+
+    ``keyword`` are the ids of the keyword hits, most matches first, and ``matches`` their
+    number of matches; ``semantic`` the nearest papers in meaning with their similarity;
+    ``terms`` what the query was split into (a quoted phrase is one term).
+    """
 
     query: str
     keyword: list[str] = field(default_factory=list)
     semantic: list[tuple[str, float]] = field(default_factory=list)
+    matches: dict[str, int] = field(default_factory=dict)
+    terms: list[str] = field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:
         """Keyword hits first, then semantic neighbours not already listed."""
-        seen = dict.fromkeys(self.keyword)
-        for pid, _ in self.semantic:
-            seen.setdefault(pid)
-        return list(seen)
+        return [hit.id for hit in self.hits]
+
+    @property
+    def hits(self) -> list[SearchHit]:
+        """Every paper found, once: the keyword hits (kind ``keyword``, most matches first), then
+        the semantic neighbours that are not keyword hits (kind ``meaning``, nearest first)."""
+        hits = [SearchHit(pid, KEYWORD, float(self.matches.get(pid, 0))) for pid in self.keyword]
+        seen = set(self.keyword)
+        hits += [SearchHit(pid, MEANING, float(sim)) for pid, sim in self.semantic if pid not in seen]
+        return hits
+
+    def hit(self, paper_id: str) -> SearchHit | None:
+        """How ``paper_id`` was found (None: it was not)."""
+        return next((h for h in self.hits if h.id == paper_id), None)
 
 
 def query_terms(query: str) -> list[str]:
-    """The terms of a search query worth matching: lower-case words without stop words, and the
-    character bigrams of Chinese, Japanese and Korean (written without spaces between words;
-    see :func:`workbench.scripts.search_terms`)."""
+    """The terms of a search query worth matching: lower-case words without stop words, quoted
+    phrases (``"reward model"``) as one term each, and the character bigrams of Chinese,
+    Japanese and Korean (written without spaces between words; see
+    :func:`workbench.scripts.search_terms`)."""
     from ..topics import stop_words
     from ..scripts import search_terms
 
     return search_terms(query, frozenset(stop_words()))
 
 
+def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
+    """Keyword hits with their number of matches and (with ``semantic``) the ``k`` papers
+    nearest in meaning to ``query``."""
+    found = keyword_matches(review, query)
+    result = SearchResult(query=query, keyword=[pid for pid, _ in found], matches=dict(found),
+                          terms=query_terms(query))
+    if semantic:
+        result.semantic = semantic_search(review, query, k)
+    return result
+
+
 def keyword_search(review: Review, query: str) -> list[str]:
     """Ids of the papers whose title or abstract has every term of ``query``, most hits first."""
+    return [pid for pid, _ in keyword_matches(review, query)]
+
+
+def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
+    """(id, number of matches) of the papers whose title or abstract has every term of
+    ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
     from ..scripts import term_pattern
 
     terms = query_terms(query)
@@ -55,16 +118,17 @@ def keyword_search(review: Review, query: str) -> list[str]:
         return []
     patterns = [re.compile(term_pattern(t)) for t in terms]
     hits = [
-        (sum(len(p.findall(text)) for p in patterns), pid)
+        (pid, sum(len(p.findall(text)) for p in patterns))
         for pid, text in zip(review.ids, review.haystack())
         if all(p.search(text) for p in patterns)
     ]
-    return [pid for _, pid in sorted(hits, key=lambda h: (-h[0], h[1]))]
+    return sorted(hits, key=lambda h: (-h[1], h[0]))
 
 
 def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, float]]:
     """The ``k`` papers nearest in meaning to ``query``, with cosine similarity."""
-    if not query.strip():
+    query = _QUOTES.sub(" ", query).strip()  # the words of a quoted phrase carry its meaning
+    if not query:
         return []
     return nearest(review, review.embed_texts([query])[0], k)
 

@@ -1,139 +1,45 @@
-"""The review report: per topic its label, size, words, representative, included and tagged
-papers and notes; a static map image; Markdown and HTML files and the exports, in the review
-folder. All paper text is escaped in the HTML and shown as text in the Markdown.
+"""The review's report: ``report.md``, ``report.html``, a static map and the exports, written into
+the review folder (``<review>/report/`` by default).
+
+The report has the review's title (the ``title`` setting in the store, set with ``workbench
+title``; by default the review folder's name), the screening counts (screened, included,
+excluded, maybe, undecided) of each reviewer, the included, excluded and maybe papers of the
+reviewer it is written for with their reasons, notes and the other reviewers' decisions, and one
+section per topic: label, size, words, screening, representative, included and tagged papers,
+notes. The Markdown and the HTML say the same; all paper text is escaped in the HTML and shown
+as text in the Markdown.
+
+Modules: ``_report_content`` (what the report says, read once), ``_report_render`` (Markdown and
+HTML), ``_report_map`` (the datamapplot PNG).
 """
 
 from __future__ import annotations
 
 import os
-from html import escape
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from ..fsutil import atomic_write_text
-
+from ..palette import topic_colours
+from ._report_content import (
+    ReportContent,
+    TopicSection,
+    report_content,
+    review_title,
+    topic_sections,
+)
+from ._report_map import label_colours, write_static_map
+from ._report_render import to_html, to_markdown
 from ._review import Review
 
-__all__ = ["TopicSection", "topic_sections", "write_exports", "write_report", "write_static_map"]
+__all__ = ["ReportContent", "TopicSection", "label_colours", "report_content", "report_topic_colours",
+           "review_title", "topic_sections", "write_exports", "write_report", "write_static_map"]
 
 
-@dataclass
-class TopicSection:
-    topic: int
-    label: str
-    size: int
-    words: list[str]
-    representative: list[tuple[str, str]]  # (id, title)
-    included: list[tuple[str, str]]
-    tagged: list[tuple[str, str, list[str]]]  # (id, title, tags)
-    notes: list[tuple[str, str, str]] = field(default_factory=list)  # (id, title, note)
-
-
-def topic_sections(review: Review, store, n_representative: int = 3) -> list[TopicSection]:
-    """One section per topic, largest first; representative papers are nearest the topic's centre."""
-    frame = review.frame(store)
-    X = review.embeddings()
-    topics = review.topics.sort_values(["size", "topic"], ascending=[False, True])
-    sections = []
-    for row in topics.itertuples():
-        members = frame[frame.topic == row.topic]
-        if members.empty:
-            continue
-        rows = review.rows(members.id)
-        centre = X[rows].mean(axis=0)
-        order = np.argsort(-(X[rows] @ centre), kind="stable")[:n_representative]
-        rep = [(members.id.iloc[i], members.title.iloc[i]) for i in order]
-        included = [(r.id, r.title) for r in members.itertuples() if r.decision == "include"]
-        tagged = [(r.id, r.title, list(r.tags)) for r in members.itertuples() if r.tags]
-        notes = [
-            (r.id, r.title, n.text) for r in members.itertuples() if r.notes for n in store.notes(r.id)
-        ]
-        sections.append(
-            TopicSection(int(row.topic), str(row.label), int(row.size), list(row.words)[:10], rep, included, tagged, notes)
-        )
-    return sections
-
-
-def _markdown(review: Review, sections: list[TopicSection]) -> str:
-    """The report as Markdown; paper text is shown as text (HTML and markup escaped)."""
-    from ..store import markdown_code as code
-    from ..store import markdown_lines as lines_of
-    from ..store import markdown_text as md
-
-    r = review
-    lines = [f"# Review: {md(r.path.name)}", "", f"{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.", ""]
-    for s in sections:
-        lines += [f"## {s.topic}: {md(s.label)} ({s.size} papers)", "", "Top words: " + md(", ".join(s.words)), ""]
-        lines += ["Representative papers:", ""] + [f"- {md(t)} ({code(i)})" for i, t in s.representative] + [""]
-        if s.included:
-            lines += ["Included:", ""] + [f"- {md(t)} ({code(i)})" for i, t in s.included] + [""]
-        if s.tagged:
-            lines += ["Tagged:", ""] + [f"- {md(t)} ({code(i)}): {', '.join(code(g) for g in tags)}" for i, t, tags in s.tagged] + [""]
-        if s.notes:
-            lines += ["Notes:", ""]
-            for i, t, n in s.notes:
-                lines += [f"- {md(t)} ({code(i)}):"] + [f"  > {line}" for line in lines_of(n)]
-            lines += [""]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _html(review: Review, sections: list[TopicSection], image: str | None) -> str:
-    r = review
-
-    def items(rows):
-        return "".join(f"<li>{escape(t)} <code>{escape(i)}</code></li>" for i, t in rows)
-
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{escape(r.path.name)} report</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-        "h2{border-bottom:1px solid #ddd}code{color:#666}.words{color:#444}</style></head><body>",
-        f"<h1>Review: {escape(r.path.name)}</h1><p>{len(r.papers)} papers, {sum(s.topic >= 0 for s in sections)} topics.</p>",
-    ]
-    if image:
-        parts.append(f"<img src='{escape(image)}' alt='map of the review' style='max-width:100%'>")
-    for s in sections:
-        parts.append(f"<h2>{s.topic}: {escape(s.label)} ({s.size} papers)</h2>")
-        parts.append(f"<p class='words'>{escape(', '.join(s.words))}</p>")
-        parts.append(f"<h3>Representative papers</h3><ul>{items(s.representative)}</ul>")
-        if s.included:
-            parts.append(f"<h3>Included</h3><ul>{items(s.included)}</ul>")
-        if s.tagged:
-            tagged = "".join(
-                f"<li>{escape(t)} <code>{escape(i)}</code>: {escape(', '.join(tags))}</li>" for i, t, tags in s.tagged
-            )
-            parts.append(f"<h3>Tagged</h3><ul>{tagged}</ul>")
-        if s.notes:
-            notes = "".join(f"<li>{escape(t)} <code>{escape(i)}</code>: {escape(n)}</li>" for i, t, n in s.notes)
-            parts.append(f"<h3>Notes</h3><ul>{notes}</ul>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
-
-
-def write_static_map(review: Review, path: str | os.PathLike) -> Path:
-    """A publication-style static map (datamapplot) as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .._numba_cache import numba_cache_on_import
-
-    with numba_cache_on_import():
-        import datamapplot
-
-    r = review
-    labels = np.array([r.topic_labels().get(int(t), "Unassigned") if t >= 0 else "Unlabelled" for t in r.labels], dtype=object)
-    fig, _ = datamapplot.create_plot(
-        r.coords, labels, title=r.path.name, sub_title=f"{len(r.papers)} papers", noise_label="Unlabelled",
-        label_font_size=9, font_family="DejaVu Sans", use_system_fonts=True,
-    )
-    path = Path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+def report_topic_colours(review: Review) -> dict[int, str] | None:
+    """The report map's colour of each topic id (``{topic id: "#rrggbb"}``): the palette the
+    explore map and ``map.html`` share (:mod:`workbench.palette`), keyed by topic id."""
+    sizes = review.papers_frame().groupby("topic").size()
+    return topic_colours({int(t): int(n) for t, n in sizes.items()})
 
 
 def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
@@ -148,18 +54,25 @@ def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
 
 
 def write_report(review: Review, folder: str | os.PathLike | None = None, image: bool = True,
-                 reviewer: str | None = None) -> dict[str, Path]:
+                 reviewer: str | None = None, title: str | None = None) -> dict[str, Path]:
     """Write report.md, report.html, map.png and the exports into ``folder`` (default:
-    ``<review>/report``); the decisions shown are ``reviewer``'s."""
+    ``<review>/report``); the decisions listed are ``reviewer``'s (default: the store's).
+
+    ``title`` sets the review's title first (kept in its store, as ``workbench title`` does, and
+    recorded in the history as ``reviewer``); by default the title already set is used.
+    """
     folder = Path(folder or review.path / "report")
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
-        sections = topic_sections(review, store)
+        if title is not None:
+            store.set_setting("title", title)
+        content = report_content(review, store)
         written = {}
         if image:
-            written["map"] = write_static_map(review, folder / "map.png")
-        atomic_write_text(folder / "report.md", _markdown(review, sections))
-        atomic_write_text(folder / "report.html", _html(review, sections, "map.png" if image else None))
+            written["map"] = write_static_map(review, folder / "map.png", content.title,
+                                              report_topic_colours(review))
+        atomic_write_text(folder / "report.md", to_markdown(content))
+        atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None))
         written.update(markdown=folder / "report.md", html=folder / "report.html")
         written.update(write_exports(store, folder))
     return written

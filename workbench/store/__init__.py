@@ -6,7 +6,7 @@ transaction, with a history of every change and undo::
     from workbench.store import Store
     store = Store.open("review", reviewer="ana")
     store.tag("3f2a9c", "relevant", "rl")
-    store.decide("3f2a9c", "include", reason="on topic")
+    store.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
     store.export("bibtex", "review/annotations.bib")
 
 Annotations are keyed by the stable paper id, so they survive rebuilds; papers that leave
@@ -39,6 +39,8 @@ from ._reports import (
 )
 from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION
+from ._screening import ScreeningRecord
+from ._settings import SETTINGS, StoppingClaim
 from ._store import REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -48,6 +50,7 @@ __all__ = [
     "FORMATS",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
+    "SETTINGS",
     "AmbiguousPaperError",
     "AnnotationInputError",
     "Decision",
@@ -55,6 +58,8 @@ __all__ = [
     "ImportReport",
     "NotAStoreError",
     "Note",
+    "ScreeningRecord",
+    "StoppingClaim",
     "Store",
     "StoreError",
     "StoreVersionError",

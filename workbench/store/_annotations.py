@@ -29,6 +29,7 @@ __all__ = [
     "decisions_of",
     "delete_note",
     "edit_note",
+    "every_decision",
     "notes_of",
     "papers_tagged",
     "tag",
@@ -262,8 +263,11 @@ def check_decision(decision) -> str:
 
 
 def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: str,
-           reason: str | None = None) -> int:
-    """Set this reviewer's current decision on each paper; returns how many changed."""
+           reason: str | None = None, on_change=None) -> int:
+    """Set this reviewer's current decision on each paper; returns how many changed.
+    ``on_change(act, paper_id)``: runs in the same action for each changed decision (the
+    screening context of ``_screening``); ``on_change.upgrades(act, paper_id)`` says when the
+    same decision again is news (a person read a paper decided in bulk)."""
     decision = check_decision(decision)
     reason = check_reason(reason)
     changed = 0
@@ -272,10 +276,13 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
         for pid in ids:
             key = {"paper_id": pid, "reviewer": reviewer}
             before = current.get(pid) if current is not None else act.get("decisions", key)
-            if before and (before["decision"], before["reason"]) == (decision, reason):
+            if before and (before["decision"], before["reason"]) == (decision, reason) and (
+                    on_change is None or not on_change.upgrades(act, pid)):
                 continue
             row = {"decision": decision, "reason": reason, "decided_at": act.at}
             act.put("decisions", key, row, before=before)
+            if on_change is not None:
+                on_change(act, pid)
             if current is not None:
                 current[pid] = row
             changed += 1
@@ -290,6 +297,16 @@ def decisions_of(conn: sqlite3.Connection, pid: str) -> list[Decision]:
         for r in conn.execute(
             "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ? "
             "ORDER BY reviewer", (pid,))
+    ]
+
+
+def every_decision(conn: sqlite3.Connection) -> list[Decision]:
+    """Every reviewer's current decision on every paper, in one read (by paper, then reviewer)."""
+    return [
+        Decision(paper_id=r[0], reviewer=r[1], decision=r[2], reason=r[3], decided_at=r[4])
+        for r in conn.execute(
+            "SELECT paper_id, reviewer, decision, reason, decided_at FROM decisions "
+            "ORDER BY paper_id, reviewer")
     ]
 
 

@@ -101,6 +101,20 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
                     reason, newest)
 
 
+def choose(store_path: Path, snapshot=None) -> Snapshot:
+    """The snapshot to restore: ``snapshot`` (a path, or a name in the backups folder), else
+    the newest one."""
+    chosen = snapshots(store_path)
+    if snapshot is not None:
+        path = Path(snapshot)
+        if not path.exists() and (_folder(store_path) / path.name).exists():
+            path = _folder(store_path) / path.name
+        chosen = [s for s in chosen if s.path.name == path.name] or [Snapshot(path, "?", "given", -1)]
+    if not chosen:
+        raise StoreError(f"no snapshots in {_folder(store_path)}; `workbench backup` makes one")
+    return chosen[0]
+
+
 def check_snapshot(path: Path) -> tuple[int, int]:
     """``(schema version, newest change)`` of a sound snapshot; raises when it is not one."""
     from ._schema import APPLICATION_ID

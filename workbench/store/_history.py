@@ -26,9 +26,13 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "paper_tags": (("paper_id", "tag"), ("reviewer", "created_at")),
     "notes": (("id",), ("uid", "paper_id", "text", "reviewer", "created_at", "updated_at")),
     "decisions": (("paper_id", "reviewer"), ("decision", "reason", "decided_at")),
+    "decision_context": (  # how a decision was made (``_screening``), written with it
+        ("paper_id", "reviewer"), ("rank", "score", "model", "model_version", "bulk", "sampled")
+    ),
     "topic_edits": (
         ("id",), ("kind", "tid", "into_tid", "paper_id", "label", "reviewer", "created_at")
     ),
+    "meta": (("key",), ("value",)),  # the review's settings (``_settings``)
     "papers": (
         ("id",),
         ("title", "abstract", "authors", "year", "doi", "venue", "url", "keywords",

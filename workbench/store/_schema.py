@@ -17,10 +17,10 @@ from ..records import DECISIONS
 from ._errors import StoreError, StoreVersionError
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_VERSION", "db_path", "migrate", "statements"]
+           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
@@ -30,7 +30,8 @@ RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {r
 # The CHECK constraint lists the decisions as before: 'include', 'exclude', 'maybe'.
 _DECISION_LIST = ", ".join(f"'{d}'" for d in DECISIONS)
 
-SCHEMA = f"""
+# The tables of schema version 2; a new store is created with them and those of version 3.
+SCHEMA_V2 = f"""
 PRAGMA application_id = {APPLICATION_ID};
 
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -146,23 +147,38 @@ CREATE TABLE history_changes (
     after TEXT,
     PRIMARY KEY (history_id, seq)
 ) WITHOUT ROWID;
-
-PRAGMA user_version = {SCHEMA_VERSION};
 """
+# Version 3: how each decision was made (``_screening``), one row beside each decision a person
+# made through the workbench: the paper's rank and score in the ranked queue and the model that
+# ranked it (NULL when no ranking was shown), decided in bulk or not, drawn in a random sample.
+SCHEMA_V3 = """
+CREATE TABLE decision_context (
+    paper_id TEXT NOT NULL REFERENCES papers(id),
+    reviewer TEXT NOT NULL,
+    rank INTEGER CHECK (rank IS NULL OR rank >= 1),
+    score REAL,
+    model TEXT,
+    model_version TEXT,
+    bulk INTEGER NOT NULL DEFAULT 0 CHECK (bulk IN (0, 1)),
+    sampled INTEGER NOT NULL DEFAULT 0 CHECK (sampled IN (0, 1)),
+    PRIMARY KEY (paper_id, reviewer)
+) WITHOUT ROWID;
+"""
+SCHEMA = SCHEMA_V2 + SCHEMA_V3 + f"\nPRAGMA user_version = {SCHEMA_VERSION};\n"
 
 # Tables every current store has: a file without them is damaged or not ours.
 EXPECTED_TABLES = frozenset(
     {
         "meta", "papers", "tag_vocab", "paper_tags", "notes", "decisions", "topic_ids",
         "topic_runs", "run_topics", "run_assignments", "topic_edits", "history",
-        "history_changes",
+        "history_changes", "decision_context",
     }
 )
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
     """v1 -> v2: tag vocabulary, per-reviewer decisions, note uids, topic identities, history."""
-    schema_v2 = SCHEMA.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
+    schema_v2 = SCHEMA_V2.replace("CREATE TABLE papers (", "CREATE TABLE papers_unused (")
     # papers keeps its v1 layout; everything else is created afresh and filled from v1.
     for statement in statements(schema_v2):
         if statement.startswith(("CREATE TABLE notes ", "CREATE TABLE decisions ")):
@@ -240,8 +256,14 @@ def _v1_topics_to_run_1(conn: sqlite3.Connection) -> None:
         )
 
 
+def _v2_to_v3(conn: sqlite3.Connection) -> None:
+    """v2 -> v3: the screening context of decisions (decisions made before have none)."""
+    for statement in statements(SCHEMA_V3):
+        conn.execute(statement)
+
+
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
-MIGRATIONS = {1: _v1_to_v2}
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def statements(script: str) -> list[str]:

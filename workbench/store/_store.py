@@ -13,14 +13,16 @@ import getpass
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from . import _annotations as ann
-from . import _backup, _connection, _destination, _files, _history, _import, _papers, _topics, _vocab
+from . import _backup, _connection, _destination, _files, _history, _import, _papers
+from . import _topics, _vocab
+from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
 from ._schema import SCHEMA_VERSION, db_path, migrate
+from ._screening import ScreeningStore
 
 __all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
 
@@ -38,11 +40,12 @@ def default_reviewer(reviewer: str | None = None) -> str:
         return "unknown"
 
 
-class Store:
+class Store(ScreeningStore):
     """A review's tags, notes, screening decisions and topic edits, in one SQLite file.
 
     Open with :meth:`Store.open`; every change records ``reviewer`` and goes into the
-    history, from which :meth:`undo` can revert it.
+    history, from which :meth:`undo` can revert it. ``decide`` and ``screening_records``:
+    :class:`~._screening.ScreeningStore`.
     """
 
     def __init__(self, shared: _connection.SharedConnection, reviewer: str):
@@ -248,12 +251,7 @@ class Store:
     def notes(self, id_or_prefix: str) -> list[Note]:
         return ann.notes_of(self._conn, self._ids(id_or_prefix)[0])
 
-    # ------------------------------------------------------------------ decisions
-    @writes
-    def decide(self, id_or_ids, decision: str, reason: str | None = None) -> int:
-        """This reviewer's include / exclude / maybe on one paper or many."""
-        return ann.decide(self._conn, self.reviewer, self._ids(id_or_ids), decision, reason)
-
+    # ------------------------------------------------------------------ decisions (decide: ScreeningStore)
     @guarded
     def decision(self, id_or_prefix: str, reviewer: str | None = None) -> Decision | None:
         """The current decision of ``reviewer`` (default: this store's reviewer), or None."""
@@ -266,6 +264,33 @@ class Store:
     def decisions(self, id_or_prefix: str) -> list[Decision]:
         """Every reviewer's current decision on a paper."""
         return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
+
+    @guarded
+    def every_decision(self) -> list[Decision]:
+        """Every reviewer's current decision on every paper, in one read."""
+        return ann.every_decision(self._conn)
+
+    # ------------------------------------------------------------------ settings
+    @guarded
+    def settings(self) -> dict[str, str]:
+        """The review's settings that are set, e.g. ``{"title": "..."}`` (see ``SETTINGS``)."""
+        return settings_log.read_settings(self._conn)
+
+    @writes
+    def set_setting(self, name: str, value: str | None) -> str | None:
+        """Set one of the review's settings (None or blank: back to its default), as one
+        action in the history; returns the value kept (white space folded)."""
+        return settings_log.set_setting(self._conn, self.reviewer, name, value)
+
+    @writes
+    def log_stopping_claim(self, advice) -> settings_log.StoppingClaim:
+        """Log a stopping rule's verdict (``StoppingAdvice`` or its ``to_dict()``), as one action."""
+        return settings_log.log_stopping_claim(self._conn, self.reviewer, advice)
+
+    @guarded
+    def stopping_claims(self) -> list[settings_log.StoppingClaim]:
+        """Every logged stopping claim, oldest first (the report shows the latest)."""
+        return settings_log.read_stopping_claims(self._conn)
 
     # ------------------------------------------------------------------ history
     @guarded
@@ -343,17 +368,7 @@ class Store:
         The store as it is now is snapshotted first, so a restore can itself be undone by
         restoring that snapshot. Other processes see the restored store on their next read.
         """
-        chosen = _backup.snapshots(self.path)
-        if snapshot is not None:
-            path = Path(snapshot)
-            if not path.exists() and (self.path.parent / _backup.BACKUP_DIR / path.name).exists():
-                path = self.path.parent / _backup.BACKUP_DIR / path.name
-            chosen = [s for s in chosen if s.path.name == path.name] or [
-                _backup.Snapshot(path, "?", "given", -1)]
-        if not chosen:
-            raise StoreError(f"no snapshots in {self.path.parent / _backup.BACKUP_DIR}; "
-                             "`workbench backup` makes one")
-        target = chosen[0]
+        target = _backup.choose(self.path, snapshot)
         version, _ = _backup.check_snapshot(target.path)
         if version > SCHEMA_VERSION:
             raise StoreError(f"{target.path} has schema version {version}, newer than this "

@@ -8,7 +8,9 @@ modules, in the order a fit runs them:
   :data:`MIN_PAPERS_FOR_BERTOPIC` papers, agglomerative clustering);
 - :mod:`.hierarchy`: HDBSCAN's many small topics merged into themes along their Ward tree;
 - :mod:`.represent` and :mod:`.labels`: each topic's words (BERTopic's c-TF-IDF and
-  KeyBERT-inspired words) and its label, written as the papers write it;
+  KeyBERT-inspired words, ranked by F1), its label (the words found in the topic more than
+  elsewhere, F0.5; two to four words, no term made only of the corpus's most common words),
+  written as the papers write it, and its most typical papers;
 - :mod:`.model`: :class:`TopicModel` tying them together, and :func:`seed_labelings`;
 - :mod:`.stability`: how much of the topics survives a change of seed;
 - :mod:`.shims`: BERTopic imported without torch; BERTopic is used nowhere else.
@@ -16,8 +18,20 @@ modules, in the order a fit runs them:
 
 from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
 from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
-from .labels import candidate_words, common_words, rank_words, readable_label, stop_words
+from .labels import (
+    FREQUENT_WORDS,
+    LABEL_BETA,
+    candidate_words,
+    common_words,
+    frequent_words,
+    rank_hits,
+    rank_words,
+    readable_label,
+    stop_words,
+    word_hits,
+)
 from .model import TopicModel, seed_labelings
+from .represent import LABEL_WORDS, representatives
 from .stability import mean_pairwise_ari, topic_stability
 
 __all__ = [
@@ -36,4 +50,11 @@ __all__ = [
     "common_words",
     "candidate_words",
     "rank_words",
+    "frequent_words",
+    "FREQUENT_WORDS",
+    "LABEL_BETA",
+    "word_hits",
+    "rank_hits",
+    "LABEL_WORDS",
+    "representatives",
 ]

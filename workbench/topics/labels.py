@@ -4,8 +4,11 @@ A topic's candidate words are BERTopic's (KeyBERT-inspired picks from the c-TF-I
 and its top c-TF-IDF words (:func:`candidate_words`). Words are those of any script; Chinese
 and Japanese characters are tokens of their own, so their topic words are character n-grams of
 the text (:mod:`workbench.scripts`). They are ranked by how well each finds the
-topic's papers (:func:`rank_words`), and the label is the first three that are new words, not
-shared by most topics, and written as the papers write them (:func:`readable_label`).
+topic's papers (:func:`rank_words`: F1 for the topic's words, F0.5 for its label, so a label
+word is found in the topic more than elsewhere), and the label is the first three that are new
+words, not shared by most topics, not made only of the corpus's 20 most common words or their
+forms (:func:`frequent_words`), written as the papers write them, and four words at most
+(:func:`readable_label`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from typing import Collection, Sequence
 
 import numpy as np
 
-from ..scripts import has_unspaced, words as word_tokens, words_as_written
+from ..scripts import has_unspaced, join_cjk, words as word_tokens, words_as_written
 
-__all__ = ["SCHOLARLY_STOP_WORDS", "stop_words", "readable_label", "common_words", "candidate_words",
-           "rank_words", "topic_text", "WORD_SAMPLE"]
+__all__ = ["SCHOLARLY_STOP_WORDS", "FREQUENT_WORDS", "LABEL_BETA", "stop_words", "readable_label", "common_words",
+           "frequent_words", "candidate_words", "rank_words", "word_hits", "rank_hits", "topic_text", "WORD_SAMPLE"]
 
 
 # Words every abstract uses whatever its topic: they make labels that tell topics apart worse.
@@ -43,35 +46,54 @@ def stop_words() -> list[str]:
     return sorted(ENGLISH_STOP_WORDS | SCHOLARLY_STOP_WORDS)
 
 
-def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (), text: str | None = None) -> str:
+def readable_label(words: Sequence[str], k: int = 3, common: Collection[str] = (), text: str | None = None,
+                   frequent: Collection[str] = (), max_words: int | None = None) -> str:
     """The first ``k`` words that say what sets the topic apart, each a new word.
 
     Skipped: a variant of a word already chosen (``["agents", "agent", "ai agents", "memory"]`` ->
     ``"agents, memory"`` + the next distinct one); a word in ``common`` (among the top words of
-    most topics: ``"language models"`` in a corpus about language models); and, when the topic's
-    ``text`` (lower case, see :func:`_as_written`) is given, a word or phrase that never occurs
-    in it as written, or only as the tail of a longer phrase (c-TF-IDF builds bigrams after dropping stop words, so "learning from human
-    feedback" gives "learning human"), completed when it is the start of a longer one
-    ("deep research" -> "deep research agents"). If that leaves nothing, the plain first words.
+    most topics: ``"language models"`` in a corpus about language models); a word or phrase
+    made only of ``frequent`` words or their forms (the corpus's most common,
+    :func:`frequent_words`: ``"language models"`` when both words are, ``"task"`` when
+    ``"tasks"`` is, not ``"reward models"``); one that would take
+    the label past ``max_words`` words (a Chinese or Japanese phrase is one word); and, when
+    the topic's ``text`` (lower case, see :func:`_as_written`) is given, a word or phrase that
+    never occurs in it as written, or only as the tail of a longer phrase (c-TF-IDF builds
+    bigrams after dropping stop words, so "learning from human feedback" gives "learning
+    human"), completed when it is the start of a longer one ("deep research" -> "deep research
+    agents"). If that leaves nothing: the same without ``common``, then without ``text`` (never
+    without ``frequent``), then the plain first words.
     """
+    frequent_text = " ".join(sorted(frequent))
     chosen: list[str] = []
     for word in words:
         if text is not None:
             word = _as_written(word, text)
         if word is None or word in common or any(f" {c} " in f" {word} " for c in common if " " in c):
             continue
+        if word.split()[0].isdigit():
+            continue  # "95 ci": a number names no topic
+        if frequent_text and _within(word, frequent_text):
+            continue  # "language models", "task" in a corpus of language-model papers on "tasks"
         if any(_within(word, c) for c in chosen):
             continue  # a variant, or a part, of a word already chosen
         covered = [c for c in chosen if _within(c, word) and not _within(word, c)]
-        if covered:  # "reinforcement" chosen, now "reinforcement learning": keep the phrase
-            chosen = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered]
+        after = [word if c == covered[0] else c for c in chosen if c == covered[0] or c not in covered] if covered else chosen + [word]
+        if max_words and _n_words(after) > max_words:
             continue
-        chosen.append(word)
-        if len(chosen) == k:
+        chosen = after  # "reinforcement" chosen, now "reinforcement learning": the phrase replaces it
+        if len(chosen) == k or max_words and _n_words(chosen) == max_words:
             break
-    if not chosen and (common or text is not None):
-        return readable_label(words, k)
+    if not chosen and frequent_text and (common or text is not None):  # relax common, then text; never frequent
+        return readable_label(words, k, (), text if common else None, frequent, max_words)
+    if not chosen and (common or frequent or text is not None):
+        return readable_label(words, k, max_words=max_words)
     return ", ".join(chosen)
+
+
+def _n_words(terms: Sequence[str]) -> int:
+    """Words of a label; a run of Chinese or Japanese characters ("强 化 学 习") is one word."""
+    return sum(len(join_cjk(t).split()) for t in terms)
 
 
 def _stem(token: str) -> str:
@@ -151,6 +173,27 @@ def common_words(words_by_topic: Sequence[Sequence[str]], share: float = 0.5) ->
     return {w for w, c in counts.items() if c > share * len(words_by_topic)}
 
 
+#: Label words may not be made only of the corpus's this many most common words.
+FREQUENT_WORDS = 20
+
+
+def frequent_words(texts: Sequence[str], n: int = FREQUENT_WORDS) -> set[str]:
+    """The ``n`` words found in the most papers of ``texts`` (ties: alphabetical), on the same
+    sample of at most :data:`WORD_SAMPLE` papers words are ranked on. Stop words, numbers and
+    single Chinese or Japanese characters (parts of words, not words) are not counted: on the
+    seeds these are "models", "language", "large", "alignment", "agent", "tasks", "diverse",
+    ..., the words every topic of a corpus on language-model agents shares."""
+    if not len(texts):
+        return set()
+    stop = _stop_set()
+    sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
+    counts: Counter = Counter()
+    for i in sample:
+        counts.update({w for w in word_tokens(str(texts[i]).lower())
+                       if len(w) > 1 and w not in stop and not w.isdigit() and not has_unspaced(w)})
+    return {w for w, _ in sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:n]}
+
+
 def candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
     """Each topic's words from its representation (KeyBERT's picks), then its top c-TF-IDF words.
 
@@ -178,17 +221,31 @@ def _lone_cjk(word: str) -> bool:
 WORD_SAMPLE = 5_000
 
 
-def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10) -> dict[int, list[tuple[str, float]]]:
-    """Each topic's candidate words ranked by how well they find its papers: F1 of "the paper
-    contains the word" against "the paper is in the topic".
+def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, list[str]], n: int = 10,
+               beta: float = 1.0) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's candidate words ranked by how well they find its papers: F1 (with ``beta``,
+    F-beta) of "the paper contains the word" against "the paper is in the topic".
 
     A word in every paper of the corpus finds all of the topic's papers and many others (low
     precision); a rare word finds few (low recall); the best label words do both. KeyBERT's
     picks alone drift to words near the topic's few representative papers ("ai assistant" for
     papers on policy optimisation); c-TF-IDF's alone are mostly single words. Ranking both by
     F1 raised the share of a label word's papers that are in its topic on every labelled corpus
-    (docs/benchmarks.md). Words that are only digits ("95" of "95% CI") are dropped.
+    (docs/benchmarks.md); labels rank by :data:`LABEL_BETA`. Words that are only digits ("95"
+    of "95% CI") are dropped.
     """
+    return rank_hits(word_hits(texts, labels, candidates), n, beta)
+
+
+#: Labels rank words by F-beta with this beta: precision counts more than recall, so a label
+#: names what is in the topic more than elsewhere (docs/benchmarks.md, "Label words").
+LABEL_BETA = 0.5
+
+
+def word_hits(texts: Sequence[str], labels: np.ndarray,
+              candidates: dict[int, list[str]]) -> dict[int, list[tuple[str, int, int, int]]]:
+    """For each topic's candidates, in order: (word, papers of the topic that contain it, papers
+    that contain it, papers of the topic), counted on at most :data:`WORD_SAMPLE` papers."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     labels = np.asarray(labels)
@@ -202,19 +259,30 @@ def rank_words(texts: Sequence[str], labels: np.ndarray, candidates: dict[int, l
     column = {w: j for j, w in enumerate(vocabulary)}
     found = np.asarray(has.sum(axis=0)).ravel()
     sample_labels = labels[sample]
-    ranked = {}
+    counted = {}
     for topic, words in candidates.items():
         inside = sample_labels == topic
-        scored = []
-        for order, word in enumerate(words):
-            if word not in column:
-                continue
-            j = column[word]
-            rows = has.indices[has.indptr[j] : has.indptr[j + 1]]
-            hits = int(inside[rows].sum())
-            f1 = 2 * hits / (found[j] + inside.sum()) if hits else 0.0
-            scored.append((-f1, order, word))
-        ranked[topic] = [(word, -score) for score, _, word in sorted(scored)[:n]]
+        size = int(inside.sum())
+        rows = []
+        for word in words:
+            if word in column:
+                j = column[word]
+                hits = int(inside[has.indices[has.indptr[j] : has.indptr[j + 1]]].sum())
+                rows.append((word, hits, int(found[j]), size))
+        counted[topic] = rows
+    return counted
+
+
+def rank_hits(counted: dict[int, list[tuple[str, int, int, int]]], n: int,
+              beta: float = 1.0) -> dict[int, list[tuple[str, float]]]:
+    """The ``n`` best words of each topic by F-beta from :func:`word_hits`' counts (ties: the
+    earlier candidate)."""
+    b2 = beta * beta
+    ranked = {}
+    for topic, rows in counted.items():
+        scored = [((1 + b2) * hits / (b2 * size + found) if hits else 0.0, -order, word)
+                  for order, (word, hits, found, size) in enumerate(rows)]
+        ranked[topic] = [(word, score) for score, _, word in sorted(scored, reverse=True)[:n]]
     return ranked
 
 

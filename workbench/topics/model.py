@@ -82,6 +82,8 @@ class TopicModel:
     labels_ : ndarray of int, one topic per paper (-1 = unassigned), topic 0 the largest
     topic_info_ : DataFrame with topic, label, size, words
     words_ : dict topic -> list of (word, score)
+    representative_ : dict topic -> the rows (positions in ``texts``) of its two most typical
+        papers, nearest the mean of its embeddings (none for -1); shown beside the label
     reduced_embeddings_ : the 5-d UMAP space HDBSCAN clustered in (None for the fallbacks)
     fine_labels_ : HDBSCAN's topics (outliers reassigned), before merging: the leaves of the
         Ward tree that ``nr_topics``, :meth:`reduce_to` and :meth:`fit_from_topics` cut
@@ -234,6 +236,7 @@ class TopicModel:
         with self._timed("labels"):
             found = represent(texts, X, labels, word_vectors, self.representation, self.top_n_words, self.seed)
         self.model_, self.labels_, self.words_, self.topic_info_ = found.model, found.labels, found.words, found.topic_info
+        self.representative_ = found.representative
         self.n_papers_ = len(texts)
         self._data = (texts, X, word_vectors)
 

@@ -3,7 +3,8 @@
 BERTopic is handed the final topic of every paper (its UMAP and HDBSCAN steps are empty) and
 the papers' embeddings; it computes c-TF-IDF and, when a word-embedding function is given, the
 KeyBERT-inspired words (or MMR). :func:`represent` then ranks those candidates by how well they
-find the topic's papers and writes each topic's label as the papers write it.
+find the topic's papers, writes each topic's label as the papers write it, and finds each
+topic's most typical papers (:func:`representatives`).
 
 The word-embedding function is any ``Callable[[Sequence[str]], np.ndarray]`` (one unit-length
 row per word; :class:`workbench.embed.WordVectors` caches them): the topics never see an
@@ -24,10 +25,24 @@ import numpy as np
 from .._memory import release_free_memory
 from ..records import OUTLIER, bounded_text
 from ..scripts import join_cjk, tokens
-from .labels import candidate_words, common_words, rank_words, readable_label, stop_words, topic_text
+from .labels import (
+    candidate_words,
+    common_words,
+    frequent_words,
+    LABEL_BETA,
+    rank_hits,
+    readable_label,
+    stop_words,
+    topic_text,
+    word_hits,
+)
 from .shims import import_bertopic
 
-__all__ = ["EmbedWords", "Representation", "represent", "documents", "seeded", "topic_frame"]
+__all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "represent", "representatives", "documents", "seeded",
+           "topic_frame"]
+
+#: A label has at most this many words ("reinforcement learning, rl, reward").
+LABEL_WORDS = 4
 
 # Words in, one unit-length row per word out (in the space of the papers' embeddings).
 EmbedWords = Callable[[Sequence[str]], np.ndarray]
@@ -36,12 +51,14 @@ EmbedWords = Callable[[Sequence[str]], np.ndarray]
 @dataclass(frozen=True)
 class Representation:
     """What :func:`represent` found: BERTopic's fitted model, the topics renumbered by size,
-    each topic's ranked words and the topic table (topic, label, size, words)."""
+    each topic's ranked words, the topic table (topic, label, size, words) and each topic's
+    representative papers (rows of the texts, :func:`representatives`)."""
 
     model: Any  # bertopic.BERTopic, kept inside the topics package
     labels: np.ndarray
     words: dict[int, list[tuple[str, float]]]
     topic_info: Any  # pandas.DataFrame
+    representative: dict[int, list[int]]
 
 
 def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, word_vectors: EmbedWords | None,
@@ -76,8 +93,19 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
         model.fit(texts, embeddings=embeddings, y=np.asarray(labels, dtype=int))
     release_free_memory()  # tokenising for c-TF-IDF peaks at hundreds of MB of small strings
     final = np.asarray(model.topics_, dtype=int)
-    words = rank_words(texts, final, candidate_words(model, final, top_n_words), top_n_words)
-    return Representation(model, final, words, topic_frame(texts, final, words))
+    words, pool = _ranked_words(model, texts, final, top_n_words)
+    return Representation(model, final, words, topic_frame(texts, final, words, pool),
+                          representatives(embeddings, final))
+
+
+def _ranked_words(model, texts, labels, top_n_words: int):
+    """Each topic's words: its candidates (:func:`~workbench.topics.labels.candidate_words`)
+    ranked by F1, the best ``top_n_words`` of them; and all of them ranked by F-beta
+    (:data:`~workbench.topics.labels.LABEL_BETA`), what its label is chosen from: words found
+    in the topic more than elsewhere. The papers are counted once for both."""
+    counted = word_hits(texts, labels, candidate_words(model, labels, top_n_words))
+    longest = max(map(len, counted.values()), default=0)
+    return rank_hits(counted, top_n_words), rank_hits(counted, longest, LABEL_BETA)
 
 
 def _vectorizer(n: int):
@@ -139,23 +167,53 @@ def _sorted_vocab(keybert_class, embed: EmbedWords):
     return SortedKeyBERT
 
 
-def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int, list[tuple[str, float]]]):
-    """The topic table: topic, label, size, words; the label is made from the words and, with
-    ``texts``, written as the topic's papers write it."""
+def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int, list[tuple[str, float]]],
+                candidates: dict[int, list[tuple[str, float]]] | None = None):
+    """The topic table: topic, label, size, words.
+
+    The label is made from ``candidates`` (each topic's candidate words as labels rank them,
+    by F0.5; ``words`` by default): at most three words or phrases and :data:`LABEL_WORDS`
+    words, none made only of the corpus's most common words or their forms
+    (:func:`~workbench.topics.labels.frequent_words`, with two topics or more) nor among the top
+    words of most topics; with ``texts``, written as the topic's papers write them.
+    """
     import pandas as pd
 
     sizes = pd.Series(labels).value_counts()
     top = {t: [w for w, _ in ranked] for t, ranked in words.items()}
+    pool = {t: [w for w, _ in ranked] for t, ranked in (candidates or words).items()}
     common = common_words([w for t, w in top.items() if t != OUTLIER])
+    several = len(set(top) - {OUTLIER}) > 1
+    frequent = frequent_words(texts) if texts is not None and several else set()
     rows = []
     for topic, topic_words in top.items():
         # a phrase common enough to be a top word shows in the topic's first 2,000 papers
         text = topic_text(texts, labels, topic) if texts is not None else None
-        label = "Unassigned" if topic == OUTLIER else readable_label(topic_words, common=common, text=text) or f"Topic {topic}"
+        label = "Unassigned" if topic == OUTLIER else readable_label(
+            pool.get(topic, topic_words), common=common, text=text, frequent=frequent, max_words=LABEL_WORDS
+        ) or f"Topic {topic}"
         # Chinese and Japanese n-grams are characters joined by spaces ("强 化"): written back as the text does
         rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
                      "words": [join_cjk(w) for w in topic_words]})
     return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
+
+
+def representatives(embeddings: np.ndarray, labels: np.ndarray, n: int = 2) -> dict[int, list[int]]:
+    """The rows of each topic's ``n`` most typical papers: nearest (cosine) the mean direction
+    of the topic's embeddings, ties to the earlier row. Unassigned papers (-1) get none."""
+    X = np.asarray(embeddings, dtype=np.float64)
+    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    labels = np.asarray(labels)
+    out: dict[int, list[int]] = {}
+    for topic in sorted(set(labels.tolist())):
+        rows = np.flatnonzero(labels == topic)
+        if topic == OUTLIER:
+            out[int(topic)] = []
+            continue
+        centre = X[rows].mean(axis=0)
+        scores = X[rows] @ (centre / max(np.linalg.norm(centre), 1e-12))
+        out[int(topic)] = [int(r) for r in rows[np.argsort(-scores, kind="stable")[:n]]]
+    return out
 
 
 def documents(texts: Sequence[str]) -> list[str]:

@@ -1,12 +1,14 @@
 """Comparing 2 to 4 papers side by side: shared and distinctive terms, similarity, neighbours.
 
-Terms are weighted by TF-IDF over the whole review (English and scholarly stop words, bigrams),
-so "shared" means a term that matters in at least two of the compared papers, and
-"distinctive" a heavy term of one paper that none of the others uses.
+Terms are words and pairs of words written in a row, without stop words or numbers
+(:func:`_terms`), weighted by TF-IDF over the whole review, so "shared" means a term that
+matters in at least two of the compared papers, and "distinctive" a heavy term of one paper
+that none of the others uses.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,12 +39,36 @@ class ComparedPaper:
 def _term_model(texts: tuple[str, ...]):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ..topics import stop_words
+    vec = TfidfVectorizer(analyzer=_terms, sublinear_tf=True)
+    return vec, vec.fit_transform(texts)
+
+
+# Where a phrase ends: a two-word term never spans a sentence, a clause or a bracket.
+_CLAUSE = re.compile(r"[.,;:!?()\[\]{}\"\u201c\u201d\u3001\u3002\uff0c\uff1b\uff1a]")
+
+
+def _terms(text: str) -> list[str]:
+    """The terms a paper is compared by: its words and the pairs of words next to each other in
+    a clause, without stop words (English and scholarly prose) and without numbers ("66",
+    "2024"): a pair is two words the paper writes in a row ("reward model", never "learning
+    human" out of "learning from human")."""
     from ..scripts import tokens
 
-    vec = TfidfVectorizer(stop_words=stop_words(), ngram_range=(1, 2), sublinear_tf=True, tokenizer=tokens,
-                          token_pattern=None)
-    return vec, vec.fit_transform(texts)
+    stop = _stop()
+    terms: list[str] = []
+    for clause in _CLAUSE.split(text.lower()):
+        words = tokens(clause)
+        keep = [w not in stop and any(c.isalpha() for c in w) for w in words]
+        terms += [w for w, k in zip(words, keep) if k]
+        terms += [f"{a} {b}" for a, b, ka, kb in zip(words, words[1:], keep, keep[1:]) if ka and kb]
+    return terms
+
+
+@lru_cache(maxsize=1)
+def _stop() -> frozenset[str]:
+    from ..topics import stop_words
+
+    return frozenset(stop_words())
 
 
 class Comparison:
@@ -78,7 +104,7 @@ class Comparison:
         for r, pid in enumerate(self.ids):
             own = np.where(present[r] & (counts == 1))[0]
             order = own[np.argsort(-W[r, own], kind="stable")]
-            distinctive[pid] = [vocab[c] for c in order[: self.n_terms]]
+            distinctive[pid] = _drop_sub_terms([vocab[c] for c in order[: self.n_terms * 2]])[: self.n_terms]
         return _drop_sub_terms(shared)[: self.n_terms * 2], distinctive
 
     def similarity(self):

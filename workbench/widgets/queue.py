@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..records import DECISIONS
+from ..review import KEYWORD, SearchHit
 from .session import Session, query_terms
 from .text import authors_line, escape, highlight
 
@@ -49,6 +50,7 @@ class Card:
     notes: list[str]
     position: int
     total: int
+    match: str = ""  # how the search found it: "keyword, 3 matches" ("": no search)
 
 
 class ScreeningQueue:
@@ -71,6 +73,7 @@ class ScreeningQueue:
         self.show = show
         self.topic = topic
         self.search = search
+        self.matches: dict[str, int] = {}  # id -> matches of the search's terms
         self.position = 0
         self.ids: list[str] = []
         self.sent_what = ""  # where the "sent" papers came from
@@ -104,9 +107,9 @@ class ScreeningQueue:
             keep = keep[keep.id.isin(set(sent))]
         if self.topic is not None:
             keep = keep[keep.topic == self.topic]
+        self.matches = self.session.search(self.search, semantic=False).matches if self.search.strip() else {}
         if self.search.strip():
-            hits = set(self.session.keyword_search(self.search))
-            keep = keep[keep.id.isin(hits)]
+            keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
         self.ids = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
         self.position = self.ids.index(current) if current in self.ids else 0
@@ -250,4 +253,5 @@ class ScreeningQueue:
             notes=[escape(n.text) for n in s.store.notes(pid)],
             position=self.position + 1,
             total=len(self.ids),
+            match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
         )

@@ -10,12 +10,15 @@ from .common import tag_chips
 __all__ = ["paper_card", "table_rows"]
 
 
-def table_rows(frame, rows) -> list[dict]:
-    """The selection table's rows for the map rows ``rows`` of ``frame`` (the map's frame)."""
+def table_rows(frame, rows, found=None) -> list[dict]:
+    """The selection table's rows for the map rows ``rows`` of ``frame`` (the map's frame);
+    with ``found`` (the search that made the selection) each title says how it was found."""
     out = []
     for i in rows:
         r = frame.iloc[int(i)]
-        out.append({"id": r["id"], "title": r["title"], "year": r["Year"], "topic": r["Topic"],
+        hit = found.hit(r["id"]) if found is not None else None
+        title = f"{r['title']} ({hit.describe()})" if hit is not None else r["title"]
+        out.append({"id": r["id"], "title": title, "year": r["Year"], "topic": r["Topic"],
                     "topic_id": int(r["topic"]), "decision": r["decision"], "tags": ", ".join(r["tags"])})
     return out
 

@@ -40,6 +40,11 @@ mark.wb-distinct { background: #fdd0a2; }
 .jupyter-button.wb-decision-on { font-weight: 700; outline: 3px solid #222; outline-offset: -3px; }
 .wb-screen .wb-abstract { max-height: 40vh; overflow-y: auto; padding-right: 6px; }
 .wb-banner { background: #fff4d6; border: 1px solid #e5c46b; border-radius: 4px; padding: 4px 8px; font-size: 13px; }
+.jupyter-widgets.jupyter-button { width: auto; min-width: max-content; flex-shrink: 0; }
+.wb-bars td { line-height: 1.35; }
+.wb-bars td.wb-label { min-width: 12em; }
+.wb-bars td.wb-typical { min-width: 18em; max-width: 32em; padding-top: 3px; padding-bottom: 3px; }
+.wb-typical div + div { margin-top: 3px; }
 </style>
 """
 
@@ -67,21 +72,27 @@ def tag_chips(tags) -> str:
     return "".join(f"<span class='wb-tagchip'>{escape(t)}</span>" for t in tags)
 
 
-def paper_list(review, ids, limit: int = 50) -> str:
+def paper_list(review, ids, limit: int = 50, found=None) -> str:
+    """The papers ``ids`` as a list; with ``found`` (a search result) how each was found."""
     rows = []
+    hits = {h.id: h for h in found.hits} if found is not None else {}
     for pid in list(ids)[:limit]:
         paper = review.paper(pid)
-        rows.append(f"<li><code>{escape(pid[:8])}</code> {escape(paper.title)}</li>")
+        how = f" <span class='wb-meta wb-{hits[pid].kind}'>({escape(hits[pid].describe())})</span>" if pid in hits else ""
+        rows.append(f"<li><code>{escape(pid[:8])}</code> {escape(paper.title)}{how}</li>")
     more = f"<li>… and {len(ids) - limit} more</li>" if len(ids) > limit else ""
     return f"<ul class='wb-list'>{''.join(rows)}{more}</ul>"
 
 
 def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
-    """Topic sizes as a bar chart with their top words (HTML, escaped), in topic order, and each
-    topic's stability across seeds when it has been checked. ``preview``: the k of themes being
-    looked at (not saved), said above the table."""
+    """Topic sizes as a bar chart with their top words (HTML, escaped), in topic order, each
+    topic's stability across seeds when it has been checked, and the titles of its most typical
+    papers when ``topics`` has a ``representative`` column
+    (``Review.topics_frame(representatives=2)``). ``preview``: the k of themes being looked at
+    (not saved), said above the table."""
     biggest = max(int(topics["size"].max()), 1) if len(topics) else 1
     stability = stability or {}
+    typical = "representative" in topics
     rows = []
     for t in topics.sort_values("topic").itertuples():
         width = int(240 * t.size / biggest)
@@ -90,11 +101,15 @@ def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
         cell = ""
         if stability:
             cell = f"<td class='wb-meta'>{score:.0%}</td>" if score is not None and score == score else "<td></td>"
+        titles = "".join(f"<div>{escape(title)}</div>" for title in t.representative) if typical else ""
         rows.append(
-            f"<tr><td>{t.topic}</td><td>{escape(t.label)}</td><td>{t.size}</td>{cell}"
-            f"<td><div class='wb-bar' style='width:{width}px'></div></td><td class='wb-meta'>{words}</td></tr>"
+            f"<tr><td>{t.topic}</td><td class='wb-label'>{escape(t.label)}</td><td>{t.size}</td>{cell}"
+            f"<td><div class='wb-bar' style='width:{width}px'></div></td>"
+            + (f"<td class='wb-meta wb-typical'>{titles}</td>" if typical else "")
+            + f"<td class='wb-meta'>{words}</td></tr>"
         )
     head = "<th title='share of its papers that stay together when the topics are found with other seeds'>stable</th>" if stability else ""
+    head_typical = "<th title='the papers nearest the centre of the topic'>typical papers</th>" if typical else ""
     shown = int((topics.topic >= 0).sum())
     if preview is not None:
         what = "the default topics" if preview == "default" else f"{preview} themes"
@@ -102,4 +117,4 @@ def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
     else:
         caption = f"<caption class='wb-meta'>{shown} topics (saved)</caption>"
     return (f"<table class='wb-bars wb-topics'>{caption}<tr><th>topic</th><th>label</th><th>size</th>{head}"
-            "<th></th><th>top words</th></tr>" + "".join(rows) + "</table>")
+            f"<th></th>{head_typical}<th>top words</th></tr>" + "".join(rows) + "</table>")

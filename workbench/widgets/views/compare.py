@@ -61,7 +61,8 @@ class CompareView:
 
     def on_search(self) -> None:
         def ok(result):
-            self.results.options = [(f"{pid[:8]} {self.session.review.paper(pid).title}", pid) for pid in result.ids[:30]]
+            review = self.session.review
+            self.results.options = [(f"{review.paper(h.id).title} ({h.describe()})", h.id) for h in result.hits[:30]]
             return f"{len(result.ids)} papers found; choose 2-4 of them"
 
         self.search_act.run(self.session.search, self.search_text.value, ok=ok)
@@ -84,29 +85,11 @@ class CompareView:
         c = self.comparison
         papers = c.papers()
         shared, _ = c.terms()
-        sim = c.similarity()
-        cols = []
-        for p in papers:
-            neighbours = "".join(f"<li><code>{escape(n[:8])}</code> {t} ({s:.2f})</li>" for n, t, s in p.neighbours)
-            notes = "".join(f"<li>{n}</li>" for n in p.notes)
-            cols.append(
-                f"<td style='vertical-align:top;width:{100 // len(papers)}%'><div class='wb-card'>"
-                f"<h3>{p.title}</h3><div class='wb-meta'><code>{escape(p.id)}</code> · {p.authors}<br>topic: {p.topic_label}</div>"
-                f"<div class='wb-meta'>tags: {tag_chips(p.tags) or 'none'}</div>"
-                f"<div class='wb-meta'>distinctive: {', '.join(f'<mark class=wb-distinct>{t}</mark>' for t in p.distinctive)}</div>"
-                f"<div class='wb-abstract'>{p.abstract_html}</div>"
-                + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
-                + f"<div class='wb-meta'>nearest neighbours:<ul>{neighbours}</ul></div></div></td>"
-            )
-        sim_rows = "".join(
-            "<tr><th><code>" + escape(a[:8]) + "</code></th>" + "".join(f"<td>{sim.loc[a, b]:.2f}</td>" for b in sim.columns) + "</tr>"
-            for a in sim.index
-        )
-        header = "<tr><th></th>" + "".join(f"<th><code>{escape(b[:8])}</code></th>" for b in sim.columns) + "</tr>"
+        cols = "".join(_card(p, 100 // len(papers)) for p in papers)
         self.columns.value = (
             f"<div class='wb-meta'>shared terms: {', '.join(f'<mark class=wb-shared>{escape(t)}</mark>' for t in shared)}</div>"
-            f"<table><tr>{''.join(cols)}</tr></table>"
-            f"<b>pairwise similarity</b><table>{header}{sim_rows}</table>"
+            f"<table><tr>{cols}</tr></table>"
+            f"<b>pairwise similarity</b>{_similarity_table(c.similarity(), {p.id: p.title for p in papers})}"
         )
 
     def on_note(self) -> None:
@@ -129,3 +112,31 @@ class CompareView:
             return
         if event in ("topics", "undo", "reload") or set(ids) & set(self.comparison.ids):
             self.render()
+
+
+def _card(p, width: int) -> str:
+    """One compared paper's column (``p``'s text is escaped HTML already)."""
+    neighbours = "".join(f"<li>{t} <span class='wb-meta'>({s:.2f})</span></li>" for _, t, s in p.neighbours)
+    notes = "".join(f"<li>{n}</li>" for n in p.notes)
+    distinct = ", ".join(f"<mark class=wb-distinct>{t}</mark>" for t in p.distinctive)
+    return (
+        f"<td style='vertical-align:top;width:{width}%'><div class='wb-card'>"
+        f"<h3>{p.title}</h3><div class='wb-meta'>{p.authors}<br>topic: {p.topic_label} · id <code>{escape(p.id)}</code></div>"
+        f"<div class='wb-meta'>tags: {tag_chips(p.tags) or 'none'}</div>"
+        f"<div class='wb-meta'>distinctive: {distinct}</div>"
+        f"<div class='wb-abstract'>{p.abstract_html}</div>"
+        + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
+        + f"<div class='wb-meta'>nearest neighbours:<ul>{neighbours}</ul></div></div></td>"
+    )
+
+
+def _similarity_table(sim, titles: dict[str, str]) -> str:
+    """The pairwise similarities, rows and columns named by the papers' titles (escaped
+    already), wrapped rather than cut."""
+    cell = "style='max-width:16em;white-space:normal;text-align:left;font-weight:normal;vertical-align:bottom'"
+    header = "<tr><th></th>" + "".join(f"<th {cell}>{titles[b]}</th>" for b in sim.columns) + "</tr>"
+    rows = "".join(
+        f"<tr><th {cell}>{titles[a]}</th>" + "".join(f"<td>{sim.loc[a, b]:.2f}</td>" for b in sim.columns) + "</tr>"
+        for a in sim.index
+    )
+    return f"<table class='wb-bars'>{header}{rows}</table>"

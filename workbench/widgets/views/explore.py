@@ -33,7 +33,9 @@ class ExploreView:
         self.session = session
         self.selected: list[str] = []
         self.selected_what = ""  # where the selection came from, in words (for "Screen these")
+        self.selected_found = None  # the search that made the selection, if one did
         self.hits: list[str] = []  # the last search's papers, while they are not the selection
+        self.found = None  # that search (workbench.review.SearchResult): how each paper was found
         self.keys = Keys()
         self._build(height)
         session.subscribe(self._on_change)
@@ -133,10 +135,10 @@ class ExploreView:
             return
         self.select(ids, from_map=True, what="a selection on the map")
 
-    def select(self, ids, from_map: bool = False, what: str = "a selection") -> None:
+    def select(self, ids, from_map: bool = False, what: str = "a selection", found=None) -> None:
         """Make ``ids`` the selection (a lasso on the map, a topic, search hits, an undo lighting
-        up); ``what`` says where it came from."""
-        self.selected, self.selected_what = list(ids), what
+        up); ``what`` says where it came from, ``found`` (a search result) how each paper was found."""
+        self.selected, self.selected_what, self.selected_found = list(ids), what, found
         self.hits_box.layout.display = "none"
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
@@ -153,7 +155,8 @@ class ExploreView:
         n = len(self.selected)
         self.selection_html.value = (f"<b class='wb-selcount'>{n} selected</b> <span class='wb-meta'>"
                                      f"({escape(self.selected_what)}; click a row to open the paper)</span>")
-        self.table.show(table_rows(self.frame, self.session.rows_of(self.selected)), keep_page=keep_page)
+        self.table.show(table_rows(self.frame, self.session.rows_of(self.selected), self.selected_found),
+                        keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
         self.table.layout.display = "" if n else "none"
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
@@ -168,7 +171,8 @@ class ExploreView:
     def use_hits(self, replace: bool) -> None:
         """The last search's papers become the selection (``replace``) or join it."""
         chosen = self.hits if replace else list(dict.fromkeys(self.selected + self.hits))
-        self.select(chosen, what=f"search: {self.search_text.value}" if replace else "a selection and search hits")
+        self.select(chosen, what=f"search: {self.search_text.value}" if replace else "a selection and search hits",
+                    found=self.found)
         self.search_act.line.ok(f"{len(chosen)} selected")
 
     # ------------------------------------------------------------------ actions (one per button)
@@ -201,7 +205,9 @@ class ExploreView:
     def on_recluster(self) -> None:
         def ok(table):
             counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
-            self.recluster_out.value = "<b>Sub-topics of the selection</b>" + counts.to_html(index=False, escape=True)
+            counts.columns = ["sub-topic", "label", "papers"]
+            self.recluster_out.value = ("<b>Sub-topics of the selection</b>"
+                                        + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left"))
             return f"{len(counts)} sub-topics in {len(table)} papers"
 
         self.recluster_act.run(self.session.recluster, self.selected, ok=ok)
@@ -210,9 +216,9 @@ class ExploreView:
         def ok(result):
             found = f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning"
             if not self.selected:
-                self.select(result.ids, what=f"search: {self.search_text.value}")
+                self.select(result.ids, what=f"search: {self.search_text.value}", found=result)
                 return f"{found}: selected on the map"
-            self.hits = result.ids
+            self.hits, self.found = result.ids, result
             self.select_hits.description = f"Select these {len(self.hits)}"
             self.hits_box.layout.display = "flex"
             return f"{found}; your selection of {len(self.selected)} is kept"

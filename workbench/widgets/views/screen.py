@@ -122,7 +122,7 @@ class ScreenView:
         year = f" · {card.year}" if card.year else ""
         self.card.value = (
             f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
-            f"<code>{escape(card.id)}</code></div>"
+            f"<code>{escape(card.id)}</code>" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
             f"<h3>{card.title_html}</h3>"
             f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"

@@ -131,8 +131,11 @@ class PaperTable(anywidget.AnyWidget):
         self._on_open = on_open
         self.on_msg(lambda _widget, content, _buffers: self.dispatch(content))
 
-    def show(self, rows: list[dict], keep_page: bool = False) -> None:
-        """Show ``rows`` (sorted as the table is), from the first page unless ``keep_page``."""
+    def show(self, rows: list[dict], keep_page: bool = False, ranked: bool = False) -> None:
+        """Show ``rows`` (sorted as the table is, or with ``ranked`` in the order given, e.g. a
+        search's best first, until a header is clicked), from the first page unless ``keep_page``."""
+        if ranked:
+            self.sort_by, self.descending = "", False
         self._all = list(rows)
         self.total = len(self._all)
         self.pages = -(-self.total // self.page_size)
@@ -171,7 +174,8 @@ class PaperTable(anywidget.AnyWidget):
             self.open_row(str(content["id"]))
 
     def _sort(self) -> None:
-        self._all.sort(key=_sort_key(self.sort_by), reverse=self.descending)
+        if self.sort_by:  # "": in the order given (ranked)
+            self._all.sort(key=_sort_key(self.sort_by), reverse=self.descending)
 
     def _page(self, page: int) -> None:
         self.page = max(0, min(int(page), max(self.pages - 1, 0)))

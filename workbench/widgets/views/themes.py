@@ -71,7 +71,7 @@ class ThemeTools:
 
     def _table(self) -> str:
         s = self.session
-        return topic_bars(s.review.topics, s.stability, s.preview)
+        return topic_bars(s.review.topics_frame(representatives=2), s.stability, s.preview)
 
     def _show_preview_state(self) -> None:
         looking = self.session.preview is not None

@@ -21,7 +21,7 @@ class TopicsView:
 
     def _html(self) -> str:
         s = self.session
-        return topic_bars(s.review.topics, s.stability, s.preview)
+        return topic_bars(s.review.topics_frame(representatives=2), s.stability, s.preview)
 
     def _on_change(self, event: str, ids) -> None:
         if event in ("topics", "stability", "undo", "reload"):

@@ -1,0 +1,167 @@
+"""The ranked queue: exact orders on a tiny corpus, determinism, the cold start, exploration, "why"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.errors import InputError
+from workbench.screening import MODELS, Features, Ranker, top_n
+
+# A tiny review: paper 0 is the include and paper 1 the exclude the reviewer starts from.
+TEXTS = [
+    "honey bee pollination of apple orchards",  # 0 include
+    "stock market volatility and interest rates",  # 1 exclude
+    "wild bee pollination of apple orchards in spring",  # 2 five of the include's words
+    "honey bee colony losses in winter",  # 3 two of its words
+    "pollination services of bumblebees",  # 4 one word ("of" and "pollination")
+    "interest rates and bond market returns",  # 5 the exclude's words
+    "football match attendance in england",  # 6 no word of either
+    "bee",  # 7 one word, all its weight on an include word
+]
+
+
+@pytest.fixture
+def features():
+    return Features.from_texts(TEXTS)
+
+
+@pytest.mark.parametrize("model", ["svm-tfidf", "lr-tfidf", "nb-tfidf"])
+def test_papers_like_the_include_come_first_and_like_the_exclude_last(features, model):
+    ranker = Ranker(model, seed=0).fit(features, [0, 1], [1, 0])
+    # 2 shares most of the include's words; 7 is nothing but "bee"; 3 shares "honey bee", 4
+    # only "pollination"; 6 shares nothing with either; 5 is written like the exclude.
+    assert ranker.ranking().tolist() == [2, 7, 3, 4, 6, 5]
+    assert ranker.next(3).tolist() == [2, 7, 3]
+    assert ranker.mode_ == "ranked" and ranker.n_includes_ == 1 and ranker.n_labelled_ == 2
+
+
+def test_skipped_papers_stay_out_of_the_queue(features):
+    ranker = Ranker("svm-tfidf", seed=0).fit(features, [0, 1], [1, 0])
+    assert ranker.next(3, skip=[7]).tolist() == [2, 3, 4]  # 7 is marked "maybe"
+    cold = Ranker(seed=7).fit(features, [1], [0])
+    assert 7 not in cold.ranking(skip=[7]).tolist() and len(cold.ranking(skip=[7])) == 6
+
+
+def test_a_new_decision_changes_the_order(features):
+    ranker = Ranker("svm-tfidf", seed=0).fit(features, [0, 1], [1, 0])
+    before = ranker.ranking().tolist()
+    # the reviewer excludes paper 2 (wild bees, spring): its words now count against a paper
+    after = ranker.fit(features, [0, 1, 2], [1, 0, 0]).ranking().tolist()
+    assert 2 not in after
+    assert after == [7, 3, 4, 6, 5]
+    assert before[0] == 2
+
+
+def test_same_seed_same_queue_and_scores(features):
+    a = Ranker("svm-tfidf", seed=3).fit(features, [0, 1, 5], [1, 0, 0])
+    b = Ranker("svm-tfidf", seed=3).fit(Features.from_texts(TEXTS), [0, 1, 5], [1, 0, 0])
+    assert a.ranking().tolist() == b.ranking().tolist()
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+def test_partial_sort_matches_a_full_stable_sort_with_ties():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        m = int(rng.integers(1, 40))
+        cand = np.sort(rng.choice(100, m, replace=False))
+        scores = rng.integers(0, 4, m).astype(float)  # many ties
+        full = cand[np.argsort(-scores, kind="stable")]
+        for n in (0, 1, m // 2, m):
+            assert top_n(cand, scores, n).tolist() == full[:n].tolist()
+
+
+def test_before_an_include_and_an_exclude_the_queue_is_a_seeded_random_order(features):
+    ranker = Ranker(seed=7).fit(features, [1], [0])
+    assert ranker.mode_ == "cold" and ranker.scores_ is None
+    expected = [int(i) for i in np.random.default_rng(7).permutation(8) if i != 1]
+    assert ranker.ranking().tolist() == expected
+    assert ranker.next(2).tolist() == expected[:2]
+
+
+def test_cold_start_by_topic_takes_one_paper_per_topic_in_turn(features):
+    groups = np.array([0, 0, 0, 1, 1, 2, 2, 2])
+    ranker = Ranker(seed=7).fit(features, [1], [0])  # one decision, in topic 0
+    order = [int(i) for i in np.random.default_rng(7).permutation(8)]
+    first_of = {g: [i for i in order if groups[i] == g and i != 1] for g in (0, 1, 2)}
+    # topics 1 and 2 have no decision yet: their first papers come before topic 0's
+    picks = ranker.next(4, groups=groups).tolist()
+    assert picks[:3] == [first_of[1][0], first_of[2][0], first_of[0][0]]
+    assert picks[3] == first_of[1][1]
+
+
+def test_exploration_shows_the_best_paper_of_the_least_screened_topic(features):
+    groups = np.array([0, 1, 0, 0, 0, 1, 2, 0])
+    ranker = Ranker("svm-tfidf", seed=0, explore_until=5, explore_every=2).fit(features, [0, 1], [1, 0])
+    # two decisions made, so pick 0 of this round is an exploration pick (2 % 2 == 0): topic 2
+    # has no decision (paper 6); then the ranked order resumes; pick 2 explores again (topic 1,
+    # one decision; its only undecided paper is 5)
+    assert ranker.next(4, groups=groups).tolist() == [6, 2, 5, 7]
+    # with enough includes, no exploration
+    plain = Ranker("svm-tfidf", seed=0, explore_until=1, explore_every=2).fit(features, [0, 1], [1, 0])
+    assert plain.next(4, groups=groups).tolist() == [2, 7, 3, 4]
+
+
+def test_random_exploration_is_repeatable(features):
+    a = Ranker("svm-tfidf", seed=4, explore_until=5, explore_every=1).fit(features, [0, 1], [1, 0]).next(6)
+    b = Ranker("svm-tfidf", seed=4, explore_until=5, explore_every=1).fit(features, [0, 1], [1, 0]).next(6)
+    assert a.tolist() == b.tolist() and sorted(a.tolist()) == [2, 3, 4, 5, 6, 7]
+
+
+def test_why_words_for_a_linear_model_on_tfidf(features):
+    ranker = Ranker("svm-tfidf", seed=0).fit(features, [0, 1], [1, 0])
+    why = ranker.explain(3)
+    assert why.kind == "words" and why.score == pytest.approx(ranker.scores_[3])
+    words = [w for w, _ in why.items]
+    assert set(words) <= {"honey", "bee", "honey bee"} and "honey bee" in words
+    assert all(c > 0 for _, c in why.items)
+    assert ranker.explain(6).items == ()  # nothing in paper 6 pushed it up
+    assert str(why).startswith("words: ")
+
+
+def test_why_nearest_included_papers_without_tfidf_weights():
+    emb = np.array([[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0], [0.1, 0.9, 0], [0.6, 0, 0.8], [0, 0, 1]], dtype=float)
+    f = Features(embeddings=emb)
+    ranker = Ranker("svm-emb", seed=0).fit(f, [0, 1, 4], [1, 0, 1])
+    why = ranker.explain(2, k=2)
+    assert why.kind == "neighbours"
+    assert [row for row, _ in why.items] == [0, 4]  # paper 0 is nearer to paper 2 than paper 4 is
+    assert why.items[0][1] == pytest.approx(0.9 / np.linalg.norm([0.9, 0.1, 0]))
+
+
+def test_both_features_rank_with_words_and_embeddings(features):
+    emb = np.random.default_rng(0).normal(size=(8, 4))
+    emb[2] = emb[0]  # paper 2 also means the same as the include
+    f = Features.from_texts(TEXTS, embeddings=emb)
+    ranker = Ranker(seed=0).fit(f, [0, 1], [1, 0])  # default model with embeddings
+    assert MODELS[ranker.name].features == "both"
+    assert ranker.ranking()[0] == 2
+    assert ranker.explain(2).kind == "words"
+    assert "seed=0" in ranker.version and ranker.name in ranker.version
+
+
+def test_text_only_features_fall_back_to_a_tfidf_model(features):
+    assert MODELS[Ranker().fit(features, [0, 1], [1, 0]).name].features == "tfidf"
+
+
+@pytest.mark.parametrize(
+    "labelled, labels, match",
+    [([0, 1], [1], "2 labelled rows but 1 labels"), ([0, 9], [1, 0], "0..7"), ([0, 0], [1, 0], "labelled twice"),
+     ([0, 1], [1, 2], "0 \\(exclude\\) or 1")],
+)
+def test_bad_decisions_say_what_was_wrong(features, labelled, labels, match):
+    with pytest.raises(InputError, match=match):
+        Ranker("svm-tfidf").fit(features, labelled, labels)
+
+
+def test_errors_for_missing_features_unknown_models_and_unfitted_rankers(features):
+    with pytest.raises(InputError, match="needs embeddings"):
+        Ranker("svm-emb").fit(features, [0, 1], [1, 0])
+    with pytest.raises(InputError, match="unknown screening model 'bert'"):
+        Ranker("bert").fit(features, [0, 1], [1, 0])
+    with pytest.raises(InputError, match="not fitted"):
+        Ranker().next(1)
+    with pytest.raises(InputError, match="one row per paper"):
+        Features.from_texts(TEXTS, embeddings=np.ones((3, 2)))
+    with pytest.raises(InputError, match="no words"):
+        Features.from_texts(["", "  "])

@@ -1,0 +1,113 @@
+"""Simulation: metrics by hand, the replay on a tiny review, the JSON and table shapes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from workbench.errors import InputError
+from workbench.screening import (
+    Features,
+    asreview_priors,
+    atd,
+    recall_at,
+    simulate,
+    stopping_points,
+    wss,
+)
+
+# Two kinds of paper: about bees (the includes) and about markets.
+BEES = ["honey bee pollination of apple orchards", "wild bee pollination in spring orchards",
+        "bee colony losses and pollination", "pollination of apple blossoms by honey bees",
+        "bumblebee and honey bee foraging on orchards"]
+OTHER = ["stock market volatility", "interest rates and bond returns", "market returns in spring",
+         "football attendance in england", "bond market liquidity", "honey prices on the commodity market",
+         "exchange rates and interest", "orchard land prices in the market", "volatility of returns",
+         "the interest of football fans"]
+TEXTS = BEES + OTHER
+LABELS = np.array([1] * 5 + [0] * 10)
+
+
+def test_metrics_by_hand():
+    found = [1, 0, 1, 0, 0, 0, 0, 0, 0, 0]  # 10 papers after the priors, 2 includes
+    assert recall_at(found, 0.10) == 0.5  # after 1 paper
+    assert recall_at(found, 0.25) == 0.5  # after floor(2.5) = 2 papers
+    assert recall_at(found, 0.30) == 1.0
+    assert atd(found) == 2.0  # found at positions 1 and 3
+    # WSS@95: 95 % of 2 includes is the 1st (insights slices at k/2 <= 0.95); found at index 0
+    # here; a random reader's curve round(linspace(0, 2, 10)) = 0,0,0,1,... reaches 1 at index 3:
+    # (3 - 0) / 10 = 0.3
+    assert wss(found, 0.95) == pytest.approx(0.3)
+    # one include, found last: a random reader's curve round(linspace(0, 1, 10)) reaches it at
+    # index 5, this order at index 9: (5 - 9) / 10
+    assert wss([0] * 9 + [1], 0.95) == pytest.approx(-0.4)
+    with pytest.raises(ValueError, match="at least one"):
+        atd([0, 0, 0])
+
+
+def test_priors_are_drawn_as_asreview_draws_them():
+    inc, exc = np.flatnonzero(LABELS == 1), np.flatnonzero(LABELS == 0)
+    assert asreview_priors(LABELS, 3) == (int(np.random.RandomState(3).choice(inc, 1, replace=False)[0]),
+                                          int(np.random.RandomState(3).choice(exc, 1, replace=False)[0]))
+
+
+def test_priors_match_asreview_on_a_synergy_review(shared_data):
+    import pandas as pd
+
+    df = pd.read_csv(shared_data / "corpora" / "synergy" / "synergy_v1_flat.csv")
+    labels = df[df.dataset == "Donners_2021"]["label_included"].to_numpy()
+    # what `asreview simulate --n-prior-included 1 --n-prior-excluded 1 --prior-seed 1` (2.2)
+    # started from on this file, read from its project file
+    assert asreview_priors(labels, 1) == (38, 72)
+
+
+def test_a_replay_finds_the_bees_first_and_is_repeatable():
+    sim = simulate(TEXTS, LABELS, seeds=[1, 2], model="svm-tfidf")
+    for run in sim.runs:
+        assert run.order[:2].tolist() == [run.prior_include, run.prior_exclude]
+        # the four other bee papers are read right after the priors
+        assert sorted(run.order[2:6].tolist()) == sorted(set(range(5)) - {run.prior_include})
+        assert len(run.order) == 6  # it stops at the last include
+        # 13 papers after the priors: 25 % is 3 papers, 3 of the 4 bee papers left
+        assert run.metrics()["recall@25%"] == 0.75 and run.metrics()["atd"] == 2.5
+        assert recall_at(run.found, 4 / 13) == 1.0
+    again = simulate(Features.from_texts(TEXTS), LABELS, seeds=[1, 2], model="svm-tfidf")
+    assert [r.order.tolist() for r in again.runs] == [r.order.tolist() for r in sim.runs]
+
+
+def test_json_has_the_cli_shape():
+    sim = simulate(TEXTS, LABELS, seeds=[1, 2, 3], model="nb-tfidf")
+    data = json.loads(json.dumps(sim.to_json()))
+    for key in ("wss@95", "recall@5%", "recall@10%", "recall@25%", "atd", "runs", "model", "records", "includes"):
+        assert key in data
+    assert data["records"] == 15 and data["includes"] == 5 and data["seeds"] == [1, 2, 3]
+    assert len(data["runs"]) == 3
+    assert data["wss@95"] == pytest.approx(np.mean([r["wss@95"] for r in data["runs"]]), abs=1e-4)
+    assert set(data["runs"][0]["stopping"]) == {"hypergeometric", "sample-after-50", "50-in-a-row", "100-in-a-row", "200-in-a-row"}
+    table = sim.table()
+    assert table.splitlines()[0] == "nb-tfidf: 15 records, 5 includes, 3 seeds"
+    assert any(line.startswith("mean ") for line in table.splitlines())
+
+
+def test_stopping_points_by_hand():
+    seq = [1, 0, 1, 0, 0, 0]  # then only excludes, 20 papers in all, 2 includes
+    pts = stopping_points(seq, n_includes=2, n_total=20, rules=["3-in-a-row", "10-in-a-row", "hypergeometric"])
+    assert pts["3-in-a-row"] == {"screened": 6, "recall": 1.0, "work_saved": 0.7}
+    assert pts["10-in-a-row"]["screened"] == 13
+    # the test cannot reject before reading 2 includes out of 20 with enough excludes after them
+    assert 6 < pts["hypergeometric"]["screened"] <= 20 and pts["hypergeometric"]["recall"] == 1.0
+    missed = stopping_points([1, 0, 0, 0], n_includes=3, n_total=20, rules=["3-in-a-row"])
+    assert missed["3-in-a-row"] == {"screened": 4, "recall": round(1 / 3, 4), "work_saved": 0.8}
+
+
+def test_bad_input_says_what_was_wrong():
+    with pytest.raises(InputError, match="15 papers but 3 labels"):
+        simulate(TEXTS, [1, 0, 1])
+    with pytest.raises(InputError, match="at least one include and one exclude"):
+        simulate(TEXTS, [0] * 15)
+    with pytest.raises(InputError, match="prior include row 7 must be labelled 1"):
+        simulate(TEXTS, LABELS, seeds=[1], priors={1: (7, 8)})
+    with pytest.raises(InputError, match="unknown stopping rule"):
+        stopping_points([1], 1, 5, rules=["whenever"])

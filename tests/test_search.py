@@ -1,0 +1,114 @@
+"""Search in a review: quoted phrases as phrases, keyword and meaning hits kept apart with scores."""
+
+import csv
+
+import numpy as np
+import pytest
+
+import workbench
+from workbench.review import KEYWORD, MEANING, SearchHit
+from workbench.widgets.text import highlight
+
+PAPERS = [
+    ("Process reward models", "We train a reward model on step labels. The reward model scores each step."),
+    ("Reward shaping by hand", "The reward of the model is shaped by hand for every task."),
+    ("A reward model for dialogue", "Preference data from people trains it."),
+    ("Planning agents", "Agents plan with tools and memory over long horizons."),
+    ("Retrieval for question answering", "Dense retrieval finds passages that answer questions."),
+    ("Code generation benchmarks", "Benchmarks of programs written from descriptions."),
+]
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("search")
+    src = folder / "papers.csv"
+    with open(src, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["title", "abstract"])
+        writer.writerows(PAPERS)
+    return workbench.build([src], review=folder / "review", embedder="fake", progress=False)
+
+
+def _id(review, title):
+    return next(p.id for p in review.papers if p.title == title)
+
+
+def test_a_quoted_phrase_finds_only_papers_with_the_words_in_a_row(review):
+    process, shaping, dialogue = (_id(review, PAPERS[i][0]) for i in range(3))
+    # "reward" and "model" both in all three; as a phrase only in two ("models" starts with "model")
+    assert review.keyword_search("reward model") == [process, shaping, dialogue]
+    assert review.keyword_search('"reward model"') == [process, dialogue]
+    assert review.keyword_search('"reward model" steps') == []  # every term is needed
+    assert review.keyword_search('"reward model" step') == [process]
+
+
+def test_keyword_hits_count_their_matches_in_title_and_abstract(review):
+    process, shaping, dialogue = (_id(review, PAPERS[i][0]) for i in range(3))
+    result = review.search('"reward model"', semantic=False)
+    assert result.terms == ["reward model"]
+    assert result.keyword == [process, dialogue]
+    assert result.matches == {process: 3, dialogue: 1}  # title once + abstract twice; title once
+    assert result.hits == [SearchHit(process, KEYWORD, 3.0), SearchHit(dialogue, KEYWORD, 1.0)]
+    assert [h.describe() for h in result.hits] == ["keyword, 3 matches", "keyword, 1 match"]
+    assert review.search("reward model", semantic=False).matches == {process: 6, shaping: 3, dialogue: 2}
+
+
+def test_meaning_hits_are_marked_apart_with_their_similarity(review):
+    result = review.search('"reward model"', k=4)
+    keyword = result.keyword
+    meaning = [h for h in result.hits if h.kind == MEANING]
+    assert [h.kind for h in result.hits] == [KEYWORD] * len(keyword) + [MEANING] * len(meaning)
+    assert result.ids == keyword + [h.id for h in meaning]
+    # the papers nearest the query's words in meaning, each once, with its cosine similarity
+    query = review.embed_texts(["reward model"])[0]
+    similarity = review.embeddings() @ query
+    nearest = [review.ids[i] for i in np.argsort(-similarity, kind="stable")[:4]]
+    assert [pid for pid, _ in result.semantic] == nearest
+    assert [h.id for h in meaning] == [pid for pid in nearest if pid not in keyword]
+    for hit in meaning:
+        assert hit.score == pytest.approx(similarity[review.row(hit.id)], abs=1e-4)
+        assert hit.describe() == f"meaning, similarity {hit.score:.2f}"
+    assert result.hit(meaning[0].id) == meaning[0] and result.hit("nope") is None
+
+
+def test_quotes_do_not_change_what_the_query_means(review):
+    assert review.semantic_search('"reward model"', k=3) == review.semantic_search("reward model", k=3)
+    assert review.search('""').hits == []
+
+
+def test_a_phrase_is_highlighted_as_a_phrase():
+    html = highlight("The reward of the model; a reward\nmodel here.", ["reward model"])
+    assert html == 'The reward of the model; a <mark class="wb-hit">reward\nmodel</mark> here.'
+
+
+def test_02_says_how_the_search_found_the_paper_on_screen(review):
+    from workbench.widgets import Session, screen
+
+    process = _id(review, PAPERS[0][0])
+    with Session.open(review.path, reviewer="tester") as session:
+        view = screen(session, search='"reward model"')
+        assert process in view.queue.ids and len(view.queue.ids) == 2
+        view.queue.go(process)
+        view.render()
+        assert view.queue.card().match == "keyword, 3 matches"
+        assert "found by keyword, 3 matches" in view.card.value
+        view.queue.refilter(search="")
+        assert view.queue.card().match == "" and view.queue.matches == {}
+
+
+def test_explore_lists_search_hits_with_how_each_was_found(review):
+    from workbench.widgets import Session, explore
+
+    with Session.open(review.path, reviewer="tester") as session:
+        view = explore(session)
+        view.search_text.value = '"reward model"'
+        view.on_search()
+        result = session.search('"reward model"')
+        view.table.page_size = len(result.hits)
+        view.table.go(0)
+        titles = {row["id"]: row["title"] for row in view.table.rows}  # the selection table, best first
+        for hit in result.hits:
+            assert titles[hit.id].endswith(f"({hit.describe()})")
+        listed = " | ".join(titles.values())
+        assert listed.index("keyword, 3 matches") < listed.index("keyword, 1 match") < listed.index("meaning, similarity")

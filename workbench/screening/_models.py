@@ -1,0 +1,104 @@
+"""The ranking models by name: a classifier, the features it reads, and how it weighs the classes.
+
+Every model is linear (a weight per feature, so a re-rank is one sparse matrix-vector
+product) and is refitted from scratch on the decided papers after each decision, which takes
+milliseconds because only decided papers are fitted. Names are ``<classifier>-<features>``:
+
+========== =================================================================================
+classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
+           (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
+features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
+           (the embedding block scaled by 0.3: TF-IDF rows and embeddings both have length 1)
+========== =================================================================================
+
+``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
+(Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
+
+Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
+much as an exclude would at equal class sizes, i.e. excludes get weight
+``n_includes / (r * n_excludes)`` before the weights are scaled to sum to the number of papers.
+The SVM's C and r (9.8) are ELAS u4's, tuned on SYNERGY by ASReview's authors; naive Bayes
+uses ELAS u3's (alpha 3.822, r 1.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_model"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    classifier: str  # "svm" | "lr" | "nb"
+    features: str  # "tfidf" | "emb" | "both"
+    ratio: float = 9.8
+    params: dict = field(default_factory=dict)
+    presumed: int = 0  # undecided papers drawn at random and fitted as excludes (BMI / AutoTAR)
+    embedding_weight: float = 0.3  # scale of the embedding block beside TF-IDF ("both")
+
+    def make(self, seed: int):
+        """A fresh, unfitted scikit-learn classifier."""
+        if self.classifier == "svm":
+            from sklearn.svm import LinearSVC
+
+            return LinearSVC(**{"C": 0.11, "loss": "squared_hinge", "dual": "auto", "max_iter": 5000, **self.params}, random_state=seed)
+        if self.classifier == "lr":
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression(**{"C": 1.0, "solver": "liblinear", "max_iter": 1000, **self.params}, random_state=seed)
+        if self.classifier == "nb":
+            from sklearn.naive_bayes import MultinomialNB
+
+            return MultinomialNB(**{"alpha": 3.822, **self.params})
+        raise InputError(f"unknown classifier {self.classifier!r} in model {self.name!r}")
+
+    @property
+    def version(self) -> str:
+        """Names the model and every parameter that changes its scores (for the store's records)."""
+        params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        extra = f",presumed={self.presumed}" if self.presumed else ""
+        extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+        return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
+
+
+def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
+    """ASReview's "balanced" sample weights for labels ``y`` (0/1, both present)."""
+    y = np.asarray(y)
+    n1, n0 = int((y == 1).sum()), int((y == 0).sum())
+    w = np.where(y == 1, 1.0, n1 / (ratio * n0))
+    return w * (len(y) / w.sum())
+
+
+MODELS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in [
+        ModelSpec("svm-tfidf", "svm", "tfidf"),
+        ModelSpec("svm-emb", "svm", "emb"),
+        ModelSpec("svm-both", "svm", "both"),
+        ModelSpec("lr-tfidf", "lr", "tfidf"),
+        ModelSpec("lr-emb", "lr", "emb"),
+        ModelSpec("lr-both", "lr", "both"),
+        ModelSpec("nb-tfidf", "nb", "tfidf", ratio=1.2),
+        ModelSpec("svm-tfidf-pn", "svm", "tfidf", presumed=100),
+    ]
+}
+
+# The measured best over the nine SYNERGY reviews (docs/screening.md); without embeddings the
+# ranker falls back to the best TF-IDF-only model.
+DEFAULT_MODEL = "svm-both"
+DEFAULT_TEXT_ONLY_MODEL = "svm-tfidf"
+
+
+def get_model(name: str | ModelSpec) -> ModelSpec:
+    if isinstance(name, ModelSpec):
+        return name
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise InputError(f"unknown screening model {name!r}; choose one of: {', '.join(MODELS)}") from None

@@ -1,0 +1,271 @@
+"""The ranker: fit on the decided papers, score every paper, hand out the next ones to screen.
+
+``Ranker(model, seed).fit(features, labelled, labels)`` refits the model on the decided papers
+(rows ``labelled`` of ``features``, with 0/1 ``labels``) and scores every paper; ``next(n)``
+gives the ``n`` undecided papers to show next, ``ranking()`` all of them, best first, and
+``explain(i)`` why paper ``i`` scored as it did. Ties are broken by row index, and the only
+randomness (the exploration picks, the order before the first include and exclude) comes
+from ``seed``, so the same decisions always give the same queue.
+
+Before the review has one include and one exclude nothing can be fitted: the queue is then a
+fixed random order (``seed``) or, given ``groups`` (a topic per paper), one paper per topic in
+turn. ``explore_until``/``explore_every``: while there are fewer than ``explore_until``
+includes, every ``explore_every``-th pick is a random undecided paper (or, with ``groups``,
+the best-scored paper of the topic with the fewest decisions), so an early model that knows
+one corner of the review does not keep the reviewer there.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError
+from ._features import Features
+from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, balanced_weights, get_model
+
+__all__ = ["Explanation", "Ranker", "top_n"]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a paper scored as it did. ``kind`` is ``"words"`` (``items``: (term, contribution),
+    the terms that pushed the score up most) or ``"neighbours"`` (``items``: (row, cosine), the
+    most similar included papers)."""
+
+    paper: int
+    score: float | None
+    kind: str
+    items: tuple
+
+    def __str__(self) -> str:
+        if self.kind == "words":
+            return "words: " + ", ".join(term for term, _ in self.items)
+        return "like: " + ", ".join(f"#{row} ({sim:.2f})" for row, sim in self.items)
+
+
+def top_n(candidates: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` best ``candidates`` (ascending row indices) by ``scores``, best first, ties by
+    row index: the same as the first ``n`` of a full stable sort, in O(len + n log n)."""
+    if n <= 0:
+        return candidates[:0]
+    if n >= len(candidates):
+        return candidates[np.argsort(-scores, kind="stable")]
+    neg = -scores
+    kth = np.partition(neg, n - 1)[n - 1]
+    better = np.flatnonzero(neg < kth)
+    tied = np.flatnonzero(neg == kth)[: n - len(better)]
+    chosen = np.concatenate([better, tied])
+    chosen.sort()
+    return candidates[chosen[np.argsort(neg[chosen], kind="stable")]]
+
+
+class Ranker:
+    """Active-learning ranker with the scikit-learn shape (see the module docstring).
+
+    Fitted attributes: ``scores_`` (a score per paper, higher = more likely relevant; ``None``
+    before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
+    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``.
+    """
+
+    def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4):
+        self.model = model
+        self.seed = seed
+        self.explore_until = explore_until
+        self.explore_every = explore_every
+
+    # -- naming, for the store's records ------------------------------------------------------
+    def spec_for(self, features: Features):
+        if self.model is not None:
+            return get_model(self.model)
+        return get_model(DEFAULT_MODEL if features.embeddings is not None and features.tfidf is not None else
+                         (DEFAULT_TEXT_ONLY_MODEL if features.tfidf is not None else "svm-emb"))
+
+    @property
+    def name(self) -> str:
+        return self.spec_.name
+
+    @property
+    def version(self) -> str:
+        """Model, parameters and query strategy: what a decision's record should name."""
+        explore = f"+explore({self.explore_until},{self.explore_every})" if self.explore_until else ""
+        return f"{self.spec_.version}{explore};seed={self.seed}"
+
+    # -- fitting --------------------------------------------------------------------------------
+    def fit(self, features: Features, labelled, labels) -> Ranker:
+        t0 = time.perf_counter()
+        if not isinstance(features, Features):
+            raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")
+        n = len(features)
+        labelled = np.asarray(labelled, dtype=np.int64).reshape(-1)
+        labels = np.asarray(labels).reshape(-1)
+        if labelled.shape != labels.shape:
+            raise InputError(f"{len(labelled)} labelled rows but {len(labels)} labels; give one 0/1 label per decided paper")
+        if len(labelled) and (labelled.min() < 0 or labelled.max() >= n):
+            raise InputError(f"labelled rows must lie in 0..{n - 1}; got {labelled.min()}..{labelled.max()}")
+        if len(labelled) and np.bincount(labelled, minlength=n).max() > 1:
+            raise InputError("a paper is labelled twice; pass each decided paper once, with its latest decision")
+        if not np.isin(labels, (0, 1)).all():
+            raise InputError(f"labels must be 0 (exclude) or 1 (include); got {sorted(set(labels.tolist()))[:5]}")
+        self.spec_ = self.spec_for(features)
+        self.features_ = features
+        self.labelled_ = labelled
+        self.labels_ = labels.astype(np.int8)
+        self.decided_ = np.zeros(n, dtype=bool)
+        self.decided_[labelled] = True
+        self.n_labelled_ = len(labelled)
+        self.n_includes_ = int(labels.sum())
+        if self.n_includes_ == 0 or self.n_includes_ == len(labels):
+            self.mode_, self.model_, self.scores_ = "cold", None, None
+        else:
+            X = features.matrix(self.spec_.features, self.spec_.embedding_weight)
+            clf = self.spec_.make(self.seed)
+            rows, y = labelled, self.labels_
+            if self.spec_.presumed:  # a fresh random draw of undecided papers, fitted as excludes
+                rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
+                undecided = np.flatnonzero(~self.decided_)
+                extra = rng.choice(undecided, min(self.spec_.presumed, len(undecided)), replace=False)
+                rows, y = np.concatenate([labelled, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
+            Xl, cols = X[rows], None
+            if sp.issparse(Xl) and self.spec_.classifier in ("svm", "lr"):
+                # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
+                # so fitting on the used columns alone gives the same weights, much faster
+                # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
+                used = np.zeros(X.shape[1], dtype=bool)
+                used[Xl.indices] = True  # O(nnz); np.unique would sort or hash them
+                cols = np.flatnonzero(used)
+                Xl = Xl[:, cols]
+            clf.fit(Xl, y, sample_weight=balanced_weights(y, self.spec_.ratio))
+            self.model_ = clf
+            w, b = self._linear_weights(clf)
+            if cols is not None:
+                full = np.zeros(X.shape[1], dtype=np.float32)
+                full[cols] = w
+                w = full
+            self.weights_ = (w, b)
+            scores = X @ self.weights_[0]
+            self.scores_ = np.asarray(scores, dtype=np.float64).reshape(-1) + self.weights_[1]
+            self.mode_ = "ranked"
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    @staticmethod
+    def _linear_weights(clf) -> tuple[np.ndarray, float]:
+        """(w, b) with score = X @ w + b, for each model family."""
+        if hasattr(clf, "feature_log_prob_"):  # naive Bayes: log-odds are linear in the counts
+            w = clf.feature_log_prob_[1] - clf.feature_log_prob_[0]
+            return w.astype(np.float32), float(clf.class_log_prior_[1] - clf.class_log_prior_[0])
+        return np.asarray(clf.coef_[0], dtype=np.float32), float(np.ravel(clf.intercept_)[0])
+
+    def _check_fitted(self):
+        if not hasattr(self, "mode_"):
+            raise InputError("this Ranker is not fitted yet; call fit(features, labelled, labels) first")
+
+    # -- the queue ------------------------------------------------------------------------------
+    def undecided(self) -> np.ndarray:
+        self._check_fitted()
+        return np.flatnonzero(~self.decided_)
+
+    def ranking(self, skip=None) -> np.ndarray:
+        """Every undecided paper, most likely relevant first (the cold order before a model)."""
+        return self.next(int((~self.decided_).sum()), skip=skip)
+
+    def next(self, n: int = 1, groups=None, skip=None) -> np.ndarray:
+        """The ``n`` undecided papers to screen next (fewer when fewer are left). ``skip``: rows
+        not to hand out although undecided (papers marked "maybe", say)."""
+        self._check_fitted()
+        if n < 0:
+            raise InputError(f"n={n} should be >= 0")
+        cand = self.undecided()
+        if skip is not None and len(skip):
+            cand = cand[~np.isin(cand, np.asarray(skip, dtype=np.int64))]
+        n = min(n, len(cand))
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != self.decided_.shape:
+                raise InputError(f"groups has {groups.shape[0]} entries for {len(self.decided_)} papers; give one topic per paper")
+        if self.mode_ == "cold":
+            return self._cold(cand, n, groups)
+        picks = list(top_n(cand, self.scores_[cand], n))
+        if self.explore_until and self.n_includes_ < self.explore_until and self.explore_every > 0 and n:
+            rng = np.random.default_rng([self.seed, self.n_labelled_])
+            for j in range(n):
+                if (self.n_labelled_ + j) % self.explore_every == 0:
+                    picks = self._explore(picks, j, cand, groups, rng)
+        return np.asarray(picks, dtype=np.int64)
+
+    def _explore(self, picks: list, j: int, cand: np.ndarray, groups, rng) -> list:
+        taken = set(picks[:j])
+        if groups is None:
+            pool = cand[~np.isin(cand, list(taken))]
+            choice = int(pool[rng.integers(len(pool))])
+        else:
+            decided_per = {g: 0 for g in np.unique(groups)}
+            for g in groups[self.decided_]:
+                decided_per[g] += 1
+            for row in taken:
+                decided_per[groups[row]] += 1
+            for g in sorted(decided_per, key=lambda g: (decided_per[g], g)):
+                pool = cand[(groups[cand] == g) & ~np.isin(cand, list(taken))]
+                if len(pool):
+                    choice = int(top_n(pool, self.scores_[pool], 1)[0])
+                    break
+        rest = [p for p in picks[j:] if p != choice]
+        return picks[:j] + [choice] + rest[: len(picks) - j - 1]
+
+    def _cold(self, cand: np.ndarray, n: int, groups) -> np.ndarray:
+        order = np.random.default_rng(self.seed).permutation(len(self.decided_))
+        keep = np.zeros(len(self.decided_), dtype=bool)
+        keep[cand] = True
+        order = order[keep[order]]
+        if groups is None:
+            return order[:n]
+        # one paper per topic in turn, topics with the fewest decisions first
+        counts = {g: int((groups[self.decided_] == g).sum()) for g in np.unique(groups)}
+        queues = {g: [int(r) for r in order if groups[r] == g] for g in counts}
+        picks: list[int] = []
+        while len(picks) < n:
+            for g in sorted(counts, key=lambda g: (counts[g], g)):
+                if queues[g]:
+                    picks.append(queues[g].pop(0))
+                    counts[g] += 1
+                    break
+        return np.asarray(picks, dtype=np.int64)
+
+    # -- why ---------------------------------------------------------------------------------
+    def explain(self, paper: int, k: int = 5) -> Explanation:
+        """Words that pushed the paper's score up (linear models with TF-IDF), otherwise the most
+        similar included papers (cosine on the embeddings, else on TF-IDF)."""
+        self._check_fitted()
+        if not 0 <= paper < len(self.decided_):
+            raise InputError(f"paper row {paper} is outside 0..{len(self.decided_) - 1}")
+        score = None if self.scores_ is None else float(self.scores_[paper])
+        f = self.features_
+        if self.mode_ == "ranked" and self.spec_.features in ("tfidf", "both"):
+            row = f.tfidf[paper]
+            contrib = row.data * self.weights_[0][row.indices]
+            best = np.argsort(-contrib, kind="stable")[:k]
+            items = tuple((str(f.terms[row.indices[i]]), float(contrib[i])) for i in best if contrib[i] > 0)
+            return Explanation(paper, score, "words", items)
+        included = self.labelled_[self.labels_ == 1]
+        included = included[included != paper]
+        if f.embeddings is not None:
+            sims = f.embeddings[included] @ f.embeddings[paper]
+        else:
+            sims = np.asarray((f.tfidf[included] @ f.tfidf[paper].T).todense()).reshape(-1) if len(included) else np.zeros(0)
+        best = np.argsort(-sims, kind="stable")[:k]
+        return Explanation(paper, score, "neighbours", tuple((int(included[i]), float(sims[i])) for i in best))
+
+
+def as_features(data, embeddings=None) -> Features:
+    """``data`` as :class:`Features`: Features as they are, texts -> TF-IDF, an array -> embeddings."""
+    if isinstance(data, Features):
+        return data
+    if isinstance(data, np.ndarray) or sp.issparse(data):
+        if sp.issparse(data):
+            return Features(tfidf=sp.csr_matrix(data, dtype=np.float32), terms=np.array([f"f{i}" for i in range(data.shape[1])]))
+        return Features(embeddings=data)
+    return Features.from_texts(list(data), embeddings=embeddings)

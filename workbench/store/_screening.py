@@ -1,0 +1,198 @@
+"""How each human decision was made: the screening context beside every decision.
+
+Schema version 3 (``_schema``) adds ``decision_context``, one row beside each decision a person
+made through this workbench, keyed like ``decisions`` (paper, reviewer) and written in the same
+action, so one undo takes both back: the paper's ``rank`` (1 = first) and ``score`` in the ranked
+queue when it was decided and the ``model`` and ``model_version`` that ranked it (all NULL when
+no ranking was shown), whether it was decided in ``bulk`` (a map selection or a topic in one
+action) and whether it was ``sampled`` (drawn at random from the unread papers, for a stopping
+test). A model never writes a decision: these are facts about a person's decision. The log of
+stopping claims is ``_settings``.
+
+Decisions made before version 3 (or imported from another store) have no context row; they are
+reported as ``recorded=False``, and counted as bulk when one action decided them together with
+other papers (they share its time stamp). The store knows nothing of the ranker: it keeps the
+numbers a face hands it. :class:`ScreeningStore` holds the :class:`Store` methods that use them.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from numbers import Number, Real
+
+from . import _annotations as ann
+from ._errors import AnnotationInputError
+from ._guard import guarded, writes
+from ._history import Action
+
+__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "ScreeningStore", "context_rows", "records"]
+
+CONTEXT_COLUMNS = ("rank", "score", "model", "model_version", "bulk", "sampled")
+
+
+@dataclass(frozen=True)
+class ScreeningRecord:
+    """A paper's current decision and how it was made (see the module docstring)."""
+
+    paper_id: str
+    reviewer: str
+    decision: str
+    decided_at: str
+    rank: int | None = None
+    score: float | None = None
+    model: str | None = None
+    model_version: str | None = None
+    bulk: bool = False
+    sampled: bool = False
+    recorded: bool = True  # False: decided before the store kept screening records, or imported
+
+
+# ----------------------------------------------------------------------------- writing
+
+def _per_paper(value, n: int, name: str, check) -> list:
+    if value is None or isinstance(value, (str, Number)):
+        return [check(value)] * n
+    values = list(value)
+    if len(values) != n:
+        raise AnnotationInputError(f"{name} has {len(values)} values for {n} papers; give one per "
+                                   "paper, in the order of the ids, or one value for all")
+    return [check(v) for v in values]
+
+
+def _whole(value) -> bool:
+    return (isinstance(value, Real) and not isinstance(value, bool)
+            and math.isfinite(value) and float(value).is_integer())
+
+
+def _rank(value):
+    if value is None:
+        return None
+    if not _whole(value) or int(value) < 1:
+        raise AnnotationInputError(f"rank {value!r}: expected the paper's position in the queue, "
+                                   "a whole number >= 1 (1 = shown first), or None")
+    return int(value)
+
+
+def _score(value):
+    if value is None:
+        return None
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        score = math.nan
+    if not math.isfinite(score):
+        raise AnnotationInputError(f"score {value!r}: expected the model's finite score, or None")
+    return score
+
+
+def _name(value, what: str):
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise AnnotationInputError(f"{what} {value!r}: expected a non-empty name, or None")
+    return value
+
+
+def context_rows(ids: list[str], rank=None, score=None, model=None, model_version=None,
+                 bulk=None, sampled=False) -> dict[str, dict]:
+    """``{paper id: decision_context row}`` for a decision on ``ids``. ``rank``/``score``: one
+    value or one per paper; ``bulk=None``: bulk when several papers are decided at once."""
+    model, model_version = _name(model, "model"), _name(model_version, "model_version")
+    ranks = _per_paper(rank, len(ids), "rank", _rank)
+    scores = _per_paper(score, len(ids), "score", _score)
+    if model is None and (model_version is not None or any(r is not None for r in ranks + scores)):
+        raise AnnotationInputError(
+            "a rank, score or model version without the model that ranked the paper cannot be "
+            "reported; pass model= and model_version= (the ranker's name and version) with them")
+    bulk = len(ids) > 1 if bulk is None else bool(bulk)
+    if bulk and sampled:
+        raise AnnotationInputError("a decision cannot be both in bulk and part of a random sample: "
+                                   "a sampled paper must be read; decide sampled papers one by one")
+    return {pid: {"rank": r, "score": s, "model": model, "model_version": model_version,
+                  "bulk": int(bulk), "sampled": int(bool(sampled))}
+            for pid, r, s in zip(ids, ranks, scores)}
+
+
+class ContextWriter:
+    """Writes each changed decision's context row inside the decision's own action."""
+
+    def __init__(self, reviewer: str, rows: dict[str, dict], bulk: int):
+        self.rows, self.reviewer, self.in_one_read = rows, reviewer, len(rows) > bulk
+        self.current: dict | None = None
+
+    def _before(self, act: Action, pid: str) -> dict | None:
+        if not self.in_one_read:
+            return act.get("decision_context", {"paper_id": pid, "reviewer": self.reviewer})
+        if self.current is None:  # a map selection: one read, inside the action
+            self.current = {r[0]: dict(zip(CONTEXT_COLUMNS, r[1:])) for r in act.conn.execute(
+                f"SELECT paper_id, {', '.join(CONTEXT_COLUMNS)} FROM decision_context "
+                "WHERE reviewer = ?", (self.reviewer,))}
+        return self.current.get(pid)
+
+    def upgrades(self, act: Action, pid: str) -> bool:
+        """Whether the same decision again is news: a person now read a paper that was decided
+        in bulk or before the store kept records (so it moves to its place in the reading order)."""
+        if self.rows[pid]["bulk"]:
+            return False
+        before = self._before(act, pid)
+        return before is None or bool(before["bulk"])
+
+    def __call__(self, act: Action, pid: str) -> None:
+        act.put("decision_context", {"paper_id": pid, "reviewer": self.reviewer}, self.rows[pid],
+                before=self._before(act, pid))
+
+
+# ----------------------------------------------------------------------------- reading
+
+def records(conn: sqlite3.Connection, reviewer: str, everyone: bool = False,
+            only: str | None = None) -> list[ScreeningRecord]:
+    """Current decisions with their context, in the order made (time, then paper id).
+
+    One per paper: ``reviewer``'s decision where there is one, else the latest by anyone (as
+    :meth:`Store.summary` shows them); ``only``: that reviewer's alone; ``everyone``: every
+    reviewer's decision on every paper.
+    """
+    rows = conn.execute(
+        "SELECT d.paper_id, d.reviewer, d.decision, d.decided_at, c.rank, c.score, c.model, "
+        "c.model_version, c.bulk, c.sampled FROM decisions d LEFT JOIN decision_context c "
+        "ON c.paper_id = d.paper_id AND c.reviewer = d.reviewer "
+        "ORDER BY d.decided_at, d.paper_id, d.reviewer").fetchall()
+    actions = Counter((r[1], r[3]) for r in rows)  # one action's decisions share its time stamp
+    out = [ScreeningRecord(*r[:8], bulk=bool(r[8]) if r[8] is not None else actions[(r[1], r[3])] > 1,
+                           sampled=bool(r[9]), recorded=r[8] is not None) for r in rows]
+    if only is not None:
+        return [r for r in out if r.reviewer == only]
+    if everyone:
+        return out
+    chosen: dict[str, ScreeningRecord] = {}
+    for r in out:  # in time order: a later decision replaces an earlier one, but not the reviewer's own
+        kept = chosen.get(r.paper_id)
+        if kept is None or r.reviewer == reviewer or kept.reviewer != reviewer:
+            chosen[r.paper_id] = r
+    return sorted(chosen.values(), key=lambda r: (r.decided_at, r.paper_id))
+
+
+class ScreeningStore:
+    """The :class:`Store` methods of screening: a decision with how it was made, and reading it back."""
+
+    @writes
+    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
+               model: str | None = None, model_version: str | None = None,
+               bulk: bool | None = None, sampled: bool = False) -> int:
+        """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
+        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
+        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
+        (default: several papers at once); ``sampled`` (drawn at random for a stopping test).
+        Returns how many decisions changed."""
+        ids = self._ids(id_or_ids)
+        rows = context_rows(ids, rank, score, model, model_version, bulk, sampled)
+        return ann.decide(self._conn, self.reviewer, ids, decision, reason,
+                          on_change=ContextWriter(self.reviewer, rows, ann.BULK))
+
+    @guarded
+    def screening_records(self, reviewer: str | None = None, *,
+                          everyone: bool = False) -> list[ScreeningRecord]:
+        """Current decisions with how each was made, in the order made: one per paper (this
+        reviewer's, else the latest by anyone), only ``reviewer``'s, or ``everyone``'s."""
+        return records(self._conn, self.reviewer, everyone, reviewer)
