@@ -5,11 +5,13 @@ and a review built from the seeds (one per test module); ``open_and_run_all`` op
 at 1280x800, waits for its kernel, then runs every cell; ``said`` waits for a control's answer
 (``✓ ...``) and raises :class:`ViewError` at once on a ``✗`` one; ``lasso`` drags a rectangle
 over the middle of the map; ``store`` opens the review's SQLite store from the test process.
-Screenshots go to test-output/browser/ (``shot``) or docs/images/ (``doc_shot``).
+Screenshots go to test-output/browser/ (``shot``), and with ``WORKBENCH_DOC_IMAGES=1`` the
+README's to docs/images/ (``doc_shot``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -143,11 +145,15 @@ def shot(page, name: str) -> None:
 
 
 def doc_shot(page, name: str) -> None:
-    """A screenshot for docs/images (PNG, the 1280x800 viewport, a palette to stay small)."""
+    """A screenshot of the viewport for the README: in test-output/browser/ always, and in
+    docs/images/ (a palette PNG, to stay small) when ``WORKBENCH_DOC_IMAGES=1``, so that a test
+    run leaves the committed images alone unless asked to renew them."""
     from PIL import Image
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     raw = SHOTS / name
     page.screenshot(path=str(raw), full_page=False)
-    DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-    Image.open(raw).convert("RGB").quantize(colors=128).save(DOC_IMAGES / name, optimize=True)
+    if os.environ.get("WORKBENCH_DOC_IMAGES") == "1":
+        DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+        image = Image.open(raw).convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)  # keeps the palette
+        image.save(DOC_IMAGES / name, optimize=True)

@@ -19,7 +19,7 @@ import pytest
 import workbench
 from workbench._lab import ThrowawayLab
 
-from _browser import ARGS, CHROMIUM, ViewError, lasso, open_and_run_all, shot, status
+from _browser import ARGS, CHROMIUM, ViewError, forget_answers, lasso, open_and_run_all, shot, status, view_ready
 from _kernels import Cli, Ledger, read_store
 from conftest import ROOT
 
@@ -35,6 +35,17 @@ def workspace(tmp_path):
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "review", embedder="fake", seed=42)
     return tmp_path, [p.id for p in review.papers], review.manifest["topics"]["count"]
+
+
+def tag_selection(explore, selected: int, tag: str) -> None:
+    """Tag the map selection through its box and button (answering the question over 20)."""
+    row = explore.locator(".widget-hbox", has=explore.get_by_role("button", name=re.compile(r"Tag selected$"))).last
+    forget_answers(row)
+    explore.get_by_placeholder("tag(s), comma separated").fill(tag)
+    explore.get_by_role("button", name=re.compile(r"Tag selected$")).click()
+    if selected > 20:
+        explore.get_by_role("button", name=f"Yes, tag {selected} papers").click()
+    status(explore, f"tagged {selected} papers: {tag}", scope=row)
 
 
 def test_two_notebooks_and_the_command_line_keep_every_tag(workspace):
@@ -64,26 +75,22 @@ def test_two_notebooks_and_the_command_line_keep_every_tag(workspace):
                 screen.get_by_placeholder("new tag(s), comma separated").fill("oops")
                 screen.get_by_role("button", name="Add tag").click()
                 status(screen, "tagged oops")
-                screen.get_by_role("button", name="undo (u)").click()  # re-reads the topics, too
-                status(screen, "undone")
+                screen.get_by_role("button", name=re.compile(r"Undo \(u\)$")).click()  # re-reads the topics, too
+                status(screen, "undid")
                 ledger.untagged_by_undo(first, "oops")
 
                 # Notebook 2 (explore): 3 themes, then a lasso and a tag on the selection.
-                explore.get_by_text("Drag on the map to select papers (lasso or box).").wait_for(
-                    state="attached", timeout=180_000)
+                view_ready(explore, "explore")
                 explore.locator(".jupyter-widget-Collapse-header", has_text="Topics").first.click()
                 themes = explore.get_by_label("themes")
                 themes.fill("3")
                 themes.press("Enter")
-                explore.get_by_role("button", name="Show themes").click()
-                status(explore, "3 topics", timeout=120)
+                status(explore, "3 topics", timeout=120)  # Enter in the box shows them
                 ledger.showed_topics(3)
                 cli.tag(ids[0], "cli-1")
                 selected = lasso(explore)
                 assert selected > 0
-                explore.get_by_placeholder("tag(s), comma separated").fill("lasso-1")
-                explore.get_by_role("button", name="Tag selected").click()
-                status(explore, f"tagged {selected} papers: lasso-1")
+                tag_selection(explore, selected, "lasso-1")
                 lasso_tags.append("lasso-1")
 
                 # Notebook 1 again: the next paper gets the same tag through its toggle.
@@ -93,8 +100,8 @@ def test_two_notebooks_and_the_command_line_keep_every_tag(workspace):
                     timeout=30_000)
                 second = screen.locator(".wb-card code").first.inner_text()
                 # the tag buttons are numbered in vocabulary order: cli-1 and lasso-1 now come first
-                screen.get_by_role("button", name=re.compile(r"^\d+ screen-1$")).click()
-                status(screen, "tagged screen-1")
+                screen.get_by_role("button", name=re.compile(r"^\d+ · screen-1$")).click()
+                status(screen, "added tag screen-1")
                 ledger.tagged([second], ["screen-1"])
                 cli.tag(ids[1], "cli-2")
 
@@ -102,9 +109,7 @@ def test_two_notebooks_and_the_command_line_keep_every_tag(workspace):
                 explore.get_by_role("button", name="Default topics").click()
                 status(explore, f"{n_default} topics", timeout=120)
                 ledger.showed_topics(n_default)
-                explore.get_by_placeholder("tag(s), comma separated").fill("lasso-2")
-                explore.get_by_role("button", name="Tag selected").click()
-                status(explore, f"tagged {selected} papers: lasso-2")
+                tag_selection(explore, selected, "lasso-2")
                 lasso_tags.append("lasso-2")
 
                 # Notebook 1: one more new tag, after everything else.

@@ -105,7 +105,10 @@ def test_explore_lists_search_hits_with_how_each_was_found(review):
         view.search_text.value = '"reward model"'
         view.on_search()
         result = session.search('"reward model"')
-        listed = view.selection_html.value
+        view.table.page_size = len(result.hits)
+        view.table.go(0)
+        titles = {row["id"]: row["title"] for row in view.table.rows}  # the selection table, best first
         for hit in result.hits:
-            assert f"wb-{hit.kind}'>({hit.describe()})</span>" in listed
+            assert titles[hit.id].endswith(f"({hit.describe()})")
+        listed = " | ".join(titles.values())
         assert listed.index("keyword, 3 matches") < listed.index("keyword, 1 match") < listed.index("meaning, similarity")

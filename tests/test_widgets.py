@@ -178,21 +178,87 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
     assert session.load_selection() == session.ids[:50]
 
 
-def test_map_selection_of_every_paper_lists_the_first_fifty_and_counts_the_rest(session):
+def test_a_lasso_over_every_paper_fills_a_sortable_paged_table(session):
     view = explore(session)
     n = len(session.ids)
-    view._on_select({"new": np.arange(n)})  # what a lasso over the whole map sends
+    view.scatter.widget.selection = np.arange(n)  # what a lasso over the whole map sends
     assert view.selected == session.ids and session.load_selection() == session.ids
-    html = view.selection_html.value
-    assert f"{n} selected" in html
-    assert html.count("<li>") == 51 and f"… and {n - 50} more</li>" in html
-    assert escape(session.paper(session.ids[49]).title) in html
-    assert escape(session.paper(session.ids[50]).title) not in html
-    view._on_select({"new": np.array([3, 1])})
-    assert view.selected == [session.ids[3], session.ids[1]]
-    assert view.selection_html.value.count("<li>") == 2 and "more" not in view.selection_html.value
-    view._on_select({"new": None})
-    assert view.selected == [] and "0 selected" in view.selection_html.value
+    assert f"{n} selected" in view.selection_html.value and "on the map" in view.selection_html.value
+    table = view.table
+    assert (table.total, table.pages, len(table.rows)) == (n, -(-n // 10), 10)
+    assert set(table.rows[0]) == {"id", "title", "year", "topic", "decision", "tags"}
+    topics = [int(r["topic"].split(":")[0]) if r["topic"] != "Unassigned" else 99 for r in table.rows]
+    assert topics == sorted(topics), "sorted by topic first"
+    table.sort("title")
+    titles = [r["title"].casefold() for r in table.rows]
+    assert titles == sorted(titles) and table.page == 0
+    table.sort("title")  # again: the other way
+    assert [r["title"].casefold() for r in table.rows] == sorted((p.title.casefold() for p in session.review.papers),
+                                                               reverse=True)[:10]
+    table.go(table.pages - 1)
+    assert len(table.rows) == n - 10 * (table.pages - 1)
+    with pytest.raises(ValueError, match="no column 'size'"):
+        table.sort("size")
+    view.scatter.widget.selection = np.array([3, 1])
+    assert view.selected == [session.ids[3], session.ids[1]] and table.total == 2 and table.page == 0
+    view.scatter.widget.selection = None
+    assert view.selected == [] and "0 selected" in view.selection_html.value and table.layout.display == "none"
+
+
+def test_a_row_opens_the_papers_card_and_lights_it_up_on_the_map(session):
+    view = explore(session)
+    view.play([{"select": "topic:1"}])
+    members = [pid for pid, t in zip(session.ids, session.review.labels) if t == 1]
+    assert sorted(view.selected) == sorted(members) and "topic 1: " in view.selection_html.value
+    pid = view.table.rows[2]["id"]
+    session.tag(pid, "card-tag")
+    session.note(pid, "a note <b>inert</b>")
+    view.table.dispatch({"event": "open", "id": pid})  # what a click on the row sends
+    card = view.card.value
+    paper = session.paper(pid)
+    assert escape(paper.title) in card and escape(paper.text) in card and "card-tag" in card
+    assert "a note &lt;b&gt;inert&lt;/b&gt;" in card and "undecided" in card and view.table.opened == pid
+    row = session.rows_of([pid])[0]
+    (box,) = view.scatter.annotations()["annotations"]  # in data space
+    assert box.x_start < view.frame.at[row, "x"] < box.x_end and box.y_start < view.frame.at[row, "y"] < box.y_end
+    assert view.scatter.widget.hovering == row
+    session.decide(pid, "include", reason="fits")  # another view decides: the card follows
+    assert "include" in view.card.value and "fits" in view.card.value
+    assert next(r for r in view.table.rows if r["id"] == pid)["decision"] == "include"
+    session.undo(3)  # the decision, the note and the tag: the module's review as it was
+
+
+def test_the_legend_lists_topics_in_order_with_palette_colours_and_a_rename_keeps_them(session):
+    from workbench.palette import topic_colour
+
+    view = explore(session)
+    entries = view.map.legend.entries
+    topics = [e["key"] for e in entries]
+    assert topics == sorted(t for t in topics if t >= 0) + [t for t in topics if t < 0]
+    assert all(e["colour"] == topic_colour(e["key"]) and e["label"].startswith(f"{e['key']}:") for e in entries if e["key"] >= 0)
+    points = view.scatter.widget.points.copy()
+    view.play([{"rename_topic": 0, "label": "Legend rename"}])
+    after = {e["key"]: e for e in view.map.legend.entries}
+    assert after[0]["label"] == "0: Legend rename" and after[0]["colour"] == topic_colour(0)
+    assert (view.scatter.widget.points == points).all(), "a rename moves no colour"
+    view.map.legend.pick(0)
+    assert len(view.selected) == after[0]["count"]
+    session.undo()
+
+
+def test_screen_these_fills_the_queue_of_a_screen_view_in_another_kernel(session, review_path):
+    view = explore(session)
+    with Session.open(review_path, reviewer="other-kernel") as elsewhere:
+        queue_view = screen(elsewhere)
+        assert queue_view.queue.show == "undecided"
+        view.play([{"select": "topic:2", "screen_these": True}])
+        sent = sorted(view.selected)
+        assert "papers sent to the screening queue" in view.screen_act.line.value
+        queue_view.on_reload()
+        assert queue_view.show.value == "sent" and sorted(queue_view.queue.ids) == sent
+        assert f"{len(sent)} papers sent from the map (topic 2: " in queue_view.filter_act.line.value
+        queue_view.on_reload()  # nothing new: the queue stays
+        assert sorted(queue_view.queue.ids) == sent and "papers in the queue" in queue_view.filter_act.line.value
 
 
 def test_map_colours_follow_actions_without_rebuilding_the_frame(session, review_path):
@@ -229,6 +295,38 @@ def test_a_note_on_the_selection_is_one_undo(session):
     assert view.frame.loc[60, "notes"] >= 1
     session.undo()
     assert not any("appendix" in n.text for p in chosen for n in session.store.notes(p))
+
+
+def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(session, review_path):
+    view = explore(session)
+    chosen = session.ids[:25]
+    view.select(chosen)
+    view.tag_text.value = "asked-first"
+    view.on_tag()  # a click: more than 20 papers, so it asks
+    assert view.tag_act.waiting and view.tag_act.yes.description == "Yes, tag 25 papers"
+    assert session.store.papers_tagged("asked-first") == [] and view.tag_text.value == "asked-first"
+    view.tag_act.yes.click()
+    assert sorted(session.store.papers_tagged("asked-first")) == sorted(chosen)
+    assert view.tag_text.value == "" and "tagged 25 papers" in view.tag_act.line.value
+    view.tag_text.value = "not-wanted"
+    view.on_tag()
+    view.tag_act.no.click()
+    assert session.store.papers_tagged("not-wanted") == [] and view.tag_text.value == "not-wanted"
+    assert "cancelled" in view.tag_act.line.value
+    session.undo()
+
+
+def test_the_late_echo_of_a_submitted_box_does_not_put_its_text_back(session):
+    view = screen(session, show="all")
+    pid = view.queue.current_id
+    view.keys.dispatch({"event": "submit", "name": "tag", "value": "late-echo"})  # Enter in the tag box
+    assert "late-echo" in session.store.tags(pid) and view.new_tag.value == ""
+    view.new_tag.value = "late-echo"  # the box's own update, held back while the kernel was busy
+    assert view.new_tag.value == "", "the late echo is dropped"
+    view.new_tag.value = "l"  # typing again afterwards is kept
+    view.new_tag.value = "late-echo"
+    assert view.new_tag.value == "late-echo"
+    session.undo()
 
 
 def test_screen_view_plays_keys_and_clicks(session):

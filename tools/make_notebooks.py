@@ -25,11 +25,11 @@ NOTEBOOKS = {
     "01_explore.ipynb": [
         ("markdown", "# Explore the map\n\nTopics of the review (look at them as k themes, save the themes you like, check how stable each topic is across seeds), the map (colour by topic, tag or decision; drag to select with the lasso or a box), actions on the selection (tag, note, decide, re-cluster), search (keywords and meaning), and topic renames and merges. Everything you do is saved at once in `annotations.sqlite`; **Undo** takes back your last change (a saved set of themes too, with its files) and **Reload** reads what other notebooks or the command line changed. Each button answers beside itself; Enter in a box does what its button does."),
         ("code", "import workbench\nfrom workbench.widgets import Session, explore, topics"),
-        ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"themes": 8}, {"select": "search:reward model", "tag": "rlhf"}]'),
+        ("parameters", COMMON_PARAMS + '\nactions = []                  # scripted actions for headless runs, e.g. [{"themes": 8}, {"select": "search:reward model", "tag": "rlhf"}, {"select": "topic:2", "screen_these": True}]'),
         ("code", OPEN),
         ("markdown", "## Topics"),
         ("code", "topics(session).widget"),
-        ("markdown", "## The map\n\nDrag on the map to select papers (switch between lasso and box above it); the selection appears below with the actions. Search lights up keyword hits and the papers nearest in meaning."),
+        ("markdown", "## The map\n\nDrag on the map to select papers (switch between lasso and box above it), or click a topic in the legend; the selection appears below as a table (click a header to sort it, a row to open the paper and light it up on the map) with the actions, down to **Screen these**, which hands the selection to the queue in `02_tag_and_screen`. Hover a point for its year, authors and the start of its abstract. Search lights up keyword hits and the papers nearest in meaning. Colours follow the topic numbers, the same in `map.html` and the report."),
         ("code", "view = explore(session)\nview.play(actions)\nview.widget"),
     ],
     "02_tag_and_screen.ipynb": [

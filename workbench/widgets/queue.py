@@ -93,6 +93,7 @@ class ScreeningQueue:
         self.ids: list[str] = []
         self._candidates: list[str] = []  # the filters' papers, in map order
         self.sent_what = ""  # where the "sent" papers came from
+        self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
         if order is None and session.rank().mode != "ranked":
             self.order = "one per topic"
@@ -124,6 +125,7 @@ class ScreeningQueue:
         elif self.show in DECISIONS:
             keep = keep[keep.decision == self.show]
         elif self.show == "sent":
+            self.sent_seen = self.session.queue_sent_at()
             sent, self.sent_what = self.session.load_queue()
             keep = keep[keep.id.isin(set(sent))]
         if self.topic is not None:
@@ -166,6 +168,15 @@ class ScreeningQueue:
         seen = set(done)
         self.ranking = self.session.rank(by_topic=self.order == "one per topic")
         self.ids = done + self._ordered([p for p in self._candidates if p not in seen])
+
+    def take_sent(self) -> str | None:
+        """Papers sent from the map (01's "Screen these", in any kernel) since this queue last
+        looked: show them (filter "sent", other filters cleared) and say so; else None."""
+        sent_at = self.session.queue_sent_at()
+        if not sent_at or sent_at == self.sent_seen:
+            return None
+        n = self.refilter("sent", topic=None, search="")
+        return f"{n} papers sent from the map ({self.sent_what}): showing them"
 
     # ------------------------------------------------------------------ moving
 

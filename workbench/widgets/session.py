@@ -8,12 +8,14 @@ click. It owns the review (papers, topics, map, embeddings) and the annotation s
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import InputError
+from ..palette import theme_parts, topic_colours
 from ..records import DECISIONS
 from ..review import Review, SearchResult, open_review, query_terms
 from .changes import Undone, describe_undo
@@ -102,6 +104,15 @@ class Session(TopicActions):
             "topic": self.review.labels,
             "topic_label": [labels.get(int(t), "Unassigned") for t in self.review.labels],
         }
+
+    def topic_colours(self) -> dict[int, str]:
+        """``{topic id: "#rrggbb"}`` of the topics shown (:mod:`workbench.palette`): keyed by topic
+        id; themes being looked at take the colour of their largest saved topic."""
+        labels = [int(t) for t in self.review.labels]
+        sizes = {t: labels.count(t) for t in set(labels)}
+        if self.preview is None:
+            return topic_colours(sizes)
+        return topic_colours(sizes, theme_parts(self.saved.labels, labels))
 
     def vocabulary(self) -> list[str]:
         return [t.name for t in self.store.vocabulary()]
@@ -222,10 +233,12 @@ class Session(TopicActions):
         return [i for i in self._read_json("selection.json").get("ids", []) if i in self.review]
 
     def send_to_queue(self, ids: Sequence[str], what: str) -> int:
-        """Hand papers to the screening queue of 02 (``queue.json`` in the review; the queue's
-        "sent" filter shows them); ``what`` says where they came from. Returns how many."""
+        """Hand papers to the screening queue of 02 (``queue.json`` in the review, read by every
+        notebook and kernel; the queue's "sent" filter shows them, and 02's Reload switches to
+        them); ``what`` says where they came from. Returns how many."""
         ids = self._ids(ids)
-        self._write_json("queue.json", {"reviewer": self.reviewer, "ids": ids, "what": what})
+        sent_at = datetime.now(timezone.utc).isoformat()
+        self._write_json("queue.json", {"reviewer": self.reviewer, "ids": ids, "what": what, "sent_at": sent_at})
         self._changed("queue", ids)
         return len(ids)
 
@@ -233,6 +246,10 @@ class Session(TopicActions):
         """The papers last sent to the screening queue, and where they came from."""
         doc = self._read_json("queue.json")
         return [i for i in doc.get("ids", []) if i in self.review], str(doc.get("what", ""))
+
+    def queue_sent_at(self) -> str:
+        """When papers were last sent to the screening queue (ISO time; "" if never)."""
+        return str(self._read_json("queue.json").get("sent_at", ""))
 
     # ------------------------------------------------------------------ search and neighbours
 

@@ -1,8 +1,9 @@
-"""The explore view: topic tools, the map (jupyter-scatter), search, the selection and what can
-be done to it. State lives in :class:`~workbench.widgets.session.Session`; each button answers
-beside itself (busy, then the result or the error), Enter in a box does what its button does,
-an action on more than 20 papers asks first, and a search never replaces a selection unless
-asked to."""
+"""The explore view: topic tools, the map (jupyter-scatter) with its legend, search, the
+selection as a sortable table whose rows open the paper (and light it up on the map), and what
+can be done to the selection, down to sending it to 02's screening queue. State lives in
+:class:`~workbench.widgets.session.Session`; each button answers beside itself (busy, then the
+result or the error), Enter in a box does what its button does, an action on more than 20
+papers asks first, and a search never replaces a selection unless asked to."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ import ipywidgets as W
 from ...records import DECISIONS
 from ..session import Session
 from ..text import escape
-from .common import key_help, paper_list, view_frame
+from .card import paper_card, table_rows
+from .common import key_help, view_frame
 from .feedback import FAILED, Act
 from .keys import Keys
+from .mapview import COLOUR_BY, MapPanel
+from .table import PaperTable
 from .themes import ThemeTools
 
-__all__ = ["ExploreView"]
+__all__ = ["COLOUR_BY", "ExploreView"]
 
-COLOUR_BY = {"topic": "topic_label", "tag": "first_tag", "decision": "decision"}
 HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"),
         ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
 
@@ -29,6 +32,8 @@ class ExploreView:
     def __init__(self, session: Session, height: int = 520):
         self.session = session
         self.selected: list[str] = []
+        self.selected_what = ""  # where the selection came from, in words (for "Screen these")
+        self.selected_found = None  # the search that made the selection, if one did
         self.hits: list[str] = []  # the last search's papers, while they are not the selection
         self.found = None  # that search (workbench.review.SearchResult): how each paper was found
         self.keys = Keys()
@@ -45,16 +50,18 @@ class ExploreView:
         self.undo_act = Act("Undo", icon="undo", tooltip="take back your last change and light up its papers")
         self.undo_act.on_click(self.on_undo)
         self.topic_tools = ThemeTools(s, self.keys)
-        self._build_map(height)
+        self.map = MapPanel(s, height, on_select=self._on_select, on_pick=self.select_topic)
+        self.frame, self.scatter, self.colour = self.map.frame, self.map.scatter, self.map.colour
         self._build_search()
         actions = self._build_actions()
         self.widget = view_frame([
             W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
             key_help(HELP),
             self.topic_tools.widget,
-            W.HBox([self.colour, self.select_mode]),
-            W.HBox([self.search_text, self.search_act.widget, self.hits_box], layout=W.Layout(align_items="center")),
-            self.scatter.show(),
+            W.HBox([self.colour, self.map.select_mode], layout=W.Layout(flex_flow="row wrap")),
+            W.HBox([self.search_text, self.search_act.widget, self.hits_box],
+                   layout=W.Layout(align_items="center", flex_flow="row wrap")),
+            self.map.widget,
             actions,
         ], self.keys, "explore")
 
@@ -63,25 +70,9 @@ class ExploreView:
         n_topics = int((s.review.topics.topic >= 0).sum())
         return f"<h3 style='margin:0 1em 0 0'>{escape(s.review.path.name)}: {len(s.review.papers)} papers, {n_topics} topics</h3>"
 
-    def _build_map(self, height: int) -> None:
-        """The map (jupyter-scatter), its colour and selection modes."""
-        from jscatter import Scatter
-
-        s = self.session
-        self.frame = s.frame()
-        self.scatter = Scatter(
-            data=self.frame, x="x", y="y", color_by="topic_label", legend=True, height=height,
-            tooltip=True, tooltip_properties=["topic_label", "decision"], tooltip_preview="title",
-        )
-        self.scatter.mouse(mode="lasso")
-        self.scatter.widget.observe(self._on_select, names=["selection"])
-        self.colour = W.ToggleButtons(options=list(COLOUR_BY), value="topic", description="colour by")
-        self.colour.observe(lambda ch: self.recolour(), names="value")
-        self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select")
-        self.select_mode.observe(self._on_mode, names="value")
-
     def _build_search(self) -> None:
-        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search")
+        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search",
+                                  layout=W.Layout(width="26rem"))
         self.search_act = Act("Search", icon="search", busy_text="searching")
         self.search_act.on_click(self.on_search)
         self.keys.submit(self.search_text, "search", self.on_search)
@@ -92,8 +83,12 @@ class ExploreView:
         self.hits_box = W.HBox([self.select_hits, self.add_hits], layout=W.Layout(display="none"))
 
     def _build_actions(self):
-        """What can be done to the selection: tag, note, decide, re-cluster."""
-        self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box).</i>")
+        """The selection (a table whose rows open the paper) and what can be done to it: tag,
+        note, decide, send to 02's queue, re-cluster."""
+        self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box), or click a topic in the legend.</i>")
+        self.table = PaperTable(on_open=self.open_paper)
+        self.table.layout = W.Layout(display="none")
+        self.card = W.HTML()
         self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag")
         self.tag_act = Act("Tag selected", icon="tag", busy_text="tagging")
         self.tag_act.on_click(self.on_tag)
@@ -108,59 +103,76 @@ class ExploreView:
         self.decide_act = Act("Decide selected", icon="check", busy_text="deciding")
         self.decide_act.on_click(self.on_decide)
         self.keys.submit(self.reason, "reason", self.on_decide)
+        self.screen_act = Act("Screen these", icon="list-ol", busy_text="sending",
+                              tooltip="send the selection to the screening queue of 02 (show: sent from the map)")
+        self.screen_act.on_click(self.on_screen)
         self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
         self.recluster_act.on_click(self.on_recluster)
         self.recluster_out = W.HTML()
+        wrap = W.Layout(flex_flow="row wrap", align_items="center")
         return W.VBox([
-            self.selection_html,
-            W.HBox([self.tag_text, self.tag_act.widget]),
-            W.HBox([self.note_text, self.note_act.widget]),
-            W.HBox([self.decision, self.reason, self.decide_act.widget]),
+            self.selection_html, self.table, self.card,
+            W.HBox([self.tag_text, self.tag_act.widget], layout=wrap),
+            W.HBox([self.note_text, self.note_act.widget], layout=wrap),
+            W.HBox([self.decision, self.reason, self.decide_act.widget], layout=wrap),
+            self.screen_act.widget,
             self.recluster_act.widget, self.recluster_out,
         ])
 
-    # ------------------------------------------------------------------ map
+    # ------------------------------------------------------------------ map and selection
 
     def recolour(self) -> None:
         """Colour the map by the chosen column, read fresh from the store (another notebook may
-        have tagged or decided since). One points update goes to the browser; the frame the map
-        holds is updated in place, not rebuilt."""
-        self.refresh_columns(topics=True)
-        self.scatter.color(by=COLOUR_BY[self.colour.value])
+        have tagged or decided since)."""
+        self.map.recolour()
 
     def refresh_columns(self, topics: bool = False) -> set[str]:
-        """Bring the annotation columns (and with ``topics`` the topic columns) of ``frame`` up to
-        date, in place (the map and its tooltips read the same frame); returns the changed names."""
-        columns = self.session.annotation_columns()
-        if topics:
-            columns.update(self.session.topic_columns())
-        changed = {name for name, values in columns.items() if self.frame[name].tolist() != list(values)}
-        for name in changed:
-            self.frame[name] = columns[name]
-        return changed
+        return self.map.refresh_columns(topics)
 
-    def _on_mode(self, change) -> None:
-        self.scatter.lasso(type="rectangle" if change["new"] == "box" else "freeform")
-        self.scatter.mouse(mode="lasso")
+    def _on_select(self, rows) -> None:
+        ids = self.session.ids_at(rows)
+        if set(ids) == set(self.selected):  # the map echoing a selection made here
+            return
+        self.select(ids, from_map=True, what="a selection on the map")
 
-    def _on_select(self, change) -> None:
-        indices = change["new"] if change["new"] is not None else []
-        self.select(self.session.ids_at(indices), from_map=True)
-
-    def select(self, ids, from_map: bool = False, found=None) -> None:
-        """Make ``ids`` the selection (a lasso on the map, search hits, an undo lighting up);
-        ``found``: the search that found them, to say of each how."""
-        self.selected = list(ids)
+    def select(self, ids, from_map: bool = False, what: str = "a selection", found=None) -> None:
+        """Make ``ids`` the selection (a lasso on the map, a topic, search hits, an undo lighting
+        up); ``what`` says where it came from, ``found`` (a search result) how each paper was found."""
+        self.selected, self.selected_what, self.selected_found = list(ids), what, found
         self.hits_box.layout.display = "none"
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
-        self.selection_html.value = f"<b class='wb-selcount'>{len(self.selected)} selected</b>" + paper_list(self.session.review, self.selected, found=found)
+        self._show_selection()
         self.session.save_selection(self.selected)
+
+    def select_topic(self, topic: int) -> None:
+        """Select the papers of ``topic`` (what a click on its legend entry does)."""
+        topic = int(topic)
+        ids = [pid for pid, t in zip(self.session.ids, self.session.review.labels) if int(t) == topic]
+        self.select(ids, what=f"topic {topic}: {self.session.topic_label(topic)}")
+
+    def _show_selection(self, keep_page: bool = False) -> None:
+        n = len(self.selected)
+        self.selection_html.value = (f"<b class='wb-selcount'>{n} selected</b> <span class='wb-meta'>"
+                                     f"({escape(self.selected_what)}; click a row to open the paper)</span>")
+        self.table.show(table_rows(self.frame, self.session.rows_of(self.selected), self.selected_found),
+                        keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
+        self.table.layout.display = "" if n else "none"
+        if self.table.opened and self.table.opened not in self.selected:
+            self.table.opened, self.card.value = "", ""
+            self.map.light_up(None)
+
+    def open_paper(self, paper_id: str) -> None:
+        """Show the paper's card below the table and light it up on the map."""
+        self.table.opened = paper_id
+        self.card.value = paper_card(self.session, paper_id)
+        self.map.light_up(paper_id)
 
     def use_hits(self, replace: bool) -> None:
         """The last search's papers become the selection (``replace``) or join it."""
         chosen = self.hits if replace else list(dict.fromkeys(self.selected + self.hits))
-        self.select(chosen, found=self.found)
+        self.select(chosen, what=f"search: {self.search_text.value}" if replace else "a selection and search hits",
+                    found=self.found)
         self.search_act.line.ok(f"{len(chosen)} selected")
 
     # ------------------------------------------------------------------ actions (one per button)
@@ -168,24 +180,27 @@ class ExploreView:
     def on_tag(self, confirmed: bool = False) -> None:
         tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
         n = len(self.selected)
-        done = self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
-                                     ok=lambda _: f"tagged {n} papers: {', '.join(tags)}")
-        if done is not None and done is not FAILED:
-            self.tag_text.value = ""
+        self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
+                              ok=lambda _: f"tagged {n} papers: {', '.join(tags)}",
+                              then=lambda _: setattr(self.tag_text, "value", ""))
 
     def on_note(self, confirmed: bool = False) -> None:
         n = len(self.selected)
-        done = self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
-                                      confirmed=confirmed, ok=lambda _: f"note added to {n} papers")
-        if done is not None and done is not FAILED:
-            self.note_text.value = ""
+        self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
+                               confirmed=confirmed, ok=lambda _: f"note added to {n} papers",
+                               then=lambda _: setattr(self.note_text, "value", ""))
 
     def on_decide(self, confirmed: bool = False) -> None:
         n, decision = len(self.selected), self.decision.value
-        done = self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
-                                        confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers")
-        if done is not None and done is not FAILED:
-            self.reason.value = ""
+        self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
+                                 confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers",
+                                 then=lambda _: setattr(self.reason, "value", ""))
+
+    def on_screen(self) -> None:
+        n, what = len(self.selected), self.selected_what
+        self.screen_act.run(self.session.send_to_queue, self.selected, what,
+                            ok=lambda _: f"{n} papers sent to the screening queue (02: show sent from the map; "
+                                         "Reload there)")
 
     def on_recluster(self) -> None:
         def ok(table):
@@ -201,7 +216,7 @@ class ExploreView:
         def ok(result):
             found = f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning"
             if not self.selected:
-                self.select(result.ids, found=result)
+                self.select(result.ids, what=f"search: {self.search_text.value}", found=result)
                 return f"{found}: selected on the map"
             self.hits, self.found = result.ids, result
             self.select_hits.description = f"Select these {len(self.hits)}"
@@ -213,7 +228,7 @@ class ExploreView:
     def on_undo(self) -> None:
         undone = self.undo_act.run(self.session.undo, ok=lambda u: u.text)
         if undone is not FAILED and undone.papers:
-            self.select([p for p in undone.papers if p in self.session.review])
+            self.select([p for p in undone.papers if p in self.session.review], what="the papers of the undone change")
 
     def on_reload(self) -> None:
         self.reload_act.run(self.session.reload, ok=lambda text: text)
@@ -225,9 +240,11 @@ class ExploreView:
         if event in ("stability", "queue"):
             return
         # Only what the action can have changed; the map is sent again only when its colours change.
-        changed = self.refresh_columns(topics=topics)
-        if COLOUR_BY[self.colour.value] in changed:
-            self.scatter.color(by=COLOUR_BY[self.colour.value])
+        self.map.follow(topics)
+        if self.selected:
+            self._show_selection(keep_page=True)
+        if self.table.opened:
+            self.card.value = paper_card(self.session, self.table.opened)
 
     # ------------------------------------------------------------------ scripted actions (headless runs)
 
@@ -237,6 +254,7 @@ class ExploreView:
         Each action is a dict: ``{"select": [ids] | "search:<query>" | "topic:<n>"}``,
         ``{"tag": "a, b"}``, ``{"note": text}``, ``{"decide": "include", "reason": ...}``,
         ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``,
+        ``{"open": id}`` (a row of the selection table), ``{"screen_these": True}`` (to 02's queue),
         ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
         ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``. A script's
         action on many papers is not asked about: it was written on purpose.
@@ -252,8 +270,7 @@ class ExploreView:
                 self.select([])
                 self.keys.enter("search", target[len("search:"):])
             elif isinstance(target, str) and target.startswith("topic:"):
-                t = int(target[len("topic:"):])
-                self.select([pid for pid, lab in zip(self.session.ids, self.session.review.labels) if lab == t])
+                self.select_topic(int(target[len("topic:"):]))
             else:
                 self.select([self.session.resolve(i) for i in target])
         if "tag" in action:
@@ -272,6 +289,10 @@ class ExploreView:
         if "merge_topics" in action:
             tools.merge_pick.value = tuple(int(t) for t in action["merge_topics"])
             tools.on_merge()
+        if "open" in action:
+            self.table.open_row(self.session.resolve(action["open"]))
+        if action.get("screen_these"):
+            self.on_screen()
         if action.get("recluster"):
             self.on_recluster()
         if "themes" in action:

@@ -103,24 +103,30 @@ class Act:
             self.button.remove_class("wb-busy")
             self.button.disabled = False
 
-    def run_many(self, n: int, verb: str, action, *args, ok=None, confirmed: bool = False, **kwargs):
+    def run_many(self, n: int, verb: str, action, *args, ok=None, confirmed: bool = False, then=None, **kwargs):
         """:meth:`run` for an action on ``n`` papers: over :data:`CONFIRM_OVER` it asks first
-        (``confirmed=True``: already asked, as a script is). Returns the result, :data:`FAILED`,
-        or None while waiting for the answer."""
+        (``confirmed=True``: already asked, as a script is). ``then(result)`` runs after the
+        action succeeded, whether it was asked about or not (e.g. clearing the box it came
+        from). Returns the result, :data:`FAILED`, or None while waiting for the answer."""
         if n > CONFIRM_OVER and not confirmed:
-            self._pending = (action, args, kwargs, ok)
+            self._pending = (action, args, kwargs, ok, then)
             self.yes.description = f"Yes, {verb} {n} papers"
             self.confirm.layout.display = "flex"
             self.line.info(f"{verb} {n} papers? this changes every one of them")
             return None
-        return self.run(action, *args, ok=ok, **kwargs)
+        return self._run_then(action, args, kwargs, ok, then)
+
+    def _run_then(self, action, args, kwargs, ok, then):
+        result = self.run(action, *args, ok=ok, **kwargs)
+        if result is not FAILED and then is not None:
+            then(result)
+        return result
 
     def _confirmed(self):
         pending, self._pending = self._pending, None
         self.confirm.layout.display = "none"
         if pending is not None:
-            action, args, kwargs, ok = pending
-            return self.run(action, *args, ok=ok, **kwargs)
+            return self._run_then(*pending)
         return None
 
     def _cancelled(self) -> None:

@@ -23,14 +23,23 @@ alone), makes it focusable, and listens to ``keydown`` on it in the capture phas
 
 It also counts the seconds on every busy control in the view (``.wb-elapsed``), in the browser,
 so a long action shows its elapsed time while the kernel is busy with it.
+
+A late echo is dropped: ipywidgets holds back a box's changes while the kernel is busy with an
+earlier one, so after a fast typist's Enter the box's last keystrokes can reach the kernel
+*after* the submit, and would put back the text the handler had just cleared. For a moment
+after a submit, a change to exactly the submitted text is taken for that late echo and undone.
 """
 
 from __future__ import annotations
+
+import time
 
 import anywidget
 import traitlets
 
 __all__ = ["Keys"]
+
+LATE_ECHO_SECONDS = 3.0  # how long after a submit the box's own late update is expected
 
 ESM = r"""
 const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
@@ -124,6 +133,7 @@ class Keys(anywidget.AnyWidget):
     def __init__(self, on_key=None, **kwargs):
         super().__init__(**kwargs)
         self._boxes: dict[str, tuple] = {}
+        self._late: dict[str, tuple] = {}  # name -> (submitted text, text after the handler, when)
         self._on_key = on_key
         self.on_msg(lambda _widget, content, _buffers: self.dispatch(content))
 
@@ -132,17 +142,31 @@ class Keys(anywidget.AnyWidget):
         is set to what was typed."""
         box.add_class(f"wb-submit-{name}")
         self._boxes[name] = (box, handler)
+        box.observe(lambda change, name=name: self._drop_late_echo(name, change), names="value")
+
+    def _drop_late_echo(self, name: str, change) -> None:
+        late = self._late.pop(name, None)
+        if late is None:
+            return
+        submitted, kept, at = late
+        if change["new"] == submitted and time.monotonic() - at < LATE_ECHO_SECONDS:
+            self._boxes[name][0].value = kept
 
     def dispatch(self, content: dict) -> None:
         """Handle a message from the browser (what a key press sends; tests call it directly)."""
         if content.get("event") == "submit" and content.get("name") in self._boxes:
-            box, handler = self._boxes[content["name"]]
+            name = content["name"]
+            box, handler = self._boxes[name]
+            self._late.pop(name, None)
             if "value" in content:
                 try:
                     box.value = content["value"]
                 except (traitlets.TraitError, ValueError):  # "" in a number box: keep its value
                     pass
+            submitted = box.value
             handler()
+            if box.value != submitted:  # the handler cleared the box: its late echo must not refill it
+                self._late[name] = (submitted, box.value, time.monotonic())
         elif content.get("event") == "key" and self._on_key is not None:
             self._on_key(str(content.get("key", "")))
 

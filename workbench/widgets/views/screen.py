@@ -217,8 +217,22 @@ class ScreenView:
 
     def on_reload(self) -> None:
         what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)
-        if what is not FAILED:
-            self._act(self.filter_act, self.queue.refilter, ok=lambda n: f"{n} papers in the queue")
+        if what is FAILED:
+            return
+        # Papers sent from the map since the queue last looked are shown; else the same filters again.
+        self._act(self.filter_act, lambda: self.queue.take_sent() or f"{self.queue.refilter()} papers in the queue",
+                  ok=lambda said: said)
+        self._show_filters()
+
+    def _show_filters(self) -> None:
+        """The filter controls say what the queue shows (after a change made by the view)."""
+        self._quiet = True
+        try:
+            self.show.value = self.queue.show
+            self.topic.value = "all" if self.queue.topic is None else self.queue.topic
+            self.search.value = self.queue.search
+        finally:
+            self._quiet = False
 
     def on_toggle(self, tag: str) -> None:
         self._act(self.add_tag_act.line, self.queue.toggle_tag, tag)
@@ -264,8 +278,11 @@ class ScreenView:
                 self.topic.value = current if current in [v for _, v in self.topic.options] else "all"
             finally:
                 self._quiet = False
-        if event == "queue" and self.queue.show == "sent" and not self._acting:
-            self.queue.refilter()
+        if event == "queue" and not self._acting:
+            news = self.queue.take_sent()
+            if news:
+                self.filter_act.line.ok(news)
+                self._show_filters()
         if not self._acting:
             self.render()
 

@@ -1,0 +1,192 @@
+"""The explore view's map: jupyter-scatter sized to its data, coloured with the shared palette
+(:mod:`workbench.palette`), its legend beside it, a tooltip with the year, authors and the
+start of the abstract, and a paper lit up on request.
+
+Sized to its data: the points' diameter follows the number of papers; the map's box has the
+data's aspect ratio (within 0.8-2.0) and both axes share one scale with a margin, so no point
+is cut at an edge and no third of the box is empty; the legend is a list beside the map (on its
+left), not drawn over the points. Colours are keyed by topic id (``topic_key`` is ``"t<id>"``), so a
+rename changes the legend's words and no colour.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import ipywidgets as W
+
+from ...palette import category_colours, point_size
+from ..session import Session
+from ..text import authors_line
+from .legend import Legend
+
+__all__ = ["COLOUR_BY", "MapPanel"]
+
+COLOUR_BY = {"topic": "topic_key", "tag": "first_tag", "decision": "decision"}
+TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
+HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
+MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px
+MARGIN = 0.06  # of the data's extent, around the points
+
+
+def _preview(title: str, abstract: str) -> str:
+    return f"{title}\n{textwrap.shorten(abstract, 260, placeholder=' …')}" if abstract else title
+
+
+class MapPanel:
+    """The map, its legend and its colouring for ``session``; ``widget`` to display.
+
+    ``on_select(rows)``: told the map rows of a lasso; ``on_pick(topic)``: told a legend click.
+    """
+
+    def __init__(self, session: Session, height: int = 520, on_select=None, on_pick=None):
+        from jscatter import Scatter
+
+        self.session = session
+        self.frame = session.frame()
+        self._add_columns()
+        self.height, self.width, self.scales = self._box(height)
+        n = len(self.frame)
+        self.scatter = Scatter(
+            data=self.frame, x="x", y="y", x_scale=self.scales[0], y_scale=self.scales[1],
+            width=self.width, height=self.height, axes=False, legend=False, size=point_size(n),
+            color_by="topic_key", color_map=self._colours("topic"), opacity=0.9,
+            tooltip=True, tooltip_properties=TOOLTIP, tooltip_preview="preview", tooltip_preview_text_lines=6,
+            tooltip_histograms=False, tooltip_size="small",
+        )
+        self.scatter.mouse(mode="lasso")
+        if on_select is not None:
+            self.scatter.widget.observe(lambda ch: on_select([] if ch["new"] is None else ch["new"]), names=["selection"])
+        self.legend = Legend(on_pick=on_pick)
+        self.colour = W.ToggleButtons(options=list(COLOUR_BY), value="topic", description="colour by",
+                                      style={"button_width": "auto"})
+        self.colour.observe(lambda ch: self.recolour(), names="value")
+        self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select",
+                                           style={"button_width": "auto"})
+        self.select_mode.observe(self._on_mode, names="value")
+        self._show_legend()
+        # The legend on the left: a tooltip that opens leftwards from a point near the map's
+        # left edge then lies over the legend instead of being cut off by the notebook's edge.
+        self.widget = W.HBox([self.legend, self.scatter.show()],
+                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap="12px"))
+        self.widget.add_class("wb-map")
+
+    # ------------------------------------------------------------------ building
+
+    def _add_columns(self) -> None:
+        s, f = self.session, self.frame
+        papers = s.review.papers
+        f["Year"] = ["" if p.year is None else str(p.year) for p in papers]
+        f["Authors"] = [authors_line(p.authors, p.et_al, limit=3) for p in papers]
+        f["preview"] = [_preview(p.title, p.text) for p in papers]
+        self._topic_columns()
+
+    def _topic_columns(self) -> None:
+        labels = self.session.review.topic_labels()
+        topics = [int(t) for t in self.session.review.labels]
+        self.frame["topic_key"] = [f"t{t}" for t in topics]
+        self.frame["Topic"] = [f"{t}: {labels.get(t, 'Unassigned')}" if t >= 0 else "Unassigned" for t in topics]
+
+    def _box(self, height: int):
+        """The map's height and width (px) and the x and y scales: the data's aspect ratio, one
+        scale for both axes, a margin all round."""
+        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
+        dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
+        aspect = min(2.0, max(0.8, dx / dy))
+        height = int(min(height, MAX_WIDTH / aspect))
+        width = int(round(height * aspect))
+        # jscatter maps each scale's (min, max) to -1..1; the view shows -1..1 vertically and
+        # -w/h..w/h across, so one data unit is as long on both axes when both scales share u.
+        half = max(dy / 2, dx / 2 / (width / height)) * (1 + 2 * MARGIN)
+        cx, cy = float(x.min() + dx / 2), float(y.min() + dy / 2)
+        return height, width, ((cx - half, cx + half), (cy - half, cy + half))
+
+    # ------------------------------------------------------------------ colours and legend
+
+    def _colours(self, mode: str) -> dict[str, str]:
+        column = COLOUR_BY[mode]
+        present = set(self.frame[column])
+        if mode == "topic":
+            colours = self.session.topic_colours()
+            return {f"t{t}": c for t, c in sorted(colours.items()) if f"t{t}" in present}
+        if mode == "tag":
+            order = [t for t in self.session.vocabulary() if t in present]
+            return category_colours([*order, *(["untagged"] if "untagged" in present else [])])
+        return category_colours([d for d in ("include", "maybe", "exclude", "undecided") if d in present])
+
+    def _entries(self, mode: str) -> list[dict]:
+        colours = self._colours(mode)
+        counts = self.frame[COLOUR_BY[mode]].value_counts()
+        if mode != "topic":
+            return [{"key": k, "label": k, "colour": c, "count": int(counts.get(k, 0))} for k, c in colours.items()]
+        names = dict(zip(self.frame["topic_key"], self.frame["Topic"]))
+        keys = sorted(colours, key=lambda k: (int(k[1:]) < 0, int(k[1:])))  # topic order, unassigned last
+        return [{"key": int(k[1:]), "label": names[k], "colour": colours[k], "count": int(counts.get(k, 0)),
+                 "tooltip": f"select the {int(counts.get(k, 0))} papers of {names[k]}"} for k in keys]
+
+    def _show_legend(self) -> None:
+        mode = self.colour.value
+        self.legend.title = {"topic": "topic (papers) · click to select", "tag": "first tag (papers)",
+                             "decision": "decision (papers)"}[mode]
+        self.legend.pickable = mode == "topic"
+        self.legend.entries = self._entries(mode)
+
+    def recolour(self, push: bool = True) -> None:
+        """Colour the map by the chosen column, read fresh from the store, and show its legend.
+        The points go to the browser again only when their colour codes changed (``push``)."""
+        self.refresh_columns(topics=True)
+        self._paint(push)
+
+    def _paint(self, push: bool = True) -> None:
+        before = self.scatter.get_point_list()[:, 2].copy()
+        self.scatter.color(by=COLOUR_BY[self.colour.value], map=self._colours(self.colour.value))
+        if push and (before != self.scatter.get_point_list()[:, 2]).any():
+            widget = self.scatter.widget
+            widget.prevent_filter_reset = True
+            widget.non_spatial_points_update = True
+            widget.points = self.scatter.get_point_list()
+        self._show_legend()
+
+    def refresh_columns(self, topics: bool = False) -> set[str]:
+        """Bring the annotation columns (and with ``topics`` the topic columns) of ``frame`` up to
+        date, in place (the map and its tooltips read the same frame); returns the changed names."""
+        columns = self.session.annotation_columns()
+        if topics:
+            columns.update(self.session.topic_columns())
+        changed = {name for name, values in columns.items() if self.frame[name].tolist() != list(values)}
+        for name in changed:
+            self.frame[name] = columns[name]
+        if topics:
+            keys, names = self.frame["topic_key"].tolist(), self.frame["Topic"].tolist()
+            self._topic_columns()
+            changed |= {"topic_key"} if keys != self.frame["topic_key"].tolist() else set()
+            changed |= {"Topic"} if names != self.frame["Topic"].tolist() else set()
+        return changed
+
+    def follow(self, topics: bool) -> None:
+        """After an action: update the frame; recolour only when the colouring changed."""
+        changed = self.refresh_columns(topics=topics)
+        column = COLOUR_BY[self.colour.value]
+        if column in changed or (topics and self.colour.value == "topic"):
+            self._paint()
+        elif changed:
+            self._show_legend()
+
+    # ------------------------------------------------------------------ selection and lighting up
+
+    def _on_mode(self, change) -> None:
+        self.scatter.lasso(type="rectangle" if change["new"] == "box" else "freeform")
+        self.scatter.mouse(mode="lasso")
+
+    def light_up(self, paper_id: str | None) -> None:
+        """Frame ``paper_id`` on the map (a square around it and the hover ring), or none."""
+        from jscatter import Rect
+
+        if paper_id is None:
+            self.scatter.annotations([])
+            return
+        row = self.session.rows_of([paper_id])[0]
+        x, y = float(self.frame.at[row, "x"]), float(self.frame.at[row, "y"])
+        half = (self.scales[1][1] - self.scales[1][0]) * 0.025
+        self.scatter.annotations([Rect(x - half, x + half, y - half, y + half, line_color=HIGHLIGHT, line_width=3)])
+        self.scatter.widget.hovering = row
