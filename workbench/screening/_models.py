@@ -41,6 +41,11 @@ class ModelSpec:
     params: dict = field(default_factory=dict)
     presumed: int = 0  # undecided papers drawn at random and fitted as excludes (BMI / AutoTAR)
     embedding_weight: float = 0.3  # scale of the embedding block beside TF-IDF ("both")
+    embedding_center: bool = False  # subtract the review's mean embedding before normalising
+    embedding_dims: int = 0  # keep the first k principal components of the embeddings (0: all)
+    embedding_until: int = 0  # "both": drop the embeddings once there are this many includes (0: never)
+    components: tuple = ()  # "fuse": the models whose scores are combined
+    fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -62,9 +67,21 @@ class ModelSpec:
     def version(self) -> str:
         """Names the model and every parameter that changes its scores (for the store's records)."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        if self.classifier == "fuse":
+            return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
-        extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+        if self.features in ("both", "emb"):
+            extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+            extra += ",embedding_center=True" if self.embedding_center else ""
+            extra += f",embedding_dims={self.embedding_dims}" if self.embedding_dims else ""
+            extra += f",embedding_until={self.embedding_until}" if self.embedding_until else ""
         return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
+
+    def features_at(self, n_includes: int) -> str:
+        """The feature kind a refit with ``n_includes`` includes uses."""
+        if self.features == "both" and self.embedding_until and n_includes >= self.embedding_until:
+            return "tfidf"
+        return self.features
 
 
 def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:

@@ -1,0 +1,92 @@
+"""The model variants: the embedding block (centred, principal components), embeddings only
+until k includes, and fusion of two models' scores, each against a computation by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.screening import Features, ModelSpec, Ranker
+
+TEXTS = [
+    "honey bee pollination of apple orchards",  # 0 include
+    "stock market volatility and interest rates",  # 1 exclude
+    "wild bee pollination of apple orchards in spring",  # 2 include
+    "honey bee colony losses in winter",
+    "pollination services of bumblebees",
+    "interest rates and bond market returns",
+    "football match attendance in england",
+    "bee",
+]
+
+
+@pytest.fixture
+def features():
+    emb = np.random.default_rng(1).normal(size=(len(TEXTS), 6)) + 3.0  # a large shared direction
+    return Features.from_texts(TEXTS, embeddings=emb)
+
+
+def test_the_embedding_block_centred_and_on_principal_components(features):
+    E = features.embeddings  # as given, rows L2-normalised
+    assert features.embedding_block() is E
+    centred = features.embedding_block(center=True)
+    by_hand = E - E.mean(axis=0)
+    by_hand /= np.linalg.norm(by_hand, axis=1, keepdims=True)
+    np.testing.assert_allclose(centred, by_hand, atol=1e-6)
+    # two principal components: the projection on the top two right singular vectors of the
+    # centred embeddings, each signed so its largest loading is positive, rows normalised
+    pcs = features.embedding_block(center=True, dims=2)
+    _, _, vt = np.linalg.svd(E - E.mean(axis=0), full_matrices=False)
+    v = vt[:2].T * np.sign(vt[:2].T[np.abs(vt[:2].T).argmax(axis=0), [0, 1]])
+    proj = (E - E.mean(axis=0)) @ v
+    np.testing.assert_allclose(pcs, proj / np.linalg.norm(proj, axis=1, keepdims=True), atol=1e-5)
+    assert features.embedding_block(center=True, dims=2) is pcs  # built once
+    both = features.matrix("both", 0.5, center=True, dims=2)
+    assert both.shape == (len(TEXTS), features.tfidf.shape[1] + 2)
+    np.testing.assert_allclose(both[:, features.tfidf.shape[1]:].toarray(), 0.5 * pcs, atol=1e-6)
+
+
+def test_embeddings_only_until_k_includes(features):
+    spec = ModelSpec("svm-both-until2", "svm", "both", embedding_until=2)
+    tfidf = Ranker("svm-tfidf", seed=0)
+    # one include: the embeddings are in, the scores are not the TF-IDF model's
+    one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    assert not np.allclose(one.scores_, tfidf.fit(features, [0, 1], [1, 0]).scores_)
+    np.testing.assert_allclose(one.scores_, Ranker("svm-both", seed=0).fit(features, [0, 1], [1, 0]).scores_)
+    # two includes: the same model as svm-tfidf, score for score
+    two = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
+    np.testing.assert_allclose(two.scores_, tfidf.fit(features, [0, 1, 2], [1, 0, 1]).scores_)
+    assert "embedding_until=2" in two.version
+
+
+def _standardised(scores, undecided):
+    u = scores[undecided]
+    return (scores - u.mean()) / u.std()
+
+
+def test_z_fusion_is_the_mean_of_standardised_scores_and_explains_by_words(features):
+    spec = ModelSpec("fuse", "fuse", "tfidf", components=("svm-tfidf", "nb-tfidf"), fusion="z")
+    fused = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    undecided = np.ones(len(TEXTS), dtype=bool)
+    undecided[[0, 1]] = False
+    parts = [Ranker(m, seed=0).fit(features, [0, 1], [1, 0]).scores_ for m in ("svm-tfidf", "nb-tfidf")]
+    np.testing.assert_allclose(fused.scores_, np.mean([_standardised(p, undecided) for p in parts], axis=0), atol=1e-5)
+    # the mean of linear scores is linear: the combined word weights give the same order
+    w, _ = fused.weights_
+    assert np.argsort(-(features.tfidf @ w)[undecided], kind="stable").tolist() == \
+        np.argsort(-fused.scores_[undecided], kind="stable").tolist()
+    why = fused.explain(3)
+    assert why.kind == "words" and "honey bee" in [t for t, _ in why.items]
+    assert fused.version.startswith("fuse(z:svm-tfidf(") and "+nb-tfidf(" in fused.version
+
+
+def test_reciprocal_rank_fusion_by_hand(features):
+    spec = ModelSpec("rrf", "fuse", "tfidf", components=("svm-tfidf", "nb-tfidf"), fusion="rrf")
+    fused = Ranker(spec, seed=0).fit(features, [0, 1, 5], [1, 0, 0])
+    expected = np.zeros(len(TEXTS))
+    for m in ("svm-tfidf", "nb-tfidf"):
+        s = Ranker(m, seed=0).fit(features, [0, 1, 5], [1, 0, 0]).scores_
+        order = sorted(range(len(s)), key=lambda i: (-s[i], i))  # rank 0 = best, ties by row
+        expected += np.array([1 / (60 + order.index(i)) for i in range(len(s))])
+    np.testing.assert_allclose(fused.scores_, expected / 2)
+    assert fused.ranking()[0] == 2  # the paper most like the include, by both models
