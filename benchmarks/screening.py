@@ -88,7 +88,7 @@ def candidates() -> dict:
     """Variants screened against the models in ``MODELS`` (benchmark only; a variant that wins
     moves into ``MODELS``). Names say what differs from ``svm-both`` (embeddings beside TF-IDF
     at weight 0.3): ``c`` the embeddings centred, ``pcaK`` their first K principal components,
-    ``wX`` weight X, ``untilK`` embeddings only until K includes; ``fuse-*`` combine the scores
+    ``wX`` weight X, ``untilK`` embeddings only until K includes, ``wX-YfromK`` weight X, Y from K includes on; ``fuse-*`` combine the scores
     of two models (``z``: mean of standardised scores, ``rrf``: reciprocal-rank fusion)."""
     from workbench.screening import ModelSpec
 
@@ -106,9 +106,12 @@ def candidates() -> dict:
         both("svm-both-c", embedding_center=True),
         both("svm-both-c-pca64", embedding_center=True, embedding_dims=64),
         both("svm-both-c-pca32", embedding_center=True, embedding_dims=32),
+        both("svm-both-w0.1", embedding_weight=0.1),
         both("svm-both-w0.15", embedding_weight=0.15),
-        both("svm-both-until5", embedding_until=5),
-        both("svm-both-until10", embedding_until=10),
+        both("svm-both-w0.2", embedding_weight=0.2),
+        both("svm-both-until5", embedding_steps=((5, 0.0),)),
+        both("svm-both-w0.1-0.3from10", embedding_weight=0.1, embedding_steps=((10, 0.3),)),
+        both("svm-both-w0.15-0.3from10", embedding_weight=0.15, embedding_steps=((10, 0.3),)),
     ]
     return {s.name: s for s in specs}
 

@@ -46,8 +46,18 @@ def test_the_embedding_block_centred_and_on_principal_components(features):
     np.testing.assert_allclose(both[:, features.tfidf.shape[1]:].toarray(), 0.5 * pcs, atol=1e-6)
 
 
+def test_the_embedding_weight_by_includes(features):
+    spec = ModelSpec("steps", "svm", "both", embedding_weight=0.1, embedding_steps=((2, 0.3), (4, 0.0)))
+    assert [spec.weight_at(k) for k in range(6)] == [0.1, 0.1, 0.3, 0.3, 0.0, 0.0]
+    assert [spec.features_at(k) for k in (1, 3, 4)] == ["both", "both", "tfidf"]
+    # with one include the model is svm-both at weight 0.1, score for score
+    one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    plain = Ranker(ModelSpec("w", "svm", "both", embedding_weight=0.1), seed=0).fit(features, [0, 1], [1, 0])
+    np.testing.assert_allclose(one.scores_, plain.scores_)
+
+
 def test_embeddings_only_until_k_includes(features):
-    spec = ModelSpec("svm-both-until2", "svm", "both", embedding_until=2)
+    spec = ModelSpec("svm-both-until2", "svm", "both", embedding_steps=((2, 0.0),))
     tfidf = Ranker("svm-tfidf", seed=0)
     # one include: the embeddings are in, the scores are not the TF-IDF model's
     one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
@@ -56,7 +66,7 @@ def test_embeddings_only_until_k_includes(features):
     # two includes: the same model as svm-tfidf, score for score
     two = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
     np.testing.assert_allclose(two.scores_, tfidf.fit(features, [0, 1, 2], [1, 0, 1]).scores_)
-    assert "embedding_until=2" in two.version
+    assert "embedding_steps=2:0.0" in two.version
 
 
 def _standardised(scores, undecided):
@@ -90,3 +100,13 @@ def test_reciprocal_rank_fusion_by_hand(features):
         expected += np.array([1 / (60 + order.index(i)) for i in range(len(s))])
     np.testing.assert_allclose(fused.scores_, expected / 2)
     assert fused.ranking()[0] == 2  # the paper most like the include, by both models
+
+
+@pytest.mark.parametrize("model", ["svm-tfidf", "svm-emb", "svm-both", "nb-tfidf"])
+def test_scores_are_the_side_by_side_matrix_times_the_weights(features, model):
+    # the ranker fits and scores block by block; its (w, b) read against matrix() give its scores
+    ranker = Ranker(model, seed=0).fit(features, [0, 1, 3], [1, 0, 1])
+    spec = ranker.spec_
+    X = features.matrix(spec.features, spec.embedding_weight, spec.embedding_center, spec.embedding_dims)
+    w, b = ranker.weights_
+    np.testing.assert_allclose(ranker.scores_, np.asarray(X @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)

@@ -101,21 +101,29 @@ class Features:
             self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
         return self._blocks[key]
 
-    def matrix(self, kind: str, embedding_weight: float = 1.0, center: bool = False, dims: int = 0):
-        """The matrix for ``kind``: ``"tfidf"``, ``"emb"`` or ``"both"`` (``center``, ``dims``:
-        see :meth:`embedding_block`)."""
+    def blocks(self, kind: str, center: bool = False, dims: int = 0) -> tuple:
+        """(TF-IDF or None, embedding block or None): what a ``kind`` model reads."""
+        if kind not in ("tfidf", "emb", "both"):
+            raise InputError(f"unknown feature kind {kind!r}; expected 'tfidf', 'emb' or 'both'")
         if kind in ("tfidf", "both") and self.tfidf is None:
             raise InputError(f"a {kind!r} model needs TF-IDF: build Features.from_texts(texts, ...)")
         if kind in ("emb", "both") and self.embeddings is None:
             raise InputError(f"a {kind!r} model needs embeddings: pass the review's cached (n, d) embeddings")
-        if kind == "tfidf":
-            return self.tfidf
-        if kind == "emb":
-            return self.embedding_block(center, dims)
-        if kind == "both":
-            key = (embedding_weight, bool(center or dims), int(dims))
-            if key not in self._both:
-                emb = sp.csr_matrix(self.embedding_block(center, dims) * np.float32(embedding_weight))
-                self._both[key] = sp.hstack([self.tfidf, emb], format="csr", dtype=np.float32)
-            return self._both[key]
-        raise InputError(f"unknown feature kind {kind!r}; expected 'tfidf', 'emb' or 'both'")
+        return (self.tfidf if kind != "emb" else None,
+                self.embedding_block(center, dims) if kind != "tfidf" else None)
+
+    def matrix(self, kind: str, embedding_weight: float = 1.0, center: bool = False, dims: int = 0):
+        """The matrix for ``kind``: ``"tfidf"``, ``"emb"`` or ``"both"`` (TF-IDF and the
+        embedding block side by side, the block scaled by ``embedding_weight``; ``center``,
+        ``dims``: see :meth:`embedding_block`). A ranker never builds the side-by-side matrix
+        (it fits on the decided rows only); this is for reading a model's weights against."""
+        tfidf, block = self.blocks(kind, center, dims)
+        if block is None:
+            return tfidf
+        if tfidf is None:
+            return block
+        key = (embedding_weight, bool(center or dims), int(dims))
+        if key not in self._both:
+            emb = sp.csr_matrix(block * np.float32(embedding_weight))
+            self._both[key] = sp.hstack([tfidf, emb], format="csr", dtype=np.float32)
+        return self._both[key]

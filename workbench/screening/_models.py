@@ -43,7 +43,7 @@ class ModelSpec:
     embedding_weight: float = 0.3  # scale of the embedding block beside TF-IDF ("both")
     embedding_center: bool = False  # subtract the review's mean embedding before normalising
     embedding_dims: int = 0  # keep the first k principal components of the embeddings (0: all)
-    embedding_until: int = 0  # "both": drop the embeddings once there are this many includes (0: never)
+    embedding_steps: tuple = ()  # "both": ((k, w), ...): the embedding weight is w from k includes on
     components: tuple = ()  # "fuse": the models whose scores are combined
     fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
 
@@ -74,12 +74,19 @@ class ModelSpec:
             extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
             extra += ",embedding_center=True" if self.embedding_center else ""
             extra += f",embedding_dims={self.embedding_dims}" if self.embedding_dims else ""
-            extra += f",embedding_until={self.embedding_until}" if self.embedding_until else ""
+            extra += ",embedding_steps=" + ";".join(f"{k}:{w}" for k, w in self.embedding_steps) if self.embedding_steps else ""
         return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
 
+    def weight_at(self, n_includes: int) -> float:
+        """The embedding block's weight in a refit with ``n_includes`` includes."""
+        weight = self.embedding_weight
+        for k, w in self.embedding_steps:
+            weight = w if n_includes >= k else weight
+        return weight
+
     def features_at(self, n_includes: int) -> str:
-        """The feature kind a refit with ``n_includes`` includes uses."""
-        if self.features == "both" and self.embedding_until and n_includes >= self.embedding_until:
+        """The feature kind a refit with ``n_includes`` includes uses (weight 0: TF-IDF alone)."""
+        if self.features == "both" and self.weight_at(n_includes) == 0:
             return "tfidf"
         return self.features
 

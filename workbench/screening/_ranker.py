@@ -130,33 +130,47 @@ class Ranker:
         return self
 
     def _fit_linear(self, spec, features: Features):
-        """Fit ``spec`` on the decided papers: (classifier, (w, b), a score per paper)."""
-        X = features.matrix(spec.features_at(self.n_includes_), spec.embedding_weight,
-                            spec.embedding_center, spec.embedding_dims)
-        clf = spec.make(self.seed)
+        """Fit ``spec`` on the decided papers: (classifier, (w, b), a score per paper), with
+        score = ``features.matrix(kind, weight, ...) @ w + b``. The TF-IDF and embedding blocks
+        are kept apart: only the decided papers' rows are put side by side for the fit, and the
+        scores are a sparse and a dense product (no (n, terms + d) matrix is ever built)."""
+        kind, weight = spec.features_at(self.n_includes_), spec.weight_at(self.n_includes_)
+        T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
         rows, y = self.labelled_, self.labels_
         if spec.presumed:  # a fresh random draw of undecided papers, fitted as excludes
             rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
             undecided = np.flatnonzero(~self.decided_)
             extra = rng.choice(undecided, min(spec.presumed, len(undecided)), replace=False)
             rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
-        Xl, cols = X[rows], None
-        if sp.issparse(Xl) and spec.classifier in ("svm", "lr"):
-            # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
-            # so fitting on the used columns alone gives the same weights, much faster
-            # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
-            used = np.zeros(X.shape[1], dtype=bool)
-            used[Xl.indices] = True  # O(nnz); np.unique would sort or hash them
-            cols = np.flatnonzero(used)
-            Xl = Xl[:, cols]
+        parts, cols = [], None
+        if T is not None:
+            Tl = T[rows]
+            if spec.classifier in ("svm", "lr"):
+                # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
+                # so fitting on the used columns alone gives the same weights, much faster
+                # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
+                used = np.zeros(T.shape[1], dtype=bool)
+                used[Tl.indices] = True  # O(nnz); np.unique would sort or hash them
+                cols = np.flatnonzero(used)
+                Tl = Tl[:, cols]
+            parts.append(Tl)
+        if B is not None:
+            Bl = B[rows] * np.float32(weight if T is not None else 1.0)
+            parts.append(sp.csr_matrix(Bl) if T is not None else Bl)
+        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
+        clf = spec.make(self.seed)
         clf.fit(Xl, y, sample_weight=balanced_weights(y, spec.ratio))
         w, b = self._linear_weights(clf)
-        if cols is not None:
-            full = np.zeros(X.shape[1], dtype=np.float32)
-            full[cols] = w
-            w = full
-        scores = np.asarray(X @ w, dtype=np.float64).reshape(-1) + b
-        return clf, (w, b), scores
+        n_terms = T.shape[1] if T is not None else 0
+        full = np.zeros(n_terms + (B.shape[1] if B is not None else 0), dtype=np.float32)
+        scores = np.full(len(self.decided_), b, dtype=np.float64)
+        if T is not None:
+            full[cols if cols is not None else slice(0, n_terms)] = w[: len(w) - (B.shape[1] if B is not None else 0)]
+            scores += T @ full[:n_terms]
+        if B is not None:
+            full[n_terms:] = w[len(w) - B.shape[1]:]
+            scores += B @ (full[n_terms:] * np.float32(weight if T is not None else 1.0))
+        return clf, (full, b), scores
 
     def _fit_fusion(self, features: Features) -> None:
         """Fit every component and combine their scores: the mean of the scores standardised
