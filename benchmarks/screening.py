@@ -236,10 +236,10 @@ def review_table(reviews, ours, asr, model) -> str:
         a = [asr[name, s] for s in seeds]
         dw = interval([x["wss@95"] - y["metrics"]["wss@95"] for x, y in zip(o, a)])
         dr = interval([x["recall@10%"] - y["metrics"]["recall@10%"] for x, y in zip(o, a)])
-        vals = dict(wo=np.mean([x["wss@95"] for x in o]), wa=np.mean([y["metrics"]["wss@95"] for y in a]),
-                    ro=np.mean([x["recall@10%"] for x in o]), ra=np.mean([y["metrics"]["recall@10%"] for y in a]),
-                    ao=np.mean([x["atd"] for x in o]), aa=np.mean([y["metrics"]["atd"] for y in a]),
-                    so=np.mean([x["seconds"] for x in o]), sa=np.mean([y["seconds"] for y in a]), dw=dw[0], dr=dr[0])
+        vals = {"wo": np.mean([x["wss@95"] for x in o]), "wa": np.mean([y["metrics"]["wss@95"] for y in a]),
+                "ro": np.mean([x["recall@10%"] for x in o]), "ra": np.mean([y["metrics"]["recall@10%"] for y in a]),
+                "ao": np.mean([x["atd"] for x in o]), "aa": np.mean([y["metrics"]["atd"] for y in a]),
+                "so": np.mean([x["seconds"] for x in o]), "sa": np.mean([y["seconds"] for y in a]), "dw": dw[0], "dr": dr[0]}
         for k, v in vals.items():
             allrows[k].append(v)
         lines.append(f"| {name} | {len(df)} | {int(df.label_included.sum())} | {len(seeds)} | {vals['wo']:.3f} | {vals['wa']:.3f} "
@@ -343,44 +343,58 @@ def latency(args, models) -> str:
     E = np.random.default_rng(0).normal(size=(len(texts), 384)).astype(np.float32)
     t = time.perf_counter()
     features = Features.from_texts(texts, embeddings=E)
-    features.matrix("both")
     feat_s = time.perf_counter() - t
-    # labelled sequences: the decisions a reviewer following our queue would make, labels from
-    # a hidden "relevant" set (papers whose text mentions one of a few words), starting from
-    # L decided papers and timing 40 further decisions each
+    # labelled sequences: L decided papers drawn at random, then the 40 decisions a reviewer
+    # following the first model's queue would make; labels from a hidden "relevant" set
+    # (papers whose text mentions one of a few words)
     rng = np.random.default_rng(0)
     hidden = np.array([("depress" in x.lower()) or ("anxiety" in x.lower()) for x in texts], dtype=np.int64)
     inc, exc = np.flatnonzero(hidden == 1), np.flatnonzero(hidden == 0)
-    plan, ours = {"labels": hidden}, {m: {} for m in models}
-    for start in (2, 500, 5000):
+    plan, starts = {"labels": hidden}, (2, 500, 5000)
+    for start in starts:
         first = [int(rng.choice(inc)), int(rng.choice(exc))]
-        seq = list(first) + [int(x) for x in rng.choice(np.setdiff1d(np.arange(len(texts)), first), start - 2, replace=False)]
-        for model in models:  # every model makes the same 40 decisions: those the first one's queue led to
-            ranker, steps, secs = Ranker(model, seed=0), list(seq), []
-            for i in range(40):
-                t0 = time.perf_counter()
-                nxt = ranker.fit(features, steps[: start + i], hidden[steps[: start + i]]).next(10)
-                secs.append(time.perf_counter() - t0)
-                if len(steps) < start + i + 1:
-                    steps.append(int(nxt[0]))
-            seq = steps
-            ours[model][start] = secs
+        seq = first + [int(x) for x in rng.choice(np.setdiff1d(np.arange(len(texts)), first), start - 2, replace=False)]
+        ranker = Ranker(models[0], seed=0)
+        for _ in range(40):
+            seq.append(int(ranker.fit(features, seq, hidden[seq]).next(1)[0]))
         plan[f"seq_{start}"] = np.asarray(seq)
     plan_file = OUT / "latency_plan.npz"
     np.savez(plan_file, **plan)
-    asr = _asreview.time_updates(csv, plan_file)
-    lines = [f"{len(texts):,} papers; features once per review (kept between decisions): TF-IDF + embeddings side by side {feat_s:.1f} s;"
-             f" ASReview's TF-IDF {asr['features_s']:.1f} s.", "",
+    # every model and ASReview time the same steps, taking turns (the order flips each round),
+    # so a change in the machine's load falls on all of them
+    timer, secs = _asreview.UpdateTimer(csv, plan_file), {}
+    try:
+        for r in range(args.latency_rounds):
+            for start in starts:
+                who = [*models, "asreview"]
+                for m in who if r % 2 == 0 else who[::-1]:
+                    key = f"seq_{start}"
+                    got = timer.time(key) if m == "asreview" else _time_steps(features, m, plan[key], hidden, start)
+                    secs.setdefault((m, start), []).extend(got)
+    finally:
+        timer.close()
+    lines = [(f"{len(texts):,} papers; features once per review (kept between decisions): TF-IDF {feat_s:.1f} s"
+              f" (the embeddings are the review's); ASReview's TF-IDF {timer.features_s:.1f} s. {args.latency_rounds}"
+              " rounds of 40 decisions from each starting point, ours and ASReview's in turn."), "",
              "| decided before | " + " | ".join(f"{m} p50 ms | {m} p95 ms" for m in models) + " | ASReview ELAS u4 p50 ms | ASReview p95 ms |",
              "|---:|" + "---:|---:|" * len(models) + "---:|---:|"]
-    for start in (2, 500, 5000):
-        a = np.asarray(asr["steps"][f"seq_{start}"]) * 1000
-        cells = []
-        for m in models:
-            o = np.asarray(ours[m][start]) * 1000
-            cells.append(f"{np.percentile(o, 50):.0f} | {np.percentile(o, 95):.0f}")
-        lines.append(f"| {start:,} | " + " | ".join(cells) + f" | {np.percentile(a, 50):.0f} | {np.percentile(a, 95):.0f} |")
+    for start in starts:
+        cells = [f"{np.percentile(np.asarray(secs[m, start]) * 1000, 50):.0f} | {np.percentile(np.asarray(secs[m, start]) * 1000, 95):.0f}"
+                 for m in [*models, "asreview"]]
+        lines.append(f"| {start:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _time_steps(features, model, seq, hidden, start) -> list[float]:
+    """Seconds of our refit plus next(10) after each decision of ``seq`` past ``start``."""
+    from workbench.screening import Ranker
+
+    ranker, secs = Ranker(model, seed=0), []
+    for end in range(start, len(seq)):
+        t0 = time.perf_counter()
+        ranker.fit(features, seq[:end], hidden[seq[:end]]).next(10)
+        secs.append(time.perf_counter() - t0)
+    return secs
 
 
 def main() -> None:
@@ -396,6 +410,7 @@ def main() -> None:
     parser.add_argument("--phase", choices=["all", "asreview", "ours", "latency"], default="all")
     parser.add_argument("--latency-size", type=int, default=50_000)
     parser.add_argument("--latency-models", nargs="*", default=None, help="models to time (default: the default model)")
+    parser.add_argument("--latency-rounds", type=int, default=2, help="rounds of timing, ours and ASReview's in turn")
     parser.add_argument("--screen", action="store_true", help="print the model tables only (no per-review report, "
                         "figures or latency): for screening candidates on a few reviews and seeds")
     parser.add_argument("--fresh", action="store_true", help="rerun ASReview even where its results are kept")

@@ -50,6 +50,8 @@ def test_the_embedding_weight_by_includes(features):
     spec = ModelSpec("steps", "svm", "both", embedding_weight=0.1, embedding_steps=((2, 0.3), (4, 0.0)))
     assert [spec.weight_at(k) for k in range(6)] == [0.1, 0.1, 0.3, 0.3, 0.0, 0.0]
     assert [spec.features_at(k) for k in (1, 3, 4)] == ["both", "both", "tfidf"]
+    capped = ModelSpec("capped", "svm", "both", embedding_max_decided=3)
+    assert [capped.features_at(1, n) for n in (2, 3, 4)] == ["both", "both", "tfidf"]
     # with one include the model is svm-both at weight 0.1, score for score
     one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
     plain = Ranker(ModelSpec("w", "svm", "both", embedding_weight=0.1), seed=0).fit(features, [0, 1], [1, 0])
@@ -67,6 +69,10 @@ def test_embeddings_only_until_k_includes(features):
     two = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
     np.testing.assert_allclose(two.scores_, tfidf.fit(features, [0, 1, 2], [1, 0, 1]).scores_)
     assert "embedding_steps=2:0.0" in two.version
+    # past embedding_max_decided decided papers, TF-IDF alone too
+    capped = ModelSpec("capped", "svm", "both", embedding_max_decided=3)
+    np.testing.assert_allclose(Ranker(capped, seed=0).fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_,
+                               tfidf.fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_)
 
 
 def _standardised(scores, undecided):

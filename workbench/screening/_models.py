@@ -44,6 +44,7 @@ class ModelSpec:
     embedding_center: bool = False  # subtract the review's mean embedding before normalising
     embedding_dims: int = 0  # keep the first k principal components of the embeddings (0: all)
     embedding_steps: tuple = ()  # "both": ((k, w), ...): the embedding weight is w from k includes on
+    embedding_max_decided: int = 0  # "both": past this many decided papers, TF-IDF alone (0: no limit)
     components: tuple = ()  # "fuse": the models whose scores are combined
     fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
 
@@ -75,18 +76,22 @@ class ModelSpec:
             extra += ",embedding_center=True" if self.embedding_center else ""
             extra += f",embedding_dims={self.embedding_dims}" if self.embedding_dims else ""
             extra += ",embedding_steps=" + ";".join(f"{k}:{w}" for k, w in self.embedding_steps) if self.embedding_steps else ""
+            extra += f",embedding_max_decided={self.embedding_max_decided}" if self.embedding_max_decided else ""
         return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
 
-    def weight_at(self, n_includes: int) -> float:
-        """The embedding block's weight in a refit with ``n_includes`` includes."""
+    def weight_at(self, n_includes: int, n_decided: int = 0) -> float:
+        """The embedding block's weight in a refit on ``n_decided`` papers, ``n_includes`` of
+        them includes."""
+        if self.embedding_max_decided and n_decided > self.embedding_max_decided:
+            return 0.0
         weight = self.embedding_weight
         for k, w in self.embedding_steps:
             weight = w if n_includes >= k else weight
         return weight
 
-    def features_at(self, n_includes: int) -> str:
-        """The feature kind a refit with ``n_includes`` includes uses (weight 0: TF-IDF alone)."""
-        if self.features == "both" and self.weight_at(n_includes) == 0:
+    def features_at(self, n_includes: int, n_decided: int = 0) -> str:
+        """The feature kind a refit uses (see :meth:`weight_at`; weight 0: TF-IDF alone)."""
+        if self.features == "both" and self.weight_at(n_includes, n_decided) == 0:
             return "tfidf"
         return self.features
 

@@ -134,7 +134,8 @@ class Ranker:
         score = ``features.matrix(kind, weight, ...) @ w + b``. The TF-IDF and embedding blocks
         are kept apart: only the decided papers' rows are put side by side for the fit, and the
         scores are a sparse and a dense product (no (n, terms + d) matrix is ever built)."""
-        kind, weight = spec.features_at(self.n_includes_), spec.weight_at(self.n_includes_)
+        at = (self.n_includes_, self.n_labelled_)
+        kind, weight = spec.features_at(*at), spec.weight_at(*at)
         T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
         rows, y = self.labelled_, self.labels_
         if spec.presumed:  # a fresh random draw of undecided papers, fitted as excludes
@@ -183,7 +184,7 @@ class Ranker:
         n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
         total, weights = np.zeros(len(self.decided_)), np.zeros(n_terms)
         for i, (spec, (_, (w, _), scores)) in enumerate(zip(specs, fits)):
-            words = w[:n_terms] if spec.features_at(self.n_includes_) != "emb" else np.zeros(n_terms)
+            words = w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else np.zeros(n_terms)
             if self.spec_.fusion == "rrf":
                 rank = np.empty(len(scores))
                 rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
