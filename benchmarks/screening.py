@@ -102,7 +102,7 @@ def candidates() -> dict:
     specs = [
         fuse("fuse-z-svm-nb", ["svm-tfidf", "nb-tfidf"]),
         fuse("fuse-rrf-svm-nb", ["svm-tfidf", "nb-tfidf"], "rrf"),
-        fuse("fuse-z-tfidf-both", ["svm-tfidf", "svm-both"]),
+        fuse("fuse-z-tfidf-both", ["svm-tfidf", "svm-both-w0.3"]),
         both("svm-both-c", embedding_center=True),
         both("svm-both-c-pca64", embedding_center=True, embedding_dims=64),
         both("svm-both-c-pca32", embedding_center=True, embedding_dims=32),

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.screening import Features, ModelSpec, Ranker
+from workbench.screening import DEFAULT_MODEL, Features, ModelSpec, Ranker
 
-TEXTS = [
+TEXTS = [  # the ranker tests' tiny review
     "honey bee pollination of apple orchards",  # 0 include
     "stock market volatility and interest rates",  # 1 exclude
     "wild bee pollination of apple orchards in spring",  # 2 include
@@ -64,7 +64,7 @@ def test_embeddings_only_until_k_includes(features):
     # one include: the embeddings are in, the scores are not the TF-IDF model's
     one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
     assert not np.allclose(one.scores_, tfidf.fit(features, [0, 1], [1, 0]).scores_)
-    np.testing.assert_allclose(one.scores_, Ranker("svm-both", seed=0).fit(features, [0, 1], [1, 0]).scores_)
+    np.testing.assert_allclose(one.scores_, Ranker("svm-both-w0.3", seed=0).fit(features, [0, 1], [1, 0]).scores_)
     # two includes: the same model as svm-tfidf, score for score
     two = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
     np.testing.assert_allclose(two.scores_, tfidf.fit(features, [0, 1, 2], [1, 0, 1]).scores_)
@@ -73,6 +73,44 @@ def test_embeddings_only_until_k_includes(features):
     capped = ModelSpec("capped", "svm", "both", embedding_max_decided=3)
     np.testing.assert_allclose(Ranker(capped, seed=0).fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_,
                                tfidf.fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_)
+
+
+def test_the_default_model_exact_order_words_first_while_few_includes():
+    # embeddings in four directions: bees, markets, sport, other; paper 7 ("bee") is all words
+    # and no bee embedding, papers 3 and 4 read like the include in both
+    emb = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0.2], [0.8, 0, 0, 0.6], [0.9, 0, 0, 0.4],
+                    [0, 1, 0, 0.1], [1, 0, 0, 0], [0, 0, 0, 1]], dtype=float)
+    f = Features.from_texts(TEXTS, embeddings=emb)
+    default = Ranker(seed=0).fit(f, [0, 1], [1, 0])
+    assert default.name == DEFAULT_MODEL == "svm-both"
+    # with one include the embeddings weigh 0.1: the words' order, as svm-tfidf has it
+    assert default.ranking().tolist() == [2, 7, 3, 4, 6, 5]
+    assert Ranker("svm-tfidf", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [2, 7, 3, 4, 6, 5]
+    # at weight 0.3 the embeddings would put the bee-like papers 3 and 4 before the bare "bee"
+    assert Ranker("svm-both-w0.3", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [2, 3, 4, 7, 6, 5]
+    assert default.version == ("svm-both(ratio=9.8,embedding_weight=0.1,embedding_steps=10:0.3,"
+                               "embedding_max_decided=2000)/1;seed=0")
+
+
+def test_the_default_model_weighs_embeddings_more_from_10_includes_and_drops_them_past_2000():
+    n = 2100
+    texts = [f"paper {i % 7} about {'bees' if i % 3 == 0 else 'markets'} and topic {i % 11}" for i in range(n)]
+    emb = np.stack([np.cos(np.arange(n) * 0.37 + k) for k in range(5)], axis=1)
+    f = Features.from_texts(texts, embeddings=emb)
+    y = (np.arange(n) % 3 == 0).astype(int)
+
+    def scores(model, rows):
+        return Ranker(model, seed=0).fit(f, rows, y[rows]).scores_
+
+    def both(w):
+        return ModelSpec("w", "svm", "both", embedding_weight=w)
+
+    nine, ten = np.arange(27), np.arange(30)  # 9 and 10 includes among them
+    np.testing.assert_allclose(scores(None, nine), scores(both(0.1), nine))
+    np.testing.assert_allclose(scores(None, ten), scores(both(0.3), ten))
+    assert not np.allclose(scores(None, ten), scores(both(0.1), ten))
+    np.testing.assert_allclose(scores(None, np.arange(2000)), scores(both(0.3), np.arange(2000)), rtol=1e-5)
+    np.testing.assert_allclose(scores(None, np.arange(2001)), scores("svm-tfidf", np.arange(2001)))
 
 
 def _standardised(scores, undecided):

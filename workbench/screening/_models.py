@@ -109,7 +109,11 @@ MODELS: dict[str, ModelSpec] = {
     for spec in [
         ModelSpec("svm-tfidf", "svm", "tfidf"),
         ModelSpec("svm-emb", "svm", "emb"),
-        ModelSpec("svm-both", "svm", "both"),
+        # the embeddings at weight 0.1 until 10 includes, then 0.3; TF-IDF alone past 2,000
+        # decided papers (a refit's cost grows with the dense block of every decided paper)
+        ModelSpec("svm-both", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
+                  embedding_max_decided=2000),
+        ModelSpec("svm-both-w0.3", "svm", "both"),  # the embeddings at weight 0.3 throughout
         ModelSpec("lr-tfidf", "lr", "tfidf"),
         ModelSpec("lr-emb", "lr", "emb"),
         ModelSpec("lr-both", "lr", "both"),
