@@ -1,18 +1,26 @@
 """The ranking models by name: a classifier, the features it reads, and how it weighs the classes.
 
-Every model is linear (a weight per feature, so a re-rank is one sparse matrix-vector
-product) and is refitted from scratch on the decided papers after each decision, which takes
-milliseconds because only decided papers are fitted. Names are ``<classifier>-<features>``:
+Every model is linear (a weight per feature, so a re-rank is a sparse and a dense
+matrix-vector product) and is refitted from scratch on the decided papers after each
+decision, which takes milliseconds because only decided papers are fitted. Names are
+``<classifier>-<features>``:
 
 ========== =================================================================================
 classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
            (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
 features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
-           (the embedding block scaled by 0.3: TF-IDF rows and embeddings both have length 1)
+           (the embedding block scaled by a weight: TF-IDF rows and embeddings both have length 1)
 ========== =================================================================================
+
+``svm-both``, the default: the embeddings weigh 0.1 until the review has 10 includes, then 0.3
+(with a few includes a dense block is fitted too confidently: on a review with 9 includes it
+pushed includes unlike the first ones to the back); past 2,000 decided papers it refits on
+TF-IDF alone, so a re-rank stays as fast as ASReview's (the refit's cost grows with the dense
+block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throughout.
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``.
 
 Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
 much as an exclude would at equal class sizes, i.e. excludes get weight
