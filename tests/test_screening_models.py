@@ -146,11 +146,11 @@ def test_reciprocal_rank_fusion_by_hand(features):
     assert fused.ranking()[0] == 2  # the paper most like the include, by both models
 
 
-@pytest.mark.parametrize("model", ["svm-tfidf", "svm-emb", "svm-both", "nb-tfidf"])
+@pytest.mark.parametrize("model", ["svm-tfidf", "svm-emb", "svm-both", "svm-both-w0.3", "nb-tfidf"])
 def test_scores_are_the_side_by_side_matrix_times_the_weights(features, model):
     # the ranker fits and scores block by block; its (w, b) read against matrix() give its scores
     ranker = Ranker(model, seed=0).fit(features, [0, 1, 3], [1, 0, 1])
-    spec = ranker.spec_
-    X = features.matrix(spec.features, spec.embedding_weight, spec.embedding_center, spec.embedding_dims)
+    spec, at = ranker.spec_, (ranker.n_includes_, ranker.n_labelled_)
+    X = features.matrix(spec.features_at(*at), spec.weight_at(*at), spec.embedding_center, spec.embedding_dims)
     w, b = ranker.weights_
     np.testing.assert_allclose(ranker.scores_, np.asarray(X @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)

@@ -143,6 +143,8 @@ class Ranker:
             undecided = np.flatnonzero(~self.decided_)
             extra = rng.choice(undecided, min(spec.presumed, len(undecided)), replace=False)
             rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
+        d = B.shape[1] if B is not None else 0
+        scale = np.float32(weight if T is not None else 1.0)  # an "emb" model reads the block as it is
         parts, cols = [], None
         if T is not None:
             Tl = T[rows]
@@ -155,22 +157,21 @@ class Ranker:
                 cols = np.flatnonzero(used)
                 Tl = Tl[:, cols]
             parts.append(Tl)
-        if B is not None:
-            Bl = B[rows] * np.float32(weight if T is not None else 1.0)
-            parts.append(sp.csr_matrix(Bl) if T is not None else Bl)
+        if d:
+            parts.append(sp.csr_matrix(B[rows] * scale) if T is not None else B[rows])
         Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
         clf = spec.make(self.seed)
         clf.fit(Xl, y, sample_weight=balanced_weights(y, spec.ratio))
         w, b = self._linear_weights(clf)
         n_terms = T.shape[1] if T is not None else 0
-        full = np.zeros(n_terms + (B.shape[1] if B is not None else 0), dtype=np.float32)
+        full = np.zeros(n_terms + d, dtype=np.float32)
         scores = np.full(len(self.decided_), b, dtype=np.float64)
         if T is not None:
-            full[cols if cols is not None else slice(0, n_terms)] = w[: len(w) - (B.shape[1] if B is not None else 0)]
+            full[cols if cols is not None else slice(0, n_terms)] = w[: len(w) - d]
             scores += T @ full[:n_terms]
-        if B is not None:
-            full[n_terms:] = w[len(w) - B.shape[1]:]
-            scores += B @ (full[n_terms:] * np.float32(weight if T is not None else 1.0))
+        if d:
+            full[n_terms:] = w[len(w) - d:]
+            scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
 
     def _fit_fusion(self, features: Features) -> None:
