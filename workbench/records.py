@@ -138,6 +138,37 @@ def _combining_marks() -> dict:
 
 
 _ASCII_WORDS = re.compile(r"[a-z0-9]+")
+_AZ09 = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+#: A ``bytes.translate`` table: ASCII letters and digits kept, every other byte a space.
+_ASCII_SEPARATORS = bytes(c if chr(c) in _AZ09 else 32 for c in range(256))
+#: Above this many distinct characters to drop, a text is scanned with a regular expression
+#: instead (one ``str.replace`` per distinct character is the fast way for real abstracts).
+_MAX_REPLACED = 64
+
+
+def _ascii_words(text: str) -> str:
+    """The runs of ``[a-z0-9]`` of ASCII ``text`` lower-cased, between single spaces (what
+    ``" ".join(re.findall("[a-z0-9]+", text.lower()))`` gives, five times faster)."""
+    return b" ".join(text.encode("ascii").lower().translate(_ASCII_SEPARATORS).split()).decode("ascii")
+
+
+def _runs(text: str, keep, pattern: re.Pattern) -> str:
+    """The maximal runs of the characters ``keep`` accepts (none of them white space), between
+    single spaces: what ``" ".join(pattern.findall(text))`` gives, where ``pattern`` matches the
+    runs. Each distinct other character becomes a space (a few ``str.replace`` in C), then split."""
+    dropped = [c for c in set(text) if c != " " and not keep(c)]
+    if len(dropped) > _MAX_REPLACED:
+        return " ".join(pattern.findall(text))
+    for c in dropped:
+        text = text.replace(c, " ")
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=65536)
+def _is_word_char(c: str) -> bool:
+    from .scripts import word_runs
+
+    return word_runs().fullmatch(c) is not None
 
 
 def normalise_for_id(text: str) -> str:
@@ -149,10 +180,10 @@ def normalise_for_id(text: str) -> str:
     -> ``"über grösse 大型语言模型"``. Accents are kept: ``é`` and ``e`` are different letters.
     """
     if text.isascii():  # its own NFKC form, and casefold is lower() for ASCII
-        return " ".join(_ASCII_WORDS.findall(text.lower()))
+        return _ascii_words(text)
     from .scripts import word_runs
 
-    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
+    return _runs(unicodedata.normalize("NFKC", text).casefold().replace("_", " "), _is_word_char, word_runs())
 
 
 def legacy_normalise_for_id(text: str) -> str:
@@ -161,8 +192,14 @@ def legacy_normalise_for_id(text: str) -> str:
     give papers their old id as an alias (:func:`id_aliases`); equal to :func:`normalise_for_id`
     on ASCII text."""
     if not text.isascii():
-        text = unicodedata.normalize("NFKD", text).translate(_combining_marks())
-    return " ".join(_ASCII_WORDS.findall(text.lower()))
+        text = unicodedata.normalize("NFKD", text)
+        marks = [c for c in set(text) if unicodedata.combining(c)]
+        if len(marks) > _MAX_REPLACED:
+            text = text.translate(_combining_marks())
+        for c in marks if len(marks) <= _MAX_REPLACED else ():
+            text = text.replace(c, "")
+    text = text.lower()
+    return _ascii_words(text) if text.isascii() else _runs(text, _AZ09.__contains__, _ASCII_WORDS)
 
 
 def _short_hash(key: str) -> str:
