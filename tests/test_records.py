@@ -272,7 +272,7 @@ def test_normalise_for_id_is_the_runs_of_word_characters_in_any_mix_of_scripts()
 
     rng = random.Random(3)
     pieces = list("aZ9_ -–’.,;:()[]/\n\t") + ["é", "e\u0301", "ß", "İ", "ﬁ", "大型", "हिन्दी", "Σ", "\u00a0", "①", "😀",
-                                                   "\U000e0100", "x\u0301\u0302"]
+                                                   "\U000e0100", "x\u0301\u0302", "\ud800"]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60))) for _ in range(3000)]
     texts.append("x" + "".join(chr(0x2000 + i) for i in range(100)) + "é")  # many distinct separators
     for text in texts:
