@@ -93,8 +93,7 @@ class Paper:
     def replace(self, **changes) -> "Paper":
         """A copy with some fields changed (the record itself is immutable). What
         ``dataclasses.replace`` gives (a Paper has no ``__post_init__``), five times faster."""
-        unknown = changes.keys() - self.__dataclass_fields__.keys()
-        if unknown:
+        if not _FIELD_NAMES.issuperset(changes):
             return replace(self, **changes)  # raises its TypeError naming the field
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__, **changes)
@@ -108,6 +107,8 @@ class Paper:
         d["aliases"] = list(self.aliases)
         return d
 
+
+_FIELD_NAMES = frozenset(Paper.__dataclass_fields__)
 
 # ----------------------------------------------------------------------------- identifiers
 

@@ -29,7 +29,7 @@ from ..dedupe import PaperKeys, paper_keys, remember_keys
 from ..records import Paper
 from .fields import ReadContext
 
-__all__ = ["MIN_ITEMS", "make_papers", "workers"]
+__all__ = ["MIN_ITEMS", "collector_paused", "make_papers", "workers"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, 
     skips on ``ctx``: in ``processes`` worker processes (default :func:`workers`) when there are
     at least ``min_items`` items (default :data:`MIN_ITEMS`), else here."""
     processes = workers() if processes is None else processes
-    with _collector_paused():
+    with collector_paused():
         enough = len(items) >= max(MIN_ITEMS if min_items is None else min_items, 2)
         if processes < 2 or not enough or "fork" not in multiprocessing.get_all_start_methods():
             return _make(ctx, items, make)
@@ -75,7 +75,7 @@ def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, 
 
 
 @contextmanager
-def _collector_paused():
+def collector_paused():
     """Python's cycle collector paused while papers are made (they hold no cycles; its passes over
     a growing heap cost ~8% of reading), and what exists frozen, so that forked workers do not
     copy this process's memory by touching every object."""
