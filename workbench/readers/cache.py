@@ -5,8 +5,9 @@ A :class:`RecordCache` is a folder (a review keeps one in ``cache/records/``) of
 
 - ``file-<key>.jsonl``: what reading one file gave: its report, then each paper (every field)
   with its deduplication keys. The key hashes the file's bytes, the name it was read under
-  (papers' ``source`` says it), the reading options, :data:`READER_VERSION` and the workbench's
-  version, so a changed file, option or reader is never served from the cache.
+  (papers' ``source`` says it), the reading options, :data:`READER_VERSION`, the workbench's
+  version and its reading code (:func:`code_digest`), so a changed file, option or reader is
+  never served from the cache.
 - ``duplicates-<key>.json``: what deduplication found among the papers of a list of files (the
   key hashes their keys, in order, and the deduplication settings).
 
@@ -22,6 +23,7 @@ import json
 import os
 import secrets
 from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 
 from .._version import __version__
@@ -30,7 +32,7 @@ from ..records import Paper
 from .pool import collector_paused
 from .report import FileReport
 
-__all__ = ["READER_VERSION", "RecordCache"]
+__all__ = ["READER_VERSION", "READING_CODE", "RecordCache", "code_digest"]
 
 #: Raise when a reader or the cleaning gives other papers from the same bytes (the workbench's
 #: version is in every key too).
@@ -39,6 +41,23 @@ READER_VERSION = 1
 _FIELDS = list(Paper.__dataclass_fields__)
 _TEXT, _ABSTRACT = _FIELDS.index("text"), _FIELDS.index("abstract")
 _TUPLES = [_FIELDS.index(f) for f in ("authors", "keywords", "sources", "aliases")]
+
+
+@lru_cache(maxsize=None)
+def code_digest(*names: str) -> str:
+    """A digest of the workbench's own source files ``names`` (paths under the package, folders
+    for all their modules): keys that include it change with the code that makes what they key,
+    also in a checkout whose version number stays put."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.blake2b(digest_size=16)
+    for name in names:
+        for path in sorted((root / name).glob("*.py")) if (root / name).is_dir() else [root / name]:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+#: What reading a file runs: the readers, the clean-up, titles, ids and deduplication keys.
+READING_CODE = ("readers", "records.py", "cleaning.py", "titles.py", "title_checks.py", "scripts.py", "dedupe.py")
 
 
 def _digest(*parts) -> str:
@@ -57,10 +76,10 @@ class RecordCache:
         self.used: set[str] = set()
 
     def file_key(self, raw: bytes, name: str, format: str | None, with_references: bool) -> str:
-        return _digest(raw, name, format, with_references, READER_VERSION, __version__)
+        return _digest(raw, name, format, with_references, READER_VERSION, __version__, code_digest(*READING_CODE))
 
     def duplicates_key(self, file_keys: list[str], threshold: float, fuzzy: bool) -> str:
-        return _digest(*file_keys, threshold, fuzzy, READER_VERSION, __version__)
+        return _digest(*file_keys, threshold, fuzzy, READER_VERSION, __version__, code_digest(*READING_CODE))
 
     # ------------------------------------------------------------------ one file's papers
 

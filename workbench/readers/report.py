@@ -64,6 +64,7 @@ class ReadReport:
     skipped_folders: list[str] = field(default_factory=list)  # review folders left out, and why
     reused: list[str] = field(default_factory=list)  # files whose records a cache held (not read again)
     deduplication_reused: bool = False  # what deduplication found, from a cache (no file changed)
+    cache_key: str | None = None  # with a cache: what the papers depend on (every file's bytes, the options)
 
     @property
     def read(self) -> int:

@@ -350,7 +350,7 @@ def read_sources(
     if not papers:
         raise NoRecordsError(report)
     threshold = threshold or DEFAULT_THRESHOLD
-    key = cache.duplicates_key(keys, threshold, dedupe) if cache is not None else None
+    key = report.cache_key = cache.duplicates_key(keys, threshold, dedupe) if cache is not None else None
     found = cache.get_duplicates(key) if cache is not None else None
     report.deduplication_reused = found is not None
     if found is None:
