@@ -78,3 +78,15 @@ def test_damaged_cached_topics_and_map_are_computed_again(tmp_path, sources):
     again = build(sources, tmp_path / "r")
     assert "topics" not in again.build_report.reused and "map" not in again.build_report.reused
     assert outputs(again) == outputs(first)
+
+
+def test_map_html_is_written_again_only_when_what_it_shows_changed(tmp_path, sources):
+    first = build(sources, tmp_path / "r")
+    page = tmp_path / "r" / "map.html"
+    written = page.stat().st_mtime_ns
+    build(sources, tmp_path / "r")
+    assert page.stat().st_mtime_ns == written
+    with first.store(reviewer="ana") as store:
+        store.rename_topic(0, "A name a person gave")
+    build(sources, tmp_path / "r")
+    assert page.stat().st_mtime_ns != written and "A name a person gave" in page.read_text(encoding="utf-8")

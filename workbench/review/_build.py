@@ -22,6 +22,7 @@ from .. import folder as files
 from .._version import __version__
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
+from ..fsutil import atomic_write_text
 from ..layout import MapLayout
 from ..readers import read_sources
 from ..readers.cache import code_digest
@@ -248,7 +249,7 @@ def _write_generation(review: Review, model, previous: Path | None) -> tuple[str
 def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     """The top-level map.html and tidying, once everything is saved; failures are warnings."""
     warnings = []
-    steps = (("map.html", lambda: files.publish_map(review.path, review)),
+    steps = (("map.html", lambda: _publish_map(review)),
              ("tidying", lambda: files.tidy(review.path, name)))
     for what, step in steps:
         try:
@@ -258,6 +259,24 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
                             f"`workbench check --review {review.path}`")
             log.warning(warnings[-1])
     return tuple(warnings)
+
+
+def _publish_map(review: Review) -> None:
+    """The top-level map.html, unless the one there shows the same papers, topics and map."""
+    papers = review.manifest.get("cache_keys", {}).get("papers")
+    key = digest(papers, review.labels.tobytes(), review.coords.tobytes(), review.topics.to_json(),
+                 review.path.name, code_digest("htmlmap.py", "palette.py"), __version__)
+    stamp = review.path / "cache" / "map-html.key"
+    try:
+        if papers is not None and (review.path / "map.html").is_file() and stamp.read_text() == key:
+            return
+    except OSError:
+        pass
+    stamp.unlink(missing_ok=True)  # stale until the new map is written
+    files.publish_map(review.path, review)
+    if papers is not None:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(stamp, key)
 
 
 def _sync_store(review: Review, store):
