@@ -47,7 +47,7 @@ def _build_lines(review: Review) -> list[str]:
               f"cache) with {m['embedder']['name']}")]
     if m["topics"]["note"]:
         lines.append(m["topics"]["note"])
-    lines += [f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
+    lines += [report.reuse_line(), f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
     return lines + [f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})",
                     f"map: {review.path / 'map.html'}"]
