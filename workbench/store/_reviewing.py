@@ -58,7 +58,7 @@ class ReviewerStore:
 
     @guarded
     def tags_by_reviewer(self, id_or_prefix: str) -> dict[str, list[str]]:
-        """``{reviewer: [tags]}`` on one paper: every reviewer's (not blind-filtered)."""
+        """``{reviewer: [tags]}`` on one paper: every reviewer's, not blind-filtered (see :meth:`votes`)."""
         return ann.tags_by_reviewer(self._conn, self._ids(id_or_prefix)[0])
 
     @guarded
@@ -140,6 +140,20 @@ class ReviewerStore:
         pid = self._ids(id_or_prefix)[0]
         shown = self._shown(pid, stage or TITLE_ABSTRACT)
         return [d for d in ann.decisions_of(self._conn, pid, stage) if shown is None or d.reviewer in shown]
+
+    @guarded
+    def votes(self, id_or_prefix: str, *, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
+        """Every reviewer's decision on one paper at ``stage``, not blind-filtered: for the team's
+        rules (the conflicts queue, ``Review.visible``), which decide what a face shows."""
+        return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0], stage)
+
+    @guarded
+    def notes_by_reviewer(self, id_or_prefix: str) -> dict[str, list[Note]]:
+        """``{reviewer: [notes]}`` on one paper, oldest first, not blind-filtered (see :meth:`votes`)."""
+        out: dict[str, list[Note]] = {}
+        for note in ann.notes_of(self._conn, self._ids(id_or_prefix)[0]):
+            out.setdefault(note.reviewer, []).append(note)
+        return out
 
     @guarded
     def every_decision(self, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:

@@ -130,11 +130,15 @@ def record_sources(conn: sqlite3.Connection, reviewer: str, rows: Iterable[Mappi
     provenance remembered) but leave the build. Not undoable: it is part of the build."""
     with Action(conn, reviewer, "sources", undoable=False) as act:
         known = {s.path: s for s in sources(conn, in_build=False)}
+        names: dict[str, list] = {}
+        for s in known.values():
+            names.setdefault(PurePath(s.path).name, []).append(s)
         seen = set()
         for row in rows:
             path = str(row["path"])
             given = check_provenance(**{k: row.get(k) for k in ("name", "kind", "query", "searched_on")})
-            old = known.get(path)
+            same_name = names.get(PurePath(path).name, [])  # the same file, read from another folder
+            old = known.get(path) or (same_name[0] if len(same_name) == 1 else None)
             kept = {k: getattr(old, k) for k in ("name", "kind", "query", "searched_on")} if old else {}
             merged = {"name": _default_name(path), "kind": "database", "query": None, "searched_on": None,
                       **kept, **given}
