@@ -18,7 +18,7 @@ from collections import Counter
 from .. import team
 from ..records import FULL_TEXT, TITLE_ABSTRACT
 
-__all__ = ["counts", "identification"]
+__all__ = ["counts", "identification", "in_report"]
 
 
 def identification(review, store) -> dict:
@@ -46,3 +46,22 @@ def counts(review, store, previous_studies: int | None = None) -> team.PrismaCou
         records=ids, title_abstract=screening_of(store, TITLE_ABSTRACT, ids),
         full_text=screening_of(store, FULL_TEXT, ids), ranked=ranked, previous_studies=previous_studies,
         **identification(review, store))
+
+
+def _systematic(store) -> bool:
+    """Whether the review is screened as a systematic review: a source with search provenance,
+    a full-text decision, a final decision, or team settings (blind, reviewers per paper, criteria)."""
+    settings = store.settings()
+    return (any(s.provenance_given for s in store.sources()) or bool(store.every_decision(FULL_TEXT))
+            or bool(store.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
+
+
+def in_report(review, store, wanted: bool | None = None) -> tuple[team.PrismaCounts | None, str | None]:
+    """The PRISMA counts for the report, or why there are none: ``wanted`` True or False, or None
+    for a review screened as a systematic review (an exploratory map of papers gets no flow diagram)."""
+    if wanted is False or (wanted is None and not _systematic(store)):
+        return None, None
+    try:
+        return counts(review, store), None
+    except team.PrismaCheckError as err:  # the report is still written, and says why
+        return None, f"The PRISMA counts are not shown: {err}"

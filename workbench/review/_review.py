@@ -387,10 +387,11 @@ class Review(TeamReview):
     # ------------------------------------------------------------------ the report
 
     def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
-                     title: str | None = None) -> dict[str, Path]:
+                     title: str | None = None, prisma: bool | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:
         ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
-        title (kept in the store, like ``workbench title``). Returns what was written."""
+        title (kept in the store, like ``workbench title``); ``prisma``: the PRISMA counts and
+        diagram (None: for a systematic review, see ``report.write_report``). Returns what was written."""
         from .report import write_report
 
-        return write_report(self, folder, image=image, reviewer=reviewer, title=title)
+        return write_report(self, folder, image=image, reviewer=reviewer, title=title, prisma=prisma)
