@@ -226,7 +226,7 @@ def _sync_store(review: Review, store):
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:
             for decision in DECISIONS:
-                ids = [p.id for p in labelled if p.label == decision and not source.decisions(p.id)]
+                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id)]
                 if ids:
                     source.decide(ids, decision, reason="label in the source file")
     return report
