@@ -300,3 +300,17 @@ def test_full_text_asks_for_a_reason_and_the_stage_is_checked(review):
     assert review.decide(pid, "not-retrieved", stage="full_text", reviewer="ana") == 1
     with Store.open(review.path, reviewer="x") as store:
         assert store.votes(pid, stage="full_text")[0].reason == "not retrieved"
+
+
+def test_provenance_is_checked_before_the_build_and_must_name_a_source(tmp_path):
+    write_seed_file(tmp_path / "a.txt", seed_abstracts()[:12])
+    with pytest.raises(InputError, match="provenance of 'a.txt': date searched 'May 2024': expected a date"):
+        workbench.build([tmp_path / "a.txt"], review=tmp_path / "r", embedder="fake",
+                        provenance={"a.txt": {"database": "PubMed", "searched_on": "May 2024"}})
+    with pytest.raises(InputError, match="provenance given for 'pubmed.ris', which is not a source read"):
+        workbench.build([tmp_path / "a.txt"], review=tmp_path / "r", embedder="fake",
+                        provenance={"pubmed.ris": {"database": "PubMed"}})
+    with pytest.raises(InputError, match="both database and register"):
+        workbench.build([tmp_path / "a.txt"], review=tmp_path / "r", embedder="fake",
+                        provenance={"a.txt": {"database": "PubMed", "register": "CT.gov"}})
+    assert not (tmp_path / "r" / "annotations.sqlite").exists()

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import PurePath
 
 from ..errors import InputError
+from ..store import AnnotationInputError, check_provenance
 
 __all__ = ["FIELDS", "source_rows"]
 
@@ -40,7 +41,10 @@ def _check(key: str, given) -> dict:
     for kind in ("database", "register"):
         if given.get(kind) is not None:
             row.update(name=given[kind], kind=kind)
-    return row
+    try:  # checked now, before the build's long steps, as the store will check it
+        return check_provenance(**row)
+    except AnnotationInputError as err:
+        raise InputError(f"provenance of {key!r}: {err}; nothing was built") from err
 
 
 def _matches(key: str, path: str) -> bool:

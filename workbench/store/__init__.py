@@ -50,6 +50,7 @@ from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
+from ._sources import check_provenance
 from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -82,6 +83,7 @@ __all__ = [
     "TopicReport",
     "UndoConflictError",
     "UnknownPaperError",
+    "check_provenance",
     "default_reviewer",
     "markdown_code",
     "markdown_lines",
