@@ -7,7 +7,7 @@ id and every annotation attached to it.
 
 This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
 whitespace, and a readable title for records that come without one; and the two facts every
-stage shares: :data:`OUTLIER`, the topic of a paper without one, and :data:`DECISIONS`.
+stage shares: :data:`OUTLIER`, the topic of a paper without one, :data:`DECISIONS` and :data:`STAGES`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ from .titles import derive_title, derived_titles, title_repeats_abstract
 
 __all__ = [
     "DECISIONS",
+    "FULL_TEXT",
+    "NOT_RETRIEVED",
     "OUTLIER",
+    "STAGES",
+    "TITLE_ABSTRACT",
     "Paper",
     "clean_text",
     "derive_title",
@@ -51,6 +55,13 @@ OUTLIER = -1
 #: A screening decision, in the store, the readers' labels and every face, in the order the
 #: screening shows them.
 DECISIONS = ("include", "exclude", "maybe")
+#: The screening stages a decision belongs to: title and abstract first, then the full text
+#: of the papers included there (include, exclude with a reason, or not retrieved).
+TITLE_ABSTRACT, FULL_TEXT = "title_abstract", "full_text"
+STAGES = (TITLE_ABSTRACT, FULL_TEXT)
+#: The full-text exclusion reason that means the report could not be obtained (PRISMA's
+#: "reports not retrieved").
+NOT_RETRIEVED = "not retrieved"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import folder as files
 from .._version import __version__
@@ -29,6 +29,7 @@ from ..readers.cache import code_digest
 from ..records import DECISIONS
 from ..topics import TopicModel
 from ..topics.results import RESULTS_VERSION, load_results
+from . import _provenance
 from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
 from ._review import CACHE_FILE, Review
 from ._text import document_text
@@ -93,10 +94,15 @@ def build(
     seed: int = 42,
     input_format: str | None = None,
     progress: bool = True,
+    provenance: Mapping[str, Mapping] | None = None,
     **topic_params,
 ) -> Review:
     """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
 
+    ``provenance``: where each source was searched, for PRISMA(-S), by source (its path, file
+    name, or a folder of sources): ``{"pubmed.ris": {"database": "PubMed", "query": "...",
+    "searched_on": "2024-05-01"}}`` (``"register": "ClinicalTrials.gov"`` for a trials
+    register); kept in the store, so a rebuild need not repeat it (see ``_provenance``).
     ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
     The returned review's ``build_report`` says what was read and saved.
     """
@@ -107,6 +113,7 @@ def build(
     timings: dict[str, float] = {}
     t = time.perf_counter()
     papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+    source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
     emb = get_embedder(embedder, progress=progress)
@@ -131,7 +138,7 @@ def build(
                     model.reduced_embeddings_, model.fine_labels_, embeddings=X, embedder=emb)
     result.model = model
     t = time.perf_counter()
-    saved = save(result, model, reason="build", sync=True)
+    saved = save(result, model, reason="build", sync=True, sources=source_rows)
     manifest["timings"]["write"] = round(time.perf_counter() - t, 3)  # in memory; the file has the rest
     result.last_save = saved
     result.build_report = BuildReport(read=report, save=saved, reused=_reused(report, embed_stats, cache))
@@ -180,7 +187,7 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
 
 
 def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
-         reviewer: str | None = None) -> SaveReport:
+         reviewer: str | None = None, sources: list[dict] | None = None) -> SaveReport:
     """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
 
     1. the new files go into a generation folder beside the current one (nothing else changes);
@@ -206,6 +213,8 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
             snap = store.backup(f"before-{reason}", force=False)
             with store.transaction():
                 sync_report = _sync_store(review, store) if sync else None
+                if sources is not None:
+                    store.record_sources(sources)
                 topic_report, edited = _record_topics(review, store)
                 store.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
@@ -288,7 +297,7 @@ def _sync_store(review: Review, store):
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:
             for decision in DECISIONS:
-                ids = [p.id for p in labelled if p.label == decision and not source.decisions(p.id)]
+                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id)]
                 if ids:
                     source.decide(ids, decision, reason="label in the source file")
     return report
