@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -112,7 +113,7 @@ def build(
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+    papers, report = _read(sources, input_format, path, cache)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -143,6 +144,18 @@ def build(
     result.last_save = saved
     result.build_report = BuildReport(read=report, save=saved, reused=_reused(report, embed_stats, cache))
     return result
+
+
+def _read(sources, input_format, path: Path, cache: BuildCache):
+    """read_sources through the review's record cache; when reading fails, no folder is left
+    behind that only the record cache made."""
+    existed = path.exists()
+    try:
+        return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+    except WorkbenchError:
+        if not existed:
+            shutil.rmtree(path, ignore_errors=True)
+        raise
 
 
 def _cache_keys(report, X, texts, emb, params: dict) -> dict:
