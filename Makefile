@@ -8,7 +8,7 @@ REVIEW ?= review
 SEEDS  ?= seeds
 EMBEDDER ?= minilm
 
-.PHONY: run test test-fast lab install bench clean
+.PHONY: run test test-fast test-long lab install bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,12 +27,18 @@ run: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench notebooks --review $(REVIEW) --embedder $(EMBEDDER)
 	@echo "open $(REVIEW)/map.html in a browser for the interactive map; 'make lab' for the notebooks"
 
-## test: install, run the whole test suite
+## test: install, run the whole test suite: the default run, then the long tests (browser, soak, real models)
 test: install
 	HF_HUB_OFFLINE=1 $(PY) -m pytest
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m long
 
+## test-fast: the default run without the real models (what a change needs first)
 test-fast: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser and not long"
+
+## test-long: the long tests alone
+test-long: install
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m long
 
 ## lab: open JupyterLab on the notebooks (127.0.0.1 only)
 lab: install

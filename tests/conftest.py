@@ -51,3 +51,10 @@ def seed_abstracts() -> list[str]:
 
     papers, _ = read_sources([SEEDS])
     return [p.abstract for p in papers]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every browser test is a long one (see the markers in pyproject.toml)."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None and item.get_closest_marker("long") is None:
+            item.add_marker(pytest.mark.long)

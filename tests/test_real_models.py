@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 SCRIPT = """
 import json, sys, workbench

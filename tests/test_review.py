@@ -107,6 +107,7 @@ def _build_in_subprocess(review: Path, seed: int) -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=600)
 
 
+@pytest.mark.long
 def test_same_seed_same_files_across_processes(tmp_path):
     _build_in_subprocess(tmp_path / "a", 7)
     _build_in_subprocess(tmp_path / "b", 7)

@@ -129,6 +129,7 @@ while True:
 """
 
 
+@pytest.mark.long
 def test_kill_9_during_saves_leaves_a_whole_review_every_time(seeds_review):
     rng = np.random.default_rng(0)
     saved = 0

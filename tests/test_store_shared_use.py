@@ -91,6 +91,7 @@ def test_the_kernels_writes_survive_the_command_line_after(trigger, review, tmp_
     checks.assert_nothing_lost()
 
 
+@pytest.mark.long
 def test_a_kernel_and_the_command_line_lose_no_acknowledged_write(review, tmp_path):
     """A kernel holding a Session tags, notes, decides, opens a second store handle, shows
     themes and the default topics, checks stability and undoes, while the command line tags,
@@ -153,6 +154,7 @@ def test_a_kernel_and_the_command_line_lose_no_acknowledged_write(review, tmp_pa
     checks.assert_nothing_lost()
 
 
+@pytest.mark.long
 def test_two_kernels_and_the_command_line_lose_no_acknowledged_write(review, tmp_path):
     """Two notebooks open on one review (two kernels, two reviewers) and the command line."""
     path, ids = review
@@ -208,6 +210,7 @@ def test_two_kernels_and_the_command_line_lose_no_acknowledged_write(review, tmp
     checks.assert_nothing_lost()
 
 
+@pytest.mark.long
 def test_four_writers_killed_with_kill_9_lose_no_acknowledged_write(review, tmp_path):
     """Four writers (two holding a store and opening second handles like kernels, two opening
     one per action like the command line); several rounds of kill -9 at random moments, each
