@@ -1,5 +1,6 @@
 """A paper opened from the selection table: its card (abstract, authors, year, topic, decision,
-tags, notes) and the table's rows, read from the map's frame (kept up to date by the map)."""
+tags, notes) and the table's rows, read from the map's frame (kept up to date by the map). A
+decision made in bulk (a topic or a map selection at once, unread) says so in both."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from ..session import Session
 from ..text import authors_line, escape
 from .common import tag_chips
 
-__all__ = ["paper_card", "table_rows"]
+__all__ = ["BULK_NOTE", "paper_card", "table_rows"]
+
+BULK_NOTE = "decided in bulk (map)"  # beside a decision made on many papers at once, unread
 
 
 def table_rows(frame, rows, found=None) -> list[dict]:
@@ -18,8 +21,9 @@ def table_rows(frame, rows, found=None) -> list[dict]:
         r = frame.iloc[int(i)]
         hit = found.hit(r["id"]) if found is not None else None
         title = f"{r['title']} ({hit.describe()})" if hit is not None else r["title"]
+        decision = f"{r['decision']} · {BULK_NOTE}" if r["bulk"] else r["decision"]
         out.append({"id": r["id"], "title": title, "year": r["Year"], "topic": r["Topic"],
-                    "topic_id": int(r["topic"]), "decision": r["decision"], "tags": ", ".join(r["tags"])})
+                    "topic_id": int(r["topic"]), "decision": decision, "tags": ", ".join(r["tags"])})
     return out
 
 
@@ -31,6 +35,8 @@ def paper_card(session: Session, paper_id: str) -> str:
     decision = store.decision(paper.id)
     said = (f"<b>{escape(decision.decision)}</b>" + (f" ({escape(decision.reason)})" if decision.reason else "")
             if decision else "undecided")
+    if decision and paper.id in session.decided_in_bulk():
+        said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
     notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes(paper.id))
     year = f" · {paper.year}" if paper.year else ""
     return (

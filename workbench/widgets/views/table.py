@@ -102,7 +102,7 @@ def _sort_key(key: str):
     if key == "topic":
         return lambda r: (r["topic_id"] < 0, r["topic_id"])
     if key == "decision":
-        return lambda r: DECISION_ORDER.get(r["decision"], 9)
+        return lambda r: DECISION_ORDER.get(r["decision"].split(" ")[0], 9)
     return lambda r: str(r[key]).casefold()
 
 
