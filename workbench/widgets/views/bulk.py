@@ -45,6 +45,12 @@ class BulkTools:
         ])
         self.widget.add_class("wb-bulk-tools")
 
+    def follow(self, what: str) -> None:
+        """Name the buttons after the selection: "Screen topic 4 next" for a topic's papers."""
+        topic = what.split(":")[0] if what.startswith("topic ") else ""
+        self.bulk_act.button.description = f"Decide {topic} in bulk…" if topic else "Decide in bulk…"
+        self.screen_act.button.description = f"Screen {topic} next" if topic else "Screen these next"
+
     def on_bulk(self) -> None:
         """Preview the bulk decision beside the button; it is made only when Yes is clicked."""
         ids, what = self.selection()

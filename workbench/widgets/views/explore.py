@@ -159,6 +159,7 @@ class ExploreView:
         self.table.show(table_rows(self.frame, self.session.rows_of(self.selected), self.selected_found),
                         keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
         self.table.layout.display = "" if n else "none"
+        self.bulk.follow(self.selected_what)
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
