@@ -106,7 +106,11 @@ class MapScreening:
         return {r.paper_id for r in self.store.screening_records(self.reviewer) if r.bulk}
 
     def relevance_ranking(self):
-        """:meth:`rank` when a model exists (one include and one exclude), else None."""
+        """:meth:`rank` when a model exists (one include and one exclude), else None (without
+        building the ranker's features: a map coloured before any decision stays quick)."""
+        decisions = {r.decision for r in self.store.screening_records() if r.paper_id in self.saved}
+        if not {"include", "exclude"} <= decisions:
+            return None
         ranking = self.rank()
         return ranking if ranking.scores is not None else None
 
