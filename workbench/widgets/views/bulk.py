@@ -63,7 +63,8 @@ class BulkTools:
                                     f"{what} is already decided ({plan.describe_decided()}); tick "
                                     "'also change papers I already decided' to change them")
             return
-        self.bulk_act.ask(plan.text + "?", plan.yes, self.session.decide_bulk, plan, self.reason.value,
+        self.bulk_act.ask(plan.text + "? They will be marked as decided in bulk: the stopping estimate counts "
+                          "them as unread.", plan.yes, self.session.decide_bulk, plan, self.reason.value,
                           ok=lambda n: (f"{plan.decision}: {n} papers of {what}, marked as decided in bulk "
                                         "(the stopping estimate does not count them as read); Undo takes them all back"),
                           then=lambda _: setattr(self.reason, "value", ""))

@@ -15,15 +15,16 @@ BULK_NOTE = "decided in bulk (map)"  # beside a decision made on many papers at 
 
 def table_rows(frame, rows, found=None) -> list[dict]:
     """The selection table's rows for the map rows ``rows`` of ``frame`` (the map's frame);
-    with ``found`` (the search that made the selection) each title says how it was found."""
+    with ``found`` (the search that made the selection) each title says how it was found.
+    Read column by column (a topic of 4,000 papers: 0.05 s, where a row at a time took 4 s)."""
+    sub = frame.iloc[[int(i) for i in rows]]
+    columns = {name: sub[name].tolist() for name in ("id", "title", "Year", "Topic", "topic", "decision", "tags", "bulk")}
     out = []
-    for i in rows:
-        r = frame.iloc[int(i)]
-        hit = found.hit(r["id"]) if found is not None else None
-        title = f"{r['title']} ({hit.describe()})" if hit is not None else r["title"]
-        decision = f"{r['decision']} · {BULK_NOTE}" if r["bulk"] else r["decision"]
-        out.append({"id": r["id"], "title": title, "year": r["Year"], "topic": r["Topic"],
-                    "topic_id": int(r["topic"]), "decision": decision, "tags": ", ".join(r["tags"])})
+    for pid, title, year, topic, topic_id, decision, tags, bulk in zip(*columns.values()):
+        hit = found.hit(pid) if found is not None else None
+        out.append({"id": pid, "title": f"{title} ({hit.describe()})" if hit is not None else title, "year": year,
+                    "topic": topic, "topic_id": int(topic_id), "decision": f"{decision} · {BULK_NOTE}" if bulk else decision,
+                    "tags": ", ".join(tags)})
     return out
 
 
