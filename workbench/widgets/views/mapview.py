@@ -99,6 +99,9 @@ class MapPanel:
     def _relevance_column(self) -> bool:
         """``relevance``: each paper's band of predicted relevance (a ranking of the current
         decisions); returns whether it changed."""
+        # The first ranking of a session builds the ranker's features (seconds for thousands of
+        # papers): say so where the user looks; widget messages reach the browser at once.
+        self.legend.title = "predicted relevance: ranking the undecided papers…"
         self._ranking = self.session.relevance_ranking()
         keys = self.session.colour_keys("relevance", ranking=self._ranking)
         self._relevance_stale = False
