@@ -59,7 +59,7 @@ def measure(review_dir: Path) -> tuple[int, list]:
     _step(rows, view, "colour by decision", setattr, view.colour, "value", "decision")
     _step(rows, view, "colour by relevance (no model yet)", setattr, view.colour, "value", "relevance")
     view.colour.value = "topic"
-    _step(rows, view, "decide 1 paper, coloured by topic", session.decide, ids[0], "include")
+    _step(rows, view, "first decision of the session, coloured by topic", session.decide, ids[0], "include")
     session.decide(ids[1], "exclude")  # a model from here on
     rows.append(("colour by relevance (first fit)", *_switch(view, "relevance")))
     _step(rows, view, "decide 1 paper, coloured by relevance (refit + recolour)", session.decide, ids[2], "exclude")
