@@ -6,12 +6,13 @@ ASReview is never a dependency of the workbench: ``ensure_venv()`` creates
 seed and returns its screening order (read from the project file's results table), its
 metrics, and the seconds it took; results are kept as JSON under ``benchmarks/out`` and reused
 when the same review, seed and ASReview version come again (``--fresh`` reruns them).
-``time_updates()`` times ASReview's own model update (ELAS u4's fit and ranking of the pool)
+``UpdateTimer`` times ASReview's own model update (ELAS u4's fit and ranking of the pool)
 in that virtualenv, on given labelled sets.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -74,7 +75,7 @@ def simulate(csv: Path, seed: int, out_dir: Path, version: str, fresh: bool = Fa
         "order": [int(r[0]) for r in rows], "labels": [int(r[1]) for r in rows],
         "priors": [int(r[0]) for r in rows if r[2] is None],
         # wall time between consecutive labels after the first model: fit + rank + bookkeeping
-        "label_seconds": [b - a for a, b in zip(times[2:], times[3:])],
+        "label_seconds": [b - a for a, b in itertools.pairwise(times[2:])],
         "metrics": {"wss@95": metrics["wss"][0][1], "recall@10%": dict(map(tuple, metrics["recall"]))[0.1],
                     "atd": metrics["atd"]},
     }
@@ -91,27 +92,45 @@ csv, plan = sys.argv[1], np.load(sys.argv[2])
 df = pd.read_csv(csv).fillna("")
 cycle = ActiveLearningCycle.from_meta(get_ai_config("elas_u4")["value"])
 t = time.perf_counter(); X = cycle.transform(df[["title", "abstract"]]); features_s = time.perf_counter() - t
-y_all, out = plan["labels"], {}
-for key in plan.files:
-    if key.startswith("seq_"):
-        start, seq, secs = int(key[4:]), plan[key], []
-        for end in range(start, len(seq)):
-            labelled = seq[:end]
-            t = time.perf_counter()
-            cycle.fit(X[labelled], y_all[labelled])
-            pool = np.setdiff1d(np.arange(X.shape[0]), labelled)
-            ranked = pool[cycle.rank(X[pool])]
-            secs.append(time.perf_counter() - t)
-        out[key] = secs
-print(json.dumps({"features_s": features_s, "n": int(X.shape[0]), "steps": out}))
+y_all = plan["labels"]
+print(json.dumps({"features_s": features_s, "n": int(X.shape[0])}), flush=True)
+for line in sys.stdin:  # one labelled sequence's name per line; answers its steps' seconds
+    key = line.strip()
+    start, seq, secs = int(key[4:]), plan[key], []
+    for end in range(start, len(seq)):
+        labelled = seq[:end]
+        t = time.perf_counter()
+        cycle.fit(X[labelled], y_all[labelled])
+        pool = np.setdiff1d(np.arange(X.shape[0]), labelled)
+        ranked = pool[cycle.rank(X[pool])]
+        secs.append(time.perf_counter() - t)
+    print(json.dumps({"key": key, "secs": secs}), flush=True)
 """
 
 
-def time_updates(csv: Path, plan_file: Path) -> dict:
-    """Seconds of ELAS u4's update (fit on the labelled rows, rank the pool) for each step of
-    each labelled sequence in ``plan_file`` (see the benchmark's latency section)."""
-    out = subprocess.run([str(BIN / "python"), "-c", TIMER, str(csv), str(plan_file)],
-                         capture_output=True, text=True, env=_env(), cwd=plan_file.parent)
-    if out.returncode:
-        raise SystemExit(f"ASReview timing failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class UpdateTimer:
+    """ELAS u4's update (fit on the labelled rows, rank the pool) timed in ASReview's own
+    virtualenv, in a process that builds its TF-IDF once and then times, on request, each step
+    of a labelled sequence of ``plan_file`` (``seq_<start>``; see the benchmark's latency
+    section), so ours and ASReview's can take turns under the same load."""
+
+    def __init__(self, csv: Path, plan_file: Path):
+        self.proc = subprocess.Popen([str(BIN / "python"), "-c", TIMER, str(csv), str(plan_file)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=_env(), cwd=plan_file.parent)
+        self.features_s = self._answer()["features_s"]
+
+    def _answer(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"ASReview timing failed:\n{self.proc.stderr.read()[-3000:]}")
+        return json.loads(line)
+
+    def time(self, key: str) -> list[float]:
+        self.proc.stdin.write(key + "\n")
+        self.proc.stdin.flush()
+        return self._answer()["secs"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)

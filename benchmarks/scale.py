@@ -1,24 +1,37 @@
-"""Scale: build 10,000 / 50,000 / 100,000 abstracts on this machine, cold and warm, per stage.
+"""Scale: build 10,000 / 50,000 / 100,000 abstracts on this machine, cold and warm, per stage,
+beside the baselines a user would compare with, all in one run.
 
-    python benchmarks/scale.py [--sizes 10000 50000 100000] [--embedder static] [--refit-size 10000]
+    nice -n 5 python benchmarks/scale.py [--sizes 10000 50000 100000] [--embedder static]
+                                         [--refit-size 10000] [--no-naive] [--repeat 1]
 
 The corpora: every real abstract we have (the three labelled corpora in ../shared/data/corpora,
 11,376 with abstracts, and the 133 seeds), then generated variants until the size is reached.
 A variant of abstract i (variant j) keeps its sentences in a seeded random order, drops about
 one word in ten, and borrows one sentence from another abstract of the same corpus; it has no
 title (the reader derives one), so no two variants are duplicates of each other. Each corpus is
-written once as a CSV (title, abstract) under benchmarks/out/scale/ and read by the normal reader.
+written once as a CSV (title, abstract) under benchmarks/out/scale/ and read, from a folder of
+its own, by the normal reader.
 
-Each row is a fresh process running ``workbench.build`` (the CLI's path):
+Rows, each a fresh process (wall time includes start-up and imports):
 
-- cold: empty embedding cache (the static model is already distilled and numba's compiled
-  UMAP is on disk, as on any day after the first);
-- warm: the same build again, embeddings cached.
+- pandas: ``pandas.read_csv`` of the same file (the call alone), the reading baseline;
+- read: ``read_sources`` (read, clean, ids, titles, deduplicate; no cache), the call alone;
+- CountVectorizer: one ``fit_transform`` of the corpus's texts with the labels' vectorizer
+  (the call alone), the labels' baseline;
+- naive pipeline: what a user would write: pandas, the same static embeddings, BERTopic's
+  ``fit_transform`` with its defaults on them, and a 2-d UMAP for the map (``--no-naive``: skip);
+- cold: ``workbench.build`` with an empty review (no embedding, record, topic or map cache;
+  the static model is already distilled and numba's compiled UMAP is on disk, as on any day
+  after the first);
+- rebuild, nothing changed: the same build again (everything reused);
+- 100 papers added: a second file of 100 new abstracts in the sources folder, built again (only
+  that file is read; embeddings of the others reused; topics and map computed again).
 
 Per-stage seconds come from the review's ``build.json`` and the topic model's ``timings_``;
 peak RSS is the child's ``ru_maxrss``. The refit row is ``Review.refit()`` in the live process
 that built the review (embeddings and neighbours in memory), and ``Review.show_themes(10)`` on
-the review opened again (what the explore view's "Show themes" runs).
+the review opened again (what the explore view's "Show themes" runs). ``--repeat N`` runs
+everything N times and reports means (the machine is shared: compare within one run).
 """
 
 from __future__ import annotations
@@ -39,42 +52,6 @@ from _common import CORPORA, ROOT, have_data, load_corpus, machine, run_child  #
 
 OUT = ROOT / "benchmarks" / "out" / "scale"
 
-CHILD = r"""
-import json, os, sys, threading, time
-t0 = time.perf_counter()
-samples, done = [], []
-def sample():
-    page = os.sysconf("SC_PAGE_SIZE")
-    while not done:
-        with open("/proc/self/statm") as f:
-            samples.append((time.perf_counter(), int(f.read().split()[1]) * page / 2**20))
-        time.sleep(0.05)
-threading.Thread(target=sample, daemon=True).start()
-import workbench
-review, sources, embedder, refit = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-tb = time.perf_counter()
-r = workbench.build([sources], review=review, embedder=embedder, seed=42, progress=False)
-te = time.perf_counter()
-wall_build = te - t0
-stages = dict(r.manifest["timings"])
-stages.update({k: round(v, 3) for k, v in r.model.timings_.items()})
-# peak RSS (sampled every 50 ms) within each stage of the build, in the order build runs them
-bounds, t = [], tb
-for name in ("read", "embed", "topics", "map"):
-    bounds.append((name, t, t + stages[name])); t += stages[name]
-bounds.append(("store+write", t, te))
-peaks = {name: round(max([m for s, m in samples if a <= s <= b] or [0])) for name, a, b in bounds}
-out = {"papers": len(r), "topics": r.manifest["topics"]["count"], "embedded": r.manifest["embed_stats"]["embedded"],
-       "stages": stages, "build_s": wall_build, "torch": "torch" in sys.modules, "peaks": peaks}
-if refit:
-    t = time.perf_counter(); r.refit(); out["refit_s"] = time.perf_counter() - t
-    t = time.perf_counter(); r.refit(nr_topics=10); out["refit_k_s"] = time.perf_counter() - t
-    t = time.perf_counter(); r.refit(min_cluster_size=60); out["refit_mcs_s"] = time.perf_counter() - t
-    r = workbench.open_review(review)  # opened again, as the explore view does
-    t = time.perf_counter(); r.show_themes(10); out["themes_s"] = time.perf_counter() - t
-done.append(1)
-print(json.dumps(out))
-"""
 
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text) if s]
@@ -132,48 +109,213 @@ def make_corpus(size: int, seed: int = 0) -> Path:
 
 STAGES = ["read", "embed", "umap", "hdbscan", "outliers", "merge", "labels", "map", "write"]
 
+PANDAS = r"""
+import json, sys, time
+import pandas as pd
+t = time.perf_counter(); frame = pd.read_csv(sys.argv[1]); seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "rows": len(frame)}))
+"""
+
+READ = r"""
+import json, sys, time
+from workbench import read_sources
+t = time.perf_counter(); papers, _ = read_sources([sys.argv[1]]); seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "papers": len(papers)}))
+"""
+
+VECTORIZE = r"""
+import json, sys, time
+from workbench import read_sources
+from workbench.review import document_text
+from workbench.topics.represent import _vectorizer, documents
+papers, _ = read_sources([sys.argv[1]])
+texts = documents([document_text(p) for p in papers])
+t = time.perf_counter(); matrix = _vectorizer(len(texts)).fit_transform(texts); seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "terms": matrix.shape[1]}))
+"""
+
+NAIVE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import pandas as pd
+frame = pd.read_csv(sys.argv[1], keep_default_na=False)
+docs = [f"{t}. {a}" if t else a for t, a in zip(frame["title"], frame["abstract"])]
+from model2vec import StaticModel
+from workbench.embed import StaticEmbedder
+embeddings = StaticModel.from_pretrained(str(StaticEmbedder().distill())).encode(docs)
+t1 = time.perf_counter()
+from bertopic import BERTopic
+topics, _ = BERTopic().fit_transform(docs, embeddings)
+t2 = time.perf_counter()
+from umap import UMAP
+coords = UMAP(n_components=2).fit_transform(embeddings)
+t3 = time.perf_counter()
+print(json.dumps({"papers": len(docs), "topics": len(set(topics) - {-1}), "seconds": t3 - t0,
+                  "stages": {"read+embed": t1 - t0, "bertopic": t2 - t1, "map": t3 - t2}}))
+"""
+
+BUILD = r"""
+import json, os, sys, threading, time
+t0 = time.perf_counter()
+samples, done = [], []
+def sample():
+    page = os.sysconf("SC_PAGE_SIZE")
+    while not done:
+        with open("/proc/self/statm") as f:
+            samples.append((time.perf_counter(), int(f.read().split()[1]) * page / 2**20))
+        time.sleep(0.05)
+threading.Thread(target=sample, daemon=True).start()
+import workbench
+review, sources, embedder, refit = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+tb = time.perf_counter()
+r = workbench.build([sources], review=review, embedder=embedder, seed=42, progress=False)
+te = time.perf_counter()
+stages = dict(r.manifest["timings"])
+stages.update({k: round(v, 3) for k, v in r.model.timings_.items()})
+# peak RSS (sampled every 50 ms) within each stage of the build, in the order build runs them
+bounds, t = [], tb
+for name in ("read", "embed", "topics", "map"):
+    bounds.append((name, t, t + stages[name])); t += stages[name]
+bounds.append(("store+write", t, te))
+peaks = {name: round(max([m for s, m in samples if a <= s <= b] or [0])) for name, a, b in bounds}
+out = {"papers": len(r), "topics": r.manifest["topics"]["count"], "embedded": r.manifest["embed_stats"]["embedded"],
+       "stages": stages, "build_s": te - t0, "peaks": peaks, "reused": r.build_report.reuse_line()}
+if refit:
+    t = time.perf_counter(); r.refit(); out["refit_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r.refit(nr_topics=10); out["refit_k_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r.refit(min_cluster_size=60); out["refit_mcs_s"] = time.perf_counter() - t
+    r = workbench.open_review(review)  # opened again, as the explore view does
+    t = time.perf_counter(); r.show_themes(10); out["themes_s"] = time.perf_counter() - t
+done.append(1)
+print(json.dumps(out))
+"""
+
+
+def added_papers(size: int, n: int = 100) -> list[tuple[str, str]]:
+    """``n`` new abstracts: variants of real ones with another seed (no title, like the rest)."""
+    real = real_records()
+    rng = random.Random(size + 1)
+    rows = []
+    for _, _, abstract in rng.sample(real, n):
+        sents = _sentences(abstract)
+        rng.shuffle(sents)
+        words = [w for w in " ".join(sents).split() if rng.random() > 0.15]
+        rows.append(("", "Added: " + " ".join(words)))
+    return rows
+
+
+def source_folder(size: int) -> Path:
+    """A folder holding only the corpus of ``size`` (a hard link to it): what the builds read."""
+    folder = OUT / f"sources_{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    corpus = make_corpus(size)
+    try:
+        os.link(corpus, folder / corpus.name)
+    except OSError:
+        shutil.copy(corpus, folder / corpus.name)
+    return folder
+
+
+def add_file(folder: Path, size: int) -> None:
+    with open(folder / "added_100.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["title", "abstract"])
+        writer.writerows(added_papers(size))
+
+
+def _mean(values):
+    return sum(values) / len(values)
+
+
+def run_size(size: int, args, work: Path) -> dict:
+    """Every row of one corpus size, ``args.repeat`` times; means of the seconds."""
+    corpus = make_corpus(size)
+    runs: dict[str, list] = {}
+    for _ in range(args.repeat):
+        runs.setdefault("pandas", []).append(run_child(PANDAS, [str(corpus)]))
+        runs.setdefault("read", []).append(run_child(READ, [str(corpus)]))
+        runs.setdefault("CountVectorizer", []).append(run_child(VECTORIZE, [str(corpus)]))
+        if not args.no_naive:
+            runs.setdefault("naive pipeline", []).append(run_child(NAIVE, [str(corpus)]))
+        folder = source_folder(size)
+        review = work / f"r{size}"
+        shutil.rmtree(review, ignore_errors=True)
+        refit = "1" if size == args.refit_size else "0"
+        for name, prepare in (("cold", None), ("rebuild, nothing changed", None), ("100 papers added", add_file)):
+            if prepare:
+                prepare(folder, size)
+            runs.setdefault(name, []).append(
+                run_child(BUILD, [str(review), str(folder), args.embedder, refit if name == "cold" else "0"]))
+        shutil.rmtree(review, ignore_errors=True)
+    return runs
+
+
+def _seconds(result, wall) -> float:
+    return result.get("seconds", wall)
+
+
+def print_size(size: int, runs: dict) -> None:
+    print(f"\n## {size:,} abstracts (means of {len(runs['cold'])} run(s))\n")
+    print("| run | wall s | peak RSS MB | papers | topics | " + " | ".join(STAGES) + " | reused |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(STAGES) + "---|")
+    for name, results in runs.items():
+        wall = _mean([w for _, w, _ in results])
+        rss = max(r for _, _, r in results)
+        first = results[0][0]
+        stages = first.get("stages", {})
+        means = {k: _mean([r.get("stages", {}).get(k, 0.0) for r, _, _ in results]) for k in stages}
+        cells = " | ".join(f"{means[s]:.1f}" if s in means else "" for s in STAGES)
+        secs = _mean([_seconds(r, w) for r, w, _ in results])
+        shown = f"{secs:.2f} (call)" if "seconds" in first and name != "naive pipeline" else f"{wall:.1f}"
+        print(f"| {name} | {shown} | {rss:.0f} | {first.get('papers', first.get('rows', ''))} | {first.get('topics', '')} "
+              f"| {cells} | {first.get('reused', '')} |")
+    pandas = _mean([r["seconds"] for r, _, _ in runs["pandas"]])
+    read = _mean([r["seconds"] for r, _, _ in runs["read"]])
+    vec = _mean([r["seconds"] for r, _, _ in runs["CountVectorizer"]])
+    cold = _mean([w for _, w, _ in runs["cold"]])
+    labels = _mean([r["stages"].get("labels", 0.0) for r, _, _ in runs["cold"]])
+    lines = [f"read_sources / pandas.read_csv: {read / pandas:.1f}x (goal <= 5x); the cold build's read stage: "
+             f"{_mean([r['stages']['read'] for r, _, _ in runs['cold']]) / pandas:.1f}x",
+             f"labels stage (cold build) / CountVectorizer.fit_transform: {labels / vec:.2f}x (goal <= 1.5x)",
+             f"rebuild, nothing changed / cold: {_mean([w for _, w, _ in runs['rebuild, nothing changed']]) / cold:.3f}x"
+             " (goal <= 0.1x)",
+             f"100 papers added / cold: {_mean([w for _, w, _ in runs['100 papers added']]) / cold:.2f}x",
+             f"peak RSS, cold: {max(r for _, _, r in runs['cold']):.0f} MB (goal < 1,500 MB at 50,000)"]
+    if "naive pipeline" in runs:
+        naive = _mean([w for _, w, _ in runs["naive pipeline"]])
+        lines.insert(2, f"cold build / naive pipeline: {cold / naive:.2f}x (goal <= 0.5x)")
+    print("\n" + "\n".join(f"- {line}" for line in lines))
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 50_000, 100_000])
     parser.add_argument("--embedder", default="static")
     parser.add_argument("--refit-size", type=int, default=10_000, help="also time Review.refit() at this size")
-    parser.add_argument("--no-warm", action="store_true")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive pipeline (BERTopic defaults)")
+    parser.add_argument("--repeat", type=int, default=1, help="run everything this many times; report means")
     args = parser.parse_args()
 
     work = OUT / "reviews"
     shutil.rmtree(work, ignore_errors=True)
-    print(f"# Scale, {time.strftime('%Y-%m-%d')}, {machine()}, embedder {args.embedder}\n")
-    print("| papers | run | wall s | peak RSS MB | topics | embedded | " + " | ".join(STAGES) + " |")
-    print("|---:|---|---:|---:|---:|---:|" + "---:|" * len(STAGES))
-    refits, peak_rows = [], []
+    print(f"# Scale, {time.strftime('%Y-%m-%d')}, {machine()}, embedder {args.embedder}")
+    refits = []
     for size in args.sizes:
-        source = make_corpus(size)
-        review = work / f"r{size}"
-        runs = [("cold", True)] + ([] if args.no_warm else [("warm", False)])
-        for run, cold in runs:
-            if cold:
-                shutil.rmtree(review, ignore_errors=True)
-            refit = "1" if (size == args.refit_size and not cold) else "0"
-            result, wall, rss = run_child(CHILD, [str(review), str(source), args.embedder, refit])
-            stages = result["stages"]
-            cells = " | ".join(f"{stages[s]:.1f}" if s in stages else "" for s in STAGES)
-            print(f"| {result['papers']:,} | {run} | {wall:.1f} | {rss:.0f} | {result['topics']} | {result['embedded']:,} | {cells} |", flush=True)
-            if "refit_s" in result:
-                refits.append((result["papers"], result))
-            peak_rows.append((result["papers"], run, result["peaks"]))
-        shutil.rmtree(review, ignore_errors=True)
-    print("\npeak RSS (MB) within each stage of the build (sampled every 50 ms):\n")
-    names = list(peak_rows[0][2]) if peak_rows else []
-    print("| papers | run | " + " | ".join(names) + " |")
-    print("|---:|---|" + "---:|" * len(names))
-    for papers, run, peaks in peak_rows:
-        print(f"| {papers:,} | {run} | " + " | ".join(str(peaks[n]) for n in names) + " |")
-    for papers, result in refits:
-        print(f"\nrefit in the live process, {papers:,} papers: Review.refit() {result['refit_s']:.1f} s;"
+        runs = run_size(size, args, work)
+        print_size(size, runs)
+        cold = runs["cold"][0][0]
+        if "refit_s" in cold:
+            refits.append(cold)
+        print("\npeak RSS (MB) within each stage of the build (sampled every 50 ms): " + "; ".join(
+            f"{name}: " + ", ".join(f"{k} {v}" for k, v in results[0][0]["peaks"].items())
+            for name, results in runs.items() if "peaks" in results[0][0]), flush=True)
+    for result in refits:
+        print(f"\nrefit in the live process, {result['papers']:,} papers: Review.refit() {result['refit_s']:.1f} s;"
               f" refit(nr_topics=10) {result['refit_k_s']:.1f} s; refit(min_cluster_size=60) {result['refit_mcs_s']:.1f} s;"
               f" show_themes(10) on the reopened review (no UMAP or HDBSCAN) {result['themes_s']:.1f} s")
-    print("\nstages: read = readers + dedupe; umap = neighbours + 5-d UMAP; labels = c-TF-IDF + KeyBERT words; map = 2-d UMAP (neighbours shared)")
+    print("\nstages: read = readers + dedupe; umap = neighbours + 5-d UMAP; labels = c-TF-IDF + KeyBERT words; "
+          "map = 2-d UMAP (neighbours shared); the call rows time the call alone, in a fresh process")
 
 
 if __name__ == "__main__":

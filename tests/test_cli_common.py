@@ -26,6 +26,8 @@ COMMANDS = {
     "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "rank": [], "simulate": ["f.csv"], "stopping": [],
     "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
     "import-annotations": ["f.jsonl"], "title": [],
+    "agreement": [], "conflicts": [], "prisma": [], "criteria": [], "reasons": [], "blind": [],
+    "reviewers-per-paper": [], "sources": [],
 }
 NO_REVIEW = ("read", "simulate")  # they read files, not a review
 STORE_COMMANDS = [name for name in list(COMMANDS)[5:] if name not in NO_REVIEW]

@@ -253,3 +253,40 @@ def test_a_title_made_from_a_short_abstract_leaves_its_id_alone():
     abstract = "We propose TRACE, a short benchmark for continual learning."
     assert paper_id(text=abstract) == paper_id(text=abstract, title=derive_title(abstract))
     assert paper_id(text=abstract) != paper_id(text=abstract, title="A real, different title")
+
+
+def test_normalise_for_id_is_the_runs_of_word_characters_in_any_mix_of_scripts():
+    """The fast normalisation (one str.replace per distinct other character) gives what its
+    definition, the regular expression of word runs, gives; also past the number of distinct
+    characters where it falls back to that expression."""
+    import random
+    import re
+    import unicodedata
+
+    from workbench.scripts import word_runs
+
+    def by_definition(text):
+        if text.isascii():
+            return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+        return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
+
+    rng = random.Random(3)
+    pieces = list("aZ9_ -–’.,;:()[]/\n\t") + ["é", "e\u0301", "ß", "İ", "ﬁ", "大型", "हिन्दी", "Σ", "\u00a0", "①", "😀",
+                                                   "\U000e0100", "x\u0301\u0302", "\ud800"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60))) for _ in range(3000)]
+    texts.append("x" + "".join(chr(0x2000 + i) for i in range(100)) + "é")  # many distinct separators
+    for text in texts:
+        assert normalise_for_id(text) == by_definition(text), text
+
+
+def test_old_normalisation_is_unchanged_in_any_mix_of_scripts():
+    import random
+
+    from workbench.records import legacy_normalise_for_id
+
+    rng = random.Random(4)
+    pieces = list("aZ9_ -–’.,\n") + ["é", "e\u0301", "ß", "İ", "ﬁ", "大型", "हिन्दी", "Σ", "①", "\u0301\u0302"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60))) for _ in range(3000)]
+    texts.append("".join(chr(0x300 + i) + "a" for i in range(80)))  # many distinct marks
+    for text in texts:
+        assert legacy_normalise_for_id(text) == old_normalise_for_id(text), text

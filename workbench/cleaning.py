@@ -15,7 +15,7 @@ from functools import lru_cache
 from .titles import POINTING_BACK, TITLE_MAX, derive_title, derived_titles, title_repeats_abstract
 
 __all__ = ["LATEX_MAX_CHARS", "POINTING_BACK", "TITLE_MAX", "clean_text", "derive_title", "derived_titles",
-           "has_latex_markup", "title_repeats_abstract"]
+           "has_latex_markup", "single_spaced", "title_repeats_abstract"]
 
 #: Longer texts have their LaTeX commands removed rather than converted (pylatexenc would take
 #: minutes over a full article pasted into an abstract field).
@@ -24,7 +24,9 @@ _SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻
 # A bare % is a percent sign and a bare & an ampersand ("R&D"), not a comment or a column break.
 _BARE_PERCENT_OR_AMPERSAND = re.compile(r"(?<!\\)([%&])")
 _LATEX_HINT = re.compile(r"[\\$%{}~^]")
-_LATEX_MARKUP = re.compile(r"[\\${}^]")  # what really needs pylatexenc's parser
+_LATEX_MARKUP = re.compile(r"[\\${}^]")  # markup: what has_latex_markup reports
+_PARSER_MARKUP = re.compile(r"[\\${}]")  # what really needs pylatexenc's parser (``^`` alone does not)
+_SUPERSCRIPT = re.compile(r"\^\{?([0-9+\-]+)\}?")
 #: pylatexenc's text "specials" (its default latex2text context), longest first.
 _SPECIALS = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "!`": "\u00a1", "?`": "\u00bf",
              "~": "\u00a0"}
@@ -57,23 +59,44 @@ def clean_text(text: str | None) -> str:
     if not text:
         return ""
     text = unicodedata.normalize("NFC", str(text))
-    if _LATEX_HINT.search(text) and not _LATEX_MARKUP.search(text):
-        # Only % and ~ look like LaTeX here ("75% of cases"): pylatexenc would do nothing but
-        # its "specials" (-- to an en dash, ~ to a space, ...), at ~20 ms a text. Same result.
-        text = _SPECIAL.sub(lambda m: _SPECIALS[m.group(0)], text)
-    elif _LATEX_HINT.search(text):
-        try:
-            if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
-                raise ValueError("too long for pylatexenc")
-            text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
-        except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
-            text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
-        text = re.sub(r"\^\{?([0-9+\-]+)\}?", _superscript, text)
-        # pylatexenc gives an accent it has no precomposed letter for as a combining mark
-        # (t + U+0308): compose again, so cleaning clean text changes nothing.
-        text = unicodedata.normalize("NFC", text.replace("{", "").replace("}", ""))
-    text = text.replace("\u00a0", " ")
-    return re.sub(r"\s+", " ", text).strip()
+    if _LATEX_HINT.search(text):
+        if _PARSER_MARKUP.search(text):
+            text = _parsed(text)
+        else:
+            # No macro, brace or math: pylatexenc would do nothing but its "specials" (-- to an
+            # en dash, ~ to a space, ...), at ~20 ms a text. Same result (tests compare them).
+            text = _SPECIAL.sub(_special, text)
+            if "^" in text:
+                text = unicodedata.normalize("NFC", _SUPERSCRIPT.sub(_superscript, text))
+    return single_spaced(text.replace("\u00a0", " "))
+
+
+def _special(m: re.Match) -> str:
+    return _SPECIALS[m.group(0)]
+
+
+def _parsed(text: str) -> str:
+    """``text`` through pylatexenc (bare ``%`` and ``&`` kept as characters), superscripts, NFC."""
+    try:
+        if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
+            raise ValueError("too long for pylatexenc")
+        text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
+    except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
+        text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
+    text = _SUPERSCRIPT.sub(_superscript, text)
+    # pylatexenc gives an accent it has no precomposed letter for as a combining mark
+    # (t + U+0308): compose again, so cleaning clean text changes nothing.
+    return unicodedata.normalize("NFC", text.replace("{", "").replace("}", ""))
+
+
+def single_spaced(text: str) -> str:
+    """``text`` with each run of white space as one space, and none at either end: what
+    ``re.sub(r"\\s+", " ", text).strip()`` gives (str.split and re's ``\\s`` share one
+    definition of white space), without copying text that is single-spaced already."""
+    # Every white space character but the ASCII space is "not printable" (categories Cc, Zs, Zl, Zp).
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def has_latex_markup(text: str) -> bool:

@@ -33,8 +33,11 @@ does not change when a copy of it joins.
 from __future__ import annotations
 
 import re
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
 from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
@@ -45,10 +48,13 @@ __all__ = [
     "MIN_SAME_ABSTRACT_WORDS",
     "Duplicates",
     "Merge",
+    "PaperKeys",
     "deduplicate",
     "find_duplicates",
     "first_author_key",
     "merge_papers",
+    "paper_keys",
+    "remember_keys",
 ]
 
 DEFAULT_THRESHOLD = 95.0
@@ -123,8 +129,42 @@ class _Clusters:
         return True
 
 
-def _title_key(paper: Paper) -> str:
-    return normalise_for_id(paper.title) if paper.title and paper.title != "(untitled)" else ""
+class PaperKeys(NamedTuple):
+    """What deduplication compares of a paper besides its identifiers, worked out once per paper."""
+
+    text: bytes  # a digest of the normalised abstract (b"" without one): equal abstracts, equal digests
+    words: int  # words of the normalised abstract (count_words)
+    title: str  # the normalised title ("" without one, or for "(untitled)")
+
+    @classmethod
+    def of(cls, paper: Paper, text: str | None = None, title: str | None = None) -> "PaperKeys":
+        """The keys of ``paper``; ``text`` and ``title``: its text and title through
+        :func:`~workbench.records.normalise_for_id` already (a reader has them at hand)."""
+        text = (normalise_for_id(paper.text) if paper.text else "") if text is None else text
+        if paper.title in ("", "(untitled)"):
+            title = ""
+        elif title is None:
+            title = normalise_for_id(paper.title)
+        digest = hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest() if text else b""
+        return cls(digest, count_words(text), title)
+
+
+# Keys are a function of the (immutable) paper, so a paper's keys are never stale: they are made
+# once, by the reader that made the paper (remember_keys) or at first use, and go with the paper.
+_KEYS: "WeakKeyDictionary[Paper, PaperKeys]" = WeakKeyDictionary()
+
+
+def paper_keys(paper: Paper) -> PaperKeys:
+    """:class:`PaperKeys` of ``paper``, worked out once."""
+    keys = _KEYS.get(paper)
+    if keys is None:
+        keys = _KEYS[paper] = PaperKeys.of(paper)
+    return keys
+
+
+def remember_keys(paper: Paper, keys: PaperKeys) -> None:
+    """Keep ``keys`` (made by :meth:`PaperKeys.of` where the normalised texts were at hand) for ``paper``."""
+    _KEYS[paper] = keys
 
 
 _NUMBERING = re.compile(r"\b(?:\d+|i{1,3}|iv|v|vi{1,3}|ix|x)\b")
@@ -145,29 +185,30 @@ def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | 
     return None
 
 
-def _exact(papers: list[Paper], clusters: _Clusters, titles: list[str]) -> None:
+_REASONS = (("doi", "same DOI {}"), ("arxiv_id", "same arXiv id {}"), ("pmid", "same PMID {}"), ("id", ""))
+
+
+def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> None:
     seen: dict[tuple, int] = {}
     for i, p in enumerate(papers):
-        keys = [(("doi", p.doi), f"same DOI {p.doi}"), (("arxiv", p.arxiv_id), f"same arXiv id {p.arxiv_id}"),
-                (("pmid", p.pmid), f"same PMID {p.pmid}"), (("id", p.id), "same record id")]
-        for key, reason in keys:
-            if key[1]:
-                first = seen.setdefault(key, i)
+        for field_name, reason in _REASONS:
+            value = getattr(p, field_name)
+            if value:
+                first = seen.setdefault((field_name, value), i)
                 if first != i:
-                    if key[0] == "id":
+                    if field_name == "id":
                         year = f"year {p.year}" if p.year else "no year"
                         reason = (f"same title, {year}, no abstract or identifier" if not p.text else "same abstract"
-                                  if count_words(normalise_for_id(p.text)) >= MIN_SAME_ABSTRACT_WORDS
-                                  else "same title and abstract")
-                    clusters.union(first, i, reason)
-        text = normalise_for_id(p.text) if p.text else ""
+                                  if keys[i].words >= MIN_SAME_ABSTRACT_WORDS else "same title and abstract")
+                    clusters.union(first, i, reason.format(value))
+        text, words, title = keys[i]
         if text:
-            if count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
+            if words >= MIN_SAME_ABSTRACT_WORDS:
                 first = seen.setdefault(("abstract", text), i)
                 if first != i:
                     clusters.union(first, i, "same abstract", check=True)
-            elif titles[i]:
-                first = seen.setdefault(("title+abstract", titles[i], text), i)
+            elif title:
+                first = seen.setdefault(("title+abstract", title, text), i)
                 if first != i:
                     clusters.union(first, i, "same title and abstract", check=True)
 
@@ -224,8 +265,9 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
 def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> Duplicates:
     """Clusters of duplicate records (indices into ``papers``, each in reading order)."""
     clusters = _Clusters(papers)
-    titles = [_title_key(p) for p in papers]
-    _exact(papers, clusters, titles)
+    keys = [paper_keys(p) for p in papers]
+    titles = [k.title for k in keys]
+    _exact(papers, clusters, keys)
     comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(papers)):
@@ -254,9 +296,9 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
 def merge_papers(members: list[Paper]) -> Paper:
     """One paper from duplicates (in reading order): first non-empty values, all sources."""
     first = members[0]
-    sources = tuple(dict.fromkeys(s for p in members for s in (p.sources or (p.source,))))
     if len(members) == 1:
-        return first.replace(sources=sources)
+        return first.replace(sources=tuple(dict.fromkeys(first.sources or (first.source,))))
+    sources = tuple(dict.fromkeys(s for p in members for s in (p.sources or (p.source,))))
 
     def pick(attr):
         return next((getattr(p, attr) for p in members if getattr(p, attr)), getattr(first, attr))
@@ -290,13 +332,15 @@ def merge_papers(members: list[Paper]) -> Paper:
     )
 
 
-def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> tuple[list[Paper], Duplicates]:
+def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,
+                found: Duplicates | None = None) -> tuple[list[Paper], Duplicates]:
     """Merge duplicates; returns the papers in order of first appearance and what was found.
 
     ``fuzzy=False`` merges only records that share an identifier or their title and abstract.
     Clusters whose sources disagree on the screening label get a note in ``Duplicates.notes``.
+    ``found``: what :func:`find_duplicates` found in these papers before (it is added to).
     """
-    found = find_duplicates(papers, threshold, fuzzy)
+    found = find_duplicates(papers, threshold, fuzzy) if found is None else found
     by_id: dict[str, list[int]] = {}
     merged: dict[str, Paper] = {}
     for group in found.clusters:

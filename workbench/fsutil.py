@@ -23,6 +23,7 @@ from pathlib import Path
 from .errors import StoreError
 
 __all__ = [
+    "MOUNTINFO",
     "NETWORK_FILESYSTEMS",
     "Mount",
     "NetworkFilesystemError",
@@ -105,6 +106,10 @@ REMOTE_FUSE = frozenset({
 })
 
 
+#: Where Linux lists this process's mounts (a test may point it at a file of its own).
+MOUNTINFO = "/proc/self/mountinfo"
+
+
 class NetworkFilesystemError(StoreError):
     """A review folder lies on a network file system, where SQLite's locks cannot be trusted."""
 
@@ -163,7 +168,7 @@ def _covers(mount_point: str, path: str) -> bool:
 
 def _system_mounts() -> list[Mount] | None:
     try:
-        return parse_mountinfo(Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace"))
+        return parse_mountinfo(Path(MOUNTINFO).read_text(encoding="utf-8", errors="replace"))
     except OSError:
         pass
     try:  # macOS, Windows, BSD: psutil knows the file-system types, when it is installed
@@ -209,6 +214,7 @@ def refuse_network_filesystem(path, *, allow: bool = False, mountinfo: str | Non
     raise NetworkFilesystemError(
         f"{path} is on a network file system ({mount.fstype} mounted at {mount.mount_point}{origin}): "
         "SQLite cannot lock files reliably there, so two people writing at once can corrupt the review. "
-        "Put the review folder on a local disk and share work by export and import, or, if only one "
-        "person writes to it at a time, pass the override (allow_network_filesystem=True)"
+        "Put the review folder on a local disk and share work by export and import (`workbench export "
+        "--format jsonl`, then `workbench import-annotations`), or, if only one person uses it at a time, "
+        "pass the override (allow_network_filesystem=True, or set WORKBENCH_ALLOW_NETWORK_FS=1)"
     )

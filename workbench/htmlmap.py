@@ -31,7 +31,8 @@ def _hover(title: str, authors, year, label: str, abstract: str = "") -> str:
         parts.append(html.escape(" · ".join(x for x in (who, when) if x)))
     parts.append(html.escape(label))
     if abstract:
-        short = textwrap.shorten(abstract, ABSTRACT_CHARS, placeholder=" …")
+        # shorten() splits and wraps all of its text; the first 720 characters make the same line
+        short = textwrap.shorten(" ".join(abstract.split())[: 3 * ABSTRACT_CHARS], ABSTRACT_CHARS, placeholder=" …")
         parts.append("<i>" + "<br>".join(html.escape(line) for line in textwrap.wrap(short, 70)) + "</i>")
     return "<br>".join(parts)
 

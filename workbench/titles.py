@@ -5,12 +5,16 @@
 ``Methods for X``), else its first clause; never one that starts mid-thought (a pronoun, "these
 challenges", "To address ...") where the text has another. :func:`derived_titles` lists what
 every version derived (ids compare against them: :func:`workbench.records.paper_id`), and
-:func:`title_repeats_abstract` tells a title that adds nothing to its abstract.
+:func:`title_repeats_abstract` (:mod:`workbench.title_checks`) tells a title that adds nothing
+to its abstract.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from .title_checks import LEAD_IN, title_repeats_abstract
 
 __all__ = ["POINTING_BACK", "TITLE_MAX", "derive_title", "derived_titles", "title_repeats_abstract"]
 
@@ -22,6 +26,7 @@ _INTRO = re.compile(
     r"\s+(?:and\s+\w+\s+)?",
     re.I,
 )
+_INTRO_STARTS = ("we ", "this ")
 # A name people would put in a title: has an inner capital, a digit, a hyphen or is all caps.
 _NAME = r"(?:[A-Z][\w\-\.\u00c0-\u024f²³¹⁰-⁹]*(?:[A-Z\d\-²³]|[a-z][A-Z])[\w\-\.²³¹⁰-⁹]*|[A-Z]{2,}\w*)"
 _NAME_FIRST = re.compile(
@@ -43,19 +48,34 @@ _BACK = r"(?:these|this|those|such|it|them|their|its|the above|the aforementione
 # Where a description turns to what an earlier sentence said: "... a solution to address these
 # challenges", "... a model that bridges this gap", "... designed for such settings".
 _TURNS_BACK = re.compile(rf"(?:,\s*|\s+(?:to|that|which|for|by|through|designed|in order)\s+)(?:\w+\s+){{0,2}}?{_BACK}\b", re.I)
-# Lead-ins that say where, not what: "To address these challenges, ...", "In this paper, ...".
-_LEAD_IN = re.compile(
-    r"^(?:(?:to|in order to)\s+(?:address|tackle|overcome|solve|fill|bridge|close|mitigate|alleviate|remedy|fix"
-    r"|handle|resolve|meet)\b[^,]{0,120},\s*|(?:in|with)\s+this\s+\w+(?:\s+\w+)?,\s*|here,?\s+|to this end,\s*"
-    r"|motivated by (?:this|these)[^,]{0,80},\s*|(?:accordingly|therefore|thus|hence|consequently|specifically)"
-    r",\s*|it\s+(?:is|was|has\s+been)\s+(?:\w+\s+)?(?:shown|proved|proven|known|argued|demonstrated|found"
-    r"|suggested|observed|conjectured|consistent|established)\s+that,?\s+"
-    r"|we\s+(?:\w+ly\s+)?(?:show|find|argue|prove|demonstrate|note|observe)\s+that,?\s+"
-    r"|there\s+(?:is|are|was|were|exists?|has\s+been|have\s+been)\s+(?:,?\s*\w+,\s*)?"
-    r"|(?:this|these)(?:\s+[\w\-]+){0,3}?\s+(?:is|are|was|were|has\s+been|have\s+been)\s+"
-    r"(?:(?:devoted|dedicated)\s+to\s+)?)+",
-    re.I,
-)
+
+
+def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...]) -> Iterator[re.Match]:
+    """What ``pattern.finditer(text)`` gives, where every match of ``pattern`` starts with one of
+    ``starts`` (lower case, any case in ``text``; a space in them stands for any white space).
+
+    The regular expression engine tries a case-insensitive pattern at every position of the
+    text; ``str.find`` finds the few places worth trying several times faster. Text is searched
+    that way when its only white space is the space (what :func:`_plain` makes of an abstract;
+    every other white space character is "not printable"), lower-casing it keeps every position
+    (no character becomes two) and it holds none of the three characters that match a letter of
+    the alphabet case-insensitively without lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
+    Other text is scanned whole."""
+    lowered = text.lower()
+    if not text.isprintable() or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
+        yield from pattern.finditer(text)
+        return
+    places = []
+    for start in starts:
+        at = lowered.find(start)
+        while at >= 0:
+            places.append(at)
+            at = lowered.find(start, at + 1)
+    end = 0
+    for at in sorted(places):
+        if at >= end and (m := pattern.match(text, at)):
+            yield m
+            end = m.end()
 
 
 def _shorten(text: str, limit: int = TITLE_MAX) -> str:
@@ -90,9 +110,9 @@ def _first_sentence(text: str) -> str:
 
 
 def _desc_clause(desc: str) -> str:
-    desc = re.sub(r"^(?:which|that)\s+(?:is\s+)?", "", _first_sentence(desc))
+    desc = _WHICH_IS.sub("", _first_sentence(desc))
     # Stop at the next clause that starts a new thought, unless that leaves too little to read.
-    head = re.split(r"\s(?:which|that|where|while|whereby)\s|;", desc, maxsplit=1)[0]
+    head = _NEW_THOUGHT.split(desc, maxsplit=1)[0]
     return (head if len(head) >= 40 else desc).strip().rstrip(",")
 
 
@@ -108,14 +128,14 @@ def _own_desc(name: str, desc: str, text: str) -> str:
         later = re.search(rf"(?:^|[.!?]\s+){re.escape(name)}\s+(?P<verb>[a-z]+s)\s+(?P<rest>[^.;:]+)", text)
         if later and not _TURNS_BACK.search(later.group("rest")):
             said = _desc_clause(f"{later.group('verb')} {later.group('rest')}")
-            return re.split(r",\s+(?:\w+ing|which|while|where)\b", said, maxsplit=1)[0]
+            return _GOES_ON.split(said, maxsplit=1)[0]
     return head if head.split() else desc
 
 
 def _named_system(text: str, tidy: bool = True) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
     ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14)."""
-    for m in _INTRO.finditer(text):
+    for m in _scan(_INTRO, text, _INTRO_STARTS):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
         if hit:
@@ -140,17 +160,17 @@ def _named_system(text: str, tidy: bool = True) -> str | None:
 
 
 def _first_clause(sentence: str) -> str:
-    clause = re.split(r"(?<=\w),\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+", sentence)[0]
+    clause = _CLAUSE_END.split(sentence)[0]
     return sentence if len(clause) < 25 else clause
 
 
 def _starts_mid_thought(title: str) -> bool:
     """Starts with a pronoun or "this", points back in its first words ("one such method", "the
     same effect"), or starts with "To address"."""
-    first = re.match(r"\W*([\w'’]+)", title)
+    first = _FIRST_WORD.match(title)
     head = title[:40].lower()
     return (first is None or first.group(1).lower() in POINTING_BACK
-            or re.match(r"^(?:[\w\-]+\s+){0,2}(?:such|same|aforementioned|above|these|those|following)\b", head)
+            or _POINTS_BACK_SOON.match(head)
             is not None
             or head.startswith(("to address", "to tackle", "to overcome", "to solve", "to fill", "to bridge")))
 
@@ -159,7 +179,7 @@ def _fallback_title(text: str) -> str:
     """The first clause of the first sentence that does not start mid-thought (lead-ins such as
     "To address this, " dropped); the first clause of the text when every sentence does."""
     for sentence in _sentences(text, 8)[:8]:
-        clause = _first_clause(_LEAD_IN.sub("", sentence))
+        clause = _first_clause(LEAD_IN.sub("", sentence))
         if clause and not _starts_mid_thought(clause):
             return _shorten(_capital(clause))
     return _shorten(_first_clause(_first_sentence(text)))
@@ -195,18 +215,37 @@ _STATES = re.compile(
     r"(?P<verb>[a-z]+)\s+",
     re.I,
 )
+_STATES_STARTS = ("we ", "i ", "this ", "our ")
 _ASPIRES = frozenset({"aim", "seek", "attempt", "strive", "set"})
 _CLAIMS = frozenset({"show", "demonstrate", "find", "argue", "prove", "observe", "reveal", "hypothesize", "posit",
                      "claim", "conclude", "suggest", "confirm", "establish"})
 _QUESTION = re.compile(r"^(?:whether|if)\s+", re.I)
 _WH = re.compile(r"^(?:how|why|what|when|which|where|who|to what extent)\b", re.I)
+# Compiled once (re's own cache costs a look-up a call).
+_WHICH_IS = re.compile(r"^(?:which|that)\s+(?:is\s+)?")
+_NEW_THOUGHT = re.compile(r"\s(?:which|that|where|while|whereby)\s|;")
+_GOES_ON = re.compile(r",\s+(?:\w+ing|which|while|where)\b")
+_CLAUSE_END = re.compile(r"(?<=\w),\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+")
+_FIRST_WORD = re.compile(r"\W*([\w'’]+)")
+_POINTS_BACK_SOON = re.compile(r"^(?:[\w\-]+\s+){0,2}(?:such|same|aforementioned|above|these|those|following)\b")
+_DIGIT = re.compile(r"\d")
+_ON_OR_AND = re.compile(rf"^(?:on\s+|and\s+(?:{_ADVERB}\s+)?[a-z]+\s+)")
+_TO_VERB = re.compile(r"^(?:out\s+)?to\s+(?P<verb>[a-z]+)\s+(?P<rest>.+)", re.I)
+_THREE_LETTERS = re.compile(r"[^\W\d_]{3}")
+_COLON_OR_SEMICOLON = re.compile(r";\s|:\s")
+_DANGLING = re.compile(r"(?:[\s,:]+(?:that|which|and|but|or|to|by|with|of|for|the|a|an|in|on))+[\s,:]*$", re.I)
+_OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
+_NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
+_DESC_CALLED_NAME = re.compile(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
+                               r"(?P<name>[^\s,.;]*[A-Z\d]\S*(?:\s+[A-Z]\S*){0,3})"
+                               r"(?:\s*\((?P<paren>[^)]{2,20})\))?")
 
 
 def _capital(title: str) -> str:
     """The first letter in capitals, unless the first word is written with capitals of its own
     ("xLAM", "f-GRPO", "mRNA") or digits."""
     first = title.split(" ", 1)[0]
-    return title[0].upper() + title[1:] if first.islower() and not re.search(r"\d", first) else title
+    return title[0].upper() + title[1:] if first.islower() and not _DIGIT.search(first) else title
 
 
 def _gerund(verb: str) -> str:
@@ -215,9 +254,9 @@ def _gerund(verb: str) -> str:
 
 def _stated(verb: str, rest: str, depth: int = 0) -> str | None:
     """The title a sentence "we ``verb`` ``rest``" gives, or None where it gives none."""
-    rest = re.sub(rf"^(?:on\s+|and\s+(?:{_ADVERB}\s+)?[a-z]+\s+)", "", rest)  # "focus on X", "design and build X"
+    rest = _ON_OR_AND.sub("", rest)  # "focus on X", "design and build X"
     if verb in _ASPIRES:  # "we aim to study X" -> as "we study X"
-        hop = re.match(r"^(?:out\s+)?to\s+(?P<verb>[a-z]+)\s+(?P<rest>.+)", rest, re.I)
+        hop = _TO_VERB.match(rest)
         if hop is None or depth or hop.group("verb").lower() not in _VERB_FORMS:
             return None
         return _stated(_VERB_FORMS[hop.group("verb").lower()], hop.group("rest"), depth + 1)
@@ -228,7 +267,7 @@ def _stated(verb: str, rest: str, depth: int = 0) -> str | None:
     elif _QUESTION.match(rest):
         rest = f"{_gerund(verb)} whether {_QUESTION.sub('', rest)}"
     rest = _object_clause(rest)
-    if not rest or _starts_mid_thought(rest) or not re.search(r"[^\W\d_]{3}", rest):
+    if not rest or _starts_mid_thought(rest) or not _THREE_LETTERS.search(rest):
         return None
     return _shorten(_named_object(_capital(rest)))
 
@@ -242,11 +281,10 @@ def _object_clause(rest: str) -> str:
             rest = rest[: turn.start()]
             break
     head = _desc_clause(rest)
-    cut = re.split(r";\s|:\s", head, maxsplit=1)[0]
+    cut = _COLON_OR_SEMICOLON.split(head, maxsplit=1)[0]
     if len(cut) >= 20:
         head = cut
-    return re.sub(r"(?:[\s,:]+(?:that|which|and|but|or|to|by|with|of|for|the|a|an|in|on))+[\s,:]*$", "", head,
-                  flags=re.I).strip(" ,:")
+    return _DANGLING.sub("", head).strip(" ,:")
 
 
 # Where a sentence may go on to another thing done: ", and show ...", ", analyze ...", ", by ...".
@@ -256,13 +294,10 @@ _TURN = re.compile(r",?\s+(?:and|but)\s+(?:we\s+)?(?:then\s+)?(?P<word>[a-z]+)\b
 def _named_object(title: str) -> str:
     """"Panacea, an innovative approach ..." -> "Panacea: an innovative approach ..."; "a new
     method called TR-DPO" -> "TR-DPO: a new method"."""
-    name = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
-    hit = re.match(rf"^(?P<name>{name}(?:\s+{name}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$", title)
+    hit = _NAME_COMMA_DESC.match(title)
     if hit:
         return f"{hit.group('name')}: {hit.group('desc')}"
-    hit = re.match(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
-                   r"(?P<name>[^\s,.;]*[A-Z\d]\S*(?:\s+[A-Z]\S*){0,3})"
-                   r"(?:\s*\((?P<paren>[^)]{2,20})\))?", title)
+    hit = _DESC_CALLED_NAME.match(title)
     if hit:
         name = hit.group("paren") or hit.group("name").rstrip(",.")
         return f"{name}: {hit.group('desc')[0].lower()}{hit.group('desc')[1:]}"
@@ -273,7 +308,7 @@ def _stated_aim(text: str) -> str | None:
     """The title the first sentence saying what the paper does gives ("We study methods for
     aligning LLMs with human preferences" -> "Methods for aligning LLMs with human preferences";
     "We investigate whether X" -> "Investigating whether X"; "We show that X" -> "X")."""
-    for m in _STATES.finditer(text):
+    for m in _scan(_STATES, text, _STATES_STARTS):
         verb = _VERB_FORMS.get(m.group("verb").lower())
         title = _stated(verb, _first_sentence(text[m.end():])) if verb else None
         if title:
@@ -310,62 +345,6 @@ def derived_titles(text: str) -> tuple[str, ...]:
 
 def _plain(text: str | None) -> str:
     """``text`` with its white space normalised, and cleaned where it still holds LaTeX markup."""
-    from .cleaning import clean_text, has_latex_markup
+    from .cleaning import clean_text, has_latex_markup, single_spaced
 
-    return clean_text(text) if has_latex_markup(text or "") else re.sub(r"\s+", " ", text or "").strip()
-
-
-_WORD = re.compile(r"\w+")
-_INTRODUCES = re.compile(
-    r"\b(?:we|this (?:paper|work|report))\s+(?:\w+\s+)?(?:introduce|propose|present|develop|release|build|construct"
-    r"|design|unveil|describe)s?\b",
-    re.I,
-)
-
-
-def title_repeats_abstract(title: str, text: str) -> bool:
-    """Whether ``title`` says nothing ``text`` does not: made from it (:func:`derive_title`: the
-    abstract's first clause, maybe cut with "…", "NAME: description" taken from the sentence
-    that introduces a system, or what a "we study ..." sentence says the paper does), or a title
-    the abstract starts with. Cheap: no LaTeX clean-up, no title re-derivation. A reader sets
-    ``Paper.title_derived`` with it, so a title made from the abstract and written into an
-    export is still known as such when the export is read."""
-    if not title:
-        return True
-    core = title.rstrip("…").rstrip(" .,;:")
-    if core and text.startswith(core):
-        return True
-    if core and core[1:] and _follows_a_statement(core, text):
-        return True
-    if ":" not in title or not set(_WORD.findall(title.lower())) <= set(_WORD.findall(text.lower())):
-        return False
-    name = title.split(":", 1)[0].strip()
-    return _INTRODUCES.search(text) is not None or re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text,
-                                                              re.I) is not None
-
-
-def _follows_a_statement(core: str, text: str) -> bool:
-    """``core`` is what a sentence of ``text`` says the paper does ("we study ...", "this book
-    presents ...", "we investigate whether ..."), or a sentence without its lead-in ("To address
-    this, ...", "It is shown that ..."); its first letter in either case."""
-    gerund = re.match(r"^[A-Z][a-z]+ing\s+(?:at\s+)?(.+)$", core)  # "Investigating whether X", "Solving X"
-    return _found_after(core, text) or (gerund is not None and _found_after(gerund.group(1), text))
-
-
-def _found_after(core: str, text: str) -> bool:
-    found = text.find(core[1:])
-    while found > 0:
-        before = text[max(0, found - 200) : found - 1]
-        if text[found - 1].lower() == core[0].lower():
-            if _STATED_BEFORE.search(before):
-                return True
-            start = max(before.rfind(". "), before.rfind("? "), before.rfind("! "))
-            lead = before[start + 2 :] if start >= 0 else before if found <= 200 else None
-            if lead and _LEAD_IN.fullmatch(lead) or lead == "" and len(core) >= 25:
-                return True
-        found = text.find(core[1:], found + 1)
-    return False
-
-
-_STATED_BEFORE = re.compile(r"\b(?:we|i)\s+(?:\w+\s+){0,3}(?:that,?\s+|on\s+|to\s+\w+\s+)?$"
-                            r"|\b(?:this|our)\s+(?:[\w\-]+\s+){1,6}$", re.I)
+    return clean_text(text) if has_latex_markup(text or "") else single_spaced(text or "")

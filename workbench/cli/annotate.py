@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import InputError
+from ..records import FULL_TEXT, STAGES, TITLE_ABSTRACT
+from ..review import screening_of
 from ..store import DECISIONS, Store
 from .common import Reply, add_store_command, on_store
 
@@ -38,9 +41,15 @@ def note(args, store: Store, pid: str) -> Reply:
 
 @on_store(paper=True)
 def decide(args, store: Store, pid: str) -> Reply:
-    store.decide(pid, args.decision, reason=args.reason)
-    why = f" ({args.reason})" if args.reason else ""
-    return Reply([f"{pid}: {args.decision}{why} by {store.reviewer}"])
+    if args.stage == FULL_TEXT and screening_of(store, TITLE_ABSTRACT, [pid]).decisions().get(pid) not in (
+            "include", "maybe"):
+        raise InputError(f"{pid} is not included at title/abstract (not screened by enough reviewers, excluded, "
+                         "or an unresolved conflict), so it has no full-text stage yet; see `workbench conflicts`")
+    store.decide(pid, args.decision, reason=args.reason, stage=args.stage)
+    kept = store.decision(pid, stage=args.stage)
+    why = f" ({kept.reason})" if kept.reason else ""
+    at = "" if args.stage == TITLE_ABSTRACT else " at full text"
+    return Reply([f"{pid}: {kept.decision}{why}{at} by {store.reviewer}"])
 
 
 @on_store()
@@ -81,8 +90,11 @@ def register(subparsers) -> None:
 
     p = add_store_command(subparsers, "decide", decide, "record your screening decision on a paper")
     p.add_argument("id", metavar="ID")
-    p.add_argument("decision", choices=DECISIONS)
+    p.add_argument("decision", choices=(*DECISIONS, "not-retrieved"),
+                   help="at full text: include, exclude (with --reason) or not-retrieved")
     p.add_argument("--reason", default=None, metavar="TEXT")
+    p.add_argument("--stage", default=TITLE_ABSTRACT, choices=STAGES,
+                   help=f"the screening stage (default: {TITLE_ABSTRACT})")
 
     p = add_store_command(subparsers, "rename-tag", rename_tag,
                           "rename a tag on every paper (merges into NEW if it exists)")

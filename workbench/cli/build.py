@@ -26,9 +26,10 @@ def build(args) -> int:
         params["min_cluster_size"] = args.min_cluster_size
     if args.nr_topics is not None:
         params["nr_topics"] = args.nr_topics
+    sources = args.sources or ["seeds"]
     try:
-        review = build_review(args.sources or ["seeds"], review=args.review, embedder=args.embedder,
-                              seed=args.seed, input_format=args.input_format, **params)
+        review = build_review(sources, review=args.review, embedder=args.embedder, seed=args.seed,
+                              input_format=args.input_format, provenance=_provenance(args, sources), **params)
     except NoRecordsError as no_records:  # the report says why, file by file; then the error line
         say(*no_records.report.lines())
         raise
@@ -36,6 +37,24 @@ def build(args) -> int:
     if not args.quiet:
         write_table(review.topics_frame(), "table", list_columns=["words"])
     return 0
+
+
+_PROVENANCE = (("database", "database"), ("register", "register"), ("query", "query"), ("searched", "searched_on"))
+
+
+def _provenance(args, sources: list[str]) -> dict[str, dict]:
+    """``--database [FILE=]NAME`` and the like as ``build(provenance=...)``: a value whose part
+    before the first '=' names a source (as given, or its file name) is about that source; any
+    other value (a query may hold '=') is about every source given."""
+    names = {str(s) for s in sources} | {Path(s).name for s in sources}
+    out: dict[str, dict] = {}
+    for option, key in _PROVENANCE:
+        for value in getattr(args, option) or []:
+            source, sep, rest = value.partition("=")
+            targets = [source] if sep and source in names else [str(s) for s in sources]
+            for target in targets:
+                out.setdefault(target, {})[key] = rest if sep and source in names else value
+    return out
 
 
 def _build_lines(review: Review) -> list[str]:
@@ -47,7 +66,13 @@ def _build_lines(review: Review) -> list[str]:
               f"cache) with {m['embedder']['name']}")]
     if m["topics"]["note"]:
         lines.append(m["topics"]["note"])
-    lines += [f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
+    lines += [report.reuse_line(), f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
+    with review.store() as store:
+        bare = [s.path for s in store.sources() if not s.provenance_given]
+    if bare:
+        lines.append(f"no search provenance for {', '.join(bare[:5])}{' ...' if len(bare) > 5 else ''}: "
+                     "PRISMA-S asks where each source was searched; rebuild with --database [FILE=]NAME "
+                     "--query [FILE=]TEXT --searched [FILE=]YYYY-MM-DD, or use `workbench sources --set FILE`")
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
     return lines + [f"built {review.path}: {m['n_papers']} papers, {m['topics']['count']} topics ({timings})",
                     f"map: {review.path / 'map.html'}"]
@@ -90,6 +115,12 @@ def register(subparsers) -> None:
     p.add_argument("--min-cluster-size", type=int, default=None, help="smallest topic (default: scales with the corpus)")
     p.add_argument("--nr-topics", type=int, default=None, help="merge topics down to this many")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the topics table")
+    for option, what in (("database", "the bibliographic database a source was searched in (PRISMA-S)"),
+                         ("register", "the trials register a source came from"),
+                         ("query", "the search query run there, as run"),
+                         ("searched", "the date searched, YYYY-MM-DD")):
+        p.add_argument(f"--{option}", action="append", default=None, metavar="[FILE=]VALUE",
+                       help=f"{what}; FILE= names one source (default: every source); repeat per source")
     p.set_defaults(func=build)
 
     for name, func, helptext in (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..review import import_annotations as merge_annotations
 from ..store import DB_NAME, FORMATS, Store, StoreError
 from .common import Reply, add_store_command, on_store
 
@@ -62,7 +63,7 @@ def import_annotations(args) -> int:
 
 @on_store()
 def _merge(args, store: Store) -> Reply:
-    report = store.import_annotations(args.file)
+    report = merge_annotations(store, args.file)  # with the papers the reviewers now disagree on
     return Reply(str(report).split("\n"))  # its own line breaks; the data in it is quoted
 
 

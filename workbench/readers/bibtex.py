@@ -36,6 +36,7 @@ from bibtexparser.model import Entry
 from ..records import Paper, normalise_arxiv_id
 from .bibrepair import split
 from .fields import ReadContext, record_from_mapping, resolve_columns
+from .pool import make_papers
 
 __all__ = ["looks_like_bibtex", "read_bibtex"]
 
@@ -185,7 +186,7 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
         ctx.skip(f"entry could not be read ({block.error}); check its fields", (block.start_line or 0) + 1)
     blocks = [((entry.start_line or 0) + 1, entry.key, _fields(entry)) for entry in library.entries]
     by_key = {key.lower(): values for _, key, values in blocks}  # keys are unique once repaired
-    papers: list[Paper] = []
+    items = []
     columns_cache: dict[tuple, dict] = {}
     for line, key, values in blocks:
         values = _inherit(key.lower(), by_key, ctx, line)
@@ -194,9 +195,8 @@ def read_bibtex(text: str, ctx: ReadContext) -> list[Paper]:
             values = {**values, "arxiv id": arxiv_id}
         keys = tuple(values)
         columns = columns_cache.get(keys) or columns_cache.setdefault(keys, resolve_columns(keys))
-        paper = record_from_mapping(ctx, values, line, columns)
-        if paper is not None:
-            papers.append(paper)
+        items.append((values, line, columns))
+    papers = make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, *item))
     if not papers and not ctx.n_skipped:
         ctx.no_records("no BibTeX entries found (only comments, @string or @preamble blocks)")
     return papers

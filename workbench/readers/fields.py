@@ -16,14 +16,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..dedupe import PaperKeys, remember_keys
 from ..records import (
     MAX_TEXT_CHARS,
     Paper,
     derive_title,
-    title_repeats_abstract,
     normalise_arxiv_id,
     normalise_doi,
+    normalise_for_id,
     paper_ids,
+    title_repeats_abstract,
 )
 from .report import FileReport
 from .values import (
@@ -160,6 +162,25 @@ class ReadContext:
         """Count a label that is not a screening decision (one warning for the file at the end)."""
         self._bad_labels[value] += 1
 
+    def fresh(self) -> "ReadContext":
+        """A context for the same file with no messages yet (for a part of it read elsewhere)."""
+        report = FileReport(path=self.report.path, format=self.report.format, encoding=self.report.encoding)
+        return ReadContext(self.name, self.collection, report, self.with_references, self.suffix)
+
+    def pending(self) -> tuple[Counter, list, list]:
+        """What :meth:`finish` has still to put into the report: label values not understood,
+        skips and warnings."""
+        return self._bad_labels, self._skipped, self._warnings
+
+    def absorb(self, part: "ReadContext") -> None:
+        """Take the messages of ``part`` (a :meth:`fresh` context that read the records after ours)."""
+        labels, skipped, warnings = part.pending()
+        self._bad_labels.update(labels)
+        self._skipped.extend(skipped)
+        self._warnings.extend(warnings)
+        self.report.skipped.extend(part.report.skipped)
+        self.report.warnings.extend(part.report.warnings)
+
     def finish(self) -> None:
         """Put skips and warnings into the report in file order (called once the file is read)."""
         if self._bad_labels:
@@ -269,8 +290,10 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         keywords = split_keywords(keywords)
     keywords = tuple(dict.fromkeys(k for k in keywords if k))
     author = authors[0] if authors else ""
-    pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author)
-    return Paper(
+    normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
+    pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
+                             normalised=normalised)
+    paper = Paper(
         id=pid,
         aliases=aliases,
         title=title or derive_title(text),
@@ -290,3 +313,5 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         keywords=keywords,
         label=label,
     )
+    remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None))
+    return paper

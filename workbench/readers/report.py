@@ -62,6 +62,9 @@ class ReadReport:
     merges: list[str] = field(default_factory=list)
     kept: int | None = None
     skipped_folders: list[str] = field(default_factory=list)  # review folders left out, and why
+    reused: list[str] = field(default_factory=list)  # files whose records a cache held (not read again)
+    deduplication_reused: bool = False  # what deduplication found, from a cache (no file changed)
+    cache_key: str | None = None  # with a cache: what the papers depend on (every file's bytes, the options)
 
     @property
     def read(self) -> int:

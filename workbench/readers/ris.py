@@ -23,6 +23,7 @@ import rispy
 
 from ..records import Paper
 from .fields import ReadContext, build_paper, record_from_mapping, resolve_columns
+from .pool import make_papers
 
 __all__ = ["looks_like_medline", "looks_like_ris", "looks_like_wos", "read_medline", "read_ris", "read_wos"]
 
@@ -156,17 +157,19 @@ def _parse(parser, text: str, ctx: ReadContext) -> list[tuple[dict, int]]:
 
 
 def _read_tagged(parser, text: str, ctx: ReadContext, prepare=None) -> list[Paper]:
-    papers: list[Paper] = []
+    items = []
     columns_cache: dict[tuple, dict] = {}
     for record, line in _parse(parser, text, ctx):
         if prepare is not None:
             prepare(record)
         keys = tuple(record)
         columns = columns_cache.get(keys) or columns_cache.setdefault(keys, resolve_columns(keys))
-        paper = record_from_mapping(ctx, record, line, columns)
-        if paper is not None:
-            papers.append(paper)
-    return papers
+        items.append((record, line, columns))
+    return make_papers(ctx, items, _from_mapping)
+
+
+def _from_mapping(ctx: ReadContext, item: tuple) -> Paper | None:
+    return record_from_mapping(ctx, *item)
 
 
 def _ris_pmid(record: dict) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import NoRecordsError, ReaderError
 from ..records import Paper
 from .archives import archive_kind, members
+from .cache import RecordCache
 from .decode import decode
 from .fields import ReadContext
 from .registry import READERS, Reader, choose_reader, supported_formats
@@ -242,12 +243,35 @@ def _message(err: ReaderError, name: str) -> str:
     return str(err).removeprefix(f"{name}: ").removeprefix(f"{name}:{err.line}: ")
 
 
+def _read_cached(path: Path, explicit: bool, format: str | None, with_references: bool,
+                 cache: RecordCache | None, keys: list[str], report: ReadReport):
+    """:func:`_read_one`, or what it gave before for the same bytes (``cache``); the file's
+    cache key goes into ``keys``, and its name into ``report.reused`` when it was not read."""
+    try:
+        raw = path.read_bytes() if cache is not None else None
+    except OSError:
+        raw = None  # _read_one says why
+    if raw is None:
+        yield from _read_one(path, explicit, format, with_references)
+        return
+    key = cache.file_key(raw, str(path), format, with_references)
+    keys.append(key)
+    results = cache.get(key)
+    if results is not None:
+        report.reused.append(str(path))
+    else:
+        results = list(_read_one(path, explicit, format, with_references, raw))
+        cache.put(key, results)
+    yield from results
+
+
 def _read_one(path: Path, explicit: bool, format: str | None,
-              with_references: bool) -> Iterator[tuple[list[Paper], FileReport]]:
-    """The papers and report of a file, or of each member of an archive."""
+              with_references: bool, raw: bytes | None = None) -> Iterator[tuple[list[Paper], FileReport]]:
+    """The papers and report of a file (``raw``: its bytes, when read already), or of each
+    member of an archive."""
     name = str(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if raw is None else raw
     except OSError as err:
         if explicit:
             raise ReaderError(f"cannot read the file ({err.strerror}); check the path and permissions", name) from err
@@ -290,6 +314,7 @@ def read_sources(
     with_references: bool = False,
     threshold: float | None = None,
     exclude: Iterable[str | Path] = (),
+    cache: str | Path | RecordCache | None = None,
 ) -> tuple[list[Paper], ReadReport]:
     """Read every file under ``sources`` and merge duplicates across all of them.
 
@@ -302,26 +327,42 @@ def read_sources(
     identifier, or their title and abstract. Folders in ``exclude`` (the review a build writes)
     and folders that look like a review are not read; the report says so
     (``ReadReport.skipped_folders``).
-    """
-    from ..dedupe import DEFAULT_THRESHOLD, deduplicate
 
+    ``cache`` (a folder, or a :class:`~workbench.readers.cache.RecordCache`): files whose bytes
+    were read before with the same options are not read again, nor deduplicated again when no
+    file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries.
+    """
+    from ..dedupe import DEFAULT_THRESHOLD, deduplicate, find_duplicates
+
+    cache = RecordCache(cache) if cache is not None and not isinstance(cache, RecordCache) else cache
     report = ReadReport()
     papers: list[Paper] = []
     origin: list[int] = []
+    keys: list[str] = []
     for path, explicit, problem in _expand(sources, exclude, report.skipped_folders):
         if problem is not None:
             report.files.append(problem)
             continue
-        for file_papers, fr in _read_one(path, explicit, format, with_references):
+        for file_papers, fr in _read_cached(path, explicit, format, with_references, cache, keys, report):
             origin.extend([len(report.files)] * len(file_papers))
             papers.extend(file_papers)
             report.files.append(fr)
     if not papers:
         raise NoRecordsError(report)
-    kept, found = deduplicate(papers, threshold=threshold or DEFAULT_THRESHOLD, fuzzy=dedupe)
+    threshold = threshold or DEFAULT_THRESHOLD
+    key = report.cache_key = cache.duplicates_key(keys, threshold, dedupe) if cache is not None else None
+    found = cache.get_duplicates(key) if cache is not None else None
+    report.deduplication_reused = found is not None
+    if found is None:
+        found = find_duplicates(papers, threshold, dedupe)
+        if cache is not None:
+            cache.put_duplicates(key, found)
+    kept, found = deduplicate(papers, threshold=threshold, fuzzy=dedupe, found=found)
     for merge in found.merges:
         report.files[origin[merge.merged]].merged += 1
         report.merges.append(merge.describe(papers))
     report.merges.extend(found.notes)
     report.kept = len(kept)
+    if cache is not None:
+        cache.keep()
     return kept, report

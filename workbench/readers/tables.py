@@ -33,6 +33,7 @@ from collections.abc import Callable
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
+from .pool import make_papers
 
 __all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_xlsx"]
 
@@ -71,10 +72,17 @@ DIALECTS: dict[str, tuple[frozenset[str], Callable[[dict, dict], None]]] = {
 
 
 def _header_line(text: str) -> str:
-    for line in text.split("\n", 50):
+    """The first non-blank of the first 50 lines (without copying the rest of ``text``)."""
+    start = 0
+    for _ in range(50):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
         if line.strip():
             return line
-    return ""
+        if end < 0:
+            return ""
+        start = end + 1
+    return text[start:] if text[start:].strip() else ""  # as split("\n", 50) gives: the rest as the 51st
 
 
 def _delimiter(text: str, suffix: str) -> str:
@@ -211,17 +219,14 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1) -> 
         )
     needed = list(range(len(names))) if fix is not None else sorted(
         {names.index(c) for cols in columns.values() for c in cols})
-    papers = []
+    items = []
     for line, values in rows:
         row = {names[i]: values[i] if i < len(values) else "" for i in needed}
         if fix is not None:
             fix(row, columns)
-            paper = record_from_mapping(ctx, row, line)
-        else:
-            paper = record_from_mapping(ctx, row, line, columns)
-        if paper is not None:
-            papers.append(paper)
-    return papers
+        items.append((row, line))
+    by_row = None if fix is not None else columns  # a fix-up may add columns: resolve them per row
+    return make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, item[0], item[1], by_row))
 
 
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r\n]")

@@ -30,7 +30,7 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- cleaning
 
-_LATEX_MARKUP = re.compile(r"[\\${}^]")  # what really needs pylatexenc's parser
+_LATEX_MARKUP = re.compile(r"[\\${}]")  # what really needs pylatexenc's parser (``^`` alone does not)
 
 
 _MARKUP_TAG = re.compile(

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, build_paper
+from .pool import make_papers
 
 __all__ = ["looks_like_atom", "looks_like_pubmed_xml", "read_arxiv_atom", "read_pubmed_xml"]
 
@@ -148,7 +149,7 @@ def read_pubmed_xml(text: str, ctx: ReadContext) -> list[Paper]:
 
 def _papers(ctx: ReadContext, values_and_lines, empty: str) -> list[Paper]:
     """Papers from (canonical values, line) pairs; ``empty`` says why a file gave none."""
-    papers = [p for p in (build_paper(ctx, values, line) for values, line in values_and_lines) if p is not None]
+    papers = make_papers(ctx, list(values_and_lines), lambda ctx, item: build_paper(ctx, *item))
     if not papers and not ctx.n_skipped:
         ctx.no_records(empty)
     return papers

@@ -25,7 +25,9 @@ Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open
 ``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
 stability), ``_text`` (what is embedded for a paper), ``_screening`` (the ranked queue and the
 records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
-a labelled file), ``report`` (the review's report).
+a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_prisma`` and
+``_provenance`` (the PRISMA 2020 counts and the sources' search provenance), ``report`` (the
+review's report).
 """
 
 from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
@@ -35,6 +37,7 @@ from ._screening import SCREENING_MODELS, RankedPaper, Ranking
 from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
+from ._team import import_annotations, screening_of
 from ._text import document_text
 from .report import write_report
 
@@ -55,11 +58,13 @@ __all__ = [
     "StoppingReport",
     "build",
     "document_text",
+    "import_annotations",
     "is_review",
     "open_or_build",
     "open_review",
     "query_terms",
     "read_labelled",
+    "screening_of",
     "simulate_file",
     "simulation_json",
     "write_report",

@@ -9,22 +9,28 @@ themes") is saved the same way.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import folder as files
 from .._version import __version__
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
+from ..fsutil import atomic_write_text
 from ..layout import MapLayout
 from ..readers import read_sources
+from ..readers.cache import code_digest
 from ..records import DECISIONS
 from ..topics import TopicModel
+from ..topics.results import RESULTS_VERSION, load_results
+from . import _provenance
+from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
 from ._review import CACHE_FILE, Review
 from ._text import document_text
 
@@ -56,10 +62,19 @@ class SaveReport:
 
 @dataclass(frozen=True)
 class BuildReport:
-    """What :func:`build` did: what it read (per file), and what it saved (see :class:`SaveReport`)."""
+    """What :func:`build` did: what it read (per file), what it saved (see :class:`SaveReport`)
+    and what it reused of earlier builds instead of computing it again (``reused``: "records of
+    1 file", "deduplication", "49,876 embeddings", "topics", "map")."""
 
     read: object  # workbench.readers.ReadReport
     save: SaveReport
+    reused: tuple[str, ...] = ()
+
+    def reuse_line(self) -> str:
+        """One line saying what was reused (or that everything was computed)."""
+        if not self.reused:
+            return "reused nothing from earlier builds: everything computed"
+        return "reused from earlier builds (unchanged): " + ", ".join(self.reused)
 
     @property
     def sync(self):
@@ -79,47 +94,80 @@ def build(
     seed: int = 42,
     input_format: str | None = None,
     progress: bool = True,
+    provenance: Mapping[str, Mapping] | None = None,
     **topic_params,
 ) -> Review:
     """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
 
+    ``provenance``: where each source was searched, for PRISMA(-S), by source (its path, file
+    name, or a folder of sources): ``{"pubmed.ris": {"database": "PubMed", "query": "...",
+    "searched_on": "2024-05-01"}}`` (``"register": "ClinicalTrials.gov"`` for a trials
+    register); kept in the store, so a rebuild need not repeat it (see ``_provenance``).
     ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
     The returned review's ``build_report`` says what was read and saved.
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     path = Path(review)
+    cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    papers, report = read_sources(sources, format=input_format, exclude=[path])
+    papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+    source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
     emb = get_embedder(embedder, progress=progress)
     texts = [document_text(p) for p in papers]
     t = time.perf_counter()
-    with EmbeddingCache(path / CACHE_FILE) as cache:
-        X, embed_stats = embed_with_cache(texts, emb, cache, corpus=True)
+    with EmbeddingCache(path / CACHE_FILE) as embeddings:
+        X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
     timings["embed"] = time.perf_counter() - t
     t = time.perf_counter()
+    params = TopicModel(seed=seed, **topic_params).get_params()
+    keys = _cache_keys(report, X, texts, emb, params)
     words = WordVectors(emb, path / CACHE_FILE)
-    model = TopicModel(seed=seed, **topic_params).fit(texts, X, word_vectors=words)
+    model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
+                         lambda entry: load_results(entry, params, texts, X, words))
     timings["topics"] = time.perf_counter() - t
     t = time.perf_counter()
-    layout = MapLayout(seed=seed).fit(X)
+    coords, map_method = cache.layout(keys["map"], lambda: _layout(X, seed))
     timings["map"] = time.perf_counter() - t
-    manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, layout, timings)
-    result = Review(path, manifest, papers, model.topic_info_, model.labels_, layout.coords_,
+    manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
+    manifest["cache_keys"] = keys
+    result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
                     model.reduced_embeddings_, model.fine_labels_, embeddings=X, embedder=emb)
     result.model = model
     t = time.perf_counter()
-    saved = save(result, model, reason="build", sync=True)
+    saved = save(result, model, reason="build", sync=True, sources=source_rows)
     manifest["timings"]["write"] = round(time.perf_counter() - t, 3)  # in memory; the file has the rest
     result.last_save = saved
-    result.build_report = BuildReport(read=report, save=saved)
+    result.build_report = BuildReport(read=report, save=saved, reused=_reused(report, embed_stats, cache))
     return result
 
 
-def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, layout, timings) -> dict:
+def _cache_keys(report, X, texts, emb, params: dict) -> dict:
+    """What the papers, the topics and the map of this build depend on (see :mod:`._reuse`)."""
+    x_key = embeddings_digest(X)
+    topics = digest("topics", x_key, texts_digest(texts), sorted(params.items()), emb.name, emb.version,
+                    RESULTS_VERSION, __version__, code_digest("topics", "embed", "records.py", "scripts.py", "_memory.py", "_neighbors.py"))
+    layout = digest("map", x_key, params["seed"], __version__, code_digest("layout.py", "_neighbors.py"))
+    return {"papers": report.cache_key, "topics": topics, "map": layout}
+
+
+def _layout(X, seed: int):
+    layout = MapLayout(seed=seed).fit(X)
+    return layout.coords_, layout.method_
+
+
+def _reused(report, embed_stats: dict, cache: BuildCache) -> tuple[str, ...]:
+    files = len(report.reused)
+    reused = [f"records of {files} file{'s' if files != 1 else ''}"] if files else []
+    reused += ["deduplication"] * report.deduplication_reused
+    reused += [f"{embed_stats['cached']:,} embeddings"] if embed_stats.get("cached") else []
+    return tuple(reused + cache.reused)
+
+
+def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings) -> dict:
     """What goes into build.json: what was built, from what, how, and how long each stage took."""
     return {
         "format_version": FORMAT_VERSION,
@@ -133,13 +181,13 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, layout,
         "seed": seed,
         "topic_params": {k: v for k, v in model.get_params().items() if k != "seed"},
         "topics": {"method": model.method_, "note": model.note_, "count": int((model.topic_info_.topic >= 0).sum())},
-        "map": {"method": layout.method_},
+        "map": {"method": map_method},
         "timings": {k: round(v, 3) for k, v in timings.items()},
     }
 
 
 def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
-         reviewer: str | None = None) -> SaveReport:
+         reviewer: str | None = None, sources: list[dict] | None = None) -> SaveReport:
     """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
 
     1. the new files go into a generation folder beside the current one (nothing else changes);
@@ -158,12 +206,15 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
             raise ReviewError(f"permission denied: {store.read_only}, so the {reason} cannot be saved "
                               f"in {path}; nothing was saved; ask the review's owner for write access, "
                               "or build into a folder of your own with --review DIR")
-        previous = files.files_dir(path, store.generation()) if not sync else None
+        current = files.files_dir(path, store.generation())
+        previous = current if not sync or _same_papers(current, review.manifest) else None
         name, final = _write_generation(review, model, previous)
         try:
             snap = store.backup(f"before-{reason}", force=False)
             with store.transaction():
                 sync_report = _sync_store(review, store) if sync else None
+                if sources is not None:
+                    store.record_sources(sources)
                 topic_report, edited = _record_topics(review, store)
                 store.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
@@ -175,6 +226,17 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
     review.generation = name
     review.apply_topic_edits(*edited)
     return SaveReport(name, sync_report, topic_report, snap, _after_switch(review, name, reason))
+
+
+def _same_papers(files_dir: Path, manifest: dict) -> bool:
+    """Whether the review's current files were built from the same papers (their papers.jsonl
+    is then shared, not written again)."""
+    key = manifest.get("cache_keys", {}).get("papers")
+    try:
+        built = json.loads((files_dir / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return key is not None and built.get("cache_keys", {}).get("papers") == key
 
 
 def _write_generation(review: Review, model, previous: Path | None) -> tuple[str, Path]:
@@ -196,7 +258,7 @@ def _write_generation(review: Review, model, previous: Path | None) -> tuple[str
 def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     """The top-level map.html and tidying, once everything is saved; failures are warnings."""
     warnings = []
-    steps = (("map.html", lambda: files.publish_map(review.path, review)),
+    steps = (("map.html", lambda: _publish_map(review)),
              ("tidying", lambda: files.tidy(review.path, name)))
     for what, step in steps:
         try:
@@ -208,6 +270,24 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     return tuple(warnings)
 
 
+def _publish_map(review: Review) -> None:
+    """The top-level map.html, unless the one there shows the same papers, topics and map."""
+    papers = review.manifest.get("cache_keys", {}).get("papers")
+    key = digest(papers, review.labels.tobytes(), review.coords.tobytes(), review.topics.to_json(),
+                 review.path.name, code_digest("htmlmap.py", "palette.py"), __version__)
+    stamp = review.path / "cache" / "map-html.key"
+    try:
+        if papers is not None and (review.path / "map.html").is_file() and stamp.read_text() == key:
+            return
+    except OSError:
+        pass
+    stamp.unlink(missing_ok=True)  # stale until the new map is written
+    files.publish_map(review.path, review)
+    if papers is not None:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(stamp, key)
+
+
 def _sync_store(review: Review, store):
     """Tell the annotation store which papers are in the corpus; labels in the files become decisions."""
     from ..store import Store
@@ -217,7 +297,7 @@ def _sync_store(review: Review, store):
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:
             for decision in DECISIONS:
-                ids = [p.id for p in labelled if p.label == decision and not source.decisions(p.id)]
+                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id)]
                 if ids:
                     source.decide(ids, decision, reason="label in the source file")
     return report

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..records import DECISIONS
 from ..store import StoppingClaim
+from . import _prisma
 from ._review import Review
 from ._screening_report import automation_sentences
 
@@ -92,6 +93,8 @@ class ReportContent:
     orphaned: int = 0  # decisions on papers no longer in the review
     stopping: StoppingClaim | None = None  # the latest logged stopping claim
     automation: list[str] = field(default_factory=list)  # how the decisions were made (``_screening_report``)
+    prisma: object = None  # workbench.team.PrismaCounts, for a review screened as a systematic review
+    prisma_note: str | None = None  # why the PRISMA counts are not shown, when they do not add up
 
 
 def review_title(review: Review, store) -> str:
@@ -99,8 +102,10 @@ def review_title(review: Review, store) -> str:
     return store.settings().get("title") or review.path.resolve().name
 
 
-def report_content(review: Review, store, n_representative: int = 3) -> ReportContent:
-    """Everything the report shows, for ``store``'s reviewer."""
+def report_content(review: Review, store, n_representative: int = 3, prisma: bool | None = None) -> ReportContent:
+    """Everything the report shows, for ``store``'s reviewer; ``prisma``: the PRISMA 2020 counts
+    (None: when the review is screened as a systematic review, see ``_prisma.in_report``)."""
+    counts, note = _prisma.in_report(review, store, prisma)
     ids = set(review.ids)
     every = store.every_decision()
     decisions = [d for d in every if d.paper_id in ids]
@@ -121,6 +126,8 @@ def report_content(review: Review, store, n_representative: int = 3) -> ReportCo
         orphaned=len(every) - len(decisions),
         stopping=(store.stopping_claims() or [None])[-1],
         automation=automation_sentences(review, store),
+        prisma=counts,
+        prisma_note=note,
     )
 
 

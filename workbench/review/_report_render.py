@@ -58,11 +58,21 @@ def _remarks(c: ReportContent) -> list[str]:
         out.append(f"{_n(c.orphaned, 'decision is on a paper', 'decisions are on papers')} no longer "
                    "in the review (not counted).")
     out += c.automation
+    if c.prisma_note:
+        out.append(c.prisma_note)
     if c.stopping is not None:
         s = c.stopping
         out.append(f"Stopping rule ({s.rule}, logged {s.at[:10]} by {s.reviewer}): "
                    f"{'may stop' if s.stop else 'keep screening'}. {s.claim}")
     return out
+
+
+def _prisma_rows(c: ReportContent) -> list[tuple[str, str, str]]:
+    return [(stage, box, str(n)) for stage, box, n in c.prisma.rows()] if c.prisma is not None else []
+
+
+PRISMA_HEADING = "PRISMA 2020 flow"
+PRISMA_COLUMNS = ("Stage", "Box", "n")
 
 
 def _where(p: DecidedPaper) -> str:
@@ -120,6 +130,9 @@ def to_markdown(c: ReportContent) -> str:
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(md(v) for v in _row(k, i == 0, several)) + " |" for i, k in enumerate(c.counts)]
     lines += [""] + [line for r in _remarks(c) for line in (md(r), "")]
+    if c.prisma is not None:
+        lines += [f"## {PRISMA_HEADING}", "", "| " + " | ".join(PRISMA_COLUMNS) + " |", "|---|---|---:|"]
+        lines += ["| " + " | ".join(md(v) for v in row) + " |" for row in _prisma_rows(c)] + [""]
     for decision, heading in DECISION_HEADINGS.items():
         papers = c.decided[decision]
         lines += [f"## {heading} ({len(papers)})", ""]
@@ -175,7 +188,7 @@ def _h_topic(s: TopicSection) -> list[str]:
     return parts
 
 
-def to_html(c: ReportContent, image: str | None = None) -> str:
+def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None = None) -> str:
     several = len(c.counts) > 1
     head = "".join(f"<th>{h}</th>" for h in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in _row(k, i == 0, several)) + "</tr>"
@@ -191,6 +204,12 @@ def to_html(c: ReportContent, image: str | None = None) -> str:
         parts.append(f"<img src='{escape(image)}' alt='map of the review' style='max-width:100%'>")
     parts.append(f"<h2>Screening</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
     parts += [f"<p>{escape(r)}</p>" for r in _remarks(c)]
+    if c.prisma is not None:
+        rows = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for row in _prisma_rows(c))
+        head = "".join(f"<th>{h}</th>" for h in PRISMA_COLUMNS)
+        parts.append(f"<h2>{PRISMA_HEADING}</h2><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        if prisma_image:
+            parts.append(f"<img src='{escape(prisma_image)}' alt='PRISMA 2020 flow diagram' style='max-width:100%'>")
     for decision, heading in DECISION_HEADINGS.items():
         papers = c.decided[decision]
         parts.append(f"<h2>{heading} ({len(papers)})</h2>")

@@ -3,8 +3,9 @@
 A review holds its papers, the topics as the model found them and as people edited them, the
 map, and (loaded when first needed) the embeddings and the embedder. Everything a face needs is
 a public method here: rows by ids, search by keywords and by meaning, neighbours, a selection's
-sub-topics, k themes, stability, the report. The work is done by the modules beside it
-(``_search``, ``_themes``, ``_build``, ``report``), each readable on its own.
+sub-topics, k themes, stability, screening, reviewing as a team, the report. The work is done
+by the modules beside it (``_search``, ``_themes``, ``_screening``, ``_team``, ``_build``,
+``report``), each readable on its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
 from . import _screening, _search, _stopping, _themes
+from ._team import TeamReview
 from ._text import document_text
 
 __all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
@@ -30,8 +32,11 @@ STORE_FILE = "annotations.sqlite"
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
 
-class Review:
-    """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`."""
+class Review(TeamReview):
+    """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`.
+
+    Reviewing as a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``,
+    ``prisma``, ``visible``, ``import_annotations``): :class:`~._team.TeamReview`."""
 
     def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords,
                  reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
@@ -368,12 +373,6 @@ class Review:
         """The fitted :class:`workbench.screening.Ranker` behind :meth:`rank` (``scores_``, ``explain``)."""
         return _screening.ranker(self, self._screening, model, seed, reviewer)
 
-    def decide(self, ids, decision: str, reason: str | None = None, *, ranking: _screening.Ranking | None = None,
-               bulk: bool | None = None, reviewer: str | None = None) -> int:
-        """A person's include / exclude / maybe on one paper or many, recorded with the rank, score
-        and model that ``ranking`` showed (none without one); ``bulk``: default, several papers."""
-        return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer)
-
     def screening_history(self, reviewer: str | None = None):
         """The decisions in the order made, as a :class:`workbench.screening.ScreeningHistory`."""
         return _stopping.history(self, reviewer)
@@ -388,10 +387,11 @@ class Review:
     # ------------------------------------------------------------------ the report
 
     def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
-                     title: str | None = None) -> dict[str, Path]:
+                     title: str | None = None, prisma: bool | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:
         ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
-        title (kept in the store, like ``workbench title``). Returns what was written."""
+        title (kept in the store, like ``workbench title``); ``prisma``: the PRISMA counts and
+        diagram (None: for a systematic review, see ``report.write_report``). Returns what was written."""
         from .report import write_report
 
-        return write_report(self, folder, image=image, reviewer=reviewer, title=title)
+        return write_report(self, folder, image=image, reviewer=reviewer, title=title, prisma=prisma)

@@ -12,6 +12,9 @@ decided, and how):
   decisions, model and seed: the same ranking.
 - :func:`decide`: a person's decision, recorded with the paper's rank and score and the model
   as the ranking showed them (:meth:`Ranking.context`). The ranker never decides anything.
+- :func:`training_records`: what a reviewer's queue learns from (``workbench.team.blind``):
+  final decisions for everyone; in blind mode only the reviewer's own decisions (another's
+  would leak through the order), else also the latest by anyone.
 - :func:`history`, :func:`stopping` (``_stopping``): the decisions in the order made, the
   estimate of relevant papers left and the stopping advice, which count only papers a person read.
 """
@@ -19,14 +22,18 @@ decided, and how):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .. import team
 from ..errors import InputError
+from ..records import TITLE_ABSTRACT
 from ..screening import MODELS, Features, Ranker, get_model
+from ..store import ScreeningRecord
 
-__all__ = ["RELEVANT", "SCREENING_MODELS", "Decided", "RankedPaper", "Ranking", "ScreeningCache", "decide", "rank", "ranker"]
+__all__ = ["RELEVANT", "SCREENING_MODELS", "Decided", "RankedPaper", "Ranking", "ScreeningCache", "decide",
+           "final_decisions", "rank", "ranker", "training_records"]
 
 #: The ranking models by name (``Review.rank(model=...)``; details in workbench.screening.MODELS).
 SCREENING_MODELS = tuple(MODELS)
@@ -172,6 +179,31 @@ class ScreeningCache:
         return self.fitted[1]
 
 
+def final_decisions(store, stage: str) -> list[team.FinalDecision]:
+    """The store's final decisions at ``stage`` as :class:`workbench.team.FinalDecision` objects."""
+    return [team.FinalDecision(f.paper_id, f.decision, f.resolved_by, f.reason, f.resolved_at, f.stage)
+            for f in store.finals(stage)]
+
+
+def training_records(store) -> list[ScreeningRecord]:
+    """What the store's reviewer's ranked queue learns from, as screening records in the order
+    made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
+    the reviewer's own votes, else also the latest by anyone), each with how it was made."""
+    viewer, blind = store.reviewer, store.blind
+    records = store.screening_records(everyone=True)
+    finals = final_decisions(store, TITLE_ABSTRACT)
+    chosen = team.training_decisions(viewer, records, finals, blind=blind)
+    picked: dict[str, ScreeningRecord] = {}
+    for r in records:  # in time order: the reviewer's own, else (not blind) the latest other's
+        kept = picked.get(r.paper_id)
+        if r.reviewer == viewer or (not blind and (kept is None or kept.reviewer != viewer)):
+            picked[r.paper_id] = r
+    out = [replace(r, decision=chosen[pid]) for pid, r in picked.items()]
+    out += [ScreeningRecord(f.paper_id, f.resolved_by, f.decision, f.resolved_at or "", recorded=False)
+            for f in finals if f.paper_id not in picked]
+    return sorted(out, key=lambda r: (r.decided_at, r.paper_id))
+
+
 def review_seed(review, seed: int | None) -> int:
     return int(review.manifest.get("seed", 0)) if seed is None else int(seed)
 
@@ -185,7 +217,7 @@ def ranker(review, cache: ScreeningCache, model: str | None = None, seed: int | 
            reviewer: str | None = None) -> Ranker:
     """The ranker fitted on the store's decisions; see :meth:`workbench.review.Review.ranker`."""
     with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
+        decided = Decided.of(review, training_records(store))
     return fitted_ranker(review, cache, decided, model, review_seed(review, seed))
 
 
@@ -196,7 +228,7 @@ def rank(review, cache: ScreeningCache, n: int = 10, model: str | None = None, s
         raise InputError(f"next={n!r}: expected how many papers to show, a whole number >= 0")
     seed = review_seed(review, seed)
     with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
+        decided = Decided.of(review, training_records(store))
     ranker = fitted_ranker(review, cache, decided, model, seed)
     ranked = ranker.mode_ == "ranked"
     queue = ~ranker.decided_  # a new array
@@ -242,7 +274,7 @@ def _clip(text: str, n: int = 50) -> str:
 
 
 def decide(review, ids, decision: str, reason: str | None = None, ranking: Ranking | None = None,
-           bulk: bool | None = None, reviewer: str | None = None) -> int:
+           bulk: bool | None = None, reviewer: str | None = None, stage: str = TITLE_ABSTRACT) -> int:
     """A person's decision on ``ids``, recorded with what ``ranking`` showed of each paper;
     see :meth:`workbench.review.Review.decide`."""
     ids = [ids] if isinstance(ids, str) else list(ids)
@@ -258,4 +290,4 @@ def decide(review, ids, decision: str, reason: str | None = None, ranking: Ranki
         if ranking.model is None:
             context.update(rank=None, score=None)
     with review.store(reviewer) as store:
-        return store.decide(ids, decision, reason, bulk=bulk, **context)
+        return store.decide(ids, decision, reason, bulk=bulk, stage=stage, **context)

@@ -3,7 +3,8 @@ the review folder (``<review>/report/`` by default).
 
 The report has the review's title (the ``title`` setting in the store, set with ``workbench
 title``; by default the review folder's name), the screening counts (screened, included,
-excluded, maybe, undecided) of each reviewer, the included, excluded and maybe papers of the
+excluded, maybe, undecided) of each reviewer, the PRISMA 2020 counts (for a review screened as a
+systematic review), the included, excluded and maybe papers of the
 reviewer it is written for with their reasons, notes and the other reviewers' decisions, and one
 section per topic: label, size, words, screening, representative, included and tagged papers,
 notes. The Markdown and the HTML say the same; all paper text is escaped in the HTML and shown
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from ..fsutil import atomic_write_text
 from ..palette import topic_colours
+from ..team import write_diagram
 from ._report_content import (
     ReportContent,
     TopicSection,
@@ -54,25 +56,32 @@ def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
 
 
 def write_report(review: Review, folder: str | os.PathLike | None = None, image: bool = True,
-                 reviewer: str | None = None, title: str | None = None) -> dict[str, Path]:
+                 reviewer: str | None = None, title: str | None = None,
+                 prisma: bool | None = None) -> dict[str, Path]:
     """Write report.md, report.html, map.png and the exports into ``folder`` (default:
     ``<review>/report``); the decisions listed are ``reviewer``'s (default: the store's).
 
     ``title`` sets the review's title first (kept in its store, as ``workbench title`` does, and
     recorded in the history as ``reviewer``); by default the title already set is used.
+    ``prisma``: the PRISMA 2020 counts as a table (and, with ``image``, prisma.svg and
+    prisma.png); None: for a review screened as a systematic review (search provenance, full-text
+    or final decisions, or team settings), not for an exploratory map of papers.
     """
     folder = Path(folder or review.path / "report")
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
         if title is not None:
             store.set_setting("title", title)
-        content = report_content(review, store)
+        content = report_content(review, store, prisma=prisma)
         written = {}
         if image:
             written["map"] = write_static_map(review, folder / "map.png", content.title,
                                               report_topic_colours(review))
+        if image and content.prisma is not None:
+            written["prisma_svg"], written["prisma_png"] = write_diagram(content.prisma, folder)
         atomic_write_text(folder / "report.md", to_markdown(content))
-        atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None))
+        atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None,
+                                                          "prisma.png" if "prisma_png" in written else None))
         written.update(markdown=folder / "report.md", html=folder / "report.html")
         written.update(write_exports(store, folder))
     return written

@@ -37,6 +37,7 @@ class Features:
     terms: np.ndarray | None = None
     embeddings: np.ndarray | None = None
     _both: dict = field(default_factory=dict, repr=False)
+    _blocks: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.tfidf is None and self.embeddings is None:
@@ -77,19 +78,52 @@ class Features:
     def __len__(self) -> int:
         return self.tfidf.shape[0] if self.tfidf is not None else self.embeddings.shape[0]
 
-    def matrix(self, kind: str, embedding_weight: float = 1.0):
-        """The matrix for ``kind``: ``"tfidf"``, ``"emb"`` or ``"both"``."""
+    def embedding_block(self, center: bool = False, dims: int = 0) -> np.ndarray:
+        """The embeddings as a model reads them, rows L2-normalised: as given, or ``center``ed
+        (the review's mean embedding subtracted, which removes the direction every paper shares)
+        and, with ``dims``, projected on their first ``dims`` principal components."""
+        if self.embeddings is None:
+            raise InputError("no embeddings: pass the review's cached (n, d) embeddings")
+        key = (bool(center or dims), int(dims))
+        if key == (False, 0):
+            return self.embeddings
+        if key not in self._blocks:
+            E = self.embeddings - self.embeddings.mean(axis=0, dtype=np.float64).astype(np.float32)
+            if 0 < dims < E.shape[1]:
+                # the covariance's top eigenvectors (d x d, cheap at any n), signs fixed so the
+                # largest loading is positive: the same block for the same embeddings
+                vals, vecs = np.linalg.eigh(E.T.astype(np.float64) @ E)
+                vecs = vecs[:, np.argsort(-vals, kind="stable")[:dims]]
+                vecs *= np.sign(vecs[np.abs(vecs).argmax(axis=0), np.arange(dims)])
+                E = E @ vecs.astype(np.float32)
+            norms = np.linalg.norm(E, axis=1, keepdims=True)
+            norms[norms == 0] = 1.0
+            self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
+        return self._blocks[key]
+
+    def blocks(self, kind: str, center: bool = False, dims: int = 0) -> tuple:
+        """(TF-IDF or None, embedding block or None): what a ``kind`` model reads."""
+        if kind not in ("tfidf", "emb", "both"):
+            raise InputError(f"unknown feature kind {kind!r}; expected 'tfidf', 'emb' or 'both'")
         if kind in ("tfidf", "both") and self.tfidf is None:
             raise InputError(f"a {kind!r} model needs TF-IDF: build Features.from_texts(texts, ...)")
         if kind in ("emb", "both") and self.embeddings is None:
             raise InputError(f"a {kind!r} model needs embeddings: pass the review's cached (n, d) embeddings")
-        if kind == "tfidf":
-            return self.tfidf
-        if kind == "emb":
-            return self.embeddings
-        if kind == "both":
-            if embedding_weight not in self._both:
-                emb = sp.csr_matrix(self.embeddings * np.float32(embedding_weight))
-                self._both[embedding_weight] = sp.hstack([self.tfidf, emb], format="csr", dtype=np.float32)
-            return self._both[embedding_weight]
-        raise InputError(f"unknown feature kind {kind!r}; expected 'tfidf', 'emb' or 'both'")
+        return (self.tfidf if kind != "emb" else None,
+                self.embedding_block(center, dims) if kind != "tfidf" else None)
+
+    def matrix(self, kind: str, embedding_weight: float = 1.0, center: bool = False, dims: int = 0):
+        """The matrix for ``kind``: ``"tfidf"``, ``"emb"`` or ``"both"`` (TF-IDF and the
+        embedding block side by side, the block scaled by ``embedding_weight``; ``center``,
+        ``dims``: see :meth:`embedding_block`). A ranker never builds the side-by-side matrix
+        (it fits on the decided rows only); this is for reading a model's weights against."""
+        tfidf, block = self.blocks(kind, center, dims)
+        if block is None:
+            return tfidf
+        if tfidf is None:
+            return block
+        key = (embedding_weight, bool(center or dims), int(dims))
+        if key not in self._both:
+            emb = sp.csr_matrix(block * np.float32(embedding_weight))
+            self._both[key] = sp.hstack([tfidf, emb], format="csr", dtype=np.float32)
+        return self._both[key]

@@ -1,18 +1,26 @@
 """The ranking models by name: a classifier, the features it reads, and how it weighs the classes.
 
-Every model is linear (a weight per feature, so a re-rank is one sparse matrix-vector
-product) and is refitted from scratch on the decided papers after each decision, which takes
-milliseconds because only decided papers are fitted. Names are ``<classifier>-<features>``:
+Every model is linear (a weight per feature, so a re-rank is a sparse and a dense
+matrix-vector product) and is refitted from scratch on the decided papers after each
+decision, which takes milliseconds because only decided papers are fitted. Names are
+``<classifier>-<features>``:
 
 ========== =================================================================================
 classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
            (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
 features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
-           (the embedding block scaled by 0.3: TF-IDF rows and embeddings both have length 1)
+           (the embedding block scaled by a weight: TF-IDF rows and embeddings both have length 1)
 ========== =================================================================================
+
+``svm-both``, the default: the embeddings weigh 0.1 until the review has 10 includes, then 0.3
+(with a few includes a dense block is fitted too confidently: on a review with 9 includes it
+pushed includes unlike the first ones to the back); past 2,000 decided papers it refits on
+TF-IDF alone, so a re-rank stays as fast as ASReview's (the refit's cost grows with the dense
+block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throughout.
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``.
 
 Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
 much as an exclude would at equal class sizes, i.e. excludes get weight
@@ -41,6 +49,12 @@ class ModelSpec:
     params: dict = field(default_factory=dict)
     presumed: int = 0  # undecided papers drawn at random and fitted as excludes (BMI / AutoTAR)
     embedding_weight: float = 0.3  # scale of the embedding block beside TF-IDF ("both")
+    embedding_center: bool = False  # subtract the review's mean embedding before normalising
+    embedding_dims: int = 0  # keep the first k principal components of the embeddings (0: all)
+    embedding_steps: tuple = ()  # "both": ((k, w), ...): the embedding weight is w from k includes on
+    embedding_max_decided: int = 0  # "both": past this many decided papers, TF-IDF alone (0: no limit)
+    components: tuple = ()  # "fuse": the models whose scores are combined
+    fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -62,9 +76,32 @@ class ModelSpec:
     def version(self) -> str:
         """Names the model and every parameter that changes its scores (for the store's records)."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        if self.classifier == "fuse":
+            return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
-        extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+        if self.features in ("both", "emb"):
+            extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
+            extra += ",embedding_center=True" if self.embedding_center else ""
+            extra += f",embedding_dims={self.embedding_dims}" if self.embedding_dims else ""
+            extra += ",embedding_steps=" + ";".join(f"{k}:{w}" for k, w in self.embedding_steps) if self.embedding_steps else ""
+            extra += f",embedding_max_decided={self.embedding_max_decided}" if self.embedding_max_decided else ""
         return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
+
+    def weight_at(self, n_includes: int, n_decided: int = 0) -> float:
+        """The embedding block's weight in a refit on ``n_decided`` papers, ``n_includes`` of
+        them includes."""
+        if self.embedding_max_decided and n_decided > self.embedding_max_decided:
+            return 0.0
+        weight = self.embedding_weight
+        for k, w in self.embedding_steps:
+            weight = w if n_includes >= k else weight
+        return weight
+
+    def features_at(self, n_includes: int, n_decided: int = 0) -> str:
+        """The feature kind a refit uses (see :meth:`weight_at`; weight 0: TF-IDF alone)."""
+        if self.features == "both" and self.weight_at(n_includes, n_decided) == 0:
+            return "tfidf"
+        return self.features
 
 
 def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
@@ -80,7 +117,11 @@ MODELS: dict[str, ModelSpec] = {
     for spec in [
         ModelSpec("svm-tfidf", "svm", "tfidf"),
         ModelSpec("svm-emb", "svm", "emb"),
-        ModelSpec("svm-both", "svm", "both"),
+        # the embeddings at weight 0.1 until 10 includes, then 0.3; TF-IDF alone past 2,000
+        # decided papers (a refit's cost grows with the dense block of every decided paper)
+        ModelSpec("svm-both", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
+                  embedding_max_decided=2000),
+        ModelSpec("svm-both-w0.3", "svm", "both"),  # the embeddings at weight 0.3 throughout
         ModelSpec("lr-tfidf", "lr", "tfidf"),
         ModelSpec("lr-emb", "lr", "emb"),
         ModelSpec("lr-both", "lr", "both"),

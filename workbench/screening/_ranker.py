@@ -121,36 +121,82 @@ class Ranker:
         if self.n_includes_ == 0 or self.n_includes_ == len(labels):
             self.mode_, self.model_, self.scores_ = "cold", None, None
         else:
-            X = features.matrix(self.spec_.features, self.spec_.embedding_weight)
-            clf = self.spec_.make(self.seed)
-            rows, y = labelled, self.labels_
-            if self.spec_.presumed:  # a fresh random draw of undecided papers, fitted as excludes
-                rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
-                undecided = np.flatnonzero(~self.decided_)
-                extra = rng.choice(undecided, min(self.spec_.presumed, len(undecided)), replace=False)
-                rows, y = np.concatenate([labelled, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
-            Xl, cols = X[rows], None
-            if sp.issparse(Xl) and self.spec_.classifier in ("svm", "lr"):
-                # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
-                # so fitting on the used columns alone gives the same weights, much faster
-                # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
-                used = np.zeros(X.shape[1], dtype=bool)
-                used[Xl.indices] = True  # O(nnz); np.unique would sort or hash them
-                cols = np.flatnonzero(used)
-                Xl = Xl[:, cols]
-            clf.fit(Xl, y, sample_weight=balanced_weights(y, self.spec_.ratio))
-            self.model_ = clf
-            w, b = self._linear_weights(clf)
-            if cols is not None:
-                full = np.zeros(X.shape[1], dtype=np.float32)
-                full[cols] = w
-                w = full
-            self.weights_ = (w, b)
-            scores = X @ self.weights_[0]
-            self.scores_ = np.asarray(scores, dtype=np.float64).reshape(-1) + self.weights_[1]
+            if self.spec_.classifier == "fuse":
+                self._fit_fusion(features)
+            else:
+                self.model_, self.weights_, self.scores_ = self._fit_linear(self.spec_, features)
             self.mode_ = "ranked"
         self.fit_seconds_ = time.perf_counter() - t0
         return self
+
+    def _fit_linear(self, spec, features: Features):
+        """Fit ``spec`` on the decided papers: (classifier, (w, b), a score per paper), with
+        score = ``features.matrix(kind, weight, ...) @ w + b``. The TF-IDF and embedding blocks
+        are kept apart: only the decided papers' rows are put side by side for the fit, and the
+        scores are a sparse and a dense product (no (n, terms + d) matrix is ever built)."""
+        at = (self.n_includes_, self.n_labelled_)
+        kind, weight = spec.features_at(*at), spec.weight_at(*at)
+        T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
+        rows, y = self.labelled_, self.labels_
+        if spec.presumed:  # a fresh random draw of undecided papers, fitted as excludes
+            rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
+            undecided = np.flatnonzero(~self.decided_)
+            extra = rng.choice(undecided, min(spec.presumed, len(undecided)), replace=False)
+            rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
+        d = B.shape[1] if B is not None else 0
+        scale = np.float32(weight if T is not None else 1.0)  # an "emb" model reads the block as it is
+        parts, cols = [], None
+        if T is not None:
+            Tl = T[rows]
+            if spec.classifier in ("svm", "lr"):
+                # An L2-regularised linear model puts weight 0 on a column no fitted row uses,
+                # so fitting on the used columns alone gives the same weights, much faster
+                # (a review's TF-IDF has ~10^5 columns; a few hundred papers use ~10^4).
+                used = np.zeros(T.shape[1], dtype=bool)
+                used[Tl.indices] = True  # O(nnz); np.unique would sort or hash them
+                cols = np.flatnonzero(used)
+                Tl = Tl[:, cols]
+            parts.append(Tl)
+        if d:
+            parts.append(sp.csr_matrix(B[rows] * scale) if T is not None else B[rows])
+        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
+        clf = spec.make(self.seed)
+        clf.fit(Xl, y, sample_weight=balanced_weights(y, spec.ratio))
+        w, b = self._linear_weights(clf)
+        n_terms = T.shape[1] if T is not None else 0
+        full = np.zeros(n_terms + d, dtype=np.float32)
+        scores = np.full(len(self.decided_), b, dtype=np.float64)
+        if T is not None:
+            full[cols if cols is not None else slice(0, n_terms)] = w[: len(w) - d]
+            scores += T @ full[:n_terms]
+        if d:
+            full[n_terms:] = w[len(w) - d:]
+            scores += B @ (full[n_terms:] * scale)
+        return clf, (full, b), scores
+
+    def _fit_fusion(self, features: Features) -> None:
+        """Fit every component and combine their scores: the mean of the scores standardised
+        over the undecided papers (``z``: again a linear model, so its word weights explain it),
+        or the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by the first)."""
+        specs = [get_model(c) for c in self.spec_.components]
+        fits = [self._fit_linear(spec, features) for spec in specs]
+        self.model_ = [clf for clf, _, _ in fits]
+        undecided = ~self.decided_
+        n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
+        total, weights = np.zeros(len(self.decided_)), np.zeros(n_terms)
+        for i, (spec, (_, (w, _), scores)) in enumerate(zip(specs, fits)):
+            words = w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else np.zeros(n_terms)
+            if self.spec_.fusion == "rrf":
+                rank = np.empty(len(scores))
+                rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
+                total += 1.0 / (60.0 + rank)
+                weights = words if i == 0 else weights
+            else:
+                sd = float(scores[undecided].std()) or 1.0
+                total += (scores - float(scores[undecided].mean())) / sd
+                weights = weights + words / sd
+        self.weights_ = (weights.astype(np.float32), 0.0)
+        self.scores_ = total / len(fits)
 
     @staticmethod
     def _linear_weights(clf) -> tuple[np.ndarray, float]:
@@ -244,7 +290,7 @@ class Ranker:
             raise InputError(f"paper row {paper} is outside 0..{len(self.decided_) - 1}")
         score = None if self.scores_ is None else float(self.scores_[paper])
         f = self.features_
-        if self.mode_ == "ranked" and self.spec_.features in ("tfidf", "both"):
+        if self.mode_ == "ranked" and self.spec_.features in ("tfidf", "both") and f.tfidf is not None:
             row = f.tfidf[paper]
             contrib = row.data * self.weights_[0][row.indices]
             best = np.argsort(-contrib, kind="stable")[:k]

@@ -7,11 +7,16 @@ transaction, with a history of every change and undo::
     store = Store.open("review", reviewer="ana")
     store.tag("3f2a9c", "relevant", "rl")
     store.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
+    store.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
+    store.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
     store.export("bibtex", "review/annotations.bib")
 
 Annotations are keyed by the stable paper id, so they survive rebuilds; papers that leave
 the corpus keep theirs and are reported as orphaned. Topic names survive refits through
-topic identities matched by shared papers (:func:`match_topics`).
+topic identities matched by shared papers (:func:`match_topics`). Reviewing as a team: each
+reviewer's decisions (per stage), tags and notes are their own rows, blind mode shows a reviewer
+only what ``workbench.team.blind`` allows, final decisions settle conflicts, and the review keeps
+its inclusion criteria, exclusion reasons and sources (with their search provenance).
 """
 
 from ._errors import (
@@ -30,9 +35,12 @@ from ._export import FORMATS
 from ._reports import (
     DECISIONS,
     Decision,
+    ExclusionReason,
+    Final,
     HistoryEntry,
     ImportReport,
     Note,
+    Source,
     SyncReport,
     Tag,
     TopicReport,
@@ -41,24 +49,31 @@ from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
-from ._store import REVIEWER_ENV, Store, default_reviewer
+from ._sources import KINDS as SOURCE_KINDS
+from ._sources import check_provenance
+from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
 __all__ = [
     "DB_NAME",
     "DECISIONS",
     "FORMATS",
+    "NETWORK_FS_ENV",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
     "SETTINGS",
+    "SOURCE_KINDS",
     "AmbiguousPaperError",
     "AnnotationInputError",
     "Decision",
+    "ExclusionReason",
+    "Final",
     "HistoryEntry",
     "ImportReport",
     "NotAStoreError",
     "Note",
     "ScreeningRecord",
+    "Source",
     "StoppingClaim",
     "Store",
     "StoreError",
@@ -68,6 +83,7 @@ __all__ = [
     "TopicReport",
     "UndoConflictError",
     "UnknownPaperError",
+    "check_provenance",
     "default_reviewer",
     "markdown_code",
     "markdown_lines",

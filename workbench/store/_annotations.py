@@ -2,6 +2,8 @@
 
 Each public function here is one user action: it opens an :class:`Action`, writes through it
 (so the history records before and after), and commits. Paper ids are already resolved.
+A tag is kept per reviewer (two reviewers' same tag on a paper are two rows, so blind mode can
+show each only their own); a decision belongs to a stage (:data:`~workbench.records.STAGES`).
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ import secrets
 import sqlite3
 import unicodedata
 
+from ..records import TITLE_ABSTRACT
 from ._errors import AnnotationInputError
 from ._history import Action
-from ._reports import DECISIONS, Decision, Note
+from ._reports import Decision, Note
+from ._stages import check_decision, check_reason, check_stage_decision
 
 __all__ = [
     "ensure_tag",
@@ -108,13 +112,6 @@ def check_colour(colour) -> str | None:
     return colour
 
 
-def check_reason(reason) -> str | None:
-    """A decision's reason as the store keeps it: stripped text, or None for none."""
-    if reason is not None and not isinstance(reason, str):
-        raise AnnotationInputError(f"reason {reason!r}: expected text or None")
-    return reason.strip() or None if reason is not None else None
-
-
 def ensure_tag(act: Action, name: str) -> None:
     if act.get("tag_vocab", {"name": name}) is None:
         act.put("tag_vocab", {"name": name}, {"description": "", "colour": None,
@@ -130,22 +127,24 @@ def _short(ids: list[str]) -> str:
 BULK = 200
 
 
-def _tagged(conn: sqlite3.Connection, name: str) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT paper_id FROM paper_tags WHERE tag = ?", (name,))}
+def _tagged(conn: sqlite3.Connection, name: str, reviewer: str) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT paper_id FROM paper_tags WHERE tag = ? AND reviewer = ?",
+                                       (name, reviewer))}
 
 
-def _decisions_by(conn: sqlite3.Connection, reviewer: str) -> dict[str, dict]:
+def _decisions_by(conn: sqlite3.Connection, reviewer: str, stage: str) -> dict[str, dict]:
     return {
         r[0]: {"decision": r[1], "reason": r[2], "decided_at": r[3]}
         for r in conn.execute("SELECT paper_id, decision, reason, decided_at FROM decisions "
-                              "WHERE reviewer = ?", (reviewer,))
+                              "WHERE reviewer = ? AND stage = ?", (reviewer, stage))
     }
 
 
 # ----------------------------------------------------------------------------- tags
 
 def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]) -> int:
-    """Add every tag to every paper; returns how many (paper, tag) pairs were new."""
+    """Add every tag to every paper as ``reviewer``'s; returns how many (paper, tag) pairs were
+    new for this reviewer."""
     names = [check_tag(t) for t in tags]
     if not names:
         raise AnnotationInputError("no tag given; e.g. store.tag(paper_id, 'relevant')")
@@ -154,38 +153,55 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
         for name in dict.fromkeys(names):
             ensure_tag(act, name)
             if len(ids) > BULK:
-                have = _tagged(conn, name)
+                have = _tagged(conn, name, reviewer)
                 new = sorted(set(ids) - have)  # in key order: SQLite appends instead of splitting pages
-                row = {"reviewer": reviewer, "created_at": act.at}
-                act.put_new("paper_tags", [({"paper_id": pid, "tag": name}, row) for pid in new])
+                row = {"created_at": act.at}
+                act.put_new("paper_tags", [({"paper_id": pid, "tag": name, "reviewer": reviewer}, row)
+                                           for pid in new])
                 added += len(new)
                 continue
             for pid in ids:
-                key = {"paper_id": pid, "tag": name}
+                key = {"paper_id": pid, "tag": name, "reviewer": reviewer}
                 if act.get("paper_tags", key) is None:
-                    act.put("paper_tags", key, {"reviewer": reviewer, "created_at": act.at}, before=None)
+                    act.put("paper_tags", key, {"created_at": act.at}, before=None)
                     added += 1
         act.summary = f"tag {_short(ids)} " + " ".join(f"+{n}" for n in dict.fromkeys(names))
     return added
 
 
-def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str) -> bool:
-    """Remove one tag from one paper; False when the paper did not have it."""
+def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str, *, everyone: bool = True) -> bool:
+    """Remove one tag from one paper: every reviewer's (``everyone``), or only ``reviewer``'s
+    (blind mode); False when there was none to remove."""
     name = named_tag(conn, name)
+    who = None if everyone else reviewer
     with Action(conn, reviewer, "untag") as act:
-        before = act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
+        rows = conn.execute("SELECT reviewer FROM paper_tags WHERE paper_id = ?1 AND tag = ?2 "
+                            "AND (?3 IS NULL OR reviewer = ?3) ORDER BY reviewer", (pid, name, who)).fetchall()
+        for (tagger,) in rows:
+            act.put("paper_tags", {"paper_id": pid, "tag": name, "reviewer": tagger}, None)
         act.summary = f"untag {pid} -{name}"
-    return before is not None
+    return bool(rows)
 
 
-def tags_of(conn: sqlite3.Connection, pid: str) -> list[str]:
+def tags_of(conn: sqlite3.Connection, pid: str, reviewer: str | None = None) -> list[str]:
+    """The paper's tags (anyone's, or only ``reviewer``'s), each name once."""
     return [r[0] for r in conn.execute(
-        "SELECT tag FROM paper_tags WHERE paper_id = ? ORDER BY tag", (pid,))]
+        "SELECT DISTINCT tag FROM paper_tags WHERE paper_id = ?1 AND (?2 IS NULL OR reviewer = ?2) "
+        "ORDER BY tag", (pid, reviewer))]
+
+
+def tags_by_reviewer(conn: sqlite3.Connection, pid: str) -> dict[str, list[str]]:
+    """``{reviewer: [tags]}`` of one paper, reviewers and tags sorted."""
+    out: dict[str, list[str]] = {}
+    for who, name in conn.execute(
+            "SELECT reviewer, tag FROM paper_tags WHERE paper_id = ? ORDER BY reviewer, tag", (pid,)):
+        out.setdefault(who, []).append(name)
+    return out
 
 
 def papers_tagged(conn: sqlite3.Connection, name: str) -> list[str]:
     return [r[0] for r in conn.execute(
-        "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (named_tag(conn, name),))]
+        "SELECT DISTINCT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (named_tag(conn, name),))]
 
 
 def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> int:
@@ -252,29 +268,18 @@ def notes_of(conn: sqlite3.Connection, pid: str) -> list[Note]:
 
 # ----------------------------------------------------------------------------- decisions
 
-def check_decision(decision) -> str:
-    value = decision.strip().lower() if isinstance(decision, str) else decision
-    if value not in DECISIONS:
-        raise AnnotationInputError(
-            f"decision {decision!r} is not one of {', '.join(DECISIONS)}; "
-            "e.g. decide ID include --reason 'on topic'"
-        )
-    return value
-
-
 def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: str,
-           reason: str | None = None, on_change=None) -> int:
-    """Set this reviewer's current decision on each paper; returns how many changed.
+           reason: str | None = None, on_change=None, stage: str = TITLE_ABSTRACT) -> int:
+    """Set this reviewer's current decision at ``stage`` on each paper; returns how many changed.
     ``on_change(act, paper_id)``: runs in the same action for each changed decision (the
     screening context of ``_screening``); ``on_change.upgrades(act, paper_id)`` says when the
     same decision again is news (a person read a paper decided in bulk)."""
-    decision = check_decision(decision)
-    reason = check_reason(reason)
+    decision, reason = check_stage_decision(decision, reason, stage)
     changed = 0
     with Action(conn, reviewer, "decide") as act:
-        current = _decisions_by(conn, reviewer) if len(ids) > BULK else None
+        current = _decisions_by(conn, reviewer, stage) if len(ids) > BULK else None
         for pid in ids:
-            key = {"paper_id": pid, "reviewer": reviewer}
+            key = {"paper_id": pid, "reviewer": reviewer, "stage": stage}
             before = current.get(pid) if current is not None else act.get("decisions", key)
             if before and (before["decision"], before["reason"]) == (decision, reason) and (
                     on_change is None or not on_change.upgrades(act, pid)):
@@ -287,34 +292,41 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
                 current[pid] = row
             changed += 1
         why = f" ({_clip(reason)})" if reason else ""
-        act.summary = f"decide {_short(ids)} {decision}{why}"
+        at = "" if stage == TITLE_ABSTRACT else " at full text"
+        act.summary = f"decide {_short(ids)} {decision}{why}{at}"
     return changed
 
 
-def decisions_of(conn: sqlite3.Connection, pid: str) -> list[Decision]:
-    return [
-        Decision(paper_id=pid, reviewer=r[0], decision=r[1], reason=r[2], decided_at=r[3])
-        for r in conn.execute(
-            "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ? "
-            "ORDER BY reviewer", (pid,))
-    ]
+_DECISION_COLUMNS = "paper_id, reviewer, decision, reason, decided_at, stage"
 
 
-def every_decision(conn: sqlite3.Connection) -> list[Decision]:
-    """Every reviewer's current decision on every paper, in one read (by paper, then reviewer)."""
-    return [
-        Decision(paper_id=r[0], reviewer=r[1], decision=r[2], reason=r[3], decided_at=r[4])
-        for r in conn.execute(
-            "SELECT paper_id, reviewer, decision, reason, decided_at FROM decisions "
-            "ORDER BY paper_id, reviewer")
-    ]
+def _decision(row) -> Decision:
+    return Decision(paper_id=row[0], reviewer=row[1], decision=row[2], reason=row[3], decided_at=row[4],
+                    stage=row[5])
 
 
-def summary(conn: sqlite3.Connection, reviewer: str | None) -> dict[str, dict]:
-    """Every annotated paper at once: ``{id: {"tags": [...], "decision": str|None, "notes": n}}``.
+def decisions_of(conn: sqlite3.Connection, pid: str, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
+    """Every reviewer's current decision on one paper at ``stage`` (None: every stage)."""
+    return [_decision(r) for r in conn.execute(
+        f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE paper_id = ?1 AND (?2 IS NULL OR stage = ?2) "
+        "ORDER BY stage DESC, reviewer", (pid, stage))]
 
-    ``decision`` is ``reviewer``'s, else the latest by anyone (one query per table, for views
-    that colour or filter thousands of papers).
+
+def every_decision(conn: sqlite3.Connection, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
+    """Every reviewer's current decision on every paper at ``stage`` (None: every stage), in one
+    read (by paper, then reviewer)."""
+    return [_decision(r) for r in conn.execute(
+        f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE ?1 IS NULL OR stage = ?1 "
+        "ORDER BY paper_id, stage DESC, reviewer", (stage,))]
+
+
+def summary(conn: sqlite3.Connection, reviewer: str | None, blind: bool = False) -> dict[str, dict]:
+    """Every annotated paper at once: ``{id: {"tags": [...], "decision": str|None, "notes": n}}``
+    at title/abstract (one query per table, for views that colour or filter thousands of papers).
+
+    ``decision`` is ``reviewer``'s, else the paper's final decision, else (not ``blind``) the
+    latest by anyone. ``blind``: another reviewer's tags and notes count only once both screened
+    the paper, or it has a final decision (the rule of ``workbench.team.blind``).
     """
     out: dict[str, dict] = {}
 
@@ -324,19 +336,32 @@ def summary(conn: sqlite3.Connection, reviewer: str | None) -> dict[str, dict]:
             e = out[pid] = {"tags": [], "decision": None, "notes": 0}
         return e
 
-    for pid, name in conn.execute("SELECT paper_id, tag FROM paper_tags ORDER BY paper_id, tag"):
-        e = out.get(pid)
-        if e is None:
-            e = out[pid] = {"tags": [], "decision": None, "notes": 0}
-        e["tags"].append(name)
+    screened: dict[str, set] = {}
     for pid, who, decision in conn.execute(
-        "SELECT paper_id, reviewer, decision FROM decisions ORDER BY paper_id, decided_at"
+        "SELECT paper_id, reviewer, decision FROM decisions WHERE stage = ? ORDER BY paper_id, decided_at",
+        (TITLE_ABSTRACT,)
     ):
+        screened.setdefault(pid, set()).add(who)
         e = entry(pid)
-        if who == reviewer or e.get("_by") != reviewer:
+        if who == reviewer or (not blind and e.get("_by") != reviewer):
             e["decision"], e["_by"] = decision, who
-    for pid, n in conn.execute("SELECT paper_id, count(*) FROM notes GROUP BY paper_id"):
-        entry(pid)["notes"] = n
+    finals = dict(conn.execute("SELECT paper_id, decision FROM final_decisions WHERE stage = ?", (TITLE_ABSTRACT,)))
+    for pid, decision in finals.items():
+        if entry(pid).get("_by") != reviewer:
+            out[pid]["decision"], out[pid]["_by"] = decision, None
+
+    def shown(pid, who) -> bool:
+        both = screened.get(pid, ())
+        return not blind or who == reviewer or pid in finals or (reviewer in both and who in both)
+
+    for pid, name, who in conn.execute("SELECT paper_id, tag, reviewer FROM paper_tags ORDER BY paper_id, tag"):
+        tags = entry(pid)["tags"]
+        if shown(pid, who) and (not tags or tags[-1] != name):
+            tags.append(name)
+    for pid, who, n in conn.execute("SELECT paper_id, reviewer, count(*) FROM notes GROUP BY paper_id, reviewer"):
+        entry(pid)["notes"] += n if shown(pid, who) else 0
+    for pid in [p for p, e in out.items() if e["decision"] is None and not e["tags"] and not e["notes"]]:
+        del out[pid]  # blind: nothing of it is shown
     for e in out.values():
         e.pop("_by", None)
     return out

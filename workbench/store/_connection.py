@@ -52,14 +52,17 @@ def _key(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
-def acquire(path: Path, *, create: bool) -> SharedConnection:
-    """The shared connection to the store at ``path``, opening (and checking) it if needed."""
+def acquire(path: Path, *, create: bool, check=None) -> SharedConnection:
+    """The shared connection to the store at ``path``, opening (and checking) it if needed;
+    ``check(path)`` runs (and may raise) before a new connection is made."""
     with _GUARD:
         key = _key(path)
         shared = _OPEN.get(key) if key is not None else None
         if shared is not None:
             shared.handles += 1
             return shared
+        if check is not None:
+            check(path)
         # No connection of this process is open on the file: the plain-file checks in
         # ``connect`` cannot drop anybody's locks here.
         conn, readonly = connect(path, create=create)

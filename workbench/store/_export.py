@@ -29,7 +29,7 @@ __all__ = ["FORMATS", "JSONL_FORMAT", "JSONL_VERSION", "render", "snapshot"]
 
 FORMATS = ("jsonl", "csv", "bibtex", "ris", "markdown")
 JSONL_FORMAT = "workbench-annotations"
-JSONL_VERSION = 1
+JSONL_VERSION = 2  # 2: decisions carry their stage and how they were made; final decisions
 
 
 def snapshot(conn: sqlite3.Connection) -> dict:
@@ -43,7 +43,7 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         topics = _topic_rows(conn, labels)
         tags, notes, decisions = defaultdict(list), defaultdict(list), defaultdict(list)
         for pid, tag, who, at in conn.execute(
-                "SELECT paper_id, tag, reviewer, created_at FROM paper_tags ORDER BY paper_id, tag"):
+                "SELECT paper_id, tag, reviewer, created_at FROM paper_tags ORDER BY paper_id, tag, reviewer"):
             tags[pid].append({"tag": tag, "reviewer": who, "at": at})
         for row in conn.execute(
                 "SELECT paper_id, uid, text, reviewer, created_at, updated_at FROM notes "
@@ -51,10 +51,14 @@ def snapshot(conn: sqlite3.Connection) -> dict:
             notes[row[0]].append(dict(zip(
                 ("paper", "uid", "text", "reviewer", "created_at", "updated_at"), row)))
         for row in conn.execute(
-                "SELECT paper_id, reviewer, decision, reason, decided_at FROM decisions "
-                "ORDER BY paper_id, reviewer"):
-            decisions[row[0]].append(dict(zip(
-                ("paper", "reviewer", "decision", "reason", "at"), row)))
+                "SELECT d.paper_id, d.reviewer, d.decision, d.reason, d.decided_at, d.stage, c.rank, c.score, "
+                "c.model, c.model_version, c.bulk, c.sampled FROM decisions d LEFT JOIN decision_context c "
+                "USING (paper_id, reviewer, stage) ORDER BY d.paper_id, d.stage DESC, d.reviewer"):
+            decisions[row[0]].append(_decision_record(row))
+        finals = defaultdict(list)
+        for row in conn.execute("SELECT paper_id, stage, decision, reason, resolved_by, resolved_at "
+                                "FROM final_decisions ORDER BY paper_id, stage DESC"):
+            finals[row[0]].append(dict(zip(("paper", "stage", "decision", "reason", "by", "at"), row)))
         vocab = [dict(zip(("name", "description", "colour", "created_by", "created_at"), r))
                  for r in conn.execute("SELECT name, description, colour, created_by, created_at "
                                        "FROM tag_vocab ORDER BY name")]
@@ -62,7 +66,16 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         if conn.in_transaction and not outer:
             conn.execute("COMMIT")
     return {"papers": papers, "assign": assign, "topics": topics, "tags": tags,
-            "notes": notes, "decisions": decisions, "vocab": vocab}
+            "notes": notes, "decisions": decisions, "vocab": vocab, "finals": finals}
+
+
+def _decision_record(row) -> dict:
+    """A decision as JSONL keeps it: its stage, and how it was made when the store knows it."""
+    out = dict(zip(("paper", "reviewer", "decision", "reason", "at", "stage"), row[:6]))
+    if row[10] is not None:  # a context row: how a person made the decision
+        out["context"] = dict(zip(("rank", "score", "model", "model_version", "bulk", "sampled"),
+                                  (*row[6:10], bool(row[10]), bool(row[11]))))
+    return out
 
 
 def _topic_rows(conn: sqlite3.Connection, labels: dict[int, str]) -> dict[int, dict]:
@@ -112,18 +125,37 @@ def to_jsonl(snap: dict) -> str:
             out.append(_line({"type": "note", **note}))
         for dec in snap["decisions"].get(pid, ()):
             out.append(_line({"type": "decision", **dec}))
+        for final in snap["finals"].get(pid, ()):
+            out.append(_line({"type": "final", **final}))
     return "".join(out)
 
 
-def _decision_text(decs: list[dict]) -> tuple[str, str]:
-    if not decs:
+def _stage(d: dict) -> str:
+    return "" if d["stage"] == "title_abstract" else ", full text"
+
+
+def _decision_text(decs: list[dict], finals: list[dict] = ()) -> tuple[str, str]:
+    """(the title/abstract decision or "disagree", every decision and final decision in words)."""
+    if not decs and not finals:
         return "", ""
-    values = {d["decision"] for d in decs}
-    summary = values.pop() if len(values) == 1 else "disagree"
+    values = {d["decision"] for d in decs if d["stage"] == "title_abstract"}
+    final = [f["decision"] for f in finals if f["stage"] == "title_abstract"]
+    summary = final[0] if final else values.pop() if len(values) == 1 else "disagree" if values else ""
     detail = "; ".join(
-        f"{d['reviewer']}: {d['decision']}" + (f" ({d['reason']})" if d["reason"] else "")
-        for d in decs)
+        [f"{d['reviewer']}{_stage(d)}: {d['decision']}" + (f" ({d['reason']})" if d["reason"] else "")
+         for d in decs]
+        + [f"final{_stage(f)} by {f['by']}: {f['decision']}" + (f" ({f['reason']})" if f["reason"] else "")
+           for f in finals])
     return summary, detail
+
+
+def _decided(snap: dict, pid: str) -> tuple[str, str]:
+    return _decision_text(snap["decisions"].get(pid, []), snap["finals"].get(pid, []))
+
+
+def _tag_names(snap: dict, pid: str) -> list[str]:
+    """A paper's tags, each name once (two reviewers' same tag is one tag to a reference manager)."""
+    return list(dict.fromkeys(t["tag"] for t in snap["tags"].get(pid, [])))
 
 
 def _note_texts(notes: list[dict]) -> list[str]:
@@ -140,11 +172,11 @@ def to_csv(snap: dict) -> str:
     for p in snap["papers"]:
         pid = p["id"]
         topic = snap["assign"].get(pid)
-        decision, detail = _decision_text(snap["decisions"].get(pid, []))
+        decision, detail = _decided(snap, pid)
         writer.writerow([_encode.csv_cell(v) for v in (
             pid, p["title"], "; ".join(p["authors"]), p["year"], p["venue"], p["doi"], p["url"],
             topic, _display(snap["topics"].get(topic)),
-            "; ".join(t["tag"] for t in snap["tags"].get(pid, [])),
+            "; ".join(_tag_names(snap, pid)),
             decision, detail, "\n\n".join(_note_texts(snap["notes"].get(pid, []))),
         )])
     return buf.getvalue()
@@ -152,7 +184,7 @@ def to_csv(snap: dict) -> str:
 
 def _annote(snap: dict, pid: str) -> list[str]:
     lines = _note_texts(snap["notes"].get(pid, []))
-    _, detail = _decision_text(snap["decisions"].get(pid, []))
+    _, detail = _decided(snap, pid)
     if detail:
         lines.append(f"Screening: {detail}")
     return lines
@@ -168,7 +200,7 @@ def to_bibtex(snap: dict) -> str:
     library = bibtexparser.Library()
     for p in snap["papers"]:
         pid = p["id"]
-        tags = [t["tag"] for t in snap["tags"].get(pid, [])]
+        tags = _tag_names(snap, pid)
         fields = [
             ("title", _encode.latex(p["title"]), "{"),
             ("author", " and ".join(_encode.bibtex_name(a) for a in p["authors"] if _encode.fold(a)), "{"),
@@ -225,7 +257,7 @@ def to_ris(snap: dict) -> str:
                 ref[key] = _encode.fold(value)
         if _encode.fold(p["url"] or ""):
             ref["urls"] = [_encode.ris_url(p["url"])]
-        tags = [text(t["tag"]) for t in snap["tags"].get(pid, [])]
+        tags = [text(t) for t in _tag_names(snap, pid)]
         if tags:
             ref["keywords"] = tags
         notes = [_encode.fold(n) for n in _annote(snap, pid) if _encode.fold(n)]
@@ -267,11 +299,11 @@ def to_markdown(snap: dict) -> str:
             who = md("; ".join(p["authors"][:3]) + (" et al." if len(p["authors"]) > 3 else ""))
             venue = md(p["venue"] or "")
             out.append(f"`{pid}`" + (f" · {who}" if who else "") + (f" · {venue}" if venue else ""))
-            tags = [t_["tag"] for t_ in snap["tags"].get(pid, [])]
+            tags = _tag_names(snap, pid)
             if tags:
                 out.append("")
                 out.append("Tags: " + ", ".join(_encode.md_code(tag) for tag in tags))
-            _, detail = _decision_text(snap["decisions"].get(pid, []))
+            _, detail = _decided(snap, pid)
             if detail:
                 out.append("")
                 out.append(f"Decision: {md(detail)}")

@@ -23,12 +23,18 @@ __all__ = ["TABLES", "Action", "now", "read_history", "undo"]
 # table -> (key columns, value columns): the only tables an action may write.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tag_vocab": (("name",), ("description", "colour", "created_by", "created_at")),
-    "paper_tags": (("paper_id", "tag"), ("reviewer", "created_at")),
+    "paper_tags": (("paper_id", "tag", "reviewer"), ("created_at",)),
     "notes": (("id",), ("uid", "paper_id", "text", "reviewer", "created_at", "updated_at")),
-    "decisions": (("paper_id", "reviewer"), ("decision", "reason", "decided_at")),
+    "decisions": (("paper_id", "reviewer", "stage"), ("decision", "reason", "decided_at")),
     "decision_context": (  # how a decision was made (``_screening``), written with it
-        ("paper_id", "reviewer"), ("rank", "score", "model", "model_version", "bulk", "sampled")
+        ("paper_id", "reviewer", "stage"), ("rank", "score", "model", "model_version", "bulk", "sampled")
     ),
+    # Reviewing as a team (``_team``): a paper's final decision at a stage, the agreed
+    # exclusion reasons, and the sources of the last build with their search provenance.
+    "final_decisions": (("paper_id", "stage"), ("decision", "reason", "resolved_by", "resolved_at")),
+    "exclusion_reasons": (("name",), ("description", "position", "created_by", "created_at")),
+    "sources": (("path",), ("kind", "name", "query", "searched_on", "format", "identified", "skipped",
+                            "merged", "in_build", "recorded_at")),
     "topic_edits": (
         ("id",), ("kind", "tid", "into_tid", "paper_id", "label", "reviewer", "created_at")
     ),

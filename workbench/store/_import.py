@@ -1,9 +1,11 @@
 """Merging a JSONL export into a store: idempotent, conflicts reported, one undoable action.
 
 Papers the store does not know are added (outside the corpus, so reported as orphaned until a
-sync brings them in); tags are unioned; notes are matched by their ``uid`` and decisions by
-(paper, reviewer), and when both sides changed the same one the newer wins and the conflict
-is reported. Topic names travel by membership: into a store without topics the exported topics
+sync brings them in); tags are unioned (each reviewer's kept as theirs); notes are matched by
+their ``uid``, decisions by (paper, reviewer, stage) and final decisions by (paper, stage), so
+two reviewers' decisions on a paper sit side by side and are never overwritten; when both sides
+changed the same reviewer's decision (or a final one) the newer wins and the conflict is
+reported. How a decision was made (its rank, score and model) comes with it. Topic names travel by membership: into a store without topics the exported topics
 become its first run; otherwise they are matched to the current run like a refit.
 """
 
@@ -16,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ._annotations import check_colour, check_decision, check_reason, check_tag, check_text
+from ._stages import check_stage, check_stage_decision
 from ._errors import AnnotationInputError
 from ._export import JSONL_FORMAT, JSONL_VERSION
 from ._history import Action
@@ -75,6 +78,20 @@ def _time(value) -> str:
     return value
 
 
+def _context(value) -> dict:
+    """How a decision was made, as an export writes it (rank, score, model, ..., bulk, sampled)."""
+    if not isinstance(value, dict):
+        raise AnnotationInputError(f"{value!r}: expected the decision's context (rank, score, model, ...)")
+    rank, score = value.get("rank"), value.get("score")
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+        raise AnnotationInputError(f"rank {rank!r}: expected a whole number >= 1, or null")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+        raise AnnotationInputError(f"score {score!r}: expected a number, or null")
+    return {"rank": rank, "score": None if score is None else float(score),
+            "model": _str_or_none(value.get("model")), "model_version": _str_or_none(value.get("model_version")),
+            "bulk": int(bool(value.get("bulk"))), "sampled": int(bool(value.get("sampled")))}
+
+
 def _topic_label(value) -> str | None:
     if value is None:
         return None
@@ -104,7 +121,9 @@ _FIELDS = {
              ("updated_at", _time, True)),
     "decision": (("paper", check_id, True), ("reviewer", _name, True),
                  ("decision", check_decision, True), ("reason", check_reason, False),
-                 ("at", _time, True)),
+                 ("at", _time, True), ("stage", check_stage, False), ("context", _context, False)),
+    "final": (("paper", check_id, True), ("stage", check_stage, True), ("decision", check_decision, True),
+              ("reason", check_reason, False), ("by", _name, True), ("at", _time, True)),
 }
 
 
@@ -219,18 +238,21 @@ def import_jsonl(conn: sqlite3.Connection, reviewer: str, path) -> ImportReport:
     records = read_jsonl(Path(path))
     added: Counter = Counter()
     conflicts: list[str] = []
-    referenced = {r["paper"] for kind in ("tagged", "note", "decision") for r in records[kind]}
+    referenced = {r["paper"] for kind in ("tagged", "note", "decision", "final") for r in records[kind]}
+    decided: list[tuple[str, str]] = []
     with Action(conn, reviewer, "import") as act:
         added["papers"] = _add_papers(conn, records, referenced)
         _import_vocab(act, records, reviewer, added, conflicts)
         unchanged = _import_tags(act, records, added)
         unchanged += _import_notes(act, conn, records, added, conflicts)
-        unchanged += _import_decisions(act, records, added, conflicts)
+        unchanged += _import_decisions(act, records, added, conflicts, decided)
+        unchanged += _import_finals(act, records, added, conflicts, decided)
         _import_topics(act, records, added, conflicts)
         act.summary = f"import {Path(path).name}: " + ", ".join(
             f"{n} {kind}" for kind, n in sorted(added.items()) if n) + (
             f"; {len(conflicts)} conflicts" if conflicts else "")
-    return ImportReport(added=dict(added), unchanged=unchanged, conflicts=tuple(conflicts))
+    return ImportReport(added=dict(added), unchanged=unchanged, conflicts=tuple(conflicts),
+                        decided=tuple(dict.fromkeys(decided)))
 
 
 def _import_vocab(act: Action, records: dict, reviewer: str, added: Counter, conflicts: list) -> None:
@@ -256,9 +278,9 @@ def _import_vocab(act: Action, records: dict, reviewer: str, added: Counter, con
 def _import_tags(act: Action, records: dict, added: Counter) -> int:
     unchanged = 0
     for rec in records["tagged"]:
-        key = {"paper_id": rec["paper"], "tag": rec["tag"]}
+        key = {"paper_id": rec["paper"], "tag": rec["tag"], "reviewer": rec["reviewer"]}
         if act.get("paper_tags", key) is None:
-            act.put("paper_tags", key, {"reviewer": rec["reviewer"], "created_at": rec["at"]})
+            act.put("paper_tags", key, {"created_at": rec["at"]})
             added["tags"] += 1
         else:
             unchanged += 1
@@ -288,24 +310,57 @@ def _import_notes(act: Action, conn, records: dict, added: Counter, conflicts: l
     return unchanged
 
 
-def _import_decisions(act: Action, records: dict, added: Counter, conflicts: list) -> int:
+def _stage_decision(rec: dict, stage: str) -> tuple[str, str | None]:
+    try:
+        return check_stage_decision(rec["decision"], rec.get("reason"), stage)
+    except AnnotationInputError as err:
+        raise AnnotationInputError(f"{rec['type']} on {rec['paper']}: {err}; "
+                                   "nothing was imported") from err
+
+
+def _import_decisions(act: Action, records: dict, added: Counter, conflicts: list, decided: list) -> int:
     unchanged = 0
     for rec in records["decision"]:
-        key = {"paper_id": rec["paper"], "reviewer": str(rec["reviewer"])}
-        theirs = {"decision": rec["decision"], "reason": rec.get("reason"),
-                  "decided_at": str(rec["at"])}
+        stage = rec.get("stage") or "title_abstract"
+        key = {"paper_id": rec["paper"], "reviewer": str(rec["reviewer"]), "stage": stage}
+        decision, reason = _stage_decision(rec, stage)
+        theirs = {"decision": decision, "reason": reason, "decided_at": str(rec["at"])}
         ours = act.get("decisions", key)
-        if ours is None:
-            act.put("decisions", key, theirs)
-            added["decisions"] += 1
-        elif (ours["decision"], ours["reason"]) == (theirs["decision"], theirs["reason"]):
+        if ours is not None and (ours["decision"], ours["reason"]) == (theirs["decision"], theirs["reason"]):
             unchanged += 1
-        else:
+            continue
+        if ours is not None:
             newer = theirs["decided_at"] > ours["decided_at"]
             conflicts.append(
-                f"decision of {key['reviewer']} on {rec['paper']}: {ours['decision']} here, "
-                f"{theirs['decision']} in the file; kept the newer "
+                f"decision of {key['reviewer']} on {rec['paper']}{'' if stage == 'title_abstract' else ' (full text)'}: "
+                f"{ours['decision']} here, {theirs['decision']} in the file; kept the newer "
                 f"({theirs['decision'] if newer else ours['decision']})")
-            if newer:
-                act.put("decisions", key, theirs)
+            if not newer:
+                continue
+        act.put("decisions", key, theirs, before=ours)
+        act.put("decision_context", key, rec.get("context"))  # none in the file: none known
+        added["decisions"] += ours is None
+        decided.append((rec["paper"], stage))
+    return unchanged
+
+
+def _import_finals(act: Action, records: dict, added: Counter, conflicts: list, decided: list) -> int:
+    unchanged = 0
+    for rec in records["final"]:
+        key = {"paper_id": rec["paper"], "stage": rec["stage"]}
+        decision, reason = _stage_decision(rec, rec["stage"])
+        theirs = {"decision": decision, "reason": reason, "resolved_by": rec["by"], "resolved_at": rec["at"]}
+        ours = act.get("final_decisions", key)
+        if ours is not None and (ours["decision"], ours["reason"]) == (decision, reason):
+            unchanged += 1
+            continue
+        if ours is not None:
+            newer = theirs["resolved_at"] > ours["resolved_at"]
+            conflicts.append(f"final decision on {rec['paper']} ({rec['stage']}): {ours['decision']} by "
+                             f"{ours['resolved_by']} here, {decision} by {rec['by']} in the file; kept the newer")
+            if not newer:
+                continue
+        act.put("final_decisions", key, theirs, before=ours)
+        added["final decisions"] += ours is None
+        decided.append((rec["paper"], rec["stage"]))
     return unchanged

@@ -25,7 +25,7 @@ META_COLUMNS = ("title", "abstract", "authors", "year", "doi", "venue", "url", "
 
 _ANNOTATED = """
     SELECT paper_id FROM paper_tags UNION SELECT paper_id FROM notes
-    UNION SELECT paper_id FROM decisions
+    UNION SELECT paper_id FROM decisions UNION SELECT paper_id FROM final_decisions
     UNION SELECT paper_id FROM topic_edits WHERE paper_id IS NOT NULL
 """
 
@@ -150,26 +150,36 @@ def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
         for old, new in pairs:
             for tag, who, at in conn.execute(
                     "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
-                act.put("paper_tags", {"paper_id": old, "tag": tag}, None)
-                if act.get("paper_tags", {"paper_id": new, "tag": tag}) is None:
-                    act.put("paper_tags", {"paper_id": new, "tag": tag}, {"reviewer": who, "created_at": at})
+                act.put("paper_tags", {"paper_id": old, "tag": tag, "reviewer": who}, None)
+                if act.get("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}) is None:
+                    act.put("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}, {"created_at": at})
             for (note_id,) in conn.execute("SELECT id FROM notes WHERE paper_id = ?", (old,)).fetchall():
                 row = act.get("notes", {"id": note_id})
                 act.put("notes", {"id": note_id}, {**row, "paper_id": new})
-            for who, decision, reason, at in conn.execute(
-                    "SELECT reviewer, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
+            for who, stage, decision, reason, at in conn.execute(
+                    "SELECT reviewer, stage, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
                     (old,)).fetchall():
-                act.put("decisions", {"paper_id": old, "reviewer": who}, None)
-                current = act.get("decisions", {"paper_id": new, "reviewer": who})
+                act.put("decisions", {"paper_id": old, "reviewer": who, "stage": stage}, None)
+                current = act.get("decisions", {"paper_id": new, "reviewer": who, "stage": stage})
                 if current is None or current["decided_at"] < at:
-                    act.put("decisions", {"paper_id": new, "reviewer": who},
+                    act.put("decisions", {"paper_id": new, "reviewer": who, "stage": stage},
                             {"decision": decision, "reason": reason, "decided_at": at})
+            _carry_finals(act, old, new)
             for (edit_id,) in conn.execute("SELECT id FROM topic_edits WHERE paper_id = ?", (old,)).fetchall():
                 row = act.get("topic_edits", {"id": edit_id})
                 act.put("topic_edits", {"id": edit_id}, {**row, "paper_id": new})
             moved.append((old, new))
         act.summary = f"carry annotations of {len(moved)} papers over to their new ids"
     return tuple(moved)
+
+
+def _carry_finals(act: Action, old: str, new: str) -> None:
+    """A paper's final decisions move to its new id (the newer stays where both have one)."""
+    for (stage,) in act.conn.execute("SELECT stage FROM final_decisions WHERE paper_id = ?", (old,)).fetchall():
+        row = act.put("final_decisions", {"paper_id": old, "stage": stage}, None)
+        current = act.get("final_decisions", {"paper_id": new, "stage": stage})
+        if current is None or current["resolved_at"] < row["resolved_at"]:
+            act.put("final_decisions", {"paper_id": new, "stage": stage}, row)
 
 
 def orphaned(conn: sqlite3.Connection) -> list[str]:

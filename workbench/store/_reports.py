@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import DECISIONS
+from ..records import DECISIONS, TITLE_ABSTRACT
 
 __all__ = [
     "DECISIONS",
     "Decision",
+    "ExclusionReason",
+    "Final",
     "HistoryEntry",
     "ImportReport",
     "Note",
+    "Source",
     "SyncReport",
     "Tag",
     "TopicReport",
@@ -43,11 +46,59 @@ class Note:
 
 @dataclass(frozen=True)
 class Decision:
+    """A reviewer's current decision on a paper at a stage (``title_abstract`` or ``full_text``)."""
+
     paper_id: str
     decision: str
     reviewer: str
     decided_at: str
     reason: str | None = None
+    stage: str = TITLE_ABSTRACT
+
+
+@dataclass(frozen=True)
+class Final:
+    """The decision that settles a paper at a stage (a resolved conflict): who resolved it, why
+    (for an exclusion: the reason PRISMA counts), when."""
+
+    paper_id: str
+    stage: str
+    decision: str
+    resolved_by: str
+    resolved_at: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ExclusionReason:
+    """A reason for excluding a paper from the list the team agreed on (``workbench reasons``)."""
+
+    name: str
+    description: str = ""
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source file of the review's last build and its search provenance (PRISMA-S): the
+    ``kind`` (``database`` or ``register``) and ``name`` it was searched in, the ``query`` and
+    the date ``searched_on`` (None: not given), and the records ``identified`` in it (read plus
+    skipped), ``skipped`` (no usable text) and ``merged`` (duplicates merged away)."""
+
+    path: str
+    name: str
+    kind: str = "database"
+    query: str | None = None
+    searched_on: str | None = None
+    format: str = ""
+    identified: int = 0
+    skipped: int = 0
+    merged: int = 0
+    in_build: bool = True
+
+    @property
+    def provenance_given(self) -> bool:
+        return self.query is not None or self.searched_on is not None
 
 
 @dataclass(frozen=True)
@@ -138,10 +189,18 @@ class ImportReport:
     added: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0
     conflicts: tuple[str, ...] = ()
+    # The papers whose decisions (at a stage) the import added or changed: ``(paper, stage)``.
+    decided: tuple[tuple[str, str], ...] = ()
+    # Papers on which reviewers now disagree, one line each (filled by ``workbench.review``,
+    # which classifies the decisions: the conflicts to resolve).
+    disagreements: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         added = ", ".join(f"{n} {kind}" for kind, n in sorted(self.added.items()) if n)
         text = f"imported {added or 'nothing new'}; {self.unchanged} already present"
         if self.conflicts:
             text += f"; {len(self.conflicts)} conflicts:\n  " + "\n  ".join(self.conflicts)
+        if self.disagreements:
+            text += (f"\n{len(self.disagreements)} papers on which the reviewers disagree (resolve them "
+                     "with `workbench conflicts`):\n  " + "\n  ".join(self.disagreements))
         return text

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from ..records import DECISIONS
 from ._errors import StoreError, StoreVersionError
+from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
+           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
@@ -30,7 +31,8 @@ RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {r
 # The CHECK constraint lists the decisions as before: 'include', 'exclude', 'maybe'.
 _DECISION_LIST = ", ".join(f"'{d}'" for d in DECISIONS)
 
-# The tables of schema version 2; a new store is created with them and those of version 3.
+# The tables of schema version 2; a new store is created with them, those of version 3, and
+# version 4's changes to them (``_schema_v4``).
 SCHEMA_V2 = f"""
 PRAGMA application_id = {APPLICATION_ID};
 
@@ -164,7 +166,7 @@ CREATE TABLE decision_context (
     PRIMARY KEY (paper_id, reviewer)
 ) WITHOUT ROWID;
 """
-SCHEMA = SCHEMA_V2 + SCHEMA_V3 + f"\nPRAGMA user_version = {SCHEMA_VERSION};\n"
+SCHEMA = SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + f";\nPRAGMA user_version = {SCHEMA_VERSION};\n"
 
 # Tables every current store has: a file without them is damaged or not ours.
 EXPECTED_TABLES = frozenset(
@@ -173,7 +175,7 @@ EXPECTED_TABLES = frozenset(
         "topic_runs", "run_topics", "run_assignments", "topic_edits", "history",
         "history_changes", "decision_context",
     }
-)
+) | TABLES_V4
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
@@ -262,8 +264,15 @@ def _v2_to_v3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v3_to_v4(conn: sqlite3.Connection) -> None:
+    """v3 -> v4: stages, tags per reviewer, final decisions, exclusion reasons, sources."""
+    for statement in statements(SCHEMA_V4):
+        conn.execute(statement)
+    rewrite_history(conn)
+
+
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
-MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def statements(script: str) -> list[str]:

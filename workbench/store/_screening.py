@@ -1,7 +1,7 @@
 """How each human decision was made: the screening context beside every decision.
 
 Schema version 3 (``_schema``) adds ``decision_context``, one row beside each decision a person
-made through this workbench, keyed like ``decisions`` (paper, reviewer) and written in the same
+made through this workbench, keyed like ``decisions`` (paper, reviewer, stage) and written in the same
 action, so one undo takes both back: the paper's ``rank`` (1 = first) and ``score`` in the ranked
 queue when it was decided and the ``model`` and ``model_version`` that ranked it (all NULL when
 no ranking was shown), whether it was decided in ``bulk`` (a map selection or a topic in one
@@ -23,10 +23,12 @@ from collections import Counter
 from dataclasses import dataclass
 from numbers import Number, Real
 
+from ..records import TITLE_ABSTRACT
 from . import _annotations as ann
 from ._errors import AnnotationInputError
 from ._guard import guarded, writes
 from ._history import Action
+from ._sources import agreed_reason
 
 __all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "ScreeningStore", "context_rows", "records"]
 
@@ -117,17 +119,21 @@ def context_rows(ids: list[str], rank=None, score=None, model=None, model_versio
 class ContextWriter:
     """Writes each changed decision's context row inside the decision's own action."""
 
-    def __init__(self, reviewer: str, rows: dict[str, dict], bulk: int):
+    def __init__(self, reviewer: str, rows: dict[str, dict], bulk: int, stage: str = TITLE_ABSTRACT):
         self.rows, self.reviewer, self.in_one_read = rows, reviewer, len(rows) > bulk
+        self.stage = stage
         self.current: dict | None = None
+
+    def _key(self, pid: str) -> dict:
+        return {"paper_id": pid, "reviewer": self.reviewer, "stage": self.stage}
 
     def _before(self, act: Action, pid: str) -> dict | None:
         if not self.in_one_read:
-            return act.get("decision_context", {"paper_id": pid, "reviewer": self.reviewer})
+            return act.get("decision_context", self._key(pid))
         if self.current is None:  # a map selection: one read, inside the action
             self.current = {r[0]: dict(zip(CONTEXT_COLUMNS, r[1:])) for r in act.conn.execute(
                 f"SELECT paper_id, {', '.join(CONTEXT_COLUMNS)} FROM decision_context "
-                "WHERE reviewer = ?", (self.reviewer,))}
+                "WHERE reviewer = ? AND stage = ?", (self.reviewer, self.stage))}
         return self.current.get(pid)
 
     def upgrades(self, act: Action, pid: str) -> bool:
@@ -139,25 +145,26 @@ class ContextWriter:
         return before is None or bool(before["bulk"])
 
     def __call__(self, act: Action, pid: str) -> None:
-        act.put("decision_context", {"paper_id": pid, "reviewer": self.reviewer}, self.rows[pid],
-                before=self._before(act, pid))
+        act.put("decision_context", self._key(pid), self.rows[pid], before=self._before(act, pid))
 
 
 # ----------------------------------------------------------------------------- reading
 
 def records(conn: sqlite3.Connection, reviewer: str, everyone: bool = False,
-            only: str | None = None) -> list[ScreeningRecord]:
-    """Current decisions with their context, in the order made (time, then paper id).
+            only: str | None = None, stage: str = TITLE_ABSTRACT, blind: bool = False) -> list[ScreeningRecord]:
+    """Current decisions at ``stage`` with their context, in the order made (time, then paper id).
 
-    One per paper: ``reviewer``'s decision where there is one, else the latest by anyone (as
-    :meth:`Store.summary` shows them); ``only``: that reviewer's alone; ``everyone``: every
-    reviewer's decision on every paper.
+    One per paper: ``reviewer``'s decision where there is one, else (not ``blind``) the latest
+    by anyone (as :meth:`Store.summary` shows them); ``only``: that reviewer's alone;
+    ``everyone``: every reviewer's decision on every paper.
     """
+    if blind and not everyone and only is None:
+        only = reviewer
     rows = conn.execute(
         "SELECT d.paper_id, d.reviewer, d.decision, d.decided_at, c.rank, c.score, c.model, "
         "c.model_version, c.bulk, c.sampled FROM decisions d LEFT JOIN decision_context c "
-        "ON c.paper_id = d.paper_id AND c.reviewer = d.reviewer "
-        "ORDER BY d.decided_at, d.paper_id, d.reviewer").fetchall()
+        "ON c.paper_id = d.paper_id AND c.reviewer = d.reviewer AND c.stage = d.stage WHERE d.stage = ? "
+        "ORDER BY d.decided_at, d.paper_id, d.reviewer", (stage,)).fetchall()
     actions = Counter((r[1], r[3]) for r in rows)  # one action's decisions share its time stamp
     out = [ScreeningRecord(*r[:8], bulk=bool(r[8]) if r[8] is not None else actions[(r[1], r[3])] > 1,
                            sampled=bool(r[9]), recorded=r[8] is not None) for r in rows]
@@ -179,20 +186,24 @@ class ScreeningStore:
     @writes
     def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
                model: str | None = None, model_version: str | None = None,
-               bulk: bool | None = None, sampled: bool = False) -> int:
+               bulk: bool | None = None, sampled: bool = False, stage: str = TITLE_ABSTRACT) -> int:
         """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
         ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
         ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
         (default: several papers at once); ``sampled`` (drawn at random for a stopping test).
-        Returns how many decisions changed."""
+        ``stage``: ``title_abstract`` or ``full_text`` (include, exclude with a reason, or
+        ``"not retrieved"``). A reason naming one of the team's exclusion reasons takes its
+        spelling. Returns how many decisions changed."""
+        self._check_reviewer()
         ids = self._ids(id_or_ids)
         rows = context_rows(ids, rank, score, model, model_version, bulk, sampled)
-        return ann.decide(self._conn, self.reviewer, ids, decision, reason,
-                          on_change=ContextWriter(self.reviewer, rows, ann.BULK))
+        return ann.decide(self._conn, self.reviewer, ids, decision, agreed_reason(self._conn, reason),
+                          on_change=ContextWriter(self.reviewer, rows, ann.BULK, stage), stage=stage)
 
     @guarded
-    def screening_records(self, reviewer: str | None = None, *,
-                          everyone: bool = False) -> list[ScreeningRecord]:
-        """Current decisions with how each was made, in the order made: one per paper (this
-        reviewer's, else the latest by anyone), only ``reviewer``'s, or ``everyone``'s."""
-        return records(self._conn, self.reviewer, everyone, reviewer)
+    def screening_records(self, reviewer: str | None = None, *, everyone: bool = False,
+                          stage: str = TITLE_ABSTRACT) -> list[ScreeningRecord]:
+        """Current decisions at ``stage`` with how each was made, in the order made: one per paper
+        (this reviewer's, else, not in blind mode, the latest by anyone), only ``reviewer``'s, or
+        ``everyone``'s."""
+        return records(self._conn, self.reviewer, everyone, reviewer, stage, self._is_blind())

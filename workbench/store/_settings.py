@@ -28,8 +28,15 @@ __all__ = ["SETTINGS", "StoppingClaim", "log_stopping_claim", "read_settings", "
 #: name -> what it is (shown by ``workbench title --help`` and in errors).
 SETTINGS = {
     "title": "the review's title, the heading of its report (default: the review folder's name)",
+    "criteria": "the review's inclusion criteria, a short text shown beside every card (default: none)",
+    "blind": "blind mode, 'on' or 'off': a reviewer sees another's decisions, tags and notes on a "
+             "paper only once both screened it (default: off)",
+    "reviewers_per_paper": "how many reviewers screen each paper, 1 (single screening) or 2 and up "
+                           "(double screening; default: 2 in blind mode, else 1)",
 }
 _MAX_LENGTH = 200
+_MAX_CRITERIA = 4000
+_ON, _OFF = ("on", "true", "yes", "1"), ("off", "false", "no", "0")
 _PREFIX = "setting:"
 # Control characters and the bidi controls that reorder text on screen.
 _REFUSED = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -44,12 +51,39 @@ def check_setting(name, value) -> str | None:
         return None
     if not isinstance(value, str):
         raise AnnotationInputError(f"{name} {value!r}: expected text, or None to go back to the default")
+    if name == "criteria":
+        return _check_text(value)
+    if name in ("blind", "reviewers_per_paper"):
+        return _check_choice(name, value)
     if _REFUSED.search(value):
         raise AnnotationInputError(f"{name} {value!r} holds control characters; expected one line of text")
     value = " ".join(value.split())
     if len(value) > _MAX_LENGTH:
         raise AnnotationInputError(f"{name} has {len(value)} characters; expected at most {_MAX_LENGTH}")
     return value or None
+
+
+def _check_text(value: str) -> str | None:
+    """Criteria: lines kept (each with its white space folded), blank lines at the ends dropped."""
+    if _REFUSED.search(value.replace("\r\n", "\n")):
+        raise AnnotationInputError(f"criteria {value[:40]!r}...: holds control characters; expected plain text")
+    value = "\n".join(" ".join(line.split()) for line in value.splitlines()).strip("\n")
+    if len(value) > _MAX_CRITERIA:
+        raise AnnotationInputError(f"criteria have {len(value)} characters; expected at most {_MAX_CRITERIA} "
+                                   "(a short text; put the protocol in a file and name it here)")
+    return value or None
+
+
+def _check_choice(name: str, value: str) -> str | None:
+    word = value.strip().lower()
+    if not word:
+        return None
+    if name == "blind" and word in _ON + _OFF:
+        return "on" if word in _ON else "off"
+    if name == "reviewers_per_paper" and word.isdigit() and 1 <= int(word) <= 9:
+        return str(int(word))
+    expected = "'on' or 'off'" if name == "blind" else "a whole number from 1 to 9"
+    raise AnnotationInputError(f"{name} {value!r}: expected {expected}")
 
 
 def read_settings(conn: sqlite3.Connection) -> dict[str, str]:
@@ -64,7 +98,8 @@ def set_setting(conn: sqlite3.Connection, reviewer: str, name: str, value) -> st
     value = check_setting(name, value)
     with Action(conn, reviewer, "setting") as act:
         act.put("meta", {"key": _PREFIX + name}, None if value is None else {"value": value})
-        act.summary = f"{name} set to {value!r}" if value is not None else f"{name} back to its default"
+        shown = value if value is None or len(value) <= 60 else value[:59] + "…"
+        act.summary = f"{name} set to {shown!r}" if value is not None else f"{name} back to its default"
     return value
 
 

@@ -14,19 +14,23 @@ import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 
-from . import _annotations as ann
+from ..fsutil import refuse_network_filesystem
 from . import _backup, _connection, _destination, _files, _history, _import, _papers
 from . import _topics, _vocab
 from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
-from ._reports import Decision, HistoryEntry, ImportReport, Note, SyncReport, Tag, TopicReport
+from ._reports import HistoryEntry, ImportReport, SyncReport, TopicReport
+from ._reviewing import ReviewerStore
 from ._schema import SCHEMA_VERSION, db_path, migrate
 from ._screening import ScreeningStore
+from ._team import TeamStore
 
-__all__ = ["REVIEWER_ENV", "Store", "default_reviewer"]
+__all__ = ["NETWORK_FS_ENV", "REVIEWER_ENV", "Store", "default_reviewer"]
 
 REVIEWER_ENV = "WORKBENCH_REVIEWER"
+#: Set to 1 to open a store on a network file system anyway (see :meth:`Store.open`).
+NETWORK_FS_ENV = "WORKBENCH_ALLOW_NETWORK_FS"
 
 
 def default_reviewer(reviewer: str | None = None) -> str:
@@ -40,32 +44,45 @@ def default_reviewer(reviewer: str | None = None) -> str:
         return "unknown"
 
 
-class Store(ScreeningStore):
+class Store(ScreeningStore, ReviewerStore, TeamStore):
     """A review's tags, notes, screening decisions and topic edits, in one SQLite file.
 
     Open with :meth:`Store.open`; every change records ``reviewer`` and goes into the
     history, from which :meth:`undo` can revert it. ``decide`` and ``screening_records``:
-    :class:`~._screening.ScreeningStore`.
+    :class:`~._screening.ScreeningStore`; tags, notes and reading decisions (blind mode):
+    :class:`~._reviewing.ReviewerStore`; final decisions, criteria, exclusion reasons and
+    sources: :class:`~._team.TeamStore`.
     """
 
-    def __init__(self, shared: _connection.SharedConnection, reviewer: str):
+    def __init__(self, shared: _connection.SharedConnection, reviewer: str, reviewer_given: bool = True):
         self._shared: _connection.SharedConnection | None = shared
         self.path = shared.path
         self.reviewer = reviewer
+        self.reviewer_given = reviewer_given
 
     @classmethod
-    def open(cls, path, reviewer: str | None = None, *, create: bool = True) -> Store:
+    def open(cls, path, reviewer: str | None = None, *, create: bool = True,
+             allow_network_filesystem: bool = False) -> Store:
         """Open (creating or migrating as needed) the store of a review folder or file.
 
         ``path`` is the review folder (the store is ``<folder>/annotations.sqlite``) or the
         database file itself. ``reviewer`` defaults to ``$WORKBENCH_REVIEWER``, then the OS
-        user. With ``create=False`` a missing store is an error instead of a new file.
+        user (refused for changes in team use, see ``_team``). With ``create=False`` a missing
+        store is an error instead of a new file.
+
+        A folder on a network file system (NFS, SMB, sshfs...) is refused: SQLite cannot lock
+        there, and its write-ahead log needs memory shared by every process on the file. Work in
+        a local folder and share by export and import; ``allow_network_filesystem=True`` (or
+        ``$WORKBENCH_ALLOW_NETWORK_FS=1``) opens it anyway, when one person at a time uses it.
 
         Every handle on one file in one process shares one connection (see ``_connection``):
         open and close handles freely; the connection closes with the last one.
         """
         file = db_path(path)
-        return cls(_connection.acquire(file, create=create), default_reviewer(reviewer))
+        allow = allow_network_filesystem or os.environ.get(NETWORK_FS_ENV, "").strip() in ("1", "yes", "true")
+        shared = _connection.acquire(file, create=create, check=lambda f: refuse_network_filesystem(f, allow=allow))
+        given = bool((reviewer is not None and str(reviewer).strip()) or os.environ.get(REVIEWER_ENV, "").strip())
+        return cls(shared, default_reviewer(reviewer), given)
 
     def close(self) -> None:
         shared, self._shared = self._shared, None
@@ -181,94 +198,6 @@ class Store(ScreeningStore):
     @writes
     def move_paper(self, id_or_prefix: str, topic: int) -> None:
         _topics.move_paper(self._conn, self.reviewer, self._ids(id_or_prefix)[0], topic)
-
-    # ------------------------------------------------------------------ tags
-    @writes
-    def tag(self, id_or_ids, *tags: str) -> int:
-        """Add tags to one paper or many; returns how many (paper, tag) pairs were new."""
-        return ann.tag(self._conn, self.reviewer, self._ids(id_or_ids), list(tags))
-
-    @writes
-    def untag(self, id_or_prefix: str, tag: str) -> bool:
-        """Remove a tag from a paper; False when it did not have it."""
-        return ann.untag(self._conn, self.reviewer, self._ids(id_or_prefix)[0], tag)
-
-    @guarded
-    def tags(self, id_or_prefix: str) -> list[str]:
-        return ann.tags_of(self._conn, self._ids(id_or_prefix)[0])
-
-    @guarded
-    def papers_tagged(self, tag: str) -> list[str]:
-        return ann.papers_tagged(self._conn, tag)
-
-    @guarded
-    def summary(self) -> dict[str, dict]:
-        """``{paper id: {"tags", "decision", "notes"}}`` for every annotated paper, in one read."""
-        return ann.summary(self._conn, self.reviewer)
-
-    @guarded
-    def vocabulary(self) -> list[Tag]:
-        return _vocab.vocabulary(self._conn)
-
-    @writes
-    def describe_tag(self, tag: str, description: str | None = None,
-                     colour: str | None = None) -> Tag:
-        return _vocab.describe_tag(self._conn, self.reviewer, tag, description, colour)
-
-    @writes
-    def rename_tag(self, old: str, new: str) -> int:
-        return _vocab.rename_tag(self._conn, self.reviewer, old, new)
-
-    @writes
-    def merge_tags(self, tags: Iterable[str], into: str) -> int:
-        return _vocab.merge_tags(self._conn, self.reviewer, tags, into)
-
-    @writes
-    def delete_tag(self, tag: str) -> int:
-        return _vocab.delete_tag(self._conn, self.reviewer, tag)
-
-    # ------------------------------------------------------------------ notes
-    @writes
-    def note(self, id_or_prefix: str, text: str) -> int:
-        """Add a note to a paper; returns the note's id."""
-        return ann.add_note(self._conn, self.reviewer, self._ids(id_or_prefix)[0], text)
-
-    @writes
-    def note_each(self, ids, text: str) -> list[int]:
-        """The same note on each of ``ids`` (ids or prefixes; a paper given twice gets one), in
-        one action that one undo takes back; returns the notes' ids in the order of ``ids``."""
-        return ann.add_notes(self._conn, self.reviewer, self._ids(ids), text)
-
-    @writes
-    def edit_note(self, note_id: int, text: str) -> None:
-        ann.edit_note(self._conn, self.reviewer, note_id, text)
-
-    @writes
-    def delete_note(self, note_id: int) -> None:
-        ann.delete_note(self._conn, self.reviewer, note_id)
-
-    @guarded
-    def notes(self, id_or_prefix: str) -> list[Note]:
-        return ann.notes_of(self._conn, self._ids(id_or_prefix)[0])
-
-    # ------------------------------------------------------------------ decisions (decide: ScreeningStore)
-    @guarded
-    def decision(self, id_or_prefix: str, reviewer: str | None = None) -> Decision | None:
-        """The current decision of ``reviewer`` (default: this store's reviewer), or None."""
-        who = self.reviewer if reviewer is None else reviewer
-        found = [d for d in ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
-                 if d.reviewer == who]
-        return found[0] if found else None
-
-    @guarded
-    def decisions(self, id_or_prefix: str) -> list[Decision]:
-        """Every reviewer's current decision on a paper."""
-        return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0])
-
-    @guarded
-    def every_decision(self) -> list[Decision]:
-        """Every reviewer's current decision on every paper, in one read."""
-        return ann.every_decision(self._conn)
 
     # ------------------------------------------------------------------ settings
     @guarded

@@ -20,7 +20,7 @@ def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
     return [
         Tag(name=r[0], description=r[1], colour=r[2], count=r[3], created_at=r[4])
         for r in conn.execute(
-            "SELECT v.name, v.description, v.colour, count(t.tag), v.created_at FROM tag_vocab v "
+            "SELECT v.name, v.description, v.colour, count(DISTINCT t.paper_id), v.created_at FROM tag_vocab v "
             "LEFT JOIN paper_tags t ON t.tag = v.name GROUP BY v.name ORDER BY v.name")
     ]
 
@@ -60,15 +60,14 @@ def _move_tag(act: Action, old: str, new: str) -> int:
     if act.get("tag_vocab", {"name": new}) is None:
         act.put("tag_vocab", {"name": new}, row)
     uses = act.conn.execute(
-        "SELECT paper_id, reviewer, created_at FROM paper_tags WHERE tag = ? ORDER BY paper_id",
+        "SELECT paper_id, reviewer, created_at FROM paper_tags WHERE tag = ? ORDER BY paper_id, reviewer",
         (old,)).fetchall()
-    for pid, who, at in uses:
-        act.put("paper_tags", {"paper_id": pid, "tag": old}, None)
-        if act.get("paper_tags", {"paper_id": pid, "tag": new}) is None:
-            act.put("paper_tags", {"paper_id": pid, "tag": new},
-                    {"reviewer": who, "created_at": at})
+    for pid, who, at in uses:  # each reviewer's tag moves, and stays that reviewer's
+        act.put("paper_tags", {"paper_id": pid, "tag": old, "reviewer": who}, None)
+        if act.get("paper_tags", {"paper_id": pid, "tag": new, "reviewer": who}) is None:
+            act.put("paper_tags", {"paper_id": pid, "tag": new, "reviewer": who}, {"created_at": at})
     act.put("tag_vocab", {"name": old}, None)
-    return len(uses)
+    return len({pid for pid, _, _ in uses})
 
 
 def rename_tag(conn: sqlite3.Connection, reviewer: str, old: str, new: str) -> int:
@@ -104,10 +103,11 @@ def delete_tag(conn: sqlite3.Connection, reviewer: str, name: str) -> int:
     name = named_tag(conn, name)
     with Action(conn, reviewer, "delete-tag") as act:
         _require_tag(act, name)
-        pids = [r[0] for r in conn.execute(
-            "SELECT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (name,))]
-        for pid in pids:
-            act.put("paper_tags", {"paper_id": pid, "tag": name}, None)
+        rows = conn.execute(
+            "SELECT paper_id, reviewer FROM paper_tags WHERE tag = ? ORDER BY paper_id, reviewer", (name,)).fetchall()
+        for pid, who in rows:
+            act.put("paper_tags", {"paper_id": pid, "tag": name, "reviewer": who}, None)
         act.put("tag_vocab", {"name": name}, None)
-        act.summary = f"delete tag {name} ({len(pids)} papers)"
-    return len(pids)
+        papers = len({pid for pid, _ in rows})
+        act.summary = f"delete tag {name} ({papers} papers)"
+    return papers

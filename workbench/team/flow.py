@@ -22,13 +22,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
+from ..records import NOT_RETRIEVED  # the full-text reason: the report could not be obtained
 from .conflicts import PaperStatus, Screening
 from .prisma import OtherMethods, PrismaCounts
 
 __all__ = ["NOT_RETRIEVED", "NO_REASON", "SEVERAL_REASONS", "exclusion_reason", "prisma_counts"]
 
-#: The full-text exclusion reason that means the report could not be obtained.
-NOT_RETRIEVED = "not retrieved"
 NO_REASON = "no reason given"
 SEVERAL_REASONS = "reviewers gave different reasons"
 

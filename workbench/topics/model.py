@@ -317,11 +317,31 @@ class TopicModel:
     def save(self, path: str | Path) -> None:
         """Save the fitted BERTopic model with safetensors (no pickle)."""
         self._require_fitted()
+        if self.model_ is None:  # restored from saved results: the files BERTopic wrote then
+            import shutil
+
+            shutil.copytree(self._saved, path, copy_function=_link_or_copy)
+            return
         self.model_.save(str(path), serialization="safetensors", save_ctfidf=True, save_embedding_model=False)
+
+    def restored(self, saved: Path, data: tuple) -> None:
+        """Finish a model restored from saved results (:mod:`.results`): ``saved``, the folder
+        its BERTopic model was saved in; ``data``, its (texts, embeddings, word vectors)."""
+        self.model_, self._saved, self._data = None, Path(saved), data
 
     def _require_fitted(self):
         if not hasattr(self, "labels_"):
             raise InputError("this TopicModel is not fitted yet; call fit(texts, embeddings) first")
+
+
+def _link_or_copy(src, dst):
+    import os
+    import shutil
+
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def seed_labelings(embeddings, params: dict, seeds: Sequence[int]) -> list[np.ndarray]:

@@ -37,6 +37,7 @@ from .labels import (
     word_hits,
 )
 from .shims import import_bertopic
+from .terms import SharedVectorizer, document_terms
 
 __all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "represent", "representatives", "documents", "seeded",
            "topic_frame"]
@@ -79,7 +80,8 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
         embedding_model=backend,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        vectorizer_model=_vectorizer(len(texts)),
+        # the corpus's document-term matrix, counted once for every fit on these texts
+        vectorizer_model=_vectorizer(len(texts)).share(document_terms(texts), texts, labels),
         representation_model=rep,
         top_n_words=top_n_words,
         calculate_probabilities=False,
@@ -111,10 +113,8 @@ def _ranked_words(model, texts, labels, top_n_words: int):
 def _vectorizer(n: int):
     """Words of any script; Chinese and Japanese characters are tokens (bigrams: their words).
     Small corpora keep every word; large ones drop words seen in fewer than 2 papers."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    return CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
-                           tokenizer=tokens, token_pattern=None)
+    return SharedVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
+                            tokenizer=tokens, token_pattern=None)
 
 
 def _representation_model(representation: str | None, top_n_words: int, seed: int, backend):

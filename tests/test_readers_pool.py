@@ -1,0 +1,105 @@
+"""Making records in a pool of processes gives exactly what one process gives."""
+
+import csv
+
+import pytest
+
+from workbench.dedupe import PaperKeys, paper_keys
+from workbench.readers import pool, read_file_report, read_sources
+
+SEEDS_TEXT = [
+    "We propose TRACE, a benchmark for continual learning in large language models. It has eight tasks.",
+    r"This paper studies $\alpha$-divergences and R$^2$ scores for \textbf{reward models} in RLHF.",
+    "Les modèles de langue — une étude: nous présentons Größe-Messungen für 大型语言模型 and π^± decays.",
+    "To address these challenges, we introduce a method that improves 75% of cases -- by far the most.",
+]
+
+
+def write_table(path, n: int) -> None:
+    """``n`` rows mixing every case the reader handles row by row: missing titles (derived), LaTeX,
+    any script, bad labels and DOIs (warnings), a row with an extra value (skipped), empty rows."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["title", "abstract", "doi", "year", "label_included", "authors"])
+        for i in range(n):
+            text = f"{SEEDS_TEXT[i % 4]} Variant {i} of the study, with sample {i * 7} and arm {i % 13}."
+            title = "" if i % 3 else f"Study {i}: {SEEDS_TEXT[i % 4][:30]}"
+            doi = "not-a-doi" if i % 50 == 7 else (f"10.1000/x{i % 40}" if i % 5 == 0 else "")
+            label = "perhaps" if i % 40 == 3 else ("1" if i % 9 == 0 else "0")
+            row = [title, text, doi, str(1990 + i % 30) if i % 11 else "someday", label, f"Smith, J.; Doe {i}"]
+            if i % 97 == 5:
+                row.append("an unquoted comma value")
+            if i % 83 == 2:
+                row = ["", "", "", "", "", ""]
+            writer.writerow(row)
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "records.csv"
+    write_table(path, 600)
+    return path
+
+
+def read_with(monkeypatch, path, workers: str, min_items: int = 50):
+    monkeypatch.setenv("WORKBENCH_WORKERS", workers)
+    monkeypatch.setattr(pool, "MIN_ITEMS", min_items)
+    papers, report = read_file_report(path)
+    return [p.to_dict() for p in papers], report.line(), report.skipped, report.warnings
+
+
+def test_the_pool_and_one_process_make_the_same_records_and_report(monkeypatch, table):
+    alone = read_with(monkeypatch, table, "1")
+    pooled = read_with(monkeypatch, table, "2")
+    assert pooled == alone
+    assert len(alone[0]) > 500 and alone[2] and alone[3]  # records, skips and warnings all compared
+
+
+def test_read_sources_merges_the_same_duplicates_either_way(monkeypatch, table):
+    monkeypatch.setattr(pool, "MIN_ITEMS", 50)
+    results = []
+    for workers in ("1", "3"):
+        monkeypatch.setenv("WORKBENCH_WORKERS", workers)
+        papers, report = read_sources([table])
+        results.append(([p.to_dict() for p in papers], report.lines()))
+    assert results[0] == results[1]
+    assert any("same DOI" in line for line in results[0][1])
+
+
+def test_records_carry_the_deduplication_keys_they_were_made_with(monkeypatch, table):
+    monkeypatch.setenv("WORKBENCH_WORKERS", "2")
+    monkeypatch.setattr(pool, "MIN_ITEMS", 50)
+    papers, _ = read_file_report(table)
+    for paper in papers:
+        assert paper_keys(paper) == PaperKeys.of(paper)
+
+
+def test_workers_follow_the_setting(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_WORKERS", "3")
+    assert pool.workers() == 3
+    monkeypatch.setenv("WORKBENCH_WORKERS", "not a number")
+    assert pool.workers() >= 1
+
+
+def test_large_inputs_are_made_in_worker_processes_in_order(tmp_path):
+    import os
+
+    from workbench.readers.fields import ReadContext
+    from workbench.readers.report import FileReport
+    from workbench.records import Paper
+
+    def make(ctx, i):
+        if i % 10 == 9:
+            ctx.skip("every tenth is skipped", i)
+            return None
+        return Paper(id=str(i), title=f"t{i}", abstract="", text="", collection=str(os.getpid()))
+
+    ctx = ReadContext("made.csv", "made", FileReport("made.csv", "csv"))
+    papers = pool.make_papers(ctx, list(range(1000)), make, processes=2, min_items=100)
+    assert [p.id for p in papers] == [str(i) for i in range(1000) if i % 10 != 9]
+    assert {p.collection for p in papers} - {str(os.getpid())} and str(os.getpid()) not in {p.collection for p in papers}
+    ctx.finish()
+    assert len(ctx.report.skipped) == 100 and ctx.report.skipped[0].startswith("made.csv:9:")
+    alone = pool.make_papers(ReadContext("made.csv", "made", FileReport("made.csv", "csv")), list(range(1000)), make,
+                             processes=2)  # fewer than MIN_ITEMS: made here
+    assert {p.collection for p in alone} == {str(os.getpid())}

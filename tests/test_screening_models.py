@@ -1,0 +1,156 @@
+"""The model variants: the embedding block (centred, principal components), embeddings only
+until k includes, and fusion of two models' scores, each against a computation by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.screening import DEFAULT_MODEL, Features, ModelSpec, Ranker
+
+TEXTS = [  # the ranker tests' tiny review
+    "honey bee pollination of apple orchards",  # 0 include
+    "stock market volatility and interest rates",  # 1 exclude
+    "wild bee pollination of apple orchards in spring",  # 2 include
+    "honey bee colony losses in winter",
+    "pollination services of bumblebees",
+    "interest rates and bond market returns",
+    "football match attendance in england",
+    "bee",
+]
+
+
+@pytest.fixture
+def features():
+    emb = np.random.default_rng(1).normal(size=(len(TEXTS), 6)) + 3.0  # a large shared direction
+    return Features.from_texts(TEXTS, embeddings=emb)
+
+
+def test_the_embedding_block_centred_and_on_principal_components(features):
+    E = features.embeddings  # as given, rows L2-normalised
+    assert features.embedding_block() is E
+    centred = features.embedding_block(center=True)
+    by_hand = E - E.mean(axis=0)
+    by_hand /= np.linalg.norm(by_hand, axis=1, keepdims=True)
+    np.testing.assert_allclose(centred, by_hand, atol=1e-6)
+    # two principal components: the projection on the top two right singular vectors of the
+    # centred embeddings, each signed so its largest loading is positive, rows normalised
+    pcs = features.embedding_block(center=True, dims=2)
+    _, _, vt = np.linalg.svd(E - E.mean(axis=0), full_matrices=False)
+    v = vt[:2].T * np.sign(vt[:2].T[np.abs(vt[:2].T).argmax(axis=0), [0, 1]])
+    proj = (E - E.mean(axis=0)) @ v
+    np.testing.assert_allclose(pcs, proj / np.linalg.norm(proj, axis=1, keepdims=True), atol=1e-5)
+    assert features.embedding_block(center=True, dims=2) is pcs  # built once
+    both = features.matrix("both", 0.5, center=True, dims=2)
+    assert both.shape == (len(TEXTS), features.tfidf.shape[1] + 2)
+    np.testing.assert_allclose(both[:, features.tfidf.shape[1]:].toarray(), 0.5 * pcs, atol=1e-6)
+
+
+def test_the_embedding_weight_by_includes(features):
+    spec = ModelSpec("steps", "svm", "both", embedding_weight=0.1, embedding_steps=((2, 0.3), (4, 0.0)))
+    assert [spec.weight_at(k) for k in range(6)] == [0.1, 0.1, 0.3, 0.3, 0.0, 0.0]
+    assert [spec.features_at(k) for k in (1, 3, 4)] == ["both", "both", "tfidf"]
+    capped = ModelSpec("capped", "svm", "both", embedding_max_decided=3)
+    assert [capped.features_at(1, n) for n in (2, 3, 4)] == ["both", "both", "tfidf"]
+    # with one include the model is svm-both at weight 0.1, score for score
+    one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    plain = Ranker(ModelSpec("w", "svm", "both", embedding_weight=0.1), seed=0).fit(features, [0, 1], [1, 0])
+    np.testing.assert_allclose(one.scores_, plain.scores_)
+
+
+def test_embeddings_only_until_k_includes(features):
+    spec = ModelSpec("svm-both-until2", "svm", "both", embedding_steps=((2, 0.0),))
+    tfidf = Ranker("svm-tfidf", seed=0)
+    # one include: the embeddings are in, the scores are not the TF-IDF model's
+    one = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    assert not np.allclose(one.scores_, tfidf.fit(features, [0, 1], [1, 0]).scores_)
+    np.testing.assert_allclose(one.scores_, Ranker("svm-both-w0.3", seed=0).fit(features, [0, 1], [1, 0]).scores_)
+    # two includes: the same model as svm-tfidf, score for score
+    two = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
+    np.testing.assert_allclose(two.scores_, tfidf.fit(features, [0, 1, 2], [1, 0, 1]).scores_)
+    assert "embedding_steps=2:0.0" in two.version
+    # past embedding_max_decided decided papers, TF-IDF alone too
+    capped = ModelSpec("capped", "svm", "both", embedding_max_decided=3)
+    np.testing.assert_allclose(Ranker(capped, seed=0).fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_,
+                               tfidf.fit(features, [0, 1, 5, 6], [1, 0, 0, 0]).scores_)
+
+
+def test_the_default_model_exact_order_words_first_while_few_includes():
+    # embeddings in four directions: bees, markets, sport, other; paper 7 ("bee") is all words
+    # and no bee embedding, papers 3 and 4 read like the include in both
+    emb = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0.2], [0.8, 0, 0, 0.6], [0.9, 0, 0, 0.4],
+                    [0, 1, 0, 0.1], [1, 0, 0, 0], [0, 0, 0, 1]], dtype=float)
+    f = Features.from_texts(TEXTS, embeddings=emb)
+    default = Ranker(seed=0).fit(f, [0, 1], [1, 0])
+    assert default.name == DEFAULT_MODEL == "svm-both"
+    # with one include the embeddings weigh 0.1: the words' order, as svm-tfidf has it
+    assert default.ranking().tolist() == [2, 7, 3, 4, 6, 5]
+    assert Ranker("svm-tfidf", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [2, 7, 3, 4, 6, 5]
+    # at weight 0.3 the embeddings would put the bee-like papers 3 and 4 before the bare "bee"
+    assert Ranker("svm-both-w0.3", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [2, 3, 4, 7, 6, 5]
+    assert default.version == ("svm-both(ratio=9.8,embedding_weight=0.1,embedding_steps=10:0.3,"
+                               "embedding_max_decided=2000)/1;seed=0")
+
+
+def test_the_default_model_weighs_embeddings_more_from_10_includes_and_drops_them_past_2000():
+    n = 2100
+    texts = [f"paper {i % 7} about {'bees' if i % 3 == 0 else 'markets'} and topic {i % 11}" for i in range(n)]
+    emb = np.stack([np.cos(np.arange(n) * 0.37 + k) for k in range(5)], axis=1)
+    f = Features.from_texts(texts, embeddings=emb)
+    y = (np.arange(n) % 3 == 0).astype(int)
+
+    def scores(model, rows):
+        return Ranker(model, seed=0).fit(f, rows, y[rows]).scores_
+
+    def both(w):
+        return ModelSpec("w", "svm", "both", embedding_weight=w)
+
+    nine, ten = np.arange(27), np.arange(30)  # 9 and 10 includes among them
+    np.testing.assert_allclose(scores(None, nine), scores(both(0.1), nine))
+    np.testing.assert_allclose(scores(None, ten), scores(both(0.3), ten))
+    assert not np.allclose(scores(None, ten), scores(both(0.1), ten))
+    np.testing.assert_allclose(scores(None, np.arange(2000)), scores(both(0.3), np.arange(2000)), rtol=1e-5)
+    np.testing.assert_allclose(scores(None, np.arange(2001)), scores("svm-tfidf", np.arange(2001)))
+
+
+def _standardised(scores, undecided):
+    u = scores[undecided]
+    return (scores - u.mean()) / u.std()
+
+
+def test_z_fusion_is_the_mean_of_standardised_scores_and_explains_by_words(features):
+    spec = ModelSpec("fuse", "fuse", "tfidf", components=("svm-tfidf", "nb-tfidf"), fusion="z")
+    fused = Ranker(spec, seed=0).fit(features, [0, 1], [1, 0])
+    undecided = np.ones(len(TEXTS), dtype=bool)
+    undecided[[0, 1]] = False
+    parts = [Ranker(m, seed=0).fit(features, [0, 1], [1, 0]).scores_ for m in ("svm-tfidf", "nb-tfidf")]
+    np.testing.assert_allclose(fused.scores_, np.mean([_standardised(p, undecided) for p in parts], axis=0), atol=1e-5)
+    # the mean of linear scores is linear: the combined word weights give the same order
+    w, _ = fused.weights_
+    assert np.argsort(-(features.tfidf @ w)[undecided], kind="stable").tolist() == \
+        np.argsort(-fused.scores_[undecided], kind="stable").tolist()
+    why = fused.explain(3)
+    assert why.kind == "words" and "honey bee" in [t for t, _ in why.items]
+    assert fused.version.startswith("fuse(z:svm-tfidf(") and "+nb-tfidf(" in fused.version
+
+
+def test_reciprocal_rank_fusion_by_hand(features):
+    spec = ModelSpec("rrf", "fuse", "tfidf", components=("svm-tfidf", "nb-tfidf"), fusion="rrf")
+    fused = Ranker(spec, seed=0).fit(features, [0, 1, 5], [1, 0, 0])
+    expected = np.zeros(len(TEXTS))
+    for m in ("svm-tfidf", "nb-tfidf"):
+        s = Ranker(m, seed=0).fit(features, [0, 1, 5], [1, 0, 0]).scores_
+        order = sorted(range(len(s)), key=lambda i: (-s[i], i))  # rank 0 = best, ties by row
+        expected += np.array([1 / (60 + order.index(i)) for i in range(len(s))])
+    np.testing.assert_allclose(fused.scores_, expected / 2)
+    assert fused.ranking()[0] == 2  # the paper most like the include, by both models
+
+
+@pytest.mark.parametrize("model", ["svm-tfidf", "svm-emb", "svm-both", "svm-both-w0.3", "nb-tfidf"])
+def test_scores_are_the_side_by_side_matrix_times_the_weights(features, model):
+    # the ranker fits and scores block by block; its (w, b) read against matrix() give its scores
+    ranker = Ranker(model, seed=0).fit(features, [0, 1, 3], [1, 0, 1])
+    spec, at = ranker.spec_, (ranker.n_includes_, ranker.n_labelled_)
+    X = features.matrix(spec.features_at(*at), spec.weight_at(*at), spec.embedding_center, spec.embedding_dims)
+    w, b = ranker.weights_
+    np.testing.assert_allclose(ranker.scores_, np.asarray(X @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)

@@ -1,0 +1,54 @@
+"""The shared document-term matrix gives BERTopic exactly what CountVectorizer counts."""
+
+import random
+
+import numpy as np
+import pytest
+
+from workbench.topics.represent import _vectorizer
+from workbench.topics.terms import DocumentTerms, document_terms
+
+WORDS = ("the model reward agent learning of and a deep rl πολύ 强化 学习 é données tasks set 12 alpha "
+         "Σ ΣΣ agents").split()
+
+
+def corpus(n: int, seed: int = 0) -> list[str]:
+    """Papers of every kind the joins meet: stop words only, one word, empty-ish, any script."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice([w + " ", w + ". ", w + "-", w + "\u0301 "]) for w in rng.choices(WORDS, k=rng.randrange(0, 40)))
+             or "the" for _ in range(n)]
+    return texts + ["(empty)", "reward", "the of and", "Σ ΣΣΣΣ agents", "model"]
+
+
+@pytest.mark.parametrize("k, min_df", [(1, 1), (2, 1), (2, 2), (5, 1), (5, 2), (9, 1), (9, 2)])
+def test_topic_counts_are_countvectorizers_counts_of_the_joined_topics(k, min_df):
+    texts = corpus(400, seed=k)
+    rng = random.Random(min_df)
+    labels = np.asarray([rng.randrange(k) for _ in texts])
+    groups = [np.flatnonzero(labels == t).tolist() for t in np.unique(labels)]
+    reference = _vectorizer(10 if min_df == 1 else 1000)
+    expected = reference.fit_transform([" ".join(texts[r] for r in g) for g in groups])
+    got, vocabulary = DocumentTerms(texts).topic_counts(groups, min_df)
+    assert type(got) is type(expected) and got.shape == expected.shape
+    for part in ("indptr", "indices", "data"):  # the same entries in the same order (BERTopic's ties)
+        assert getattr(got, part).dtype == getattr(expected, part).dtype
+        assert np.array_equal(getattr(got, part), getattr(expected, part))
+    assert list(vocabulary.items()) == list(reference.vocabulary_.items())
+
+
+def test_the_shared_vectorizer_counts_only_the_joins_it_knows():
+    texts = corpus(300)
+    labels = np.asarray([i % 4 for i in range(len(texts))])
+    joins = [" ".join(t for t, l in zip(texts, labels) if l == topic) for topic in range(4)]
+    shared = _vectorizer(1000).share(document_terms(texts), texts, labels)
+    plain = _vectorizer(1000)
+    assert np.array_equal(shared.fit_transform(joins).toarray(), plain.fit_transform(joins).toarray())
+    other = ["reward agents learning", "deep model of agents", "πολύ 强化 学习 reward"]
+    assert np.array_equal(shared.fit_transform(other).toarray(), plain.fit_transform(other).toarray())
+    assert shared.vocabulary_ == plain.vocabulary_
+
+
+def test_a_corpus_is_counted_once():
+    texts = corpus(50)
+    assert document_terms(texts) is document_terms(list(texts))
+    assert document_terms(texts[:-1]) is not document_terms(texts)

@@ -1,0 +1,119 @@
+"""Making many records at once: on every core where that pays, in one process where it does not.
+
+A reader hands over its records' raw fields (``items``) and the function that makes one paper of
+one of them (``make(ctx, item) -> Paper | None``, which cleans the text, derives a title and
+computes the ids: most of the time of reading). :func:`make_papers` cuts the items into
+contiguous chunks, makes each chunk's papers in a worker process with a context of its own, and
+puts the chunks back together in order with their warnings and skips, so the papers, their order
+and the report are exactly what one process gives (tests compare the two).
+
+The workers are forked (Linux), so they share the items with this process instead of receiving
+a copy; where forking is not available, with fewer than :data:`MIN_ITEMS` items or one core, or
+when the pool fails to start, the papers are made here, one after the other.
+``WORKBENCH_WORKERS`` sets the number of processes (``1``: never a pool).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ..dedupe import PaperKeys, paper_keys, remember_keys
+from ..records import Paper
+from .fields import ReadContext
+
+__all__ = ["MIN_ITEMS", "collector_paused", "make_papers", "workers"]
+
+log = logging.getLogger(__name__)
+
+#: Fewer items are made in this process: starting workers and sending papers back costs more
+#: than it saves below a few thousand records.
+MIN_ITEMS = 4000
+_CHUNKS_PER_WORKER = 4
+
+# What the forked workers make: set by their initializer, read by _make_chunk.
+_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]]] | None = None
+
+
+def workers() -> int:
+    """How many processes make papers: ``WORKBENCH_WORKERS``, else the cores this process may use."""
+    setting = os.environ.get("WORKBENCH_WORKERS", "").strip()
+    if setting.isdigit() and int(setting) > 0:
+        return int(setting)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _make(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None]) -> list[Paper]:
+    return [p for p in (make(ctx, item) for item in items) if p is not None]
+
+
+def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None],
+                processes: int | None = None, min_items: int | None = None) -> list[Paper]:
+    """``[make(ctx, item) for item in items]`` without the Nones, in order, its warnings and
+    skips on ``ctx``: in ``processes`` worker processes (default :func:`workers`) when there are
+    at least ``min_items`` items (default :data:`MIN_ITEMS`), else here."""
+    processes = workers() if processes is None else processes
+    with collector_paused():
+        enough = len(items) >= max(MIN_ITEMS if min_items is None else min_items, 2)
+        if processes < 2 or not enough or "fork" not in multiprocessing.get_all_start_methods():
+            return _make(ctx, items, make)
+        try:
+            return _in_pool(ctx, items, make, processes)
+        except (BrokenProcessPool, OSError) as err:  # no memory or processes left for workers
+            log.warning("%s: making the papers in one process (the worker processes failed: %s)", ctx.name, err)
+            return _make(ctx, items, make)
+
+
+@contextmanager
+def collector_paused():
+    """Python's cycle collector paused while papers are made (they hold no cycles; its passes over
+    a growing heap cost ~8% of reading), and what exists frozen, so that forked workers do not
+    copy this process's memory by touching every object."""
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) -> list[Paper]:
+    n = min(len(items), processes * _CHUNKS_PER_WORKER)
+    bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
+    papers: list[Paper] = []
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"), initializer=_start,
+                             initargs=((ctx, items, make, bounds),)) as pool:
+        for chunk, keys, chunk_ctx in pool.map(_make_chunk, range(n)):
+            for paper, key in zip(chunk, keys):
+                remember_keys(paper, key)
+            papers.extend(chunk)
+            ctx.absorb(chunk_ctx)
+    return papers
+
+
+def _start(job) -> None:
+    global _job
+    _job = job
+
+
+def _make_chunk(i: int) -> tuple[list[Paper], list[PaperKeys], ReadContext]:
+    """In a worker: the papers of chunk ``i``, their deduplication keys (made with them) and the
+    chunk's context (its warnings and skips)."""
+    ctx, items, make, bounds = _job
+    ctx = ctx.fresh()
+    start, end = bounds[i]
+    papers = _make(ctx, items[start:end], make)
+    return papers, [paper_keys(p) for p in papers], ctx

@@ -1,0 +1,147 @@
+"""What a build reuses from the builds before it, in the review's ``cache/`` folder.
+
+- ``cache/records/``: the papers of unchanged source files (:class:`~workbench.readers.cache.RecordCache`);
+- ``cache/embeddings.sqlite``: embeddings by text (:class:`~workbench.embed.EmbeddingCache`);
+- ``cache/topics/<key>/``: a topic fit's results (:mod:`workbench.topics.results`), keyed by the
+  embeddings, the texts, the topic parameters and seed, the embedder and the versions;
+- ``cache/map/<key>.safetensors``: the map's coordinates, keyed by the embeddings, the seed
+  and the version.
+
+A changed file, text, embedding, parameter or version changes the key, so nothing is ever
+served stale. Entries are written under a temporary name and renamed into place; the last
+few are kept (:data:`KEEP`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .._version import __version__
+
+__all__ = ["KEEP", "BuildCache", "digest"]
+
+KEEP = 3  # entries kept per kind (the one just used and the newest others)
+
+
+def digest(*parts) -> str:
+    """A short hex digest of ``parts`` (bytes as they are, anything else by its repr)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part if isinstance(part, (bytes, memoryview)) else repr(part).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def embeddings_digest(X: np.ndarray) -> str:
+    X = np.ascontiguousarray(X)
+    return digest(str(X.dtype), X.shape, memoryview(X).cast("B"))
+
+
+def texts_digest(texts: Sequence[str]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for text in texts:
+        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class BuildCache:
+    """The review's ``cache/`` folder; ``reused`` lists what came from it in this build."""
+
+    def __init__(self, review_path: str | os.PathLike):
+        self.folder = Path(review_path) / "cache"
+        self.reused: list[str] = []
+
+    def topics(self, key: str, fit: Callable, load: Callable):
+        """The topic model of ``key``: ``load(folder)`` of the results kept for it, else ``fit()``
+        (its results then kept)."""
+        from ..topics.results import save_results
+
+        entry = self.folder / "topics" / key
+        if entry.is_dir():
+            try:
+                model = load(entry)
+                self.reused.append("topics")
+                _touch(entry)
+                return model
+            except Exception:  # incomplete or damaged (any library's error): fit again
+                pass
+        model = fit()
+        self._put_folder(entry, lambda tmp: save_results(model, tmp))
+        return model
+
+    def layout(self, key: str, fit: Callable[[], tuple[np.ndarray, str]]) -> tuple[np.ndarray, str]:
+        """The map's (coordinates, method) of ``key``: kept, else ``fit()`` (then kept)."""
+        from safetensors.numpy import load_file, save_file
+
+        path = self.folder / "map" / f"{key}.safetensors"
+        try:
+            from safetensors import safe_open
+
+            with safe_open(str(path), "numpy") as f:
+                method = f.metadata()["method"]
+            coords = load_file(str(path))["coords"]
+            self.reused.append("map")
+            _touch(path)
+            return coords, method
+        except Exception:  # absent or damaged (any library's error): lay out again
+            pass
+        coords, method = fit()
+        self._put_file(path, lambda tmp: save_file({"coords": np.ascontiguousarray(coords)}, str(tmp),
+                                                   metadata={"method": method}))
+        return coords, method
+
+    # ------------------------------------------------------------------ writing, atomically
+
+    def _put_folder(self, entry: Path, write: Callable[[Path], None]) -> None:
+        tmp = entry.parent / f".{entry.name}.tmp{os.getpid()}.{secrets.token_hex(3)}"
+        try:
+            write(tmp)
+            if entry.exists():  # another build kept the same results meanwhile
+                shutil.rmtree(entry, ignore_errors=True)
+            tmp.rename(entry)
+            _prune(entry.parent, keep=entry.name)
+        except OSError:  # a full disk or a read-only folder: the next build fits again
+            pass
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _put_file(self, path: Path, write: Callable[[Path], None]) -> None:
+        tmp = path.parent / f".{path.name}.tmp{os.getpid()}.{secrets.token_hex(3)}"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write(tmp)
+            os.replace(tmp, path)
+            _prune(path.parent, keep=path.name)
+        except OSError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _prune(folder: Path, keep: str) -> None:
+    """Remove all but the :data:`KEEP` newest entries of ``folder`` (never ``keep``)."""
+    entries = sorted((e for e in folder.iterdir() if not e.name.startswith(".")),
+                     key=lambda e: e.stat().st_mtime, reverse=True)
+    kept = 1
+    for entry in entries:
+        if entry.name == keep:
+            continue
+        if kept < KEEP:
+            kept += 1
+            continue
+        shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)

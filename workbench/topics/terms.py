@@ -1,0 +1,184 @@
+"""One document-term matrix per corpus, shared by every computation of topic words.
+
+BERTopic's c-TF-IDF vectorises each topic's papers joined into one document, so every fit (a
+build, a refit, "Show themes") tokenises the whole corpus again, and the joined documents of
+topics holding one non-ASCII paper go through the slow any-script tokenizer. :class:`DocumentTerms`
+counts each paper's unigrams and bigrams once, as the labels' ``CountVectorizer`` does (lower
+case, :func:`workbench.scripts.tokens`, stop words dropped before bigrams are made), and
+:meth:`DocumentTerms.topic_counts` gives BERTopic the matrix it would have counted for any
+partition into topics: the rows of a topic's papers summed, plus the bigrams joining makes
+(the last word of one paper with the first of the next), the terms found in fewer topics than
+``min_df`` dropped, the rest in sorted order, each row's entries in the order of their first
+occurrence in the joined document (BERTopic breaks ties between equal scores by that order).
+:class:`SharedVectorizer` hands it to BERTopic; tests compare it with CountVectorizer's.
+The last corpus's matrix is kept (:func:`document_terms`), so a refit or "Show themes" in the
+same process counts no word again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+
+from ..scripts import tokens
+from .labels import stop_words
+
+__all__ = ["DocumentTerms", "SharedVectorizer", "document_terms"]
+
+
+class DocumentTerms:
+    """Each paper's unigram and bigram counts; see the module docstring."""
+
+    def __init__(self, texts: Sequence[str]):
+        stop = frozenset(stop_words())
+        vocabulary: dict[str, int] = {}
+        ids: list[int] = []
+        counts: list[int] = []
+        indptr = [0]
+        unigrams = []  # entries of each row that are unigrams (the row's first ones)
+        ends = []  # (first, last) kept token of each paper, None without one
+        for text in texts:
+            words = [t for t in tokens(text.lower()) if t not in stop]
+            grams = Counter(words)
+            unigrams.append(len(grams))
+            grams.update([f"{a} {b}" for a, b in zip(words, words[1:])])
+            ids.extend([vocabulary.setdefault(term, len(vocabulary)) for term in grams])
+            counts.extend(grams.values())
+            indptr.append(len(ids))
+            ends.append((words[0], words[-1]) if words else None)
+        import scipy.sparse as sp
+
+        self.vocabulary = vocabulary
+        self.terms = list(vocabulary)
+        # Each row's entries in the order they first occur in the paper, unigrams first (not sorted)
+        self.matrix = sp.csr_matrix((np.asarray(counts, dtype=np.int64), np.asarray(ids, dtype=np.int64),
+                                     np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
+        self.unigrams = np.asarray(unigrams, dtype=np.int64)
+        self.ends = ends
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+    def topic_counts(self, groups: Sequence[Sequence[int]], min_df: int):
+        """The document-term matrix (CSR, int64) of the documents made by joining the papers of
+        each group (rows, in order) with spaces, and its vocabulary (term -> column), as
+        ``CountVectorizer(min_df=min_df)`` of the labels counts them: the same values, and each
+        row's entries in the same order."""
+        import scipy.sparse as sp
+
+        extra: dict[str, int] = {}
+        rows = [self._joined(np.asarray(group, dtype=np.int64), extra) for group in groups]
+        n_terms = len(self.vocabulary) + len(extra)
+        found_in = np.zeros(n_terms, dtype=np.int64)
+        for order, _ in rows:
+            found_in[order] += 1
+        kept = np.flatnonzero(found_in >= min_df)
+        if not len(kept):
+            raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+        names = self.terms + list(extra)
+        by_name = sorted(kept.tolist(), key=names.__getitem__)
+        column = np.full(n_terms, -1, dtype=np.int64)
+        column[by_name] = np.arange(len(by_name))
+        # CountVectorizer numbers terms as it first meets them, document after document, and
+        # keeps each row's entries in that order (it sorts the row's indices before renaming them).
+        seen = np.full(n_terms, np.iinfo(np.int64).max, dtype=np.int64)
+        offset = 0
+        for order, _ in rows:
+            np.minimum.at(seen, order, np.arange(offset, offset + len(order)))
+            offset += len(order)
+        indices, data, indptr = [], [], [0]
+        for order, values in rows:
+            keep = column[order] >= 0
+            ids, vals = order[keep], values[keep]
+            sort = np.argsort(seen[ids], kind="stable")
+            indices.append(column[ids[sort]])
+            data.append(vals[sort])
+            indptr.append(indptr[-1] + len(ids))
+        itype = np.int32 if indptr[-1] < 2**31 else np.int64
+        matrix = sp.csr_matrix((np.concatenate(data).astype(np.int64), np.concatenate(indices).astype(itype),
+                                np.asarray(indptr, dtype=itype)), shape=(len(groups), len(by_name)))
+        # the vocabulary as CountVectorizer leaves it: terms in the order first met, numbered by name
+        return matrix, {names[j]: int(column[j]) for j in kept[np.argsort(seen[kept], kind="stable")].tolist()}
+
+    def _joined(self, group: np.ndarray, extra: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The terms of the group's papers joined into one document: their ids in the order they
+        first occur in it (its unigrams, then its bigrams), and their counts."""
+        sub = self.matrix[group]
+        row_of = np.repeat(np.arange(len(group)), np.diff(sub.indptr))
+        is_unigram = np.arange(sub.nnz) - sub.indptr[row_of] < self.unigrams[group][row_of]
+        boundary, after = [], []  # the bigrams joining makes, and the entry each comes before
+        previous = None
+        for k, row in enumerate(group.tolist()):
+            if self.ends[row] is None:
+                continue
+            if previous is not None:
+                term = f"{previous} {self.ends[row][0]}"
+                j = self.vocabulary.get(term)
+                boundary.append(extra.setdefault(term, len(self.vocabulary) + len(extra)) if j is None else j)
+                after.append(sub.indptr[k] + self.unigrams[row])
+            previous = self.ends[row][1]
+        n = sub.nnz
+        # positions in the joined document's features: every unigram, then every bigram
+        position = np.where(is_unigram, np.arange(n), n + 2 * np.arange(n))
+        ids = np.concatenate([sub.indices.astype(np.int64), np.asarray(boundary, dtype=np.int64)])
+        position = np.concatenate([position, n + 2 * np.asarray(after, dtype=np.int64) - 1])
+        by_position = np.argsort(position, kind="stable")
+        unique, first = np.unique(ids[by_position], return_index=True)
+        order = unique[np.argsort(first, kind="stable")]
+        n_terms = len(self.vocabulary) + len(extra)
+        totals = np.bincount(sub.indices, weights=sub.data, minlength=n_terms)
+        if boundary:
+            totals = totals + np.bincount(np.asarray(boundary), minlength=n_terms)
+        return order, np.rint(totals[order]).astype(np.int64)
+
+
+_last: tuple[str, DocumentTerms] | None = None
+
+
+def document_terms(texts: Sequence[str]) -> DocumentTerms:
+    """The :class:`DocumentTerms` of ``texts``, counted once per corpus (the last one is kept)."""
+    global _last
+    h = hashlib.blake2b(digest_size=16)
+    for text in texts:
+        h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    key = h.hexdigest()
+    if _last is None or _last[0] != key:
+        _last = None  # the previous corpus's matrix goes before this one is made
+        _last = (key, DocumentTerms(texts))
+    return _last[1]
+
+
+class SharedVectorizer(CountVectorizer):
+    """The labels' CountVectorizer, whose ``fit_transform`` of BERTopic's joined topic documents
+    comes from a :class:`DocumentTerms` (the same matrix, counted once). Documents it cannot
+    place (anything but the joined papers of ``labels``) are counted as CountVectorizer counts them."""
+
+    def share(self, terms: DocumentTerms, texts: Sequence[str], labels: Sequence[int]) -> "SharedVectorizer":
+        self._shared = (terms, texts, np.asarray(labels))
+        return self
+
+    def fit_transform(self, raw_documents, y=None):
+        shared = getattr(self, "_shared", None)
+        groups = _groups(raw_documents, *shared[1:]) if shared is not None else None
+        if (groups is None or isinstance(self.min_df, float) or self.max_df != 1.0 or self.max_features
+                or len(groups) < self.min_df):  # (CountVectorizer says why it cannot)
+            return super().fit_transform(raw_documents, y)
+        matrix, self.vocabulary_ = shared[0].topic_counts(groups, self.min_df)
+        self.fixed_vocabulary_ = False
+        return matrix
+
+
+def _groups(raw_documents, texts: Sequence[str], labels: np.ndarray) -> list[list[int]] | None:
+    """The rows of ``texts`` each of ``raw_documents`` joins (as BERTopic joins a topic's papers:
+    with spaces, new lines and tabs as spaces), or None when one of them is not such a join."""
+    rows_of: dict[str, list[int]] = {}
+    for topic in np.unique(labels):
+        rows = np.flatnonzero(labels == topic).tolist()
+        joined = " ".join(texts[r] for r in rows).replace("\n", " ").replace("\t", " ")
+        rows_of[joined or "emptydoc"] = rows
+    groups = [rows_of.get(doc) for doc in raw_documents]
+    return None if any(g is None for g in groups) else groups
