@@ -1,6 +1,6 @@
 """Issue 14 in a real JupyterLab and Chromium at 1280x800 and 1920x1080: every notebook without a
 cut button or header, the map's legend beside its points (none under it, none cut at an edge),
-a selection-table row opening its paper and lighting it up, and "Screen these" filling 02's
+a selection-table row opening its paper and lighting it up, and "Screen topic 2 next" filling 02's
 queue; the store is read after each. Screenshots of each notebook at both sizes go to
 docs/images/ (the README shows them). One lab for the module; needs /usr/bin/chromium.
 """
@@ -164,8 +164,8 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     assert highlight_pixels(canvas) > 20, "the opened paper is lit up on the map"
     doc_shot(explore, "01_explore_selection_1280x800.png")
 
-    explore.get_by_role("button", name=re.compile(r"Screen these$")).click()
-    said(explore, f"{len(members)} papers sent to the screening queue")
+    explore.get_by_role("button", name=re.compile(r"Screen topic 2 next$")).click()  # all undecided here
+    said(explore, f"{len(members)} undecided papers sent to the screening queue")
     screen.get_by_role("button", name=re.compile(r"Reload$")).click()
     said(screen, f"{len(members)} papers sent from the map (topic 2: ")
     shown = screen.locator(".wb-card code").first.inner_text()

@@ -120,6 +120,18 @@ def test_explore_scripted_tagging_lands_in_the_store(review):
     assert json.loads((review / "selection.json").read_text())["ids"]
 
 
+def test_explore_scripted_bulk_exclusion_of_a_topic_lands_in_the_store_marked_bulk(review):
+    actions = [{"select": "topic:3", "bulk": "exclude"}, {"colour": "relevance"}, {"colour": "decision"}]
+    run_notebooks(review, NB_DIR, names=["01_explore.ipynb"], parameters={"embedder": "fake", "reviewer": "nb-bulk", "actions": actions})
+    opened = workbench.open_review(review)
+    members = {pid for pid, t in zip(opened.ids, opened.labels) if int(t) == 3}
+    with Store.open(review) as store:
+        records = store.screening_records("nb-bulk")
+    assert members and {r.paper_id for r in records} == members
+    assert all(r.decision == "exclude" and r.bulk for r in records)
+    assert opened.stopping(reviewer="nb-bulk").bulk == len(members)
+
+
 def test_screen_scripted_decision_and_tag_land_in_the_store(review):
     actions = [{"add_tag": "screened-in-ci"}, {"decide": "include", "reason": "scripted"}, {"key": "j"}, {"key": "e"}]
     run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"], parameters={"embedder": "fake", "reviewer": "nb2", "show": "untagged", "actions": actions})

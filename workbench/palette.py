@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from .records import OUTLIER
 
-__all__ = ["DECISION_COLOURS", "DISTINCT", "OUTLIER_COLOUR", "PALETTE", "category_colours", "point_size",
+__all__ = ["DECISION_COLOURS", "DISTINCT", "OUTLIER_COLOUR", "PALETTE", "RELEVANCE_RAMP", "category_colours", "point_size",
            "theme_parts", "topic_colour", "topic_colours"]
 
 PALETTE: tuple[str, ...] = (
@@ -32,6 +32,11 @@ PALETTE: tuple[str, ...] = (
 DISTINCT = 7  # the first DISTINCT colours stay apart under every common colour-vision deficiency
 OUTLIER_COLOUR = "#b0b0b0"
 DECISION_COLOURS = {"include": "#009E73", "exclude": "#D55E00", "maybe": "#E69F00", "undecided": OUTLIER_COLOUR}
+#: Predicted relevance in ten bands, most likely relevant first: viridis from its dark end
+#: (perceptually even, readable under colour-vision deficiencies and in grey), so the papers
+#: most worth reading stand out darkest on the white map and the least likely fade to yellow.
+RELEVANCE_RAMP: tuple[str, ...] = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e",
+                                   "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725")
 
 
 def topic_colour(topic: int) -> str:

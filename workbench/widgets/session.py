@@ -19,12 +19,13 @@ from ..palette import theme_parts, topic_colours
 from ..records import DECISIONS
 from ..review import Review, SearchResult, open_review, query_terms
 from .changes import Undone, describe_undo
+from .mapscreen import MapScreening
 from .topics import TopicActions
 
 __all__ = ["SearchResult", "Session", "Undone", "query_terms"]
 
 
-class Session(TopicActions):
+class Session(TopicActions, MapScreening):
     """Interactive work on one review, as one reviewer.
 
     Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).

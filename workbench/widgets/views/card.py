@@ -1,5 +1,6 @@
 """A paper opened from the selection table: its card (abstract, authors, year, topic, decision,
-tags, notes) and the table's rows, read from the map's frame (kept up to date by the map)."""
+tags, notes) and the table's rows, read from the map's frame (kept up to date by the map). A
+decision made in bulk (a topic or a map selection at once, unread) says so in both."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from ..session import Session
 from ..text import authors_line, escape
 from .common import tag_chips
 
-__all__ = ["paper_card", "table_rows"]
+__all__ = ["BULK_NOTE", "paper_card", "table_rows"]
+
+BULK_NOTE = "decided in bulk (map)"  # beside a decision made on many papers at once, unread
 
 
 def table_rows(frame, rows, found=None) -> list[dict]:
     """The selection table's rows for the map rows ``rows`` of ``frame`` (the map's frame);
-    with ``found`` (the search that made the selection) each title says how it was found."""
+    with ``found`` (the search that made the selection) each title says how it was found.
+    Read column by column (a topic of 4,000 papers: 0.05 s, where a row at a time took 4 s)."""
+    sub = frame.iloc[[int(i) for i in rows]]
+    columns = {name: sub[name].tolist() for name in ("id", "title", "Year", "Topic", "topic", "decision", "tags", "bulk")}
     out = []
-    for i in rows:
-        r = frame.iloc[int(i)]
-        hit = found.hit(r["id"]) if found is not None else None
-        title = f"{r['title']} ({hit.describe()})" if hit is not None else r["title"]
-        out.append({"id": r["id"], "title": title, "year": r["Year"], "topic": r["Topic"],
-                    "topic_id": int(r["topic"]), "decision": r["decision"], "tags": ", ".join(r["tags"])})
+    for pid, title, year, topic, topic_id, decision, tags, bulk in zip(*columns.values()):
+        hit = found.hit(pid) if found is not None else None
+        out.append({"id": pid, "title": f"{title} ({hit.describe()})" if hit is not None else title, "year": year,
+                    "topic": topic, "topic_id": int(topic_id), "decision": f"{decision} · {BULK_NOTE}" if bulk else decision,
+                    "tags": ", ".join(tags)})
     return out
 
 
@@ -31,6 +36,8 @@ def paper_card(session: Session, paper_id: str) -> str:
     decision = store.decision(paper.id)
     said = (f"<b>{escape(decision.decision)}</b>" + (f" ({escape(decision.reason)})" if decision.reason else "")
             if decision else "undecided")
+    if decision and paper.id in session.decided_in_bulk():
+        said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
     notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes(paper.id))
     year = f" · {paper.year}" if paper.year else ""
     return (

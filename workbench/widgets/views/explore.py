@@ -1,6 +1,7 @@
 """The explore view: topic tools, the map (jupyter-scatter) with its legend, search, the
 selection as a sortable table whose rows open the paper (and light it up on the map), and what
-can be done to the selection, down to sending it to 02's screening queue. State lives in
+can be done to the selection, down to deciding a topic or a lasso in bulk (after a preview) and
+sending its undecided papers to 02's screening queue. State lives in
 :class:`~workbench.widgets.session.Session`; each button answers beside itself (busy, then the
 result or the error), Enter in a box does what its button does, an action on more than 20
 papers asks first, and a search never replaces a selection unless asked to."""
@@ -12,6 +13,7 @@ import ipywidgets as W
 from ...records import DECISIONS
 from ..session import Session
 from ..text import escape
+from .bulk import BulkTools
 from .card import paper_card, table_rows
 from .common import key_help, view_frame
 from .feedback import FAILED, Act
@@ -103,9 +105,8 @@ class ExploreView:
         self.decide_act = Act("Decide selected", icon="check", busy_text="deciding")
         self.decide_act.on_click(self.on_decide)
         self.keys.submit(self.reason, "reason", self.on_decide)
-        self.screen_act = Act("Screen these", icon="list-ol", busy_text="sending",
-                              tooltip="send the selection to the screening queue of 02 (show: sent from the map)")
-        self.screen_act.on_click(self.on_screen)
+        self.bulk = BulkTools(self.session, lambda: (list(self.selected), self.selected_what))
+        self.screen_act = self.bulk.screen_act
         self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
         self.recluster_act.on_click(self.on_recluster)
         self.recluster_out = W.HTML()
@@ -115,7 +116,7 @@ class ExploreView:
             W.HBox([self.tag_text, self.tag_act.widget], layout=wrap),
             W.HBox([self.note_text, self.note_act.widget], layout=wrap),
             W.HBox([self.decision, self.reason, self.decide_act.widget], layout=wrap),
-            self.screen_act.widget,
+            self.bulk.widget,
             self.recluster_act.widget, self.recluster_out,
         ])
 
@@ -158,6 +159,7 @@ class ExploreView:
         self.table.show(table_rows(self.frame, self.session.rows_of(self.selected), self.selected_found),
                         keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
         self.table.layout.display = "" if n else "none"
+        self.bulk.follow(self.selected_what)
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
@@ -197,10 +199,16 @@ class ExploreView:
                                  then=lambda _: setattr(self.reason, "value", ""))
 
     def on_screen(self) -> None:
-        n, what = len(self.selected), self.selected_what
-        self.screen_act.run(self.session.send_to_queue, self.selected, what,
-                            ok=lambda _: f"{n} papers sent to the screening queue (02: show sent from the map; "
-                                         "Reload there)")
+        """Send the selection's undecided papers to 02's queue (see :class:`.bulk.BulkTools`)."""
+        self.bulk.on_screen()
+
+    def on_bulk(self, decision: str | None = None, change_decided: bool | None = None) -> None:
+        """Preview a bulk decision on the selection (made when Yes is clicked)."""
+        if decision is not None:
+            self.bulk.decision.value = decision
+        if change_decided is not None:
+            self.bulk.change_decided.value = change_decided
+        self.bulk.on_bulk()
 
     def on_recluster(self) -> None:
         def ok(table):
@@ -254,7 +262,9 @@ class ExploreView:
         Each action is a dict: ``{"select": [ids] | "search:<query>" | "topic:<n>"}``,
         ``{"tag": "a, b"}``, ``{"note": text}``, ``{"decide": "include", "reason": ...}``,
         ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``,
-        ``{"open": id}`` (a row of the selection table), ``{"screen_these": True}`` (to 02's queue),
+        ``{"open": id}`` (a row of the selection table), ``{"screen_these": True}`` (its undecided
+        papers to 02's queue), ``{"bulk": "exclude", "change_decided": False}`` (previewed, then Yes),
+        ``{"colour": "decision" | "relevance" | "topic" | "tag"}``,
         ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
         ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``. A script's
         action on many papers is not asked about: it was written on purpose.
@@ -293,6 +303,12 @@ class ExploreView:
             self.table.open_row(self.session.resolve(action["open"]))
         if action.get("screen_these"):
             self.on_screen()
+        if "bulk" in action:
+            self.on_bulk(action["bulk"], bool(action.get("change_decided", False)))
+            if self.bulk.bulk_act.waiting:
+                self.bulk.bulk_act.answer(True)
+        if "colour" in action:
+            self.colour.value = action["colour"]
         if action.get("recluster"):
             self.on_recluster()
         if "themes" in action:

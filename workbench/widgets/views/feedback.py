@@ -116,6 +116,14 @@ class Act:
             return None
         return self._run_then(action, args, kwargs, ok, then)
 
+    def ask(self, question: str, yes: str, action, *args, ok=None, then=None, **kwargs) -> None:
+        """Always ask first: ``question`` beside the button and ``yes`` on the confirming one;
+        the action runs (as :meth:`run`) only once that is clicked."""
+        self._pending = (action, args, kwargs, ok, then)
+        self.yes.description = yes
+        self.confirm.layout.display = "flex"
+        self.line.info(question)
+
     def _run_then(self, action, args, kwargs, ok, then):
         result = self.run(action, *args, ok=ok, **kwargs)
         if result is not FAILED and then is not None:
@@ -133,6 +141,10 @@ class Act:
         self._pending = None
         self.confirm.layout.display = "none"
         self.line.info("cancelled: nothing was changed")
+
+    def answer(self, yes: bool = True):
+        """What a click on Yes (or Cancel) does, for scripts and tests."""
+        return self._confirmed() if yes else self._cancelled()
 
     @property
     def waiting(self) -> bool:

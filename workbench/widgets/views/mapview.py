@@ -6,7 +6,9 @@ Sized to its data: the points' diameter follows the number of papers; the map's 
 data's aspect ratio (within 0.8-2.0) and both axes share one scale with a margin, so no point
 is cut at an edge and no third of the box is empty; the legend is a list beside the map (on its
 left), not drawn over the points. Colours are keyed by topic id (``topic_key`` is ``"t<id>"``), so a
-rename changes the legend's words and no colour.
+rename changes the legend's words and no colour. By decision and by predicted relevance the
+colours are :class:`~workbench.widgets.mapscreen.MapScreening`'s; the relevance column is
+computed (a ranking) only while the map is coloured by it, again after a decision.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .legend import Legend
 
 __all__ = ["COLOUR_BY", "MapPanel"]
 
-COLOUR_BY = {"topic": "topic_key", "tag": "first_tag", "decision": "decision"}
+COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevance", "tag": "first_tag"}
 TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
 HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
 MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px
@@ -44,6 +46,8 @@ class MapPanel:
 
         self.session = session
         self.frame = session.frame()
+        self._ranking = None  # the ranking the relevance colours show (None: no model yet)
+        self._relevance_stale = True
         self._add_columns()
         self.height, self.width, self.scales = self._box(height)
         n = len(self.frame)
@@ -79,7 +83,31 @@ class MapPanel:
         f["Year"] = ["" if p.year is None else str(p.year) for p in papers]
         f["Authors"] = [authors_line(p.authors, p.et_al, limit=3) for p in papers]
         f["preview"] = [_preview(p.title, p.text) for p in papers]
+        f["relevance"] = "no model"
+        self._bulk_column()
         self._topic_columns()
+
+    def _bulk_column(self) -> bool:
+        """``bulk``: whether each paper's decision (this reviewer's) was made in bulk; returns
+        whether it changed."""
+        bulk = self.session.decided_in_bulk()
+        values = [pid in bulk for pid in self.frame["id"]]
+        changed = "bulk" not in self.frame or self.frame["bulk"].tolist() != values
+        self.frame["bulk"] = values
+        return changed
+
+    def _relevance_column(self) -> bool:
+        """``relevance``: each paper's band of predicted relevance (a ranking of the current
+        decisions); returns whether it changed."""
+        # The first ranking of a session builds the ranker's features (seconds for thousands of
+        # papers): say so where the user looks; widget messages reach the browser at once.
+        self.legend.title = "predicted relevance: ranking the undecided papers…"
+        self._ranking = self.session.relevance_ranking()
+        keys = self.session.colour_keys("relevance", ranking=self._ranking)
+        self._relevance_stale = False
+        changed = self.frame["relevance"].tolist() != keys
+        self.frame["relevance"] = keys
+        return changed
 
     def _topic_columns(self) -> None:
         labels = self.session.review.topic_labels()
@@ -112,11 +140,17 @@ class MapPanel:
         if mode == "tag":
             order = [t for t in self.session.vocabulary() if t in present]
             return category_colours([*order, *(["untagged"] if "untagged" in present else [])])
-        return category_colours([d for d in ("include", "maybe", "exclude", "undecided") if d in present])
+        return {k: c for k, c in self.session.colour_map(mode).items() if k in present}
 
     def _entries(self, mode: str) -> list[dict]:
         colours = self._colours(mode)
         counts = self.frame[COLOUR_BY[mode]].value_counts()
+        if mode == "relevance":
+            return self.session.relevance_legend(self.frame["relevance"].tolist(), self._ranking)[1]
+        if mode == "decision":
+            bulk = self.frame.loc[self.frame["bulk"], "decision"].value_counts()
+            return [{"key": k, "label": k + (f" ({int(bulk[k])} in bulk from the map)" if bulk.get(k) else ""),
+                     "colour": c, "count": int(counts.get(k, 0))} for k, c in colours.items()]
         if mode != "topic":
             return [{"key": k, "label": k, "colour": c, "count": int(counts.get(k, 0))} for k, c in colours.items()]
         names = dict(zip(self.frame["topic_key"], self.frame["Topic"]))
@@ -127,7 +161,8 @@ class MapPanel:
     def _show_legend(self) -> None:
         mode = self.colour.value
         self.legend.title = {"topic": "topic (papers) · click to select", "tag": "first tag (papers)",
-                             "decision": "decision (papers)"}[mode]
+                             "decision": "your decision (papers)",
+                             "relevance": self.session.relevance_legend([], self._ranking)[0]}[mode]
         self.legend.pickable = mode == "topic"
         self.legend.entries = self._entries(mode)
 
@@ -135,6 +170,8 @@ class MapPanel:
         """Colour the map by the chosen column, read fresh from the store, and show its legend.
         The points go to the browser again only when their colour codes changed (``push``)."""
         self.refresh_columns(topics=True)
+        if self.colour.value == "relevance" and self._relevance_stale:
+            self._relevance_column()
         self._paint(push)
 
     def _paint(self, push: bool = True) -> None:
@@ -156,6 +193,9 @@ class MapPanel:
         changed = {name for name, values in columns.items() if self.frame[name].tolist() != list(values)}
         for name in changed:
             self.frame[name] = columns[name]
+        if "decision" in changed or topics:
+            changed |= {"bulk"} if self._bulk_column() else set()
+            self._relevance_stale = True  # a new ranking: computed when the map shows it
         if topics:
             keys, names = self.frame["topic_key"].tolist(), self.frame["Topic"].tolist()
             self._topic_columns()
@@ -166,6 +206,8 @@ class MapPanel:
     def follow(self, topics: bool) -> None:
         """After an action: update the frame; recolour only when the colouring changed."""
         changed = self.refresh_columns(topics=topics)
+        if self.colour.value == "relevance" and self._relevance_stale and self._relevance_column():
+            changed.add("relevance")
         column = COLOUR_BY[self.colour.value]
         if column in changed or (topics and self.colour.value == "topic"):
             self._paint()

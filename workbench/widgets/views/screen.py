@@ -127,7 +127,8 @@ class ScreenView:
         left = report.estimate
         estimate = (f"about {left.point:.0f} relevant left ({left.confidence:.0%}: {left.low}–{left.high})"
                     if report.read else "no estimate before a paper is read")
-        self.where.value = f"<span class='wb-meta'>{report.relevant} relevant so far · {escape(estimate)}</span>"
+        bulk = f" · {report.bulk} decided in bulk, not counted" if report.bulk else ""
+        self.where.value = f"<span class='wb-meta'>{report.relevant} relevant so far · {escape(estimate)}{bulk}</span>"
 
     def render(self) -> None:
         card = self.queue.card()

@@ -84,7 +84,7 @@ CSS = """
 .wb-table table { border-collapse: collapse; width: 100%; font-size: 13px; table-layout: fixed; }
 .wb-table th { text-align: left; border-bottom: 1px solid #bbb; padding: 0; }
 .wb-table th:nth-child(1) { width: auto; } .wb-table th:nth-child(2) { width: 4.5rem; }
-.wb-table th:nth-child(3) { width: 30%; } .wb-table th:nth-child(4) { width: 6.5rem; } .wb-table th:nth-child(5) { width: 14%; }
+.wb-table th:nth-child(3) { width: 30%; } .wb-table th:nth-child(4) { width: 8.5rem; } .wb-table th:nth-child(5) { width: 14%; }
 .wb-table .wb-sort { border: 0; background: none; font: inherit; font-weight: 600; cursor: pointer; padding: 3px 6px;
                      width: 100%; text-align: left; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .wb-table td { padding: 3px 6px; border-bottom: 1px solid #eee; vertical-align: top; overflow-wrap: anywhere; }
@@ -102,7 +102,7 @@ def _sort_key(key: str):
     if key == "topic":
         return lambda r: (r["topic_id"] < 0, r["topic_id"])
     if key == "decision":
-        return lambda r: DECISION_ORDER.get(r["decision"], 9)
+        return lambda r: DECISION_ORDER.get(r["decision"].split(" ")[0], 9)
     return lambda r: str(r[key]).casefold()
 
 
