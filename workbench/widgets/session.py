@@ -19,7 +19,7 @@ from ..palette import theme_parts, topic_colours
 from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..review import Review, SearchResult, open_review, query_terms
 from .changes import Undone, describe_undo
-from .teamwork import TeamActions, _stage_decision, check_stage, default_name
+from .teamwork import TeamActions, stage_decision, check_stage, default_name
 from .topics import TopicActions
 
 __all__ = ["SearchResult", "Session", "Undone", "query_terms"]
@@ -190,8 +190,8 @@ class Session(TopicActions, TeamActions):
         ids = self._ids(ids)
         allowed = DECISIONS if check_stage(stage) == TITLE_ABSTRACT else ("include", "exclude", "not retrieved")
         if decision.replace("-", " ") not in allowed:
-            raise InputError(f"decision {decision!r} at {stage}; expected one of {', '.join(allowed)}")
-        decision, reason = _stage_decision(decision, reason, stage)
+            raise InputError(f"decision {decision!r}; expected one of {', '.join(allowed)} (at {stage})")
+        decision, reason = stage_decision(decision, reason, stage)
         changed = self.saved.decide(ids, decision, reason, ranking=ranking if stage != FULL_TEXT else None,
                                     bulk=bulk, reviewer=self.reviewer, stage=stage)
         self._changed("decide", ids)

@@ -109,7 +109,7 @@ class TeamActions:
         by this reviewer (one undo takes it back). Returns the ``team.FinalDecision``."""
         self._check_name()
         pid = self.resolve(paper_id)
-        decision, reason = _stage_decision(decision, reason, stage)
+        decision, reason = stage_decision(decision, reason, stage)
         final = self.saved.resolve(pid, decision, reason, stage=check_stage(stage), reviewer=self.reviewer)
         self._changed("resolve", [pid])
         return final
@@ -147,7 +147,7 @@ class TeamActions:
         return [r.name for r in self.store.exclusion_reasons()]
 
 
-def _stage_decision(decision: str, reason: str | None, stage: str) -> tuple[str, str | None]:
+def stage_decision(decision: str, reason: str | None, stage: str) -> tuple[str, str | None]:
     """(decision, reason) as typed in a face: at full text "not retrieved" is an exclusion with
     that reason, and an exclusion needs a reason."""
     reason = (reason or "").strip() or None

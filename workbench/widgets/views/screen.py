@@ -217,6 +217,15 @@ class ScreenView:
             self.show_where()
         return result
 
+    def act(self, act: Act | Line, action, *args, ok=None):
+        """Run ``action(*args)`` as one of this view's actions (for its parts, e.g. the team bar)."""
+        return self._act(act, action, *args, ok=ok)
+
+    @property
+    def quiet(self) -> bool:
+        """True while the view itself changes a control's value (no action should follow)."""
+        return self._quiet
+
     def on_filter(self) -> None:
         topic = self.topic.value
         self._act(self.filter_act, self.queue.refilter, self.show.value, None if topic == "all" else topic,

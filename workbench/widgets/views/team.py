@@ -90,20 +90,20 @@ class TeamBar:
         self.view.not_retrieved.layout.display = None if q.stage == FULL_TEXT else "none"
 
     def on_name(self) -> None:
-        if self.view._act(self.name_act, self.session.set_reviewer, self.name.value,
+        if self.view.act(self.name_act, self.session.set_reviewer, self.name.value,
                           ok=lambda name: f"screening as {name}") is not FAILED:
             self.name.value = ""
             self.queue.refilter()
             self.view.render()
 
     def on_stage(self) -> None:
-        if self.view._quiet:
+        if self.view.quiet:
             return
         self.queue.stage = self.stage.value
         self.queue.order = "map" if self.stage.value == FULL_TEXT else self.queue.order
-        self.view._act(self.view.filter_act, self.queue.refilter, ok=lambda n: f"{n} papers in the queue")
+        self.view.act(self.view.filter_act, self.queue.refilter, ok=lambda n: f"{n} papers in the queue")
 
     def on_resolve(self) -> None:
-        if self.view._act(self.resolve_act, self.queue.resolve, self.final.value, self.final_reason.value,
+        if self.view.act(self.resolve_act, self.queue.resolve, self.final.value, self.final_reason.value,
                           ok=lambda _: self.queue.last) is not FAILED:
             self.final_reason.value = ""
