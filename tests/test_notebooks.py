@@ -145,7 +145,8 @@ def test_screen_ranked_queue_records_the_rank_each_decision_was_shown(review):
 
 def test_compare_note_attaches_to_every_compared_paper(review):
     ids = [p.id for p in workbench.open_review(review).papers[:3]]
-    run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI"})
+    run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI",
+                                                                    "reviewer": "nb4"})
     with Store.open(review) as store:
         for pid in ids:
             assert any("compared in CI" in n.text for n in store.notes(pid))

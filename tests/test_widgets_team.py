@@ -49,7 +49,7 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     s = Session.open(review)  # no name: the OS user, shared by everyone on the server
     view = screen(s)
     assert s.needs_name() and s.reviewer == "jovyan"
-    assert "type your name" in view.team.who.value
+    assert "type your name" in view.team.names.who.value
     pid = view.queue.current_id
     for action in (lambda: s.decide(pid, "include"), lambda: s.tag(pid, "x"), lambda: s.note(pid, "n")):
         with pytest.raises(InputError, match="your own name"):
@@ -61,7 +61,7 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     with pytest.raises(InputError, match="many people share"):
         s.set_reviewer("Jovyan")
     view.play([{"reviewer": "Ana"}, {"decide": "include", "reason": "on topic"}])
-    assert "screening as <b>Ana</b>" in view.team.who.value
+    assert "screening as <b>Ana</b>" in view.team.names.who.value
     with review.store("lead") as store:
         assert [(d.paper_id, d.reviewer) for d in store.every_decision("title_abstract")] == [(pid, "Ana")]
     again = Session.open(review)  # remembered for this kernel
@@ -97,7 +97,7 @@ def test_blind_mode_hides_the_other_reviewer_in_state_and_html(review):
     card = view.queue.card()
     assert card.votes == [] and card.tags == [] and card.notes == [] and card.decision is None
     assert pid in ScreeningQueue(ben).ids, "Ana's vote does not take the paper from Ben's queue"
-    html = view.card.value + view.team.who.value
+    html = view.card.value + view.team.names.who.value
     for secret in ("Ana", "anas-tag", "private note", "anas reason", "include</b>"):
         assert secret not in html
     assert not any(b.description.startswith("✓") for b in view.tags_box.children)
@@ -201,3 +201,26 @@ def test_agreement_and_prisma_cells_follow_the_store(review):
     assert after.records_excluded == 4 and after.records_screened == before.data["counts"].records_screened + 1
     for s in (ana, ben):
         s.close()
+
+
+def test_explore_and_compare_ask_for_the_name_and_the_card_follows_the_blind_rule(review):
+    from workbench.widgets import compare, explore
+
+    s = Session.open(review)
+    ben = Session.open(review, reviewer="Ben")
+    pid, other = s.ids[:2]
+    ben.decide(pid, "exclude", "bens reason")
+    view = explore(s)
+    assert "type your name" in view.names.who.value
+    view.play([{"select": [pid], "tag": "t1"}])
+    with review.store("lead") as store:
+        assert not store.papers_tagged("t1"), "nothing saved before a name"
+    view.play([{"reviewer": "Ana"}, {"tag": "t1"}, {"open": pid}])
+    assert "working as <b>Ana</b>" in view.names.who.value
+    assert "bens reason" not in view.card.value, "blind: Ben's vote hidden until Ana screened the paper"
+    s.decide(pid, "include")
+    assert "others: Ben: exclude (bens reason)" in view.card.value
+    side = compare(s, [pid, other])
+    assert "working as <b>Ana</b>" in side.names.who.value
+    for x in (s, ben):
+        x.close()

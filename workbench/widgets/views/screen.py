@@ -50,6 +50,7 @@ class ScreenView:
         """The row of filters and the order, and the stopping advice under it."""
         self.show = W.Dropdown(options=[(FILTER_NAMES[f], f) for f in FILTERS], value=self.queue.show,
                                description="show", layout=W.Layout(width="15rem"))
+        self.show.add_class("wb-show")
         self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
                                 value="all" if self.queue.topic is None else self.queue.topic)
         self.order = W.Dropdown(options=ORDERS, value=self.queue.order, description="order",

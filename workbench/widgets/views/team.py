@@ -11,7 +11,7 @@ from ...records import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRA
 from ..text import escape
 from .feedback import FAILED, Act
 
-__all__ = ["STAGE_NAMES", "TeamBar", "votes_html"]
+__all__ = ["NameBox", "STAGE_NAMES", "TeamBar", "votes_html"]
 
 STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
@@ -37,6 +37,40 @@ def _others(card) -> bool:
     return any(v.reviewer != card.votes[0].reviewer for v in card.votes)
 
 
+class NameBox:
+    """Who is working: "screening as Ana", or (team use, no name yet) a banner asking for one; a
+    name box and **Screen as** (Enter too). Any view that writes shows one; ``then()`` runs after
+    a name is taken (the view shows itself again)."""
+
+    def __init__(self, session, keys, then=None, doing: str = "screening"):
+        self.session = session
+        self.doing = doing
+        self.then = then
+        self.who = W.HTML()
+        self.name = W.Text(placeholder="your name (e.g. Ana)", layout=W.Layout(width="14rem"))
+        self.name_act = Act("Screen as", icon="user", tooltip="record your decisions, tags and notes under this name")
+        self.name_act.on_click(self.on_name)
+        keys.submit(self.name, "reviewer", self.on_name)
+        self.widget = W.HBox([self.who, self.name, self.name_act.widget], layout=W.Layout(align_items="center"))
+
+    def render(self, where: str = "") -> None:
+        s = self.session
+        if s.needs_name():
+            self.who.value = ("<span class='wb-banner wb-who'>This review is screened as a team: type your name "
+                              "and press <b>Screen as</b> before your first change</span>")
+        else:
+            self.who.value = (f"<span class='wb-who'>{self.doing} as <b>{escape(s.reviewer)}</b>"
+                              + (f" · {escape(where)}" if where else "") + "</span>")
+
+    def on_name(self) -> None:
+        if self.name_act.run(self.session.set_reviewer, self.name.value,
+                             ok=lambda name: f"{self.doing} as {name}") is not FAILED:
+            self.name.value = ""
+            self.render()
+            if self.then is not None:
+                self.then()
+
+
 class TeamBar:
     """The team controls of one :class:`~.screen.ScreenView` (built with it)."""
 
@@ -44,18 +78,15 @@ class TeamBar:
         self.view = view
         self.queue = view.queue
         self.session = view.session
-        self.who = W.HTML()
-        self.name = W.Text(placeholder="your name (e.g. Ana)", layout=W.Layout(width="14rem"))
-        self.name_act = Act("Screen as", icon="user", tooltip="record your decisions, tags and notes under this name")
-        self.name_act.on_click(self.on_name)
-        view.keys.submit(self.name, "reviewer", self.on_name)
+        self.names = NameBox(self.session, view.keys, then=self.on_named)
         self.stage = W.Dropdown(options=[(STAGE_NAMES[s], s) for s in STAGES], value=self.queue.stage,
                                 description="stage", layout=W.Layout(width="14rem"))
         self.stage.observe(lambda _: self.on_stage(), names="value")
         self.conflicts = W.HTML()
-        self.header = W.HBox([self.who, self.name, self.name_act.widget, self.stage, self.conflicts],
+        self.header = W.HBox([self.names.widget, self.stage, self.conflicts],
                              layout=W.Layout(align_items="center", flex_flow="row wrap"))
         self.final = W.Dropdown(options=DECISIONS, value="include", description="final", layout=W.Layout(width="12rem"))
+        self.final.add_class("wb-final")
         self.final_reason = W.Combobox(placeholder="why (for an exclusion: the reason PRISMA counts)",
                                        ensure_option=False, layout=W.Layout(width="24rem"))
         self.resolve_act = Act("Resolve", icon="gavel", tooltip="record the final decision, resolved by you")
@@ -67,12 +98,7 @@ class TeamBar:
     def render(self) -> None:
         """Who is screening, the open conflicts, the criteria, the reasons and the resolve row."""
         s, q = self.session, self.queue
-        if s.needs_name():
-            self.who.value = ("<span class='wb-banner wb-who'>This review is screened as a team: type your name "
-                              "and press <b>Screen as</b> before your first decision</span>")
-        else:
-            self.who.value = (f"<span class='wb-who'>screening as <b>{escape(s.reviewer)}</b>"
-                              f" · {STAGE_NAMES[q.stage]}</span>")
+        self.names.render(STAGE_NAMES[q.stage])
         n = q.open_conflicts()
         self.conflicts.value = (f"<span class='wb-meta wb-conflicts'>{n} open conflict{'s' if n != 1 else ''}"
                                 + (" (show: conflicts)" if n and q.show != "conflicts" else "") + "</span>")
@@ -89,12 +115,10 @@ class TeamBar:
             maybe.layout.display = "none" if q.stage == FULL_TEXT else None
         self.view.not_retrieved.layout.display = None if q.stage == FULL_TEXT else "none"
 
-    def on_name(self) -> None:
-        if self.view.act(self.name_act, self.session.set_reviewer, self.name.value,
-                          ok=lambda name: f"screening as {name}") is not FAILED:
-            self.name.value = ""
-            self.queue.refilter()
-            self.view.render()
+    def on_named(self) -> None:
+        """A name was taken: the queue is this reviewer's now."""
+        self.queue.refilter()
+        self.view.render()
 
     def on_stage(self) -> None:
         if self.view.quiet:
