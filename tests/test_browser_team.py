@@ -63,7 +63,7 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
             assert ben.locator(".wb-screen .wb-votes").count() == 0, "blind: Ana's vote is not shown to Ben"
             decide(ben, "exclude", "e", pid)
 
-            ben.locator(".wb-show select").select_option("conflicts")
+            ben.locator(".wb-show select").select_option(label="conflicts to resolve")
             said(ben, "1 papers in the queue")
             votes = ben.locator(".wb-screen .wb-votes")
             votes.wait_for(timeout=30_000)
@@ -71,7 +71,7 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
             assert "1 open conflict" in ben.locator(".wb-conflicts").inner_text()
             counts = workbench.open_review(lab["review"]).prisma(write=False)
 
-            ben.locator(".wb-final select").select_option("exclude")
+            ben.locator(".wb-final select").select_option(label="exclude")
             press_enter_in(ben, "why (for an exclusion: the reason PRISMA counts)", "wrong topic", keys="Tab")
             ben.get_by_role("button", name="Resolve").click()
             said(ben, f"resolved {pid}: exclude")

@@ -59,14 +59,24 @@ class TeamActions:
 
     # ------------------------------------------------------------------ who is screening
 
+    def _remembered(self, name: str, compute):
+        """``compute()``, kept until the store's history changes (in any process): the views ask
+        on every click, the answer changes only with a change."""
+        latest = self.store.history(limit=1)
+        key = (latest[0].id if latest else 0, self.reviewer)
+        cache = self.__dict__.setdefault("_team_cache", {})
+        if name not in cache or cache[name][0] != key:
+            cache[name] = (key, compute())
+        return cache[name][1]
+
     def team(self) -> bool:
         """Whether the review is screened as a team: blind mode, two or more reviewers per
         paper, or votes by two or more people (labels read from source files aside)."""
         store = self.store
         if store.blind or store.reviewers_per_paper() >= 2:
             return True
-        people = {d.reviewer for stage in STAGES for d in store.every_decision(stage)} - {IMPORTED}
-        return len(people) >= 2
+        return self._remembered("team", lambda: len(
+            {d.reviewer for stage in STAGES for d in store.every_decision(stage)} - {IMPORTED}) >= 2)
 
     def needs_name(self) -> bool:
         """Whether a face must ask for the reviewer's name before the first change: no name was
@@ -101,7 +111,7 @@ class TeamActions:
     def conflicts(self, stage: str = TITLE_ABSTRACT):
         """The papers reviewers disagree on at ``stage`` and nobody resolved (``team.PaperStatus``,
         every vote side by side)."""
-        return self.saved.conflicts(check_stage(stage))
+        return self._remembered(f"conflicts {check_stage(stage)}", lambda: self.saved.conflicts(stage))
 
     def resolve_conflict(self, paper_id: str, decision: str, reason: str | None = None,
                          stage: str = TITLE_ABSTRACT):
