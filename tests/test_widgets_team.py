@@ -85,17 +85,20 @@ def test_a_solo_review_keeps_the_os_user(built, tmp_path, monkeypatch):
             s.decide(s.ids[2], "include")
 
 
-def test_blind_mode_hides_the_other_reviewer_in_state_and_html(review):
-    ana, ben = sessions(review, "Ana", "Ben")
+def test_blind_mode_hides_the_other_reviewers_in_state_and_html(review):
+    ana, ben, cleo = sessions(review, "Ana", "Ben", "Cleo")
     pid = ana.ids[3]
     ana.tag(pid, "anas-tag")
     ana.note(pid, "Ana's private note")
     ana.decide(pid, "include", "anas reason")
+    cleo.tag(pid, "cleos-tag")  # Cleo tags and notes the paper but has not screened it
+    cleo.note(pid, "Cleo's private note")
     view = screen(ben, show="all", order="map")
     view.queue.go(pid)
     view.render()
     card = view.queue.card()
     assert card.votes == [] and card.tags == [] and card.notes == [] and card.decision is None
+    assert "cleos-tag" not in view.card.value
     assert pid in ScreeningQueue(ben).ids, "Ana's vote does not take the paper from Ben's queue"
     html = view.card.value + view.team.names.who.value
     for secret in ("Ana", "anas-tag", "private note", "anas reason", "include</b>"):
@@ -109,7 +112,9 @@ def test_blind_mode_hides_the_other_reviewer_in_state_and_html(review):
     assert "anas-tag" in card.tags
     for shown in ("<th>Ana</th>", "anas reason", "anas-tag", "Ana&#x27;s private note"):
         assert shown in view.card.value
-    for s in (ana, ben):
+    assert "cleos-tag" not in card.tags and not any("Cleo" in n for n in card.notes)
+    assert "Cleo" not in view.card.value and "cleos-tag" not in view.card.value, "Cleo has not screened it"
+    for s in (ana, ben, cleo):
         s.close()
 
 

@@ -79,12 +79,12 @@ class TeamActions:
             {d.reviewer for stage in STAGES for d in store.every_decision(stage)} - {IMPORTED}) >= 2)
 
     def needs_name(self) -> bool:
-        """Whether a face must ask for the reviewer's name before the first change: no name was
-        given (notebook parameter, ``$WORKBENCH_REVIEWER`` or chosen in this kernel) and the review
-        is screened as a team, or the name in use is a shared account's."""
+        """Whether a face must ask for the reviewer's name before the first change: the review is
+        screened as a team and no name was given (notebook parameter, ``$WORKBENCH_REVIEWER`` or
+        chosen in this kernel), or the name given is a shared account's ("root", "jovyan")."""
         if self.store.reviewer_given and self.reviewer.lower() not in SHARED_ACCOUNTS:
             return False
-        return self.team() or self.store.reviewer_given
+        return self.team()
 
     def set_reviewer(self, name: str) -> str:
         """Screen as ``name`` from now on (a new store handle under that name), remembered for
