@@ -51,7 +51,8 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     assert s.needs_name() and s.reviewer == "jovyan"
     assert "type your name" in view.team.names.who.value
     pid = view.queue.current_id
-    for action in (lambda: s.decide(pid, "include"), lambda: s.tag(pid, "x"), lambda: s.note(pid, "n")):
+    for action in (lambda: s.decide(pid, "include"), lambda: s.tag(pid, "x"), lambda: s.note(pid, "n"),
+                   lambda: s.rename_topic(0, "renamed by nobody")):
         with pytest.raises(InputError, match="your own name"):
             action()
     view.play([{"decide": "include"}])
