@@ -16,7 +16,8 @@ import pytest
 
 import workbench
 
-from _browser import ARGS, CHROMIUM, lab_with_review, open_and_run_all, press_enter_in, said, shot, store, view_ready
+from _browser import (ARGS, CHROMIUM, doc_shot, lab_with_review, open_and_run_all, press_enter_in, said, shot, store,
+                      view_ready)
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +33,8 @@ def lab(tmp_path_factory):
                     server["ws"] / "notebooks" / "02_second_reviewer.ipynb")  # a kernel of its own
         with store(server, "lead") as s:
             s.set_blind(True)
+            s.set_criteria("Include: reward models, RLHF or safety alignment of language models.\n"
+                           "Exclude: surveys; papers without an evaluation.")
         yield server
 
 
@@ -69,6 +72,8 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
             votes.wait_for(timeout=30_000)
             assert "Ana" in votes.inner_text() and "Ben" in votes.inner_text()
             assert "1 open conflict" in ben.locator(".wb-conflicts").inner_text()
+            ben.locator(".wb-screen .wb-card h3").scroll_into_view_if_needed()
+            doc_shot(ben, "02_conflicts_1280x800.png")  # docs/images/ with WORKBENCH_DOC_IMAGES=1
             counts = workbench.open_review(lab["review"]).prisma(write=False)
 
             ben.locator(".wb-final select").select_option(label="exclude")
