@@ -2,6 +2,7 @@
 parameters; a scripted action goes through the same handlers a click uses and lands on disk."""
 
 import json
+import shutil
 import re
 import time
 
@@ -157,7 +158,39 @@ def test_screen_ranked_queue_records_the_rank_each_decision_was_shown(review):
 
 def test_compare_note_attaches_to_every_compared_paper(review):
     ids = [p.id for p in workbench.open_review(review).papers[:3]]
-    run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI"})
+    run_notebooks(review, NB_DIR, names=["03_compare.ipynb"], parameters={"embedder": "fake", "ids": ids, "note": "compared in CI",
+                                                                    "reviewer": "nb4"})
     with Store.open(review) as store:
         for pid in ids:
             assert any("compared in CI" in n.text for n in store.notes(pid))
+
+
+@pytest.mark.slow  # three notebook runs, ~70 s
+def test_two_reviewers_screen_blind_resolve_and_draw_prisma_headlessly(review, tmp_path):
+    """02 run as Ana, then as Ben (notebook parameter ``reviewer``) on a blind review: they
+    disagree on one paper, Ben resolves it from the conflicts queue, 02 shows the agreement, and
+    04 draws the PRISMA diagram with the exclusion counted."""
+    folder = tmp_path / "review"
+    shutil.copytree(review, folder)
+    with Store.open(folder, reviewer="lead") as store:
+        store.set_blind(True)
+        store.add_exclusion_reason("wrong topic")
+    pid = workbench.open_review(folder).ids[0]
+    out = tmp_path / "out"
+    base = {"embedder": "fake", "show": "all", "order": "map"}
+    run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb"], out_dir=out,
+                  parameters={**base, "reviewer": "Ana", "actions": [{"go": pid}, {"decide": "include"}]})
+    ben = [{"go": pid}, {"decide": "exclude", "reason": "wrong topic"}, {"show": "conflicts"},
+           {"resolve": "exclude", "reason": "off topic after discussion"}]
+    run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb", "04_report.ipynb"], out_dir=out,
+                  parameters={**base, "reviewer": "Ben", "actions": ben})
+    with Store.open(folder, reviewer="lead") as store:
+        votes = {(d.reviewer, d.decision) for d in store.votes(pid)}
+        final = store.final(pid)
+    assert {("Ana", "include"), ("Ben", "exclude")} <= votes
+    assert (final.decision, final.resolved_by, final.reason) == ("exclude", "Ben", "off topic after discussion")
+    shown = json.dumps(nbformat.read(out / "02_tag_and_screen.ipynb", as_version=4).cells[-1].outputs)
+    assert "Cohen&#x27;s kappa" in shown or "Cohen's kappa" in shown
+    report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
+    assert "Records excluded" in report and "data:image/png;base64" in report
+    assert (folder / "report" / "prisma.png").exists() and (folder / "report" / "prisma.svg").exists()

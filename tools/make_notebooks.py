@@ -14,7 +14,7 @@ COMMON_PARAMS = '''review_dir = "../review"      # the review folder (built here
 sources = ["../seeds"]        # files or folders of abstracts, used when building
 embedder = "minilm"           # minilm | static | tfidf
 seed = 42
-reviewer = None               # default: $WORKBENCH_REVIEWER, else your OS user name
+reviewer = None               # your name, e.g. "Ana"; None: $WORKBENCH_REVIEWER, else asked before your first change when the review is screened as a team
 rebuild = False               # True: rebuild the review from sources first'''
 
 OPEN = '''review = workbench.open_or_build(review_dir, sources, rebuild=rebuild, embedder=embedder, seed=seed)
@@ -33,11 +33,13 @@ NOTEBOOKS = {
         ("code", "view = explore(session)\nview.play(actions)\nview.widget"),
     ],
     "02_tag_and_screen.ipynb": [
-        ("markdown", "# Tag and screen\n\nOne paper at a time, the undecided ones first, **most likely relevant first** once you have included one paper and excluded one (a model refitted after every decision; each card says why; before that, one paper per topic). **When can I stop?** estimates the relevant papers still unscreened and says what you may claim. Keys (click the paper first; never while you type in a box): **j**/→ next, **k**/← previous, **1–9** toggle a tag, **i** include, **e** exclude, **m** maybe, **u** undo (it says what it undid and shows that paper). Enter in a box does what its button does, Ctrl+Enter saves a note. Every click is saved at once; there is no save button. Papers sent from the map in 01 (**Screen these next**) are under *show: sent from the map*; **Reload** reads changes made elsewhere."),
-        ("code", "import workbench\nfrom workbench.widgets import Session, screen"),
-        ("parameters", COMMON_PARAMS + '\nshow = "undecided"            # undecided | all | untagged | sent | include | exclude | maybe\ntopic = None                  # a topic number, or None for all\nsearch = ""                   # keywords to filter by and highlight\norder = None                  # relevance | one per topic | random | map (None: relevance once there is an include and an exclude)\nactions = []                  # scripted actions for headless runs, e.g. [{"add_tag": "rlhf"}, {"decide": "include"}]'),
+        ("markdown", "# Tag and screen\n\nOne paper at a time, the undecided ones first, **most likely relevant first** once you have included one paper and excluded one (a model refitted after every decision; each card says why; before that, one paper per topic). **When can I stop?** estimates the relevant papers still unscreened and says what you may claim. Keys (click the paper first; never while you type in a box): **j**/→ next, **k**/← previous, **1–9** toggle a tag, **i** include, **e** exclude, **m** maybe, **u** undo (it says what it undid and shows that paper). Enter in a box does what its button does, Ctrl+Enter saves a note. Every click is saved at once; there is no save button. Papers sent from the map in 01 (**Screen these next**) are under *show: sent from the map*; **Reload** reads changes made elsewhere.\n\n**As a team** (blind mode, two reviewers per paper, or several people screening): type your name in *screening as* before your first decision (or set `reviewer` below); it is remembered for this kernel. *show: conflicts to resolve* lists the papers reviewers disagree on (include vs maybe too), each with every reviewer's decision and reason side by side; **Resolve** records the final decision with your name and why (**u** takes it back). In blind mode you see another reviewer's decision, tags and notes on a paper only once you have both screened it. The review's inclusion criteria stand beside the card; the reason box offers the team's exclusion reasons (free text still allowed). *stage: full text* screens the papers included at title/abstract: include, exclude with a reason, or not retrieved."),
+        ("code", "import workbench\nfrom workbench.widgets import Session, agreement_table, screen"),
+        ("parameters", COMMON_PARAMS + '\nshow = "undecided"            # undecided | all | untagged | sent | include | exclude | maybe\ntopic = None                  # a topic number, or None for all\nsearch = ""                   # keywords to filter by and highlight\norder = None                  # relevance | one per topic | random | map (None: relevance once there is an include and an exclude)\nstage = "title_abstract"      # title_abstract | full_text (the papers included at title/abstract)\nactions = []                  # scripted actions for headless runs, e.g. [{"add_tag": "rlhf"}, {"decide": "include"}, {"show": "conflicts"}, {"resolve": "include", "reason": "on topic"}]'),
         ("code", OPEN),
-        ("code", "view = screen(session, show=show, topic=topic, search=search, order=order)\nview.play(actions)\nview.widget"),
+        ("code", "view = screen(session, show=show, topic=topic, search=search, order=order, stage=stage)\nview.play(actions)\nview.widget"),
+        ("markdown", "## Agreement\n\nPer pair of reviewers on the papers both screened: raw agreement, Cohen's kappa and Gwet's AC1 (steadier than kappa when includes are rare), and Krippendorff's alpha across all reviewers (any overlap). Run the cell again for the latest numbers; `workbench agreement` prints the same."),
+        ("code", "agreement_table(review, stage)"),
     ],
     "03_compare.ipynb": [
         ("markdown", "# Compare papers\n\nTwo to four papers side by side: shared key terms in green, each paper's distinctive terms in orange, pairwise similarity and nearest neighbours. Pick them by id, by search, or take the selection you made on the map in `01_explore`. A note written here is attached to every compared paper; **Undo** takes back your last change."),
@@ -48,12 +50,14 @@ NOTEBOOKS = {
     ],
     "04_report.ipynb": [
         ("markdown", "# Report\n\nThe review's report: how many papers each reviewer screened, included, excluded, marked maybe and left undecided; the papers you included, excluded or marked maybe, with your reasons, the notes on them and what the other reviewers decided; and per topic its label, size, top words, representative papers, included and tagged papers and notes. Writes `report/` in the review folder: `report.md` and `report.html` (the same report), `map.png` (datamapplot) and the exports (CSV, BibTeX, RIS, JSONL).\n\nThe heading is the review's title: set it with `title` below or `workbench title TEXT` on the command line (it is kept with the review); by default the folder's name."),
-        ("code", "import workbench\nfrom IPython.display import HTML, Image, Markdown\nfrom workbench.widgets import Session"),
+        ("code", "import workbench\nfrom IPython.display import HTML, Image, Markdown\nfrom workbench.widgets import Session, prisma_figure"),
         ("parameters", COMMON_PARAMS + '\nimage = True                  # draw the static map (datamapplot)\ntitle = None                  # the review\'s title, kept for later reports; None: the one set before, else the folder name'),
         ("code", OPEN),
         ("code", "written = review.write_report(image=image, reviewer=session.reviewer, title=title)\nwritten"),
         ("code", "Image(filename=str(written['map'])) if 'map' in written else None"),
         ("code", "Markdown(written['markdown'].read_text(encoding='utf-8'))"),
+        ("markdown", "## PRISMA 2020 flow diagram\n\nRecords identified per source, duplicates removed, records screened and excluded, reports sought, not retrieved, assessed and excluded per reason, studies included: from the build's sources and every decision in the store (final decisions settle conflicts). Written to `report/prisma.svg` and `report/prisma.png`; `workbench prisma` draws the same."),
+        ("code", "prisma_figure(review)"),
     ],
 }
 

@@ -10,10 +10,12 @@ cell. Every view of one session follows the others: a change made in one shows i
 from .changes import Undone
 from .compare import Comparison
 from .queue import ScreeningQueue
+from .report import agreement_table, prisma_figure
 from .session import SearchResult, Session
+from .teamwork import forget_reviewer
 
-__all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "Undone", "compare", "explore",
-           "screen", "topics"]
+__all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "Undone", "agreement_table", "compare",
+           "explore", "forget_reviewer", "prisma_figure", "screen", "topics"]
 
 
 def explore(session: Session, **kwargs):
@@ -24,7 +26,8 @@ def explore(session: Session, **kwargs):
 
 
 def screen(session: Session, **filters):
-    """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search, order)."""
+    """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search, order,
+    stage)."""
     from .views.screen import ScreenView
 
     return ScreenView(ScreeningQueue(session, **filters))

@@ -6,19 +6,22 @@ the store); the queue only remembers which paper is showing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InputError
-from ..records import DECISIONS
+from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..review import KEYWORD, SearchHit
+from .conflicts import TeamQueue, Vote
 from .session import Session, query_terms
+from .teamwork import check_stage
 from .text import authors_line, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
 
-FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS)  # "sent": from the map (01)
+# "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve
+FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS, "conflicts")
 # "relevance": most likely relevant first (a model refitted after every decision; random
 # before the first include and exclude); "one per topic": the topics in turn; "map": topic by
 # topic in map order.
@@ -60,10 +63,15 @@ class Card:
     rank: int | None = None  # its place in the model's ranking of the undecided papers
     score: float | None = None  # the model's score (higher: more likely relevant)
     why: str = ""  # why the queue puts it here (escaped)
+    stage: str = TITLE_ABSTRACT
+    votes: list[Vote] = field(default_factory=list)  # every vote this reviewer may see, own first
+    final: str | None = None  # the final decision (a resolved conflict)
+    final_reason: str | None = None
+    resolved_by: str | None = None
 
 
-class ScreeningQueue:
-    """Papers to screen, filtered and ordered.
+class ScreeningQueue(TeamQueue):
+    """Papers to screen, filtered and ordered, at one stage.
 
     Parameters
     ----------
@@ -73,6 +81,8 @@ class ScreeningQueue:
     search : str, keywords that must all appear (and are highlighted)
     order : one of ``ORDERS``; default "relevance" once the reviewer has an include and an
         exclude, else "one per topic"
+    stage : "title_abstract" (default) or "full_text" (the papers included at title/abstract;
+        include, exclude with a reason, or "not retrieved"; map order)
 
     The queue's papers are fixed when the filters are applied: a paper decided in an
     "undecided" queue stays in it (go back with ``k`` to see or change its decision) until the
@@ -81,8 +91,9 @@ class ScreeningQueue:
     """
 
     def __init__(self, session: Session, show: str = "undecided", topic: int | None = None, search: str = "",
-                 order: str | None = None):
+                 order: str | None = None, stage: str = TITLE_ABSTRACT):
         self.session = session
+        self.stage = check_stage(stage)
         self.show = show
         self.topic = topic
         self.search = search
@@ -95,7 +106,9 @@ class ScreeningQueue:
         self.sent_what = ""  # where the "sent" papers came from
         self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
-        if order is None and session.rank().mode != "ranked":
+        if self.stage == FULL_TEXT:
+            self.order = "map"
+        elif order is None and session.rank().mode != "ranked":
             self.order = "one per topic"
         self.refilter(show)
 
@@ -116,18 +129,7 @@ class ScreeningQueue:
             self.topic = None if topic in (None, "", "all") else int(topic)
         if search is not None:
             self.search = search
-        frame = self.session.frame()
-        keep = frame
-        if self.show == "untagged":
-            keep = keep[keep.tags.map(len) == 0]
-        elif self.show == "undecided":
-            keep = keep[keep.decision == "undecided"]
-        elif self.show in DECISIONS:
-            keep = keep[keep.decision == self.show]
-        elif self.show == "sent":
-            self.sent_seen = self.session.queue_sent_at()
-            sent, self.sent_what = self.session.load_queue()
-            keep = keep[keep.id.isin(set(sent))]
+        keep = self._filtered(self.session.frame())
         if self.topic is not None:
             keep = keep[keep.topic == self.topic]
         self.matches = self.session.search(self.search, semantic=False).matches if self.search.strip() else {}
@@ -135,7 +137,8 @@ class ScreeningQueue:
             keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
         self._candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
-        self.ranking = None if self.order == "map" else self.session.rank(by_topic=self.order == "one per topic")
+        unranked = self.order == "map" or self.stage == FULL_TEXT or self.show == "conflicts"
+        self.ranking = None if unranked else self.session.rank(by_topic=self.order == "one per topic")
         self.ids = self._ordered(self._candidates)
         self.position = self.ids.index(current) if current in self.ids else 0
         return len(self.ids)
@@ -230,8 +233,8 @@ class ScreeningQueue:
         """Decide the paper on screen, recording the rank and score the queue showed for it;
         in a ranked order the model is refitted and the papers after it reordered."""
         pid = self._require()
-        before = self.session.store.decision(pid)
-        self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False)
+        before = self.session.store.decision(pid, stage=self.stage)
+        self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False, stage=self.stage)
         self.last = f"{decision}: {pid}"
         if before is None or before.decision != decision:
             self._rerank()
@@ -304,7 +307,7 @@ class ScreeningQueue:
         s = self.session
         paper = s.review.paper(pid)
         topic = s.review.topic_of(pid)
-        decision = s.store.decision(pid)
+        decision = s.store.decision(pid, stage=self.stage)
         terms = query_terms(self.search)
         return Card(
             id=pid,
@@ -323,6 +326,7 @@ class ScreeningQueue:
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
             **self._relevance(pid),
+            **self._team_card(pid),
         )
 
     def _relevance(self, pid: str) -> dict:

@@ -16,19 +16,21 @@ import numpy as np
 
 from ..errors import InputError
 from ..palette import theme_parts, topic_colours
-from ..records import DECISIONS
+from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..review import Review, SearchResult, open_review, query_terms
 from .changes import Undone, describe_undo
 from .mapscreen import MapScreening
+from .teamwork import TeamActions, stage_decision, check_stage, default_name
 from .topics import TopicActions
 
 __all__ = ["SearchResult", "Session", "Undone", "query_terms"]
 
 
-class Session(TopicActions, MapScreening):
+class Session(TopicActions, MapScreening, TeamActions):
     """Interactive work on one review, as one reviewer.
 
-    Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).
+    Open with :meth:`open`; close with :meth:`close` (or use it as a context manager). In team
+    use a change needs the reviewer's own name first (:meth:`needs_name`, :meth:`set_reviewer`).
     """
 
     def __init__(self, review: Review, store):
@@ -45,7 +47,7 @@ class Session(TopicActions, MapScreening):
     def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
         if not isinstance(review, Review):
             review = open_review(review)
-        return cls(review, review.store(reviewer=reviewer))
+        return cls(review, review.store(reviewer=default_name(reviewer)))
 
     def close(self) -> None:
         self.store.close()
@@ -147,12 +149,14 @@ class Session(TopicActions, MapScreening):
         return latest[0].id if latest else 0
 
     def tag(self, ids, *tags: str) -> int:
+        self._check_name()
         ids = self._ids(ids)
         added = self.store.tag(ids, *[t.strip() for t in tags if t and t.strip()])
         self._changed("tag", ids)
         return added
 
     def untag(self, ids, tag: str) -> int:
+        self._check_name()
         ids = self._ids(ids)
         with self.store.transaction():  # all of the selection or none of it
             removed = sum(bool(self.store.untag(i, tag)) for i in ids)
@@ -169,6 +173,7 @@ class Session(TopicActions, MapScreening):
         return True
 
     def note(self, ids, text: str) -> list[int]:
+        self._check_name()
         ids = self._ids(ids)
         if not text or not text.strip():
             raise InputError("the note is empty; write something first")
@@ -176,15 +181,20 @@ class Session(TopicActions, MapScreening):
         self._changed("note", ids)
         return note_ids
 
-    def decide(self, ids, decision: str, reason: str | None = None, ranking=None, bulk: bool | None = None) -> int:
-        """This reviewer's decision on ``ids``, recorded with the rank, score and model that
-        ``ranking`` (a :class:`workbench.review.Ranking`) showed; ``bulk``: decided without
-        reading each paper (default: several papers at once)."""
+    def decide(self, ids, decision: str, reason: str | None = None, ranking=None, bulk: bool | None = None,
+               stage: str = TITLE_ABSTRACT) -> int:
+        """This reviewer's decision on ``ids`` at ``stage``, recorded with the rank, score and
+        model that ``ranking`` (a :class:`workbench.review.Ranking`) showed; ``bulk``: decided
+        without reading each paper (default: several papers at once). At full text: include,
+        exclude with a reason, or "not retrieved"."""
+        self._check_name()
         ids = self._ids(ids)
-        if decision not in DECISIONS:
-            raise InputError(f"decision {decision!r}; expected one of {', '.join(DECISIONS)}")
-        changed = self.saved.decide(ids, decision, (reason or "").strip() or None, ranking=ranking, bulk=bulk,
-                                    reviewer=self.reviewer)
+        allowed = DECISIONS if check_stage(stage) == TITLE_ABSTRACT else ("include", "exclude", "not retrieved")
+        if decision.replace("-", " ") not in allowed:
+            raise InputError(f"decision {decision!r}; expected one of {', '.join(allowed)} (at {stage})")
+        decision, reason = stage_decision(decision, reason, stage)
+        changed = self.saved.decide(ids, decision, reason, ranking=ranking if stage != FULL_TEXT else None,
+                                    bulk=bulk, reviewer=self.reviewer, stage=stage)
         self._changed("decide", ids)
         return changed
 
@@ -203,6 +213,7 @@ class Session(TopicActions, MapScreening):
         A saved topic run is undone with its files (the review's previous topics and files
         come back); any topics being looked at are put away first.
         """
+        self._check_name()
         entries = self.store.undo(n)
         papers = [p for e in entries for p in self.store.papers_changed(e.id)]
         undone = describe_undo(entries, papers, lambda p: self.review.paper(p).title if p in self.review else None)

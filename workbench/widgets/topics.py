@@ -98,6 +98,7 @@ class TopicActions:
         self._changed("topics", list(ids))
 
     def rename_topic(self, topic: int, label: str) -> None:
+        self._check_name()  # a named reviewer in team use (teamwork.TeamActions)
         if not label or not label.strip():
             raise InputError("the topic name is empty; type a name first")
         self._check_topics_current()
@@ -105,6 +106,7 @@ class TopicActions:
         self._edited_topics()
 
     def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
+        self._check_name()  # a named reviewer in team use (teamwork.TeamActions)
         topics = [int(t) for t in topics]
         if len(set(topics)) < 2:
             raise InputError(f"merging needs two or more topics, got {topics}")
@@ -114,6 +116,7 @@ class TopicActions:
         return kept
 
     def move_paper(self, paper_id: str, topic: int) -> None:
+        self._check_name()  # a named reviewer in team use (teamwork.TeamActions)
         self._check_topics_current()
         pid = self.resolve(paper_id)
         self.store.move_paper(pid, int(topic))
@@ -149,6 +152,7 @@ class TopicActions:
         and files back. Returns the number of topics saved."""
         if self.preview is None:
             raise InputError("no themes to save: show some themes first (Show themes)")
+        self._check_name()
         if not self.saved.is_current():
             raise InputError("the topics were saved anew elsewhere since this view read them; "
                              "nothing was saved; reload the review and show the themes again")

@@ -38,6 +38,12 @@ def paper_card(session: Session, paper_id: str) -> str:
             if decision else "undecided")
     if decision and paper.id in session.decided_in_bulk():
         said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
+    # The other reviewers' votes, as far as blind mode lets this reviewer see them.
+    others = [(who, d) for who, d in sorted(session.visible(paper.id).decisions.items()) if who != session.reviewer]
+    if others:
+        said += " · others: " + ", ".join(f"{escape(who)}: {escape(d.decision)}" + (f" ({escape(d.reason)})"
+                                                                                  if d.reason else "")
+                                          for who, d in others)
     notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes(paper.id))
     year = f" · {paper.year}" if paper.year else ""
     return (

@@ -45,6 +45,10 @@ mark.wb-distinct { background: #fdd0a2; }
 .wb-bars td.wb-label { min-width: 12em; }
 .wb-bars td.wb-typical { min-width: 18em; max-width: 32em; padding-top: 3px; padding-bottom: 3px; }
 .wb-typical div + div { margin-top: 3px; }
+.wb-votes { border-collapse: collapse; margin: 4px 0; }
+.wb-votes th, .wb-votes td { border: 1px solid #d0d7de; padding: 2px 8px; }
+.wb-votes th { background: #f3f6fa; }
+.wb-criteria { background: #f6f8fa; border-left: 3px solid #1c6dd0; padding: 4px 8px; margin-left: 12px; font-size: 13px; }
 </style>
 """
 

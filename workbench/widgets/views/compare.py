@@ -13,6 +13,7 @@ from ..text import escape
 from .common import key_help, tag_chips, view_frame
 from .feedback import FAILED, Act
 from .keys import Keys
+from .team import NameBox
 
 __all__ = ["CompareView"]
 
@@ -46,7 +47,10 @@ class CompareView:
         self.undo_act.on_click(self.on_undo)
         self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
         self.reload_act.on_click(self.on_reload)
+        self.names = NameBox(session, self.keys, doing="working")  # who writes the notes (asked in team use)
+        self.names.render()
         self.widget = view_frame([
+            self.names.widget,
             W.HBox([self.ids_text, self.compare_act.widget]),
             W.HBox([self.search_text, self.search_act.widget]),
             W.HBox([self.results, self.use_act.widget]),
@@ -108,7 +112,9 @@ class CompareView:
 
     def _on_change(self, event: str, ids) -> None:
         """Tags, notes and topic names of the compared papers follow every change in this kernel."""
-        if self.comparison is None or event in ("stability", "queue"):
+        if event == "reviewer":
+            self.names.render()
+        if self.comparison is None or event in ("stability", "queue", "reviewer"):
             return
         if event in ("topics", "undo", "reload") or set(ids) & set(self.comparison.ids):
             self.render()

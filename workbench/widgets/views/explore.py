@@ -20,6 +20,7 @@ from .feedback import FAILED, Act
 from .keys import Keys
 from .mapview import COLOUR_BY, MapPanel
 from .table import PaperTable
+from .team import NameBox
 from .themes import ThemeTools
 
 __all__ = ["COLOUR_BY", "ExploreView"]
@@ -52,12 +53,15 @@ class ExploreView:
         self.undo_act = Act("Undo", icon="undo", tooltip="take back your last change and light up its papers")
         self.undo_act.on_click(self.on_undo)
         self.topic_tools = ThemeTools(s, self.keys)
+        self.names = NameBox(s, self.keys, doing="working")  # who tags and notes (asked in team use)
+        self.names.render()
         self.map = MapPanel(s, height, on_select=self._on_select, on_pick=self.select_topic)
         self.frame, self.scatter, self.colour = self.map.frame, self.map.scatter, self.map.colour
         self._build_search()
         actions = self._build_actions()
         self.widget = view_frame([
             W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
+            self.names.widget,
             key_help(HELP),
             self.topic_tools.widget,
             W.HBox([self.colour, self.map.select_mode], layout=W.Layout(flex_flow="row wrap")),
@@ -245,7 +249,9 @@ class ExploreView:
         topics = event in ("topics", "undo", "reload")
         if topics:
             self.title.value = self._title()
-        if event in ("stability", "queue"):
+        if event == "reviewer":
+            self.names.render()
+        if event in ("stability", "queue", "reviewer"):
             return
         # Only what the action can have changed; the map is sent again only when its colours change.
         self.map.follow(topics)
@@ -266,7 +272,8 @@ class ExploreView:
         papers to 02's queue), ``{"bulk": "exclude", "change_decided": False}`` (previewed, then Yes),
         ``{"colour": "decision" | "relevance" | "topic" | "tag"}``,
         ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
-        ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``. A script's
+        ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``,
+        ``{"reviewer": "Ana"}`` (typed in the name box). A script's
         action on many papers is not asked about: it was written on purpose.
         """
         for action in actions or []:
@@ -274,6 +281,8 @@ class ExploreView:
 
     def _play_one(self, action: dict) -> None:
         tools = self.topic_tools
+        if "reviewer" in action:
+            self.keys.enter("reviewer", action["reviewer"])
         if "select" in action:
             target = action["select"]
             if isinstance(target, str) and target.startswith("search:"):

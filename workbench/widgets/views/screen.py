@@ -16,12 +16,14 @@ from ..text import escape
 from .common import key_help, tag_chips, view_frame
 from .feedback import FAILED, Act, Line, run_reporting
 from .keys import Keys
+from .team import TeamBar, votes_html
 
 __all__ = ["ScreenView"]
 
 DECISION_STYLE = {"include": ("success", "i"), "exclude": ("danger", "e"), "maybe": ("warning", "m")}
 FILTER_NAMES = {"undecided": "undecided", "all": "all papers", "untagged": "untagged",
-                "sent": "sent from the map", "include": "included", "exclude": "excluded", "maybe": "maybe"}
+                "sent": "sent from the map", "include": "included", "exclude": "excluded", "maybe": "maybe",
+                "conflicts": "conflicts to resolve"}
 HELP = (("j →", "next"), ("k ←", "previous"), ("i", "include"), ("e", "exclude"), ("m", "maybe"),
         ("1–9", "toggle tag n"), ("u", "undo"), ("Enter", "submits a box"), ("Ctrl+Enter", "saves the note"))
 
@@ -48,6 +50,7 @@ class ScreenView:
         """The row of filters and the order, and the stopping advice under it."""
         self.show = W.Dropdown(options=[(FILTER_NAMES[f], f) for f in FILTERS], value=self.queue.show,
                                description="show", layout=W.Layout(width="15rem"))
+        self.show.add_class("wb-show")
         self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
                                 value="all" if self.queue.topic is None else self.queue.topic)
         self.order = W.Dropdown(options=ORDERS, value=self.queue.order, description="order",
@@ -88,8 +91,12 @@ class ScreenView:
             b = W.Button(description=f"{decision} ({key})", layout=W.Layout(width="auto"))
             b.on_click(lambda _, d=decision: self.on_decide(d))
             self.decision_buttons[decision] = b
-        self.reason = W.Text(placeholder="reason (optional; Enter keeps the decision, adds the reason)",
-                             layout=W.Layout(width="24rem"))
+        self.not_retrieved = W.Button(description="not retrieved", layout=W.Layout(width="auto"),
+                                      tooltip="full text: the report could not be obtained")
+        self.not_retrieved.on_click(lambda _: self.on_decide("not retrieved"))
+        # The team's exclusion reasons to pick from; free text still allowed.
+        self.reason = W.Combobox(placeholder="reason (pick or type; Enter keeps the decision, adds the reason)",
+                                 ensure_option=False, layout=W.Layout(width="24rem"))
         self.keys.submit(self.reason, "reason", self.on_reason)
         self.decision_line = Line()
 
@@ -107,13 +114,17 @@ class ScreenView:
         bar = W.VBox([  # the abstract scrolls in its box, so these stay in view
             W.HBox([self.prev_button, self.next_button, self.undo_act.widget, self.progress, self.progress_label],
                    layout=W.Layout(align_items="center")),
-            W.HBox([*self.decision_buttons.values(), self.reason, self.decision_line], layout=W.Layout(align_items="center")),
+            W.HBox([*self.decision_buttons.values(), self.not_retrieved, self.reason, self.decision_line],
+                   layout=W.Layout(align_items="center")),
             key_help(HELP),
         ])
+        self.team = TeamBar(self)
         self.widget = view_frame([
+            self.team.header,
             filters,
             bar,
-            self.card,
+            self.team.resolve_row,
+            W.HBox([self.card, self.team.criteria]),
             self.tags_box,
             W.HBox([self.new_tag, self.add_tag_act.widget]),
             W.HBox([self.note, self.note_act.widget]),
@@ -131,6 +142,7 @@ class ScreenView:
         self.where.value = f"<span class='wb-meta'>{report.relevant} relevant so far · {escape(estimate)}{bulk}</span>"
 
     def render(self) -> None:
+        self.team.render()
         card = self.queue.card()
         screened, total = self.queue.progress()
         self.progress.max, self.progress.value = max(total, 1), screened
@@ -157,6 +169,7 @@ class ScreenView:
             f"<h3>{card.title_html}</h3>"
             f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
+            + votes_html(card)
             + relevance
             + f"<div class='wb-abstract'>{card.abstract_html}</div>"
             + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
@@ -205,6 +218,15 @@ class ScreenView:
         if act in (self.decision_line, self.undo_act):
             self.show_where()
         return result
+
+    def act(self, act: Act | Line, action, *args, ok=None):
+        """Run ``action(*args)`` as one of this view's actions (for its parts, e.g. the team bar)."""
+        return self._act(act, action, *args, ok=ok)
+
+    @property
+    def quiet(self) -> bool:
+        """True while the view itself changes a control's value (no action should follow)."""
+        return self._quiet
 
     def on_filter(self) -> None:
         topic = self.topic.value
@@ -294,9 +316,21 @@ class ScreenView:
 
         Each action is a dict: ``{"key": "j"}``, ``{"toggle_tag": name}``, ``{"add_tag": "a, b"}``,
         ``{"decide": "include", "reason": ...}``, ``{"note": text}``, ``{"go": id}``,
-        ``{"search": "reward model"}`` (as typed into the search box, then Enter).
+        ``{"search": "reward model"}`` (as typed into the search box, then Enter); team review:
+        ``{"reviewer": "Ana"}`` (typed in the name box), ``{"stage": "full_text"}``,
+        ``{"show": "conflicts"}``, ``{"resolve": "include", "reason": ...}``.
         """
         for action in actions or []:
+            if "reviewer" in action:
+                self.keys.enter("reviewer", action["reviewer"])
+            if "stage" in action:
+                self.team.stage.value = action["stage"]
+            if "show" in action:
+                self.show.value = action["show"]
+            if "resolve" in action:
+                self.team.final.value = action["resolve"]
+                self.team.final_reason.value = action.get("reason", "")
+                self.team.on_resolve()
             if "go" in action:
                 self._act(Line(), self.queue.go, action["go"], ok="shown")
             if "search" in action:
