@@ -1,0 +1,116 @@
+"""The field's figures (matplotlib, on the map's palette), saved as PNG and SVG.
+
+* :func:`plot_over_time`: papers per topic per year as a stacked area (the ``top`` largest
+  topics in their map colours, the rest as "other topics", the unassigned papers grey), with a
+  bar beside it for the papers without a year, so none is dropped silently;
+* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..palette import OUTLIER_COLOUR, PALETTE, topic_colours
+from .summary import FieldSummary
+from .trends import NO_YEAR, OverTime
+
+__all__ = ["plot_field", "plot_over_time", "save_figure"]
+
+OTHER_COLOUR = "#dddddd"
+
+
+def _pyplot():
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, stem: str | os.PathLike) -> dict[str, Path]:
+    """``<stem>.png`` and ``<stem>.svg``; the figure is closed."""
+    plt = _pyplot()
+    stem = Path(stem)
+    out = {}
+    for ext in ("png", "svg"):
+        path = stem.with_suffix(f".{ext}")
+        fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+        out[ext] = path
+    plt.close(fig)
+    return out
+
+
+def _layers(over: OverTime, labels: Mapping[int, str], top: int):
+    """(name, colour, counts per year) for each band, bottom first."""
+    counts = over.counts
+    years = over.years
+    topics = [t for t in counts.index if t >= 0]
+    largest = sorted(topics, key=lambda t: (-int(counts.loc[t].sum()), t))[:top]
+    colours = topic_colours(topics)
+    bands = [(f"{t}: {labels.get(t, f'Topic {t}')}"[:40], colours[t], counts.loc[t]) for t in largest]
+    rest = [t for t in topics if t not in largest]
+    if rest:
+        bands.append((f"{len(rest)} other topics", OTHER_COLOUR, counts.loc[rest].sum(axis=0)))
+    if -1 in counts.index:
+        bands.append(("Unassigned", OUTLIER_COLOUR, counts.loc[-1]))
+    return years, bands
+
+
+def plot_over_time(over: OverTime, labels: Mapping[int, str], title: str = "", top: int = 8, shares: bool = False):
+    """The figure (see the module docstring); ``shares``: each year's shares instead of counts."""
+    plt = _pyplot()
+    years, bands = _layers(over, labels, top)
+    fig, (ax, side) = plt.subplots(1, 2, figsize=(10, 4.8), gridspec_kw={"width_ratios": [12, 1]}, sharey=not shares)
+    totals = sum(b[2][years] for b in bands) if bands else None
+    values = [(b[2][years] / totals.where(totals > 0)).fillna(0) * (100 if shares else 1) for b in bands]
+    if years and bands:
+        ax.stackplot(years, *values, colors=[b[1] for b in bands], labels=[b[0] for b in bands],
+                     edgecolor="white", linewidth=0.4)
+        ax.set_xlim(years[0], years[-1])
+    ax.set_ylabel("share of the year's papers (%)" if shares else "papers per year")
+    ax.set_xlabel("year")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(loc="upper left", fontsize=8, frameon=False, reverse=True)
+    ax.set_title(title or "Papers per topic per year", loc="left", fontsize=11)
+    bottom = 0
+    for name, colour, row in bands:
+        side.bar([0], [int(row[NO_YEAR])], bottom=bottom, color=colour, edgecolor="white", linewidth=0.4)
+        bottom += int(row[NO_YEAR])
+    side.set_xticks([0], [NO_YEAR])
+    side.set_title(f"{over.no_year}", fontsize=9)
+    side.spines[["top", "right"]].set_visible(False)
+    if shares:
+        side.set_ylabel("papers")
+    fig.text(0.01, -0.02, f"Trend: {over.measure}.", fontsize=7, color="#555555")
+    return fig
+
+
+def _barh(ax, frame, title: str, colour: str) -> None:
+    names = [n if len(n) <= 45 else n[:44] + "…" for n in frame["name"]][::-1]
+    ax.barh(names, list(frame["papers"])[::-1], color=colour)
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def plot_field(summary: FieldSummary, title: str = "", colour: str = PALETTE[0]):
+    """Papers per year (with those without a year), the top venues and the top authors."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), gridspec_kw={"width_ratios": [4, 3, 3]})
+    years = list(summary.years)
+    ax = axes[0]
+    ax.bar(years, [summary.years[y] for y in years], color=colour, width=0.85)
+    if summary.no_year:
+        x = (max(years) + 2) if years else 0
+        ax.bar([x], [summary.no_year], color=OUTLIER_COLOUR, width=0.85)
+        ax.annotate(NO_YEAR, (x, summary.no_year), ha="center", va="bottom", fontsize=8)
+    ax.set_title(title or f"{summary.papers} papers per year", loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    _barh(axes[1], summary.venues, f"Top venues ({summary.no_venue} papers without one)", colour)
+    _barh(axes[2], summary.authors, f"Top authors ({summary.no_authors} papers without any)", colour)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,71 @@
+"""Who and where: the venues, authors and years of a set of papers.
+
+Authors are counted by :func:`~workbench.field.names.author_key` (one count per paper, however
+many ways the paper's sources wrote the name) and shown as they are written most often; venues by
+:func:`~workbench.field.names.venue_key`. Papers without a venue, authors or year are counted as
+such.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..records import Paper
+from .names import author_key, display_names, venue_key
+
+__all__ = ["FieldSummary", "summarise"]
+
+
+@dataclass
+class FieldSummary:
+    """``venues``/``authors``: DataFrames (name, papers), the most frequent first (ties by name);
+    ``years``: {year: papers}, oldest first; ``no_*``: papers without one."""
+
+    papers: int
+    venues: object
+    authors: object
+    years: dict[int, int]
+    no_venue: int
+    no_authors: int
+    no_year: int
+
+    def describe(self, n: int = 3) -> str:
+        """One line: ``120 papers, 2001-2020 (4 without a year); venues: ...; authors: ...``."""
+        years = f"{min(self.years)}-{max(self.years)}" if self.years else "no years"
+        venues = ", ".join(f"{r.name} ({r.papers})" for r in self.venues.head(n).itertuples()) or "none"
+        authors = ", ".join(f"{r.name} ({r.papers})" for r in self.authors.head(n).itertuples()) or "none"
+        return (f"{self.papers} papers, {years} ({self.no_year} without a year); "
+                f"venues: {venues}; authors: {authors}")
+
+
+def _ranked(counts: Counter, names: dict[str, str], top: int | None):
+    import pandas as pd
+
+    rows = sorted(((names[k], n) for k, n in counts.items()), key=lambda r: (-r[1], r[0].casefold()))
+    return pd.DataFrame(rows[:top] if top else rows, columns=["name", "papers"])
+
+
+def summarise(papers: Sequence[Paper], top: int | None = 10) -> FieldSummary:
+    """The venues, authors and years of ``papers`` (``top``: how many venues and authors; None: all)."""
+    authors: Counter = Counter()
+    venues: Counter = Counter()
+    years: Counter = Counter()
+    for p in papers:
+        authors.update({author_key(a) for a in p.authors} - {""})
+        if p.venue and venue_key(p.venue):
+            venues[venue_key(p.venue)] += 1
+        if p.year is not None:
+            years[p.year] += 1
+    author_names = display_names((a for p in papers for a in p.authors), author_key)
+    venue_names = display_names((p.venue for p in papers if p.venue), venue_key)
+    return FieldSummary(
+        papers=len(papers),
+        venues=_ranked(venues, venue_names, top),
+        authors=_ranked(authors, author_names, top),
+        years=dict(sorted(years.items())),
+        no_venue=sum(1 for p in papers if not (p.venue and venue_key(p.venue))),
+        no_authors=sum(1 for p in papers if not p.authors),
+        no_year=sum(1 for p in papers if p.year is None),
+    )
