@@ -64,7 +64,7 @@ def plot_over_time(over: OverTime, labels: Mapping[int, str], title: str = "", t
     """The figure (see the module docstring); ``shares``: each year's shares instead of counts."""
     plt = _pyplot()
     years, bands = _layers(over, labels, top)
-    fig, (ax, side) = plt.subplots(1, 2, figsize=(10, 4.8), gridspec_kw={"width_ratios": [12, 1]}, sharey=not shares)
+    fig, (ax, side) = plt.subplots(1, 2, figsize=(10, 4.8), gridspec_kw={"width_ratios": [12, 1]})
     totals = sum(b[2][years] for b in bands) if bands else None
     values = [(b[2][years] / totals.where(totals > 0)).fillna(0) * (100 if shares else 1) for b in bands]
     if years and bands:
@@ -74,7 +74,8 @@ def plot_over_time(over: OverTime, labels: Mapping[int, str], title: str = "", t
     ax.set_ylabel("share of the year's papers (%)" if shares else "papers per year")
     ax.set_xlabel("year")
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper left", fontsize=8, frameon=False, reverse=True)
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.06, 0.0), ncol=3, fontsize=8, frameon=False)
     ax.set_title(title or "Papers per topic per year", loc="left", fontsize=11)
     bottom = 0
     for name, colour, row in bands:
@@ -83,9 +84,9 @@ def plot_over_time(over: OverTime, labels: Mapping[int, str], title: str = "", t
     side.set_xticks([0], [NO_YEAR])
     side.set_title(f"{over.no_year}", fontsize=9)
     side.spines[["top", "right"]].set_visible(False)
-    if shares:
-        side.set_ylabel("papers")
-    fig.text(0.01, -0.02, f"Trend: {over.measure}.", fontsize=7, color="#555555")
+    side.set_ylabel("papers", fontsize=8)
+    rows = (len(bands) + 2) // 3
+    fig.text(0.01, -0.04 - 0.045 * rows, f"Trend: {over.measure}.", fontsize=7, color="#555555")
     return fig
 
 
@@ -104,10 +105,14 @@ def plot_field(summary: FieldSummary, title: str = "", colour: str = PALETTE[0])
     years = list(summary.years)
     ax = axes[0]
     ax.bar(years, [summary.years[y] for y in years], color=colour, width=0.85)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
     if summary.no_year:
         x = (max(years) + 2) if years else 0
         ax.bar([x], [summary.no_year], color=OUTLIER_COLOUR, width=0.85)
-        ax.annotate(NO_YEAR, (x, summary.no_year), ha="center", va="bottom", fontsize=8)
+        ticks = [int(t) for t in ax.get_xticks() if years and min(years) <= t <= max(years)]
+        ax.set_xticks(ticks + [x], [str(t) for t in ticks] + [NO_YEAR])
     ax.set_title(title or f"{summary.papers} papers per year", loc="left", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
     _barh(axes[1], summary.venues, f"Top venues ({summary.no_venue} papers without one)", colour)
