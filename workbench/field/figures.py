@@ -32,14 +32,18 @@ def _pyplot():
 
 
 def save_figure(fig, stem: str | os.PathLike) -> dict[str, Path]:
-    """``<stem>.png`` and ``<stem>.svg``; the figure is closed."""
+    """``<stem>.png`` and ``<stem>.svg`` (text stays text, the same bytes for the same figure);
+    the figure is closed."""
+    import matplotlib
+
     plt = _pyplot()
     stem = Path(stem)
     out = {}
-    for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
-        fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
-        out[ext] = path
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench-field"}):
+        for ext in ("png", "svg"):
+            path = stem.with_suffix(f".{ext}")
+            fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+            out[ext] = path
     plt.close(fig)
     return out
 

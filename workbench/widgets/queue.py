@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..records import DECISIONS
 from ..review import KEYWORD, SearchHit
 from .session import Session, query_terms
-from .text import authors_line, escape, highlight
+from .text import authors_line, citations_html, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
 
@@ -60,6 +60,7 @@ class Card:
     rank: int | None = None  # its place in the model's ranking of the undecided papers
     score: float | None = None  # the model's score (higher: more likely relevant)
     why: str = ""  # why the queue puts it here (escaped)
+    citations: str = ""  # "cites N / cited by M in this review" with the papers (HTML, escaped)
 
 
 class ScreeningQueue:
@@ -322,6 +323,7 @@ class ScreeningQueue:
             position=self.position + 1,
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
+            citations=citations_html(s.review, pid),
             **self._relevance(pid),
         )
 
