@@ -234,3 +234,28 @@ def test_cards_in_01_and_02_show_the_citations(review):
         assert "cites 0 / cited by 4 in this review" in queue.card().citations
     finally:
         session.close()
+
+
+def test_01_over_time_panel_selects_a_year_and_follows_renames(review):
+    from workbench.widgets import Session, explore
+
+    session = Session.open(review.path, reviewer="tester")
+    try:
+        view = explore(session)
+        panel = view.field
+        assert panel.image.value == b""  # folded: nothing drawn until opened
+        panel.widget.selected_index = 0
+        assert panel.image.value[:4] == b"\x89PNG"
+        assert panel.year.options[0] == "2023" and panel.year.options[-1] == "no year"
+        w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
+        assert panel.pick_year("2018") == [w101] and view.selected == [w101]
+        assert "the papers of 2018" in view.selection_html.value
+        assert "Jürgen Müller" in panel.who.value and "1 selected papers" in panel.who.value
+        panel.pick_year("no year")
+        assert view.selected == [p.id for p in review.papers if p.year is None]
+        topic, before = session.review.topic_of(w101), panel.image.value
+        session.rename_topic(topic, "citation networks")
+        assert session.review.over_time().trends.set_index("topic").loc[topic, "label"] == "citation networks"
+        assert panel.image.value != before  # redrawn: the legend names the topic anew
+    finally:
+        session.close()

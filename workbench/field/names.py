@@ -56,11 +56,31 @@ def venue_key(venue: str | None) -> str:
     return key[4:] if key.startswith("the ") else key
 
 
+def _given_names(written: Iterable[str]) -> set[str]:
+    """The first given names spelled out (not initials) among ways of writing one author."""
+    out = set()
+    for name in written:
+        given = _plain(_split(name.strip())[1]).split()
+        if given and len(given[0]) > 1:
+            out.add(given[0])
+    return out
+
+
 def display_names(names: Iterable[str], key=author_key) -> dict[str, str]:
-    """Key -> the way it is written most often (ties: the longest, then the first seen)."""
+    """Key -> the way it is written most often (ties: the longest, then the first seen). For
+    authors whose key stands for several spelled-out first names (``Kim, Ji-Eun`` and ``Kim,
+    Jae``): ``Kim, J. (2 given names)``, so a count is never read as one person's."""
     seen: dict[str, Counter] = {}
     for name in names:
         k = key(name)
         if k:
             seen.setdefault(k, Counter())[name.strip()] += 1
-    return {k: max(c, key=lambda n: (c[n], len(n))) for k, c in seen.items()}
+    out = {}
+    for k, c in seen.items():
+        shown = max(c, key=lambda n: (c[n], len(n)))
+        given = _given_names(c) if key is author_key else set()
+        if len(given) > 1:
+            surname = _split(shown)[0].strip()
+            shown = f"{surname}, {k.rsplit(' ', 1)[-1].upper()}. ({len(given)} given names)"
+        out[k] = shown
+    return out

@@ -10,6 +10,7 @@ they take no part in the shares.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -71,8 +72,8 @@ def _counts(years: Sequence[int | None], topics: Sequence[int]):
     columns = list(range(min(known), max(known) + 1)) if known else []
     ids = sorted({int(t) for t in topics})
     counts = pd.DataFrame(0, index=pd.Index(ids, name="topic"), columns=[*columns, NO_YEAR], dtype=int)
-    for year, topic in zip(years, topics):
-        counts.at[int(topic), NO_YEAR if year is None else int(year)] += 1
+    for (year, topic), n in Counter(zip(years, (int(t) for t in topics))).items():
+        counts.at[topic, NO_YEAR if year is None else int(year)] = n
     return counts
 
 

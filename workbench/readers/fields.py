@@ -96,6 +96,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "notes": ("notes", "note", "n1"),
     "collection": ("collection", "dataset"),
     # Works cited (see readers.citations): OpenAlex, Web of Science CR, Scopus, BibTeX exports.
+    "external_ids": ("openalex id", "openalex", "semantic scholar id", "s2 id"),
     "references": ("referenced works", "references", "cited references", "cited refs", "reference list", "cr"),
     # A bare "id" is an arXiv id in arXiv metadata dumps; used only when it is one.
     "maybe_arxiv_id": ("id",),
@@ -263,7 +264,8 @@ def _arxiv_id(values: Mapping[str, Any], doi: str | None, url: str) -> str | Non
 def _links(values: Mapping[str, Any]) -> dict:
     """``external_ids``, ``references`` and ``cited_by`` where the source carries them."""
     out = {}
-    own = [k for v in values.get("external_ids") or () for k in (work_keys(v) or "").split()]
+    given = values.get("external_ids") or ()
+    own = [k for v in ([given] if isinstance(given, str) else given) for k in (work_keys(v) or "").split()]
     if own:
         out["external_ids"] = tuple(dict.fromkeys(own))
     for name in ("references", "cited_by"):

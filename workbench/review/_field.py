@@ -75,6 +75,20 @@ class FieldReview:
             rows = range(len(self.papers))
         return field.summarise([self.papers[i] for i in rows], top)
 
+    def over_time_figure(self, shares: bool = False, top: int = 8, title: str = ""):
+        """The topics-over-time figure (a matplotlib Figure): papers per topic per year as a
+        stacked area, the ``top`` largest topics in their map colours, a bar for the papers
+        without a year; ``shares``: each year's shares instead of counts."""
+        from ..field.figures import plot_over_time
+
+        return plot_over_time(self.over_time(), self.topic_labels(), title, top=top, shares=shares)
+
+    def field_figure(self, ids: Sequence[str] | None = None, title: str = ""):
+        """Papers per year, top venues and top authors of ``ids`` (default: all) as a Figure."""
+        from ..field.figures import plot_field
+
+        return plot_field(self.field_summary(ids), title)
+
     def ids_in_year(self, year: int | None) -> list[str]:
         """The ids of the papers of ``year`` (None: those without a year), in map order (what a
         click on a year selects)."""
@@ -84,12 +98,12 @@ class FieldReview:
 def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> dict[str, Path]:
     """``over_time.png``/``.svg`` and ``field.png``/``.svg`` into ``folder``; returns the paths
     by name (``over_time_png``, ...)."""
-    from ..field.figures import plot_field, plot_over_time, save_figure
+    from ..field.figures import save_figure
 
     folder = Path(folder)
     out = {}
-    fig = plot_over_time(review.over_time(), review.topic_labels(), title)
+    fig = review.over_time_figure(title=title)
     out.update({f"over_time_{k}": v for k, v in save_figure(fig, folder / "over_time").items()})
-    fig = plot_field(review.field_summary())
+    fig = review.field_figure()
     out.update({f"field_{k}": v for k, v in save_figure(fig, folder / "field").items()})
     return out
