@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ..records import normalise_for_id
 from ..scripts import strip_marks
@@ -42,6 +43,7 @@ def _split(name: str) -> tuple[str, str]:
     return " ".join(parts[start:]), " ".join(parts[:start])
 
 
+@lru_cache(maxsize=1 << 17)
 def author_key(name: str) -> str:
     """``surname initial`` (see the module docstring); ``""`` for an empty name."""
     surname, given = _split((name or "").strip())
@@ -51,6 +53,7 @@ def author_key(name: str) -> str:
     return f"{surname} {given[0]}" if given else surname
 
 
+@lru_cache(maxsize=1 << 15)
 def venue_key(venue: str | None) -> str:
     key = _plain(venue or "")
     return key[4:] if key.startswith("the ") else key
@@ -66,14 +69,15 @@ def _given_names(written: Iterable[str]) -> set[str]:
     return out
 
 
-def display_names(names: Iterable[str], key=author_key) -> dict[str, str]:
+def display_names(names: Iterable[str], key=author_key, only: set[str] | None = None) -> dict[str, str]:
     """Key -> the way it is written most often (ties: the longest, then the first seen). For
     authors whose key stands for several spelled-out first names (``Kim, Ji-Eun`` and ``Kim,
-    Jae``): ``Kim, J. (2 given names)``, so a count is never read as one person's."""
+    Jae``): ``Kim, J. (2 given names)``, so a count is never read as one person's. ``only``:
+    the keys wanted (default: all)."""
     seen: dict[str, Counter] = {}
     for name in names:
         k = key(name)
-        if k:
+        if k and (only is None or k in only):
             seen.setdefault(k, Counter())[name.strip()] += 1
     out = {}
     for k, c in seen.items():

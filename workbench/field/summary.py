@@ -40,9 +40,14 @@ class FieldSummary:
                 f"venues: {venues}; authors: {authors}")
 
 
-def _ranked(counts: Counter, names: dict[str, str], top: int | None):
+def _ranked(counts: Counter, written, key, top: int | None):
+    """The ``top`` keys by count as (name as written, papers); ties by name."""
     import pandas as pd
 
+    if top:  # only the names of the keys that can make the list (ties at the cut included)
+        cut = sorted(counts.values(), reverse=True)[min(top, len(counts)) - 1] if counts else 0
+        counts = Counter({k: n for k, n in counts.items() if n >= cut})
+    names = display_names(written, key, set(counts))
     rows = sorted(((names[k], n) for k, n in counts.items()), key=lambda r: (-r[1], r[0].casefold()))
     return pd.DataFrame(rows[:top] if top else rows, columns=["name", "papers"])
 
@@ -58,12 +63,10 @@ def summarise(papers: Sequence[Paper], top: int | None = 10) -> FieldSummary:
             venues[venue_key(p.venue)] += 1
         if p.year is not None:
             years[p.year] += 1
-    author_names = display_names((a for p in papers for a in p.authors), author_key)
-    venue_names = display_names((p.venue for p in papers if p.venue), venue_key)
     return FieldSummary(
         papers=len(papers),
-        venues=_ranked(venues, venue_names, top),
-        authors=_ranked(authors, author_names, top),
+        venues=_ranked(venues, (p.venue for p in papers if p.venue), venue_key, top),
+        authors=_ranked(authors, (a for p in papers for a in p.authors), author_key, top),
         years=dict(sorted(years.items())),
         no_venue=sum(1 for p in papers if not (p.venue and venue_key(p.venue))),
         no_authors=sum(1 for p in papers if not p.authors),
