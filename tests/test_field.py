@@ -259,3 +259,15 @@ def test_01_over_time_panel_selects_a_year_and_follows_renames(review):
         assert panel.image.value != before  # redrawn: the legend names the topic anew
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("name, expected", [
+    # Web of Science CR: one DOI per cited reference, a "DOI [a, A]" pair once, a reference without a DOI left out
+    ("savedrecs.txt", ("doi:10.1098/rstl.1843.0001", "doi:10.1112/plms/s2-42.1.230")),
+    ("export.ris", ("doi:10.1098/rstl.1843.0001",)),  # RIS CR (a tag rispy does not know)
+    ("scopus.csv", ("openalex:w2741809807", "doi:10.1098/rstl.1843.0001")),  # Scopus References
+])
+def test_reference_fields_of_other_formats(name, expected):
+    papers, report = workbench.read_sources([ROOT / "tests" / "data" / "field_formats" / name])
+    assert [p.references for p in papers] == [expected]
+    assert not report.skipped
