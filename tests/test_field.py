@@ -271,3 +271,28 @@ def test_reference_fields_of_other_formats(name, expected):
     papers, report = workbench.read_sources([ROOT / "tests" / "data" / "field_formats" / name])
     assert [p.references for p in papers] == [expected]
     assert not report.skipped
+
+
+def test_bibliographic_coupling_counts_works_not_entries(papers, review):
+    from workbench.field import coupling, shared_references
+    from workbench.widgets import Comparison, Session  # noqa: I001
+
+    by_doi = {p.doi: p for p in papers}
+    w103, s2a, bib = by_doi["10.5555/field.3"], by_doi["10.5555/field.5"], by_doi["10.5555/field.6"]
+    # W103 cites W101 (openalex:), W102 (openalex: and, from its S2 duplicate, doi:), W9999 and the BibTeX paper;
+    # the S2 paper cites W101 and W102 by DOI and one work outside: in common, W101 and W102
+    assert shared_references(w103, s2a, papers) == 2
+    assert shared_references(w103, s2a) == 1  # unresolved, only the DOI of W102 is a key both carry
+    assert coupling([w103, s2a, bib], papers).tolist() == [[4, 2, 2], [2, 3, 2], [2, 2, 2]]
+    ids = [w103.id, s2a.id]
+    assert review.coupling(ids).values.tolist() == [[4, 2], [2, 3]]
+    session = Session.open(review.path, reviewer="tester")
+    try:
+        assert Comparison(session, ids).coupling().values.tolist() == [[4, 2], [2, 3]]
+        from workbench.widgets import compare
+
+        assert "bibliographic coupling" in compare(session, ids).columns.value
+        seeds = [p.id for p in review.papers if not p.references][:2]
+        assert Comparison(session, seeds).coupling() is None  # nothing to say without references
+    finally:
+        session.close()

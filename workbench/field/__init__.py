@@ -8,7 +8,7 @@ This stage knows nothing of the store, the review or the faces: the review gives
 topics and labels.
 """
 
-from .links import Citations, Links, link_keys, resolve_links
+from .links import Citations, Links, coupling, link_keys, resolve_links, shared_references
 from .names import author_key, display_names, venue_key
 from .summary import FieldSummary, summarise
 from .trends import NO_YEAR, TREND_MEASURE, OverTime, over_time
@@ -21,10 +21,12 @@ __all__ = [
     "Links",
     "OverTime",
     "author_key",
+    "coupling",
     "display_names",
     "link_keys",
     "over_time",
     "resolve_links",
+    "shared_references",
     "summarise",
     "venue_key",
 ]

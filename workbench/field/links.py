@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..records import Paper
 
-__all__ = ["Citations", "Links", "link_keys", "resolve_links"]
+__all__ = ["Citations", "Links", "coupling", "link_keys", "resolve_links", "shared_references"]
 
 
 def link_keys(paper: Paper) -> list[str]:
@@ -104,3 +104,41 @@ def resolve_links(papers: Sequence[Paper]) -> Links:
                 pairs.add((citing, p.id))
     ordered = sorted(pairs, key=lambda pair: (order[pair[0]], order[pair[1]]))
     return Links(ordered, references, resolved, with_refs)
+
+
+def _works(paper: Paper, index: dict[str, str]) -> list[tuple[object, set[str]]]:
+    """(identity, keys) of each work ``paper`` cites, each once: a work of the corpus is its
+    paper id (two entries naming it by different keys, as a merged duplicate may carry, are
+    one work), another work the keys of its first entry."""
+    works: dict[object, set[str]] = {}
+    for entry in paper.references:
+        keys = set(entry.split())
+        target = next((index[k] for k in entry.split() if k in index), None)
+        identity = ("id", target) if target is not None else frozenset(keys)
+        works.setdefault(identity, set()).update(keys | ({f"id:{target}"} if target else set()))
+    return list(works.items())
+
+
+def shared_references(a: Paper, b: Paper, corpus: Sequence[Paper] = ()) -> int:
+    """Bibliographic coupling: how many works ``a`` cites that ``b`` cites too. Two entries name
+    the same work when they share a key, or (with ``corpus``, the papers they are resolved
+    against) when both resolve to the same paper of the corpus. Works outside the corpus count:
+    coupling needs no link inside it."""
+    return int(coupling([a, b], corpus)[0, 1])
+
+
+def coupling(papers: Sequence[Paper], corpus: Sequence[Paper] = ()):
+    """The symmetric matrix of :func:`shared_references` (numpy, ints); the diagonal holds how
+    many works each paper cites."""
+    import numpy as np
+
+    index = _index(corpus)
+    works = [_works(p, index) for p in papers]
+    n = len(papers)
+    out = np.zeros((n, n), dtype=int)
+    for i in range(n):
+        out[i, i] = len(works[i])
+        for j in range(i + 1, n):
+            theirs = [keys for _, keys in works[j]]
+            out[i, j] = out[j, i] = sum(1 for _, keys in works[i] if any(keys & k for k in theirs))
+    return out

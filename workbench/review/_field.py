@@ -36,6 +36,15 @@ class FieldReview:
         self.row(paper_id)  # an unknown id is an error naming the review
         return self.links().of(paper_id)
 
+    def coupling(self, ids: Sequence[str]):
+        """Bibliographic coupling of ``ids``: a DataFrame (rows and columns: the ids) of the
+        cited works each pair has in common (the diagonal: the works each cites), from the
+        references their sources carry."""
+        import pandas as pd
+
+        ids = list(ids)
+        return pd.DataFrame(field.coupling([self.paper(i) for i in ids], self.papers), index=ids, columns=ids)
+
     def links_frame(self):
         """One row per link: citing, cited (ids), their titles and their topics now."""
         import pandas as pd
