@@ -93,6 +93,9 @@ def test_who_and_where_counts_each_author_once_per_paper(papers):
     assert s.years == {2018: 1, 2019: 1, 2020: 1, 2021: 1, 2022: 1, 2023: 1}
     assert (s.no_year, s.no_venue, s.no_authors) == (2, 0, 0)
     assert "(2 without a year)" in s.describe()
+    # co-authorship: Müller and Smith wrote W101 and the BibTeX paper; García with Müller W102, with Smith W103 and S2 B
+    assert list(s.coauthors.itertuples(index=False, name=None)) == [
+        ("García, Ana", "Smith, John", 2), ("Müller, Jürgen", "Smith, John", 2), ("García, Ana", "Müller, Jürgen", 1)]
 
 
 def test_over_time_counts_shares_and_the_stated_slope():
@@ -157,6 +160,14 @@ def test_over_time_and_who_follow_the_topic_edits(review):
     assert int(trends.no_year.sum()) == sum(p.year is None for p in review.papers) == review.over_time().no_year
     assert review.field_summary(topic=topic).papers == int((review.labels == topic).sum())
     assert review.field_summary(ids=[w101]).authors.name.tolist() == ["John Smith", "Jürgen Müller"]
+    other = next(int(t) for t in sorted(set(review.labels.tolist())) if t >= 0 and t != topic)
+    merged_size = int(((review.labels == topic) | (review.labels == other)).sum())
+    with review.store() as store:
+        kept = store.merge_topics([topic, other])
+    review.refresh_topics()
+    over = review.over_time()
+    assert other not in over.counts.index or kept == other
+    assert int(over.counts.loc[kept].sum()) == merged_size  # a merge: one row holding both topics' papers
 
 
 def test_cli_links_trends_who(review):
@@ -183,6 +194,7 @@ def test_report_has_the_field_part(review):
     no_year = sum(p.year is None for p in review.papers)
     assert f"6 papers have a year (2018-2023); {no_year} have none" in md
     assert "Top authors (" in md and "García, Ana (5)" in md
+    assert "Writing together most (papers shared): " in md and "García, Ana &amp; Smith, John (2)" in md  # & as Markdown text
 
 
 def test_field_figures_are_png_and_svg(review, tmp_path):

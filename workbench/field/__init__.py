@@ -10,10 +10,11 @@ topics and labels.
 
 from .links import Citations, Links, coupling, link_keys, resolve_links, shared_references
 from .names import author_key, display_names, venue_key
-from .summary import FieldSummary, summarise
+from .summary import MAX_COAUTHORS, FieldSummary, coauthor_pairs, summarise
 from .trends import NO_YEAR, TREND_MEASURE, OverTime, over_time
 
 __all__ = [
+    "MAX_COAUTHORS",
     "NO_YEAR",
     "TREND_MEASURE",
     "Citations",
@@ -21,6 +22,7 @@ __all__ = [
     "Links",
     "OverTime",
     "author_key",
+    "coauthor_pairs",
     "coupling",
     "display_names",
     "link_keys",

@@ -15,13 +15,18 @@ from dataclasses import dataclass
 from ..records import Paper
 from .names import author_key, display_names, venue_key
 
-__all__ = ["FieldSummary", "summarise"]
+__all__ = ["MAX_COAUTHORS", "FieldSummary", "coauthor_pairs", "summarise"]
+
+#: Papers with more authors than this (consortia) count for the authors, not for co-authorship.
+MAX_COAUTHORS = 25
 
 
 @dataclass
 class FieldSummary:
     """``venues``/``authors``: DataFrames (name, papers), the most frequent first (ties by name);
-    ``years``: {year: papers}, oldest first; ``no_*``: papers without one."""
+    ``years``: {year: papers}, oldest first; ``no_*``: papers without one; ``coauthors``: the
+    co-authorship of these papers, pairs of authors (names normalised) by the papers they share
+    (papers with more than :data:`MAX_COAUTHORS` authors, consortia, are left out of it)."""
 
     papers: int
     venues: object
@@ -30,6 +35,7 @@ class FieldSummary:
     no_venue: int
     no_authors: int
     no_year: int
+    coauthors: object = None  # DataFrame (author, coauthor, papers): the pairs writing together most
 
     def describe(self, n: int = 3) -> str:
         """One line: ``120 papers, 2001-2020 (4 without a year); venues: ...; authors: ...``."""
@@ -52,6 +58,22 @@ def _ranked(counts: Counter, written, key, top: int | None):
     return pd.DataFrame(rows[:top] if top else rows, columns=["name", "papers"])
 
 
+def coauthor_pairs(papers: Sequence[Paper], top: int | None = 10):
+    """(author, coauthor, papers): pairs of authors by the papers they wrote together, most first."""
+    import pandas as pd
+
+    pairs: Counter = Counter()
+    for p in papers:
+        keys = sorted({author_key(a) for a in p.authors} - {""})
+        if 1 < len(keys) <= MAX_COAUTHORS:
+            pairs.update((a, b) for i, a in enumerate(keys) for b in keys[i + 1:])
+    ranked = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[:top] if top else sorted(
+        pairs.items(), key=lambda kv: (-kv[1], kv[0]))
+    wanted = {k for (a, b), _ in ranked for k in (a, b)}
+    names = display_names((a for p in papers for a in p.authors), author_key, wanted)
+    return pd.DataFrame([(names[a], names[b], n) for (a, b), n in ranked], columns=["author", "coauthor", "papers"])
+
+
 def summarise(papers: Sequence[Paper], top: int | None = 10) -> FieldSummary:
     """The venues, authors and years of ``papers`` (``top``: how many venues and authors; None: all)."""
     authors: Counter = Counter()
@@ -71,4 +93,5 @@ def summarise(papers: Sequence[Paper], top: int | None = 10) -> FieldSummary:
         no_venue=sum(1 for p in papers if not (p.venue and venue_key(p.venue))),
         no_authors=sum(1 for p in papers if not p.authors),
         no_year=sum(1 for p in papers if p.year is None),
+        coauthors=coauthor_pairs(papers, top),
     )

@@ -62,7 +62,10 @@ def field_content(review, n_cited: int = 3) -> FieldContent:
     who = [f"Top venues ({summary.no_venue} papers without one): "
            + ("; ".join(f"{r.name} ({r.papers})" for r in summary.venues.itertuples()) or "none") + ".",
            f"Top authors ({summary.no_authors} papers without any; names normalised to surname and initial): "
-           + ("; ".join(f"{r.name} ({r.papers})" for r in summary.authors.itertuples()) or "none") + "."]
+           + ("; ".join(f"{r.name} ({r.papers})" for r in summary.authors.itertuples()) or "none") + ".",
+           "Writing together most (papers shared): "
+           + ("; ".join(f"{r.author} & {r.coauthor} ({r.papers})" for r in summary.coauthors.itertuples()) or "none")
+           + "."]
     return FieldContent(_trend_sentences(over, labels) + [_link_sentence(links)], trends, cited, who)
 
 

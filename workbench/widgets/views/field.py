@@ -73,8 +73,10 @@ class FieldPanel:
         whose = f"the {len(self.selected)} selected papers" if self.selected else "all papers"
         venues = "; ".join(f"{r.name} ({r.papers})" for r in summary.venues.itertuples()) or "none"
         authors = "; ".join(f"{r.name} ({r.papers})" for r in summary.authors.itertuples()) or "none"
+        pairs = "; ".join(f"{r.author} & {r.coauthor} ({r.papers})" for r in summary.coauthors.itertuples()) or "none"
         self.who.value = (f"<div class='wb-meta'><b>Of {escape(whose)}</b>: {escape(summary.describe(0).split(';')[0])}"
-                          f"<br>top venues: {escape(venues)}<br>top authors: {escape(authors)}</div>")
+                          f"<br>top venues: {escape(venues)}<br>top authors: {escape(authors)}"
+                          f"<br>writing together most: {escape(pairs)}</div>")
 
     def pick_year(self, year) -> list[str]:
         """Select the papers of ``year`` (a year, its text, or "no year") on the map."""
