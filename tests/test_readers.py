@@ -17,7 +17,7 @@ def expected(name: str, line, title: str, **fields) -> dict:
     rec = {
         "title": title, "abstract": "", "authors": [], "et_al": False, "year": None,
         "collection": Path(name).stem, "doi": None, "arxiv_id": None, "pmid": None, "venue": None,
-        "url": None, "keywords": [], "label": None,
+        "url": None, "keywords": [], "label": None, "external_ids": [], "references": [], "cited_by": [],
     }
     rec.update(fields)
     rec.setdefault("text", rec["abstract"])
@@ -330,9 +330,11 @@ def test_openalex_api_page_rebuilds_abstracts():
             abstract="Despite growing interest in Open Access (OA) articles in 2018.",
             authors=["Heather Piwowar", "Jason Priem"], year=2018, doi="10.7717/peerj.4375", pmid="29456894",
             venue="PeerJ", url="https://doi.org/10.7717/peerj.4375", keywords=["Open Access"],
+            external_ids=["openalex:w2741809807"],
         ),
         expected("openalex_page.json", 20, "An arXiv preprint without an abstract", year=2024,
-                 doi="10.48550/arxiv.2401.01234", arxiv_id="2401.01234", url="https://arxiv.org/abs/2401.01234"),
+                 doi="10.48550/arxiv.2401.01234", arxiv_id="2401.01234", url="https://arxiv.org/abs/2401.01234",
+                 external_ids=["openalex:w4390000000"]),
     ]
 
 
@@ -355,7 +357,8 @@ def test_semantic_scholar_embedded_references_only_when_asked():
         abstract="We describe a deployed scalable system for organizing published scientific literature.",
         authors=["Waleed Ammar", "Dirk Groeneveld"], year=2018, doi="10.18653/v1/n18-3011", arxiv_id="1805.02262",
         venue="NAACL", url="https://www.semanticscholar.org/paper/649def34f8be52c8b66281af98ae884c09aef38b",
-        keywords=["Computer Science"],
+        keywords=["Computer Science"], external_ids=["s2:649def34f8be52c8b66281af98ae884c09aef38b"],
+        cited_by=["doi:10.1000/citing.1"],  # its references' paperIds ("r1") are not Semantic Scholar ids
     )
     papers, report = read("s2_search.json")
     assert papers == [main]

@@ -102,7 +102,8 @@ def _markdown_as_html(text):
 
 def _table(md):
     """The Screening table of report.md as {reviewer: [screened, included, excluded, maybe, undecided]}."""
-    rows = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Reviewer")]
+    screening = md.split("## Screening", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in screening.splitlines() if line.startswith("| ") and not line.startswith("| Reviewer")]
     return {re.sub(r" \(this report\)$", "", cells[0]): [int(c) for c in cells[1:]]
             for cells in ([c.strip() for c in row.strip("|").split(" | ")] for row in rows)}
 
@@ -172,8 +173,9 @@ def test_everything_a_person_wrote_is_escaped(review):
         assert "<script" not in out and "<b>" not in out and "<i>tag" not in out and "href=" not in out
         assert "&lt;script&gt;alert(" in out
     assert html.count("<h1>") == rendered.count("<h1>") == 1, "a '#' in text never makes a heading"
-    assert html.count("<img ") == 1, "the map, and nothing else"
-    assert rendered.count("<tr>") == html.count("<tr>") == 4, "a '|' in a name never splits the table"
+    assert html.count("<img ") == 3, "the map and the field's two figures, and nothing else"
+    trend_rows = 1 + len(set(review.labels.tolist()))  # the Field part's table: a header, a row per topic
+    assert rendered.count("<tr>") == html.count("<tr>") == 4 + trend_rows, "a '|' in a name never splits a table"
     assert "<td>&lt;b&gt;eve&lt;/b&gt; | x (this report)</td>" in rendered
 
 

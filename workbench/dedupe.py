@@ -327,6 +327,9 @@ def merge_papers(members: list[Paper]) -> Paper:
         venue=pick("venue"),
         url=pick("url"),
         keywords=tuple(dict.fromkeys(k for p in members for k in p.keywords)),
+        external_ids=tuple(dict.fromkeys(k for p in members for k in p.external_ids)),
+        references=tuple(dict.fromkeys(k for p in members for k in p.references)),
+        cited_by=tuple(dict.fromkeys(k for p in members for k in p.cited_by)),
         label="include" if "include" in labels else ("exclude" if labels else None),
         sources=sources,
     )

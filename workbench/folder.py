@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .fsutil import atomic_write_text, default_file_mode, fsync_path
+from .records import LINK_FIELDS
 
 __all__ = [
     "GENERATIONS",
@@ -79,6 +80,9 @@ def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
             record = p.to_dict()
             if record["text"] == record["abstract"]:  # most papers: written once, not twice
                 del record["text"]
+            for name in LINK_FIELDS:  # most sources carry no citations
+                if not record[name]:
+                    del record[name]
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "OUTLIER",
     "STAGES",
     "TITLE_ABSTRACT",
+    "LINK_FIELDS",
     "Paper",
     "clean_text",
     "derive_title",
@@ -76,7 +77,10 @@ class Paper:
     had or would have had (its content id before a DOI was known, a merged record's id, its id
     under the older ASCII-only normalisation): the store moves annotations made under an alias
     to the paper's id. ``title_derived`` says the title adds nothing to the abstract (the reader
-    made it from the abstract, see :func:`title_repeats_abstract`).
+    made it from the abstract, see :func:`title_repeats_abstract`). ``external_ids`` are the
+    paper's ids at the sources that carry citations (``openalex:w2741809807``, ``s2:<paperId>``);
+    ``references`` (works it cites) and ``cited_by`` (works citing it) hold one entry per work,
+    its link keys (``doi:``, ``openalex:``, ``s2:``, ``arxiv:``, ``pmid:``) separated by spaces.
     """
 
     id: str
@@ -100,6 +104,9 @@ class Paper:
     # The title says nothing the abstract does not: the reader made it from the abstract
     # (derive_title), or the abstract starts with it. What is embedded leaves it out.
     title_derived: bool = False
+    external_ids: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    cited_by: tuple[str, ...] = ()
 
     def replace(self, **changes) -> "Paper":
         """A copy with some fields changed (the record itself is immutable). What
@@ -118,9 +125,13 @@ class Paper:
         d["keywords"] = list(self.keywords)
         d["sources"] = list(self.sources or (self.source,))
         d["aliases"] = list(self.aliases)
+        for name in LINK_FIELDS:
+            d[name] = list(getattr(self, name))
         return d
 
 
+#: The fields holding citation keys (tuples of strings, empty for most sources).
+LINK_FIELDS = ("external_ids", "references", "cited_by")
 _FIELD_ORDER = tuple(Paper.__dataclass_fields__)
 _FIELD_NAMES = frozenset(_FIELD_ORDER)
 

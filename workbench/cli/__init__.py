@@ -16,6 +16,7 @@ One module per group of commands, each with a ``register(subparsers)``:
 - :mod:`.settings`: title (the review's title, the heading of its report);
 - :mod:`.team`: agreement, conflicts, prisma, criteria, reasons, blind, reviewers-per-paper,
   sources (reviewing as a team, PRISMA 2020);
+- :mod:`.field`: links, trends, who (citations inside the review, topics over time, venues and authors);
 - :mod:`.common`: the shared arguments, the open -> resolve -> act -> print pattern of the
   store commands, and :func:`write_table`.
 """
@@ -30,13 +31,13 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import WorkbenchError
 from ..terminal import visible
-from . import annotate, build, files, history, read, screen, settings, team
+from . import annotate, build, field, files, history, read, screen, settings, team
 from .common import write_table
 
 __all__ = ["main", "parser", "write_table"]
 
 #: The command groups, in the order ``workbench --help`` lists their commands.
-GROUPS = (build, read, annotate, screen, history, files, settings, team)
+GROUPS = (build, read, annotate, screen, history, files, settings, team, field)
 
 
 def parser() -> argparse.ArgumentParser:

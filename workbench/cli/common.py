@@ -32,7 +32,7 @@ __all__ = ["FORMATS", "Reply", "add_format", "add_review", "add_reviewer", "add_
 FORMATS = ("table", "csv", "json")
 
 #: Table columns clipped to a width (characters), so a row fits on a line.
-_TABLE_WIDTHS = {"title": 60, "authors": 30, "source": 40, "words": 70, "label": 40, "topic_label": 30}
+_TABLE_WIDTHS = {"citing_title": 40, "cited_title": 40, "name": 50, "title": 60, "authors": 30, "source": 40, "words": 70, "label": 40, "topic_label": 30}
 
 
 # ----------------------------------------------------------------------------- arguments

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..dedupe import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
-from ..records import Paper
+from ..records import LINK_FIELDS, Paper
 from .pool import collector_paused
 from .report import FileReport
 
@@ -40,7 +40,7 @@ READER_VERSION = 1
 
 _FIELDS = list(Paper.__dataclass_fields__)
 _TEXT, _ABSTRACT = _FIELDS.index("text"), _FIELDS.index("abstract")
-_TUPLES = [_FIELDS.index(f) for f in ("authors", "keywords", "sources", "aliases")]
+_TUPLES = [_FIELDS.index(f) for f in ("authors", "keywords", "sources", "aliases", *LINK_FIELDS)]
 
 
 @lru_cache(maxsize=None)

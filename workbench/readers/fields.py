@@ -27,6 +27,7 @@ from ..records import (
     paper_ids,
     title_repeats_abstract,
 )
+from .citations import reference_keys, work_keys
 from .report import FileReport
 from .values import (
     UNKNOWN,
@@ -94,6 +95,9 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     ),
     "notes": ("notes", "note", "n1"),
     "collection": ("collection", "dataset"),
+    # Works cited (see readers.citations): OpenAlex, Web of Science CR, Scopus, BibTeX exports.
+    "external_ids": ("openalex id", "openalex", "semantic scholar id", "s2 id"),
+    "references": ("referenced works", "references", "cited references", "cited refs", "reference list", "cr"),
     # A bare "id" is an arXiv id in arXiv metadata dumps; used only when it is one.
     "maybe_arxiv_id": ("id",),
 }
@@ -257,6 +261,20 @@ def _arxiv_id(values: Mapping[str, Any], doi: str | None, url: str) -> str | Non
     return None
 
 
+def _links(values: Mapping[str, Any]) -> dict:
+    """``external_ids``, ``references`` and ``cited_by`` where the source carries them."""
+    out = {}
+    given = values.get("external_ids") or ()
+    own = [k for v in ([given] if isinstance(given, str) else given) for k in (work_keys(v) or "").split()]
+    if own:
+        out["external_ids"] = tuple(dict.fromkeys(own))
+    for name in ("references", "cited_by"):
+        keys = reference_keys(values.get(name))
+        if keys:
+            out[name] = keys
+    return out
+
+
 def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
     """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
     raw_title = _text(values.get("title"))
@@ -312,6 +330,7 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         url=url or None,
         keywords=keywords,
         label=label,
+        **_links(values),
     )
     remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None))
     return paper

@@ -73,6 +73,8 @@ def _openalex(rec: dict) -> dict:
         "pmid": ids.get("pmid"),
         "url": location.get("landing_page_url") or rec.get("id"),
         "keywords": [k.get("display_name") if isinstance(k, dict) else k for k in keywords],
+        "external_ids": [rec.get("id"), ids.get("openalex")],
+        "references": rec.get("referenced_works"),
         **_label(rec),
     }
 
@@ -93,6 +95,9 @@ def _semantic_scholar(rec: dict) -> dict:
         "pmid": ext.get("PubMed"),
         "url": rec.get("url"),
         "keywords": list(dict.fromkeys(f.get("category") if isinstance(f, dict) else f for f in fields)),
+        "external_ids": [rec.get("paperId")],
+        "references": rec.get("references") if isinstance(rec.get("references"), list) else None,
+        "cited_by": rec.get("citations") if isinstance(rec.get("citations"), list) else None,
         **_label(rec),
     }
 

@@ -173,7 +173,11 @@ def _from_mapping(ctx: ReadContext, item: tuple) -> Paper | None:
 
 
 def _ris_pmid(record: dict) -> None:
-    """PubMed exports via EndNote put the PMID in ``AN`` with ``DP  - NLM``."""
+    """PubMed exports via EndNote put the PMID in ``AN`` with ``DP  - NLM``; Web of Science's
+    RIS keeps cited references in ``CR`` (a tag rispy does not know)."""
+    unknown = record.get("unknown_tag")
+    if isinstance(unknown, dict) and unknown.get("CR"):
+        record.setdefault("cited references", unknown["CR"])
     accession = str(record.get("accession_number", "")).strip()
     database = f"{record.get('database_provider', '')} {record.get('name_of_database', '')}".lower()
     if accession.isdigit() and ("nlm" in database or "pubmed" in database or "medline" in database):

@@ -18,6 +18,7 @@ import numpy as np
 from ..records import DECISIONS
 from ..store import StoppingClaim
 from . import _prisma
+from ._report_field import field_content
 from ._review import Review
 from ._screening_report import automation_sentences
 
@@ -95,6 +96,7 @@ class ReportContent:
     automation: list[str] = field(default_factory=list)  # how the decisions were made (``_screening_report``)
     prisma: object = None  # workbench.team.PrismaCounts, for a review screened as a systematic review
     prisma_note: str | None = None  # why the PRISMA counts are not shown, when they do not add up
+    field: object = None  # _report_field.FieldContent: over time, citation links, venues and authors
 
 
 def review_title(review: Review, store) -> str:
@@ -128,6 +130,7 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
         automation=automation_sentences(review, store),
         prisma=counts,
         prisma_note=note,
+        field=field_content(review),
     )
 
 

@@ -14,6 +14,7 @@ from html import escape
 from ..store import markdown_code as code
 from ..store import markdown_lines as lines_of
 from ..store import markdown_text as md
+from ._report_field import field_html, field_markdown
 from ._report_content import DECISION_HEADINGS, Counts, DecidedPaper, ReportContent, TopicSection
 
 __all__ = ["to_html", "to_markdown"]
@@ -138,6 +139,8 @@ def to_markdown(c: ReportContent) -> str:
         lines += [f"## {heading} ({len(papers)})", ""]
         lines += [line for p in papers for line in _md_decided(p)] if papers else ["None."]
         lines += [""]
+    if c.field is not None:
+        lines += field_markdown(c.field)
     lines += ["## Topics", ""]
     for s in c.sections:
         lines += _md_topic(s)
@@ -188,7 +191,8 @@ def _h_topic(s: TopicSection) -> list[str]:
     return parts
 
 
-def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None = None) -> str:
+def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None = None,
+            field_images: tuple[str, ...] = ()) -> str:
     several = len(c.counts) > 1
     head = "".join(f"<th>{h}</th>" for h in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in _row(k, i == 0, several)) + "</tr>"
@@ -214,6 +218,8 @@ def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None
         papers = c.decided[decision]
         parts.append(f"<h2>{heading} ({len(papers)})</h2>")
         parts.append(_h_list([_h_decided(p) for p in papers]) if papers else "<p>None.</p>")
+    if c.field is not None:
+        parts += field_html(c.field, field_images)
     parts.append("<h2>Topics</h2>")
     for s in c.sections:
         parts += _h_topic(s)

@@ -21,6 +21,7 @@ from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
 from . import _screening, _search, _stopping, _themes
+from ._field import FieldReview
 from ._team import TeamReview
 from ._text import document_text
 
@@ -32,11 +33,13 @@ STORE_FILE = "annotations.sqlite"
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
 
-class Review(TeamReview):
+class Review(TeamReview, FieldReview):
     """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`.
 
     Reviewing as a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``,
-    ``prisma``, ``visible``, ``import_annotations``): :class:`~._team.TeamReview`."""
+    ``prisma``, ``visible``, ``import_annotations``): :class:`~._team.TeamReview`. Seeing the
+    field (``links``, ``citations``, ``most_cited``, ``over_time``, ``field_summary``):
+    :class:`~._field.FieldReview`."""
 
     def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords,
                  reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..records import Paper, title_repeats_abstract
+from ..records import LINK_FIELDS, Paper, title_repeats_abstract
 
 __all__ = ["document_text", "paper_from_dict"]
 
@@ -24,11 +24,12 @@ def document_text(paper: Paper) -> str:
 
 def paper_from_dict(d: dict) -> Paper:
     """A :class:`Paper` from a line of papers.jsonl (older files: no clean text where it equals
-    the abstract, no ``title_derived``)."""
+    the abstract, no ``title_derived``; written before citations were kept, or without any:
+    no ``external_ids``, ``references``, ``cited_by``)."""
     fields = Paper.__dataclass_fields__
     d = {k: v for k, v in d.items() if k in fields}
     d.setdefault("text", d.get("abstract", ""))  # left out when it equals the abstract
-    for key in ("authors", "keywords", "sources", "aliases"):
+    for key in ("authors", "keywords", "sources", "aliases", *LINK_FIELDS):
         if key in d:
             d[key] = tuple(d[key] or ())
     if "title_derived" not in d:  # written before readers said so

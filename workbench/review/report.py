@@ -11,7 +11,8 @@ notes. The Markdown and the HTML say the same; all paper text is escaped in the 
 as text in the Markdown.
 
 Modules: ``_report_content`` (what the report says, read once), ``_report_render`` (Markdown and
-HTML), ``_report_map`` (the datamapplot PNG).
+HTML), ``_report_map`` (the datamapplot PNG), ``_report_field`` (the "Field" part: topics over
+time, citation links, venues and authors; its figures over_time.png/.svg and field.png/.svg).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ._report_content import (
     review_title,
     topic_sections,
 )
+from ._field import write_field_figures
 from ._report_map import label_colours, write_static_map
 from ._report_render import to_html, to_markdown
 from ._review import Review
@@ -79,9 +81,13 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
                                               report_topic_colours(review))
         if image and content.prisma is not None:
             written["prisma_svg"], written["prisma_png"] = write_diagram(content.prisma, folder)
+        if image:
+            written.update(write_field_figures(review, folder))
+        field_images = ("over_time.png", "field.png") if image else ()
         atomic_write_text(folder / "report.md", to_markdown(content))
         atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None,
-                                                          "prisma.png" if "prisma_png" in written else None))
+                                                          "prisma.png" if "prisma_png" in written else None,
+                                                          field_images))
         written.update(markdown=folder / "report.md", html=folder / "report.html")
         written.update(write_exports(store, folder))
     return written

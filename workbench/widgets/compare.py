@@ -113,6 +113,12 @@ class Comparison:
 
         return pd.DataFrame(self.session.similarity(self.ids), index=self.ids, columns=self.ids)
 
+    def coupling(self):
+        """Bibliographic coupling (cited works in common, the diagonal: works each cites) as a
+        labelled DataFrame; None when no compared paper's source lists what it cites."""
+        table = self.session.review.coupling(self.ids)
+        return table if int(table.values.trace()) else None
+
     def papers(self, k_neighbours: int = 5) -> list[ComparedPaper]:
         s = self.session
         shared, distinctive = self.terms()

@@ -16,7 +16,7 @@ from ..review import KEYWORD, SearchHit
 from .conflicts import TeamQueue, Vote
 from .session import Session, query_terms
 from .teamwork import check_stage
-from .text import authors_line, escape, highlight
+from .text import authors_line, citations_html, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
 
@@ -68,6 +68,7 @@ class Card:
     final: str | None = None  # the final decision (a resolved conflict)
     final_reason: str | None = None
     resolved_by: str | None = None
+    citations: str = ""  # "cites N / cited by M in this review" with the papers (HTML, escaped)
 
 
 class ScreeningQueue(TeamQueue):
@@ -325,6 +326,7 @@ class ScreeningQueue(TeamQueue):
             position=self.position + 1,
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
+            citations=citations_html(s.review, pid),
             **self._relevance(pid),
             **self._team_card(pid),
         )

@@ -11,7 +11,7 @@ import html
 import re
 from typing import Iterable, Mapping
 
-__all__ = ["escape", "highlight", "authors_line"]
+__all__ = ["escape", "highlight", "authors_line", "citations_html"]
 
 
 def escape(text) -> str:
@@ -50,3 +50,25 @@ def authors_line(authors, et_al: bool = False, limit: int = 6) -> str:
     if et_al or len(authors) > limit:
         shown += " et al."
     return shown or "(authors unknown)"
+
+
+def citations_html(review, paper_id: str, limit: int = 5) -> str:
+    """"cites N / cited by M in this review" with the titles of those papers (the first
+    ``limit`` of each, escaped, in a closed ``<details>``); "" when the review's sources carry no
+    citations at all (most exports: nothing to say)."""
+    links = review.links()
+    if not len(links) and not links.references:
+        return ""
+    found = review.citations(paper_id)
+
+    def titles(ids) -> str:
+        shown = "".join(f"<li>{escape(review.paper(i).title)} <code>{escape(i)}</code></li>" for i in ids[:limit])
+        more = f"<li>… and {len(ids) - limit} more</li>" if len(ids) > limit else ""
+        return f"<ul>{shown}{more}</ul>"
+
+    summary = escape(found.describe())
+    if not found.cites and not found.cited_by:
+        return f"<div class='wb-meta wb-citations'>{summary}</div>"
+    parts = ([f"cites:{titles(found.cites)}"] if found.cites else []) + (
+        [f"cited by:{titles(found.cited_by)}"] if found.cited_by else [])
+    return f"<details class='wb-meta wb-citations'><summary>{summary}</summary>{''.join(parts)}</details>"

@@ -5,7 +5,7 @@ decision made in bulk (a topic or a map selection at once, unread) says so in bo
 from __future__ import annotations
 
 from ..session import Session
-from ..text import authors_line, escape
+from ..text import authors_line, citations_html, escape
 from .common import tag_chips
 
 __all__ = ["BULK_NOTE", "paper_card", "table_rows"]
@@ -53,7 +53,8 @@ def paper_card(session: Session, paper_id: str) -> str:
         f"<div class='wb-meta'>{escape(authors_line(paper.authors, paper.et_al))}{year} · "
         f"topic {topic}: {escape(session.topic_label(topic))}</div>"
         f"<div class='wb-meta'>decision: {said} · tags: {tag_chips(store.tags(paper.id)) or 'none'}</div>"
-        f"<div class='wb-abstract'>{escape(paper.text)}</div>"
+        + citations_html(session.review, paper.id)
+        + f"<div class='wb-abstract'>{escape(paper.text)}</div>"
         + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "<div class='wb-meta'>no notes</div>")
         + "</div>"
     )

@@ -90,10 +90,14 @@ class CompareView:
         papers = c.papers()
         shared, _ = c.terms()
         cols = "".join(_card(p, 100 // len(papers)) for p in papers)
+        titles = {p.id: p.title for p in papers}
+        coupled = c.coupling()
         self.columns.value = (
             f"<div class='wb-meta'>shared terms: {', '.join(f'<mark class=wb-shared>{escape(t)}</mark>' for t in shared)}</div>"
             f"<table><tr>{cols}</tr></table>"
-            f"<b>pairwise similarity</b>{_similarity_table(c.similarity(), {p.id: p.title for p in papers})}"
+            f"<b>pairwise similarity</b>{_similarity_table(c.similarity(), titles)}"
+            + ("" if coupled is None else "<b>bibliographic coupling</b> <span class='wb-meta'>(cited works in "
+               f"common; the diagonal: works each cites)</span>{_similarity_table(coupled, titles, '{:d}')}")
         )
 
     def on_note(self) -> None:
@@ -136,13 +140,13 @@ def _card(p, width: int) -> str:
     )
 
 
-def _similarity_table(sim, titles: dict[str, str]) -> str:
+def _similarity_table(sim, titles: dict[str, str], fmt: str = "{:.2f}") -> str:
     """The pairwise similarities, rows and columns named by the papers' titles (escaped
     already), wrapped rather than cut."""
     cell = "style='max-width:16em;white-space:normal;text-align:left;font-weight:normal;vertical-align:bottom'"
     header = "<tr><th></th>" + "".join(f"<th {cell}>{titles[b]}</th>" for b in sim.columns) + "</tr>"
     rows = "".join(
-        f"<tr><th {cell}>{titles[a]}</th>" + "".join(f"<td>{sim.loc[a, b]:.2f}</td>" for b in sim.columns) + "</tr>"
+        f"<tr><th {cell}>{titles[a]}</th>" + "".join(f"<td>{fmt.format(sim.loc[a, b])}</td>" for b in sim.columns) + "</tr>"
         for a in sim.index
     )
     return f"<table class='wb-bars'>{header}{rows}</table>"

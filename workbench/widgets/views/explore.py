@@ -17,6 +17,7 @@ from .bulk import BulkTools
 from .card import paper_card, table_rows
 from .common import key_help, view_frame
 from .feedback import FAILED, Act
+from .field import FieldPanel
 from .keys import Keys
 from .mapview import COLOUR_BY, MapPanel
 from .table import PaperTable
@@ -59,6 +60,7 @@ class ExploreView:
         self.frame, self.scatter, self.colour = self.map.frame, self.map.scatter, self.map.colour
         self._build_search()
         actions = self._build_actions()
+        self.field = FieldPanel(s, on_year=lambda ids, what: self.select(ids, what=what))
         self.widget = view_frame([
             W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
             self.names.widget,
@@ -69,6 +71,7 @@ class ExploreView:
                    layout=W.Layout(align_items="center", flex_flow="row wrap")),
             self.map.widget,
             actions,
+            self.field.widget,
         ], self.keys, "explore")
 
     def _title(self) -> str:
@@ -164,6 +167,7 @@ class ExploreView:
                         keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
         self.table.layout.display = "" if n else "none"
         self.bulk.follow(self.selected_what)
+        self.field.show_selection(self.selected)
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
@@ -249,6 +253,7 @@ class ExploreView:
         topics = event in ("topics", "undo", "reload")
         if topics:
             self.title.value = self._title()
+            self.field.render()
         if event == "reviewer":
             self.names.render()
         if event in ("stability", "queue", "reviewer"):

@@ -170,7 +170,7 @@ class ScreenView:
             f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
             + votes_html(card)
-            + relevance
+            + relevance + card.citations
             + f"<div class='wb-abstract'>{card.abstract_html}</div>"
             + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
             + "</div>"

@@ -1,0 +1,34 @@
+"""Seeing the field of a corpus: citation links inside it, topics over time, who and where.
+
+Modules: ``links`` (the citation links among papers, matched by DOI, OpenAlex, Semantic Scholar,
+arXiv and PubMed ids), ``trends`` (papers per topic per year, and the stated trend measure),
+``names`` (one key per author and venue however sources write them), ``summary`` (venues,
+authors and years of a set of papers), ``figures`` (matplotlib figures on the map's palette).
+This stage knows nothing of the store, the review or the faces: the review gives it papers,
+topics and labels.
+"""
+
+from .links import Citations, Links, coupling, link_keys, resolve_links, shared_references
+from .names import author_key, display_names, venue_key
+from .summary import MAX_COAUTHORS, FieldSummary, coauthor_pairs, summarise
+from .trends import NO_YEAR, TREND_MEASURE, OverTime, over_time
+
+__all__ = [
+    "MAX_COAUTHORS",
+    "NO_YEAR",
+    "TREND_MEASURE",
+    "Citations",
+    "FieldSummary",
+    "Links",
+    "OverTime",
+    "author_key",
+    "coauthor_pairs",
+    "coupling",
+    "display_names",
+    "link_keys",
+    "over_time",
+    "resolve_links",
+    "shared_references",
+    "summarise",
+    "venue_key",
+]

@@ -1,0 +1,157 @@
+"""The field's figures (matplotlib, on the map's palette), saved as PNG and SVG.
+
+* :func:`plot_over_time`: papers per topic per year as a stacked area (the ``top`` largest
+  topics in their map colours, the rest as "other topics", the unassigned papers grey), with a
+  bar beside it for the papers without a year, so none is dropped silently;
+* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..palette import OUTLIER_COLOUR, PALETTE, topic_colours
+from .summary import FieldSummary
+from .trends import NO_YEAR, OverTime
+
+__all__ = ["plot_field", "plot_over_time", "save_figure"]
+
+OTHER_COLOUR = "#dddddd"
+
+
+def _pyplot():
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, stem: str | os.PathLike) -> dict[str, Path]:
+    """``<stem>.png`` and ``<stem>.svg`` (text stays text, the same bytes for the same figure);
+    the figure is closed."""
+    import matplotlib
+
+    plt = _pyplot()
+    stem = Path(stem)
+    out = {}
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench-field"}):
+        for ext in ("png", "svg"):
+            path = stem.with_suffix(f".{ext}")
+            fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+            out[ext] = path
+    plt.close(fig)
+    return out
+
+
+def _layers(over: OverTime, labels: Mapping[int, str], top: int):
+    """(name, colour, counts per year) for each band, bottom first."""
+    counts = over.counts
+    years = over.years
+    topics = [t for t in counts.index if t >= 0]
+    largest = sorted(topics, key=lambda t: (-int(counts.loc[t].sum()), t))[:top]
+    colours = topic_colours(topics)
+    bands = [(f"{t}: {labels.get(t, f'Topic {t}')}"[:40], colours[t], counts.loc[t]) for t in largest]
+    rest = [t for t in topics if t not in largest]
+    if rest:
+        bands.append((f"{len(rest)} other topics", OTHER_COLOUR, counts.loc[rest].sum(axis=0)))
+    if -1 in counts.index:
+        bands.append(("Unassigned", OUTLIER_COLOUR, counts.loc[-1]))
+    return years, bands
+
+
+def _first_shown(years: list[int], totals, tail: float = 0.02) -> int:
+    """The first year drawn: where the earliest ``tail`` of the papers with a year ends (a long
+    thin tail of old papers would squeeze the decades that matter)."""
+    cumulative = totals.cumsum() / max(float(totals.sum()), 1.0)
+    return next((y for y in years if cumulative[y] >= tail), years[0]) if years else 0
+
+
+def _no_year_bar(side, bands, no_year: int) -> None:
+    bottom = 0
+    for name, colour, row in bands:
+        side.bar([0], [int(row[NO_YEAR])], bottom=bottom, color=colour, edgecolor="white", linewidth=0.4)
+        bottom += int(row[NO_YEAR])
+    side.set_xticks([0], [NO_YEAR])
+    side.set_title(f"{no_year}", fontsize=9)
+    side.spines[["top", "right"]].set_visible(False)
+    side.set_ylabel("papers", fontsize=8)
+    if not no_year:
+        side.set_yticks([])
+
+
+def plot_over_time(over: OverTime, labels: Mapping[int, str], title: str = "", top: int = 8, shares: bool = False):
+    """The figure (see the module docstring); ``shares``: each year's shares instead of counts."""
+    plt = _pyplot()
+    years, bands = _layers(over, labels, top)
+    fig, (ax, side) = plt.subplots(1, 2, figsize=(10, 4.8), gridspec_kw={"width_ratios": [12, 1]})
+    totals = sum(b[2][years] for b in bands) if bands else None
+    notes = [f"Trend: {over.measure}."]
+    if years and bands:
+        values = [(b[2][years] / totals.where(totals > 0)).fillna(0) * 100 if shares else b[2][years] for b in bands]
+        ax.stackplot(years, *values, colors=[b[1] for b in bands], labels=[b[0] for b in bands],
+                     edgecolor="white", linewidth=0.4)
+        first = _first_shown(years, totals)
+        ax.set_xlim(first, years[-1])
+        before = int(totals[[y for y in years if y < first]].sum())
+        if before:
+            notes.insert(0, f"{before} papers of {years[0]}-{first - 1} lie left of the axis.")
+    ax.set_ylabel("share of the year's papers (%)" if shares else "papers per year")
+    ax.set_xlabel("year")
+    ax.spines[["top", "right"]].set_visible(False)
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.06, 0.0), ncol=3, fontsize=8, frameon=False)
+    ax.set_title(title or "Papers per topic per year", loc="left", fontsize=11)
+    _no_year_bar(side, bands, over.no_year)
+    rows = (len(bands) + 2) // 3
+    fig.text(0.01, -0.04 - 0.045 * rows, " ".join(notes), fontsize=7, color="#555555")
+    return fig
+
+
+def _series(counts: Mapping[int, int]):
+    import pandas as pd
+
+    return pd.Series(counts, dtype=float)
+
+
+def _barh(ax, frame, title: str, colour: str) -> None:
+    names = [n if len(n) <= 45 else n[:44] + "…" for n in frame["name"]][::-1]
+    ax.barh(names, list(frame["papers"])[::-1], color=colour)
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def plot_field(summary: FieldSummary, title: str = "", colour: str = PALETTE[0]):
+    """Papers per year (with those without a year), the top venues and the top authors."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), gridspec_kw={"width_ratios": [4, 3, 3]})
+    years = list(summary.years)
+    ax = axes[0]
+    ax.bar(years, [summary.years[y] for y in years], color=colour, width=0.85)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.tick_params(axis="x", labelsize=8)
+    if years:
+        first = _first_shown(years, _series(summary.years))
+        ax.set_xlim(first - 0.6, (max(years) + 2.6) if summary.no_year else max(years) + 0.6)
+        before = sum(n for y, n in summary.years.items() if y < first)
+        if before:
+            ax.annotate(f"{before} papers before {first} not shown", (0.02, 0.97), xycoords="axes fraction",
+                        fontsize=7, color="#555555", va="top")
+    if summary.no_year:
+        x = (max(years) + 2) if years else 0
+        ax.bar([x], [summary.no_year], color=OUTLIER_COLOUR, width=0.85)
+        ticks = [int(t) for t in ax.get_xticks() if years and first <= t <= max(years)]
+        ax.set_xticks(ticks + [x], [str(t) for t in ticks] + [NO_YEAR])
+    ax.set_title(title or f"{summary.papers} papers per year", loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    _barh(axes[1], summary.venues, f"Top venues ({summary.no_venue} papers without one)", colour)
+    _barh(axes[2], summary.authors, f"Top authors ({summary.no_authors} papers without any)", colour)
+    fig.tight_layout()
+    return fig

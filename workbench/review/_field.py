@@ -1,0 +1,118 @@
+"""The :class:`~workbench.review.Review` methods of seeing the field: the citation links inside
+the review, topics over time, and who and where (venues, authors, years).
+
+Everything reads the topics as they are now (``Review.labels`` and ``topic_labels()``, after
+renames, merges, moves and undo; a review showing themes gives the themes), so the figures
+follow the edits. The work is done by :mod:`workbench.field`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import field
+
+__all__ = ["FieldReview", "write_field_figures"]
+
+
+class FieldReview:
+    """Citations inside the review, topics over time, and who and where."""
+
+    def links(self) -> field.Links:
+        """The citation links among the review's papers (computed once per Review):
+        ``.pairs`` of (citing id, cited id), ``.references`` (works the sources name),
+        ``.resolved`` (those inside the review), ``.of(id)``, ``.times_cited()``."""
+        cached = getattr(self, "_field_links", None)
+        if cached is None or cached[0] is not self.papers:
+            cached = (self.papers, field.resolve_links(self.papers))
+            self._field_links = cached
+        return cached[1]
+
+    def citations(self, paper_id: str) -> field.Citations:
+        """Which papers of this review ``paper_id`` cites and which cite it (``.describe()``:
+        "cites N / cited by M in this review")."""
+        self.row(paper_id)  # an unknown id is an error naming the review
+        return self.links().of(paper_id)
+
+    def coupling(self, ids: Sequence[str]):
+        """Bibliographic coupling of ``ids``: a DataFrame (rows and columns: the ids) of the
+        cited works each pair has in common (the diagonal: the works each cites), from the
+        references their sources carry."""
+        import pandas as pd
+
+        ids = list(ids)
+        return pd.DataFrame(field.coupling([self.paper(i) for i in ids], self.papers), index=ids, columns=ids)
+
+    def links_frame(self):
+        """One row per link: citing, cited (ids), their titles and their topics now."""
+        import pandas as pd
+
+        labels = self.labels
+        rows = [{"citing": a, "cited": b, "citing_title": self.paper(a).title, "cited_title": self.paper(b).title,
+                 "citing_topic": int(labels[self.row(a)]), "cited_topic": int(labels[self.row(b)])}
+                for a, b in self.links().pairs]
+        return pd.DataFrame(rows, columns=["citing", "cited", "citing_title", "cited_title",
+                                           "citing_topic", "cited_topic"])
+
+    def most_cited(self, n: int = 5) -> dict[int, list[tuple[str, int]]]:
+        """Per topic (now), its ``n`` papers most cited by other papers of the review:
+        ``{topic: [(id, times cited), ...]}``, most cited first (ties in map order); papers
+        nobody in the review cites are left out, and so are topics without any."""
+        counts = self.links().times_cited()
+        out: dict[int, list[tuple[str, int]]] = {}
+        for pid in sorted(counts, key=lambda i: (-counts[i], self.row(i))):
+            topic = int(self.labels[self.row(pid)])
+            if len(out.setdefault(topic, [])) < n:
+                out[topic].append((pid, counts[pid]))
+        return out
+
+    def over_time(self, window: int = 10) -> field.OverTime:
+        """Papers per topic (now) per year, shares and trends (see :mod:`workbench.field.trends`:
+        the slope of each topic's share over the last ``window`` years)."""
+        return field.over_time([p.year for p in self.papers], self.labels, self.topic_labels(), window)
+
+    def field_summary(self, ids: Sequence[str] | None = None, top: int | None = 10, topic: int | None = None):
+        """Venues, authors (names normalised) and years of the papers ``ids`` (default: all), or
+        of the papers of ``topic`` (now): a :class:`workbench.field.FieldSummary`."""
+        if topic is not None:
+            rows = [i for i, t in enumerate(self.labels) if int(t) == int(topic)]
+        elif ids is not None:
+            rows = self.rows(ids)
+        else:
+            rows = range(len(self.papers))
+        return field.summarise([self.papers[i] for i in rows], top)
+
+    def over_time_figure(self, shares: bool = False, top: int = 8, title: str = ""):
+        """The topics-over-time figure (a matplotlib Figure): papers per topic per year as a
+        stacked area, the ``top`` largest topics in their map colours, a bar for the papers
+        without a year; ``shares``: each year's shares instead of counts."""
+        from ..field.figures import plot_over_time
+
+        return plot_over_time(self.over_time(), self.topic_labels(), title, top=top, shares=shares)
+
+    def field_figure(self, ids: Sequence[str] | None = None, title: str = ""):
+        """Papers per year, top venues and top authors of ``ids`` (default: all) as a Figure."""
+        from ..field.figures import plot_field
+
+        return plot_field(self.field_summary(ids), title)
+
+    def ids_in_year(self, year: int | None) -> list[str]:
+        """The ids of the papers of ``year`` (None: those without a year), in map order (what a
+        click on a year selects)."""
+        return [p.id for p in self.papers if p.year == year]
+
+
+def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> dict[str, Path]:
+    """``over_time.png``/``.svg`` and ``field.png``/``.svg`` into ``folder``; returns the paths
+    by name (``over_time_png``, ...)."""
+    from ..field.figures import save_figure
+
+    folder = Path(folder)
+    out = {}
+    fig = review.over_time_figure(title=title)
+    out.update({f"over_time_{k}": v for k, v in save_figure(fig, folder / "over_time").items()})
+    fig = review.field_figure()
+    out.update({f"field_{k}": v for k, v in save_figure(fig, folder / "field").items()})
+    return out
