@@ -187,7 +187,7 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
 
 
 def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
-         reviewer: str | None = None, sources: list[dict] | None = None) -> SaveReport:
+         reviewer: str | None = None, sources: list[dict] | None = None, then=None) -> SaveReport:
     """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
 
     1. the new files go into a generation folder beside the current one (nothing else changes);
@@ -196,6 +196,7 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
     3. after it, the top-level map.html and old generations are tidied (failures there are
        warnings: everything is saved by then).
     A failure in 1 or 2 leaves the review as it was, and the error says that nothing was saved.
+    ``then(store)``: more changes made in the same transaction (an update tags its new papers).
     """
     from ..store import Store
 
@@ -216,6 +217,8 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
                 if sources is not None:
                     store.record_sources(sources)
                 topic_report, edited = _record_topics(review, store)
+                if then is not None:
+                    then(store)
                 store.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
             files.discard(final)

@@ -1,0 +1,40 @@
+"""A living review's methods of :class:`Review`: updating with a new search, the new papers.
+
+The work is in :mod:`._update`; this is the face of it on the review object.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping, Sequence
+
+__all__ = ["LivingReview"]
+
+
+class LivingReview:
+    """Updating a review with a new search and listing what it brought (see :mod:`._update`)."""
+
+    def update(self, sources: Sequence[str | os.PathLike] | str, provenance: Mapping[str, Mapping] | None = None,
+               **params):
+        """Add the records of a new search without refitting: duplicates of the review's papers
+        merge into them (decisions, tags and notes stay), new papers are placed into the map and
+        topics as they are and tagged "new since <date>". Returns the updated review (this one
+        is left as it was); its ``update_report`` says what was new and what was a duplicate."""
+        from ._update import update
+
+        return update(self.path, sources, provenance, **params)
+
+    def new_papers(self, since: str | None = None, *, unscreened: bool = False) -> list[str]:
+        """Ids of the papers updates brought (tagged ``new since <date>``), in map order; ``since``
+        (YYYY-MM-DD): only those of updates on or after that date; ``unscreened``: only those
+        nobody has decided on yet (the update's screening queue)."""
+        from ._update import NEW_SINCE
+
+        with self.store() as store:
+            tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
+            tags = [t for t in tags if since is None or t[len(NEW_SINCE):] >= since]
+            ids = {pid for t in tags for pid in store.papers_tagged(t)}
+            if unscreened and ids:
+                summary = store.summary()
+                ids = {pid for pid in ids if not summary.get(pid, {}).get("decision")}
+        return [p.id for p in self.papers if p.id in ids]
