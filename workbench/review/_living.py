@@ -22,7 +22,7 @@ class LivingReview:
         is left as it was); its ``update_report`` says what was new and what was a duplicate."""
         from ._update import update
 
-        return update(self.path, sources, provenance, **params)
+        return update(sources, self.path, provenance, **params)
 
     def new_papers(self, since: str | None = None, *, unscreened: bool = False) -> list[str]:
         """Ids of the papers updates brought (tagged ``new since <date>``), in map order; ``since``

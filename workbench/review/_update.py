@@ -39,7 +39,7 @@ from ..layout import place_by_neighbours
 from ..readers import read_sources
 from ..records import Paper
 from . import _provenance
-from ._build import save
+from ._build import DEFAULT_REVIEW, save
 from ._open import open_review
 from ._reuse import BuildCache, digest
 from ._text import document_text
@@ -215,7 +215,7 @@ def _updated_review(review, kept, fresh, placed, entry: dict):
                   embedder=review.embedder())
 
 
-def update(review: str | os.PathLike, sources: Sequence[str | os.PathLike] | str,
+def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike = DEFAULT_REVIEW,
            provenance: Mapping[str, Mapping] | None = None, *, input_format: str | None = None,
            reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None):
     """Add the records of ``sources`` (a new search) to the built review in ``review`` without
