@@ -20,6 +20,7 @@ from typing import Mapping, Sequence
 
 from .. import folder as files
 from .._version import __version__
+from ..dedupe import absorb
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
 from ..fsutil import atomic_write_text
@@ -31,7 +32,7 @@ from ..topics import TopicModel
 from ..topics.results import RESULTS_VERSION, load_results
 from . import _provenance
 from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
-from ._review import CACHE_FILE, Review
+from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
 
 __all__ = ["DEFAULT_REVIEW", "FORMAT_VERSION", "BuildReport", "SaveReport", "build", "save"]
@@ -112,7 +113,10 @@ def build(
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+    apart, merged = _verdicts(path)
+    papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
+                                  apart=apart)
+    papers = _same_papers_merged(papers, merged)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -143,6 +147,30 @@ def build(
     result.last_save = saved
     result.build_report = BuildReport(read=report, save=saved, reused=_reused(report, embed_stats, cache))
     return result
+
+
+def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:
+    """What people said of duplicates in this review's store: the pairs kept apart, and the
+    papers merged into others (see ``Store.settle_duplicates``)."""
+    from ..store import Store
+
+    if not (path / STORE_FILE).exists():
+        return frozenset(), {}
+    with Store.open(path, create=False) as store:
+        return frozenset(store.apart_pairs()), store.merged_into()
+
+
+def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
+    """``papers`` with each one a person called the same as another absorbed into that one."""
+    where = {p.id: i for i, p in enumerate(papers)}
+    gone = {where[m] for m, kept in merged.items() if m in where and kept in where}
+    if not gone:
+        return papers
+    out = list(papers)
+    for m, kept in merged.items():
+        if m in where and kept in where:
+            out[where[kept]] = absorb(out[where[kept]], [papers[where[m]]])
+    return [p for i, p in enumerate(out) if i not in gone]
 
 
 def _cache_keys(report, X, texts, emb, params: dict) -> dict:

@@ -33,7 +33,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..dedupe import DEFAULT_THRESHOLD, find_duplicates
+from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
 from ..layout import place_by_neighbours
 from ..readers import read_sources
@@ -61,6 +61,7 @@ class DuplicateFound:
     paper: str  # the review's paper id it joined
     title: str  # that paper's title
     reason: str  # the dedupe rule that matched ("same DOI 10.1/x", "titles 97% alike, same year 2020")
+    record_id: str = ""  # the record's own id (what to name in a "different" verdict)
 
 
 @dataclass(frozen=True)
@@ -121,18 +122,6 @@ def match_existing(old: Sequence[Paper], new: Sequence[Paper], threshold: float 
     return out, refused
 
 
-def _absorb(paper: Paper, records: list[Paper]) -> Paper:
-    """``paper`` with the new records' sources and ids (as aliases) and identifiers it lacked;
-    its id, title, text and everything people know it by stay."""
-    ids = {k: getattr(paper, k) or next((getattr(r, k) for r in records if getattr(r, k)), None)
-           for k in ("doi", "arxiv_id", "pmid")}
-    sources = tuple(dict.fromkeys([*(paper.sources or (paper.source,)),
-                                   *(s for r in records for s in (r.sources or (r.source,)))]))
-    aliases = tuple(dict.fromkeys(a for a in (*paper.aliases, *(i for r in records for i in (r.id, *r.aliases)))
-                                  if a != paper.id))
-    return paper.replace(sources=sources, aliases=aliases, **ids)
-
-
 class _KeptModel:
     """The previous generation's fitted topic model, linked into the new one (nothing refitted)."""
 
@@ -167,40 +156,68 @@ def _file_of(record: str) -> str:
     return record.rpartition(":")[0] or record
 
 
+@dataclass(frozen=True)
+class _Base:
+    """The review's papers as an update starts from: those a person merged away ("same paper")
+    absorbed into the paper they joined, each with its topic, fine topic, place and embedding."""
+
+    papers: list
+    labels: np.ndarray
+    fine: np.ndarray | None
+    coords: np.ndarray
+    reduced: np.ndarray | None
+    X: np.ndarray
+
+
+def _base(review, merged: dict[str, str]) -> _Base:
+    ids = {p.id for p in review.papers}
+    drop = [i for i, p in enumerate(review.papers) if merged.get(p.id) in ids]
+    keep = np.array([i for i in range(len(review.papers)) if i not in set(drop)], dtype=int)
+    papers = [review.papers[i] for i in keep]
+    where = {p.id: k for k, p in enumerate(papers)}
+    for i in drop:
+        k = where.get(merged[review.papers[i].id])
+        if k is not None:
+            papers[k] = absorb(papers[k], [review.papers[i]])
+    fine, reduced = review.fine_labels, review.reduced
+    return _Base(papers, review.model_labels[keep], None if fine is None else fine[keep], review.coords[keep],
+                 None if reduced is None else np.asarray(reduced)[keep], review.embeddings()[keep])
+
+
 def _merge(review, papers, matches) -> tuple[list[Paper], list[Paper], list[DuplicateFound]]:
     """The review's papers with the duplicates absorbed, the new papers, and what joined what."""
     joined: dict[int, list[Paper]] = {}
     found = []
     for j, (i, reason) in sorted(matches.items()):
         joined.setdefault(i, []).append(papers[j])
-        old = review.papers[i]
-        found.append(DuplicateFound(papers[j].source, old.id, old.title, reason))
-    kept = [(_absorb(p, joined[i]) if i in joined else p) for i, p in enumerate(review.papers)]
+        old = review.papers[i]  # review: the _Base
+        found.append(DuplicateFound(papers[j].source, old.id, old.title, reason, papers[j].id))
+    kept = [(absorb(p, joined[i]) if i in joined else p) for i, p in enumerate(review.papers)]
     fresh = [p for j, p in enumerate(papers) if j not in matches]
     return kept, fresh, found
 
 
-def _placed(review, fresh: list[Paper]):
+def _placed(review, base: _Base, fresh: list[Paper]):
     """The new papers' embeddings, map positions, 5-d space, topics and fine topics."""
-    X_old = review.embeddings()
+    X_old = base.X
     X_new = review.embed_texts([document_text(p) for p in fresh]) if fresh else np.zeros((0, X_old.shape[1]))
-    fine = review.fine_labels if review.fine_labels is not None else review.model_labels
-    space = review.coords if review.reduced is None else np.hstack([review.coords, review.reduced])
+    fine = base.fine if base.fine is not None else base.labels
+    space = base.coords if base.reduced is None else np.hstack([base.coords, base.reduced])
     if not fresh:
-        return X_new, space[:0], review.model_labels[:0], fine[:0]
-    where, (labels, fine_new) = place_by_neighbours(X_new, X_old, space, [review.model_labels, fine], k=NEIGHBOURS)
+        return X_new, space[:0], base.labels[:0], fine[:0]
+    where, (labels, fine_new) = place_by_neighbours(X_new, X_old, space, [base.labels, fine], k=NEIGHBOURS)
     return X_new, where, labels, fine_new
 
 
-def _updated_review(review, kept, fresh, placed, entry: dict):
+def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
     """The review with the new papers appended: the old papers' rows exactly as they were."""
     from ._review import Review
 
     X_new, where, labels, fine = placed
-    all_labels = np.concatenate([review.model_labels, labels]).astype(int)
-    coords = np.vstack([review.coords, where[:, :2]])
-    reduced = None if review.reduced is None else np.vstack([review.reduced, where[:, 2:]]).astype(np.float32)
-    fine_all = None if review.fine_labels is None else np.concatenate([review.fine_labels, fine]).astype(int)
+    all_labels = np.concatenate([base.labels, labels]).astype(int)
+    coords = np.vstack([base.coords, where[:, :2]])
+    reduced = None if base.reduced is None else np.vstack([base.reduced, where[:, 2:]]).astype(np.float32)
+    fine_all = None if base.fine is None else np.concatenate([base.fine, fine]).astype(int)
     topics = review.model_topics.copy()
     sizes = np.bincount(all_labels - all_labels.min())
     topics["size"] = [int(sizes[t - all_labels.min()]) if 0 <= t - all_labels.min() < len(sizes) else 0
@@ -211,7 +228,7 @@ def _updated_review(review, kept, fresh, placed, entry: dict):
     manifest.update(cache_keys=keys, n_papers=len(kept) + len(fresh),
                     updates=[*manifest.get("updates", []), {k: v for k, v in entry.items() if k != "key"}])
     return Review(review.path, manifest, kept + fresh, topics, all_labels, coords, reduced, fine_all,
-                  generation=review.generation, embeddings=np.vstack([review.embeddings(), X_new]),
+                  generation=review.generation, embeddings=np.vstack([base.X, X_new]),
                   embedder=review.embedder())
 
 
@@ -231,21 +248,21 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
                                   cache=BuildCache(old.path).folder / "records")
     with old.store() as store:
-        apart: set[frozenset] = set()  # TODO verdicts
-        known_sources = store.sources()
-    matches, refused = match_existing(old.papers, papers, threshold, apart)
-    kept, fresh, found = _merge(old, papers, matches)
+        apart, merged, known_sources = store.apart_pairs(), store.merged_into(), store.sources()
+    base = _base(old, merged)
+    matches, refused = match_existing(base.papers, papers, threshold, apart)
+    kept, fresh, found = _merge(base, papers, matches)
     merged_by_file: dict[str, int] = {}
     for d in found:
         merged_by_file[_file_of(d.record)] = merged_by_file.get(_file_of(d.record), 0) + 1
     rows, new_paths = _source_rows(report, provenance, known_sources, merged_by_file)
     t_read = time.perf_counter() - t0
-    placed = _placed(old, fresh)
+    placed = _placed(old, base, fresh)
     since = today or datetime.now(timezone.utc).date().isoformat()
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
              "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD, "key": report.cache_key}
-    updated = _updated_review(old, kept, fresh, placed, entry)
+    updated = _updated_review(old, base, kept, fresh, placed, entry)
     t_place = time.perf_counter() - t0 - t_read
 
     def mark_new(store) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 
 from ..records import TITLE_ABSTRACT
 from . import _settings as settings_log
-from . import _sources, _stages
+from . import _sources, _stages, _verdicts
 from ._errors import AnnotationInputError
 from ._guard import guarded, writes
 from ._reports import ExclusionReason, Final, Source
@@ -150,3 +150,28 @@ class TeamStore:
         searched in (``name``, ``kind``), the ``query`` and the date ``searched_on``."""
         return _sources.set_provenance(self._conn, self.reviewer, path, name=name, kind=kind, query=query,
                                        searched_on=searched_on)
+
+    # ------------------------------------------------------------------ duplicates a person settled
+    @writes
+    def settle_duplicates(self, first: str, second: str, verdict: str):
+        """Say whether two papers are the ``"same"`` (``second`` merges into ``first``: its
+        annotations follow, it leaves the corpus; one :meth:`undo` takes it back) or
+        ``"different"`` (kept apart by every later update). See ``_verdicts``."""
+        self._check_reviewer()
+        a, b = self._ids(first)[0], self._ids(second)[0]
+        return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict)
+
+    @guarded
+    def duplicate_verdicts(self):
+        """Every :class:`~._reports.DuplicateVerdict`, oldest first."""
+        return _verdicts.verdicts(self._conn)
+
+    @guarded
+    def apart_pairs(self) -> set[frozenset]:
+        """Pairs of paper ids a person said are different papers."""
+        return _verdicts.apart_pairs(self._conn)
+
+    @guarded
+    def merged_into(self) -> dict[str, str]:
+        """``{merged id: kept id}`` of the "same paper" verdicts."""
+        return _verdicts.merged_into(self._conn)
