@@ -38,3 +38,22 @@ class LivingReview:
                 summary = store.summary()
                 ids = {pid for pid in ids if not summary.get(pid, {}).get("decision")}
         return [p.id for p in self.papers if p.id in ids]
+
+    def duplicate_candidates(self, low: float | None = None) -> list:
+        """Pairs of papers that may be one paper (titles alike, kept apart by the rules), that
+        nobody has settled yet, most alike first (:class:`DuplicateCandidate`); settle each with
+        :meth:`settle_duplicates`."""
+        from ._duplicates import LOW, candidates
+
+        with self.store() as store:
+            settled = {frozenset((v.paper_a, v.paper_b)) for v in store.duplicate_verdicts()}
+            merged = store.merged_into()
+        papers = [p for p in self.papers if p.id not in merged]
+        return candidates(papers, settled, LOW if low is None else low)
+
+    def settle_duplicates(self, first: str, second: str, verdict: str, reviewer: str | None = None):
+        """``"same"``: ``second`` is merged into ``first`` (its tags, notes and decisions follow at
+        once; it leaves the map at the next update or rebuild; one ``undo`` takes it all back).
+        ``"different"``: kept apart by every later update and rebuild."""
+        with self.store(reviewer) as store:
+            return store.settle_duplicates(first, second, verdict)

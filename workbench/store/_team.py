@@ -24,7 +24,8 @@ from collections.abc import Iterable, Mapping
 from ..records import TITLE_ABSTRACT
 from . import _settings as settings_log
 from . import _sources, _stages, _verdicts
-from ._errors import AnnotationInputError
+from ._errors import AnnotationInputError, UnknownPaperError
+from ._papers import ID_RE
 from ._guard import guarded, writes
 from ._reports import ExclusionReason, Final, Source
 
@@ -158,8 +159,18 @@ class TeamStore:
         annotations follow, it leaves the corpus; one :meth:`undo` takes it back) or
         ``"different"`` (kept apart by every later update). See ``_verdicts``."""
         self._check_reviewer()
-        a, b = self._ids(first)[0], self._ids(second)[0]
+        a, b = (self._known_or_record(x, verdict) for x in (first, second))
         return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict)
+
+    def _known_or_record(self, value: str, verdict: str) -> str:
+        """A paper's id; for "different", also a record's full id the review keeps only as an
+        alias (a record an update merged into a paper, as the update report names it)."""
+        try:
+            return self._ids(value)[0]
+        except UnknownPaperError:
+            if verdict != "different" or not isinstance(value, str) or not ID_RE.fullmatch(value):
+                raise
+            return value
 
     @guarded
     def duplicate_verdicts(self):
