@@ -24,19 +24,21 @@ class LivingReview:
 
         return update(sources, self.path, provenance, **params)
 
-    def new_papers(self, since: str | None = None, *, unscreened: bool = False) -> list[str]:
+    def new_papers(self, since: str | None = None, *, unscreened: bool = False,
+                   reviewer: str | None = None) -> list[str]:
         """Ids of the papers updates brought (tagged ``new since <date>``), in map order; ``since``
         (YYYY-MM-DD): only those of updates on or after that date; ``unscreened``: only those
-        nobody has decided on yet (the update's screening queue)."""
-        from ._update import NEW_SINCE
+        ``reviewer`` (default: the store's) has no decision on, nor a final one (the queue)."""
+        from ._update import NEW_SINCE, UPDATE_REVIEWER
 
-        with self.store() as store:
+        with self.store(UPDATE_REVIEWER) as store:  # the tags are the update's own, blind mode or not
             tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
             tags = [t for t in tags if since is None or t[len(NEW_SINCE):] >= since]
             ids = {pid for t in tags for pid in store.papers_tagged(t)}
-            if unscreened and ids:
+        if unscreened and ids:
+            with self.store(reviewer) as store:
                 summary = store.summary()
-                ids = {pid for pid in ids if not summary.get(pid, {}).get("decision")}
+            ids = {pid for pid in ids if not summary.get(pid, {}).get("decision")}
         return [p.id for p in self.papers if p.id in ids]
 
     def duplicate_candidates(self, low: float | None = None) -> list:
