@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -123,6 +124,7 @@ def run(args) -> dict:
     common_old = [p.id for p in half.papers if p.id in full_topic]
     old_topic = dict(zip((p.id for p in half.papers), half.labels.tolist()))
     after_rebuild = annotations(full.path)
+    shutil.rmtree(work, ignore_errors=True)
     return {
         "papers": (n_old, n_b, len(full.papers)), "half build s": t_half, "update s": t_update,
         "rebuild s": t_full, "ratio": t_update / t_full, "update stages": updated.update_report.seconds,
