@@ -129,6 +129,28 @@ def test_tfidf_is_built_once_and_the_ranker_refits_only_after_a_decision(review)
     assert names(review, review.rank(next=1, model="svm-tfidf")) == ["B"]
 
 
+def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(review, monkeypatch):
+    from workbench.screening import Features
+
+    start(review)
+    first = review.rank(next=6, model="svm-tfidf")
+    entries = list((review.path / "cache" / "screening-tfidf").iterdir())
+    assert len(entries) == 1 and {f.name for f in entries[0].iterdir()} == {"tfidf.npz", "terms.txt"}
+    built = []
+    monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, texts, **kw: built.append(len(texts))))
+    again = workbench.open_review(review.path)  # a new kernel: the copy on disk, nothing built
+    second = again.rank(next=6, model="svm-tfidf")
+    assert built == [] and second.ids == first.ids and [p.score for p in second] == [p.score for p in first]
+    assert list(again.ranker(model="svm-tfidf").features_.terms) == list(review.ranker(model="svm-tfidf").features_.terms)
+    monkeypatch.undo()
+    (entries[0] / "tfidf.npz").write_bytes(b"damaged")  # a damaged copy is built again, not an error
+    assert workbench.open_review(review.path).rank(next=6, model="svm-tfidf").ids == first.ids
+    changed = workbench.open_review(review.path)
+    monkeypatch.setattr(type(changed), "texts", lambda self: [t + " drought" for t in [p.abstract for p in self.papers]])
+    changed.rank(next=6, model="svm-tfidf")  # other texts: another key, the old entry replaced
+    assert [e.name for e in (review.path / "cache" / "screening-tfidf").iterdir()] != [entries[0].name]
+
+
 def test_ranking_never_writes_a_decision(review):
     start(review)
     with review.store() as store:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -114,8 +115,7 @@ def build(
     timings: dict[str, float] = {}
     t = time.perf_counter()
     apart, merged = _verdicts(path)
-    papers, report = read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
-                                  apart=apart)
+    papers, report = _read(sources, input_format, path, cache, apart)
     papers = _same_papers_merged(papers, merged)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
@@ -171,6 +171,19 @@ def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
         if m in where and kept in where:
             out[where[kept]] = absorb(out[where[kept]], [papers[where[m]]])
     return [p for i, p in enumerate(out) if i not in gone]
+
+
+def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset()):
+    """read_sources through the review's record cache (pairs ``apart`` never merged); when
+    reading fails, no folder is left behind that only the record cache made."""
+    existed = path.exists()
+    try:
+        return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
+                            apart=apart)
+    except WorkbenchError:
+        if not existed:
+            shutil.rmtree(path, ignore_errors=True)
+        raise
 
 
 def _cache_keys(report, X, texts, emb, params: dict) -> dict:

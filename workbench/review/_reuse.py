@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .._version import __version__
+from ..fsutil import default_file_mode
 
 __all__ = ["KEEP", "BuildCache", "digest"]
 
@@ -104,6 +105,7 @@ class BuildCache:
         tmp = entry.parent / f".{entry.name}.tmp{os.getpid()}.{secrets.token_hex(3)}"
         try:
             write(tmp)
+            _umask_modes(tmp)
             if entry.exists():  # another build kept the same results meanwhile
                 shutil.rmtree(entry, ignore_errors=True)
             tmp.rename(entry)
@@ -118,12 +120,21 @@ class BuildCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write(tmp)
+            _umask_modes(tmp)
             os.replace(tmp, path)
             _prune(path.parent, keep=path.name)
         except OSError:
             pass
         finally:
             tmp.unlink(missing_ok=True)
+
+
+def _umask_modes(path: Path) -> None:
+    """Files as the user's umask makes them (a team's folder: group-writable), not the 0600
+    that libraries (safetensors) and temporary files give."""
+    mode = default_file_mode()
+    for file in [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]:
+        os.chmod(file, mode)
 
 
 def _touch(path: Path) -> None:

@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..records import TITLE_ABSTRACT
 from ..screening import MODELS, Features, Ranker, get_model
 from ..store import ScreeningRecord
+from ._tfidf_cache import load_or_build
 
 __all__ = ["RELEVANT", "SCREENING_MODELS", "Decided", "RankedPaper", "Ranking", "ScreeningCache", "decide",
            "final_decisions", "rank", "ranker", "training_records"]
@@ -164,8 +165,8 @@ class ScreeningCache:
         self.fitted: tuple | None = None
 
     def features(self, review, model: str | None) -> Features:
-        if self.tfidf is None:
-            self.tfidf = Features.from_texts(review.texts())
+        if self.tfidf is None:  # built once per review and kept on disk for the next kernel
+            self.tfidf = load_or_build(getattr(review, "path", None), review.texts())
         if model is not None and get_model(model).features == "tfidf":
             return self.tfidf
         if self.both is None:
