@@ -120,7 +120,7 @@ def place_by_neighbours(new, old, coords, labels=(), k: int = 10, chunk: int = 2
     for start in range(0, len(new), chunk):
         block = new[start:start + chunk]
         sims = (block / np.maximum(np.linalg.norm(block, axis=1, keepdims=True), 1e-12)) @ unit_old.T
-        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        nearest = np.argpartition(sims, -k, axis=1)[:, -k:]  # the k most similar (no negated copy)
         weights = np.maximum(np.take_along_axis(sims, nearest, axis=1), 0.0) + 1e-6
         weights /= weights.sum(axis=1, keepdims=True)
         placed[start:start + len(block)] = np.einsum("nk,nkd->nd", weights, coords[nearest])
