@@ -18,11 +18,13 @@ from .errors import (
 from ._version import __version__
 from .readers import read_file, read_sources
 from .records import Paper, papers_to_frame
-from .review import BuildReport, Review, SaveReport, build, open_or_build, open_review
+from .review import BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, update
 
 __all__ = [
     "__version__",
     "build",
+    "update",
+    "UpdateReport",
     "open_review",
     "open_or_build",
     "Review",

@@ -49,6 +49,7 @@ __all__ = [
     "Duplicates",
     "Merge",
     "PaperKeys",
+    "absorb",
     "deduplicate",
     "find_duplicates",
     "first_author_key",
@@ -95,8 +96,15 @@ def first_author_key(paper: Paper) -> str:
 class _Clusters:
     """Union-find over record indices that also tracks each cluster's identifiers."""
 
-    def __init__(self, papers: list[Paper]):
+    def __init__(self, papers: list[Paper], apart: frozenset = frozenset()):
         self.parent = list(range(len(papers)))
+        # ids a person said are different papers (pairs): a union never joins the two
+        self.apart: dict[str, set[str]] = defaultdict(set)
+        for pair in apart:
+            a, b = tuple(pair)
+            self.apart[a].add(b)
+            self.apart[b].add(a)
+        self.names = [{p.id, *p.aliases} & self.apart.keys() for p in papers] if apart else None
         self.ids = [
             {k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
             for p in papers
@@ -116,13 +124,18 @@ class _Clusters:
                 return kind
         return None
 
+    def _kept_apart(self, a: int, b: int) -> bool:
+        return self.names is not None and any(self.apart[x] & self.names[b] for x in self.names[a])
+
     def union(self, i: int, j: int, reason: str, check: bool = False) -> bool:
         a, b = self.find(i), self.find(j)
-        if a == b or (check and self.conflict(a, b)):
+        if a == b or (check and self.conflict(a, b)) or self._kept_apart(a, b):
             return False
         if b < a:
             a, b = b, a
         self.parent[b] = a
+        if self.names is not None:
+            self.names[a] |= self.names[b]
         for kind, values in self.ids[b].items():
             self.ids[a].setdefault(kind, set()).update(values)
         self.edges.append((i, j, reason))
@@ -262,9 +275,11 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
     return comparisons
 
 
-def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True) -> Duplicates:
-    """Clusters of duplicate records (indices into ``papers``, each in reading order)."""
-    clusters = _Clusters(papers)
+def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,
+                    apart: frozenset = frozenset()) -> Duplicates:
+    """Clusters of duplicate records (indices into ``papers``, each in reading order); ``apart``:
+    pairs (frozensets) of ids a person said are different papers, never joined by any rule."""
+    clusters = _Clusters(papers, apart)
     keys = [paper_keys(p) for p in papers]
     titles = [k.title for k in keys]
     _exact(papers, clusters, keys)
@@ -333,6 +348,19 @@ def merge_papers(members: list[Paper]) -> Paper:
         label="include" if "include" in labels else ("exclude" if labels else None),
         sources=sources,
     )
+
+
+def absorb(paper: Paper, records: list[Paper]) -> Paper:
+    """``paper`` joined by ``records`` found to be the same paper later (an update, a person's
+    verdict): their sources and ids (as aliases) and identifiers it lacked; its id, title, text
+    and everything people know it by stay."""
+    ids = {k: getattr(paper, k) or next((getattr(r, k) for r in records if getattr(r, k)), None)
+           for k in ("doi", "arxiv_id", "pmid")}
+    sources = tuple(dict.fromkeys([*(paper.sources or (paper.source,)),
+                                   *(s for r in records for s in (r.sources or (r.source,)))]))
+    aliases = tuple(dict.fromkeys(a for a in (*paper.aliases, *(i for r in records for i in (r.id, *r.aliases)))
+                                  if a != paper.id))
+    return paper.replace(sources=sources, aliases=aliases, **ids)
 
 
 def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,

@@ -94,3 +94,47 @@ def _scale(coords: np.ndarray) -> np.ndarray:
     centred = coords - coords.mean(axis=0)
     span = np.abs(centred).max()
     return np.round(centred / span * 10.0, 5) if span > 0 else centred
+
+
+def place_by_neighbours(new, old, coords, labels=(), k: int = 10, chunk: int = 2048):
+    """Place papers into a fitted map without refitting: each new paper at the similarity-weighted
+    mean of its ``k`` most similar old papers' ``coords`` (cosine of the embeddings), and in the
+    weighted majority of their values in each array of ``labels`` (topics, fine topics).
+
+    ``coords`` may be any per-paper float array (the 2-d map, the 5-d clustering space). Returns
+    ``(coords of the new papers, [labels of the new papers per array])``; the old papers'
+    values are never touched. k-nearest neighbours stand in for UMAP's ``transform`` (which does
+    the same on its fuzzy graph) because the review keeps no fitted UMAP.
+    """
+    new = np.asarray(new, dtype=np.float32)
+    old = np.asarray(old, dtype=np.float32)
+    if old.ndim != 2 or len(old) == 0 or new.ndim != 2 or new.shape[1] != old.shape[1]:
+        raise InputError(f"embeddings of shapes {new.shape} (new) and {old.shape} (old); expected "
+                         "(papers, dims) matrices with the same dims and at least one old paper")
+    coords = np.asarray(coords, dtype=np.float64)
+    labels = [np.asarray(a) for a in labels]
+    k = max(1, min(k, len(old)))
+    unit_old = old / np.maximum(np.linalg.norm(old, axis=1, keepdims=True), 1e-12)
+    placed = np.zeros((len(new), coords.shape[1]))
+    voted = [np.zeros(len(new), dtype=a.dtype) for a in labels]
+    for start in range(0, len(new), chunk):
+        block = new[start:start + chunk]
+        sims = (block / np.maximum(np.linalg.norm(block, axis=1, keepdims=True), 1e-12)) @ unit_old.T
+        nearest = np.argpartition(sims, -k, axis=1)[:, -k:]  # the k most similar (no negated copy)
+        weights = np.maximum(np.take_along_axis(sims, nearest, axis=1), 0.0) + 1e-6
+        weights /= weights.sum(axis=1, keepdims=True)
+        placed[start:start + len(block)] = np.einsum("nk,nkd->nd", weights, coords[nearest])
+        for out, values in zip(voted, labels):
+            out[start:start + len(block)] = _weighted_vote(values[nearest], weights)
+    return placed, voted
+
+
+def _weighted_vote(candidates: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row, the value of ``candidates`` with the largest summed weight (ties: the nearest's)."""
+    out = np.empty(len(candidates), dtype=candidates.dtype)
+    for i, (row, w) in enumerate(zip(candidates, weights)):
+        values, inverse = np.unique(row, return_inverse=True)
+        totals = np.bincount(inverse, weights=w)
+        best = np.flatnonzero(totals == totals.max())
+        out[i] = values[best[0]] if len(best) == 1 else row[np.argmax(w * np.isin(row, values[best]))]
+    return out

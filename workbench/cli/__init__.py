@@ -8,6 +8,7 @@ escaped (:func:`workbench.terminal.visible`); ``--format csv|json`` output is th
 One module per group of commands, each with a ``register(subparsers)``:
 
 - :mod:`.build`: build, papers, topics, notebooks;
+- :mod:`.update`: update (a new search added to a built review, without refitting);
 - :mod:`.read`: read (read, clean and deduplicate, no embedding);
 - :mod:`.annotate`: tag, untag, note, decide, rename-tag, rename-topic;
 - :mod:`.screen`: rank, simulate, stopping (the ranked queue and when to stop);
@@ -31,13 +32,13 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import WorkbenchError
 from ..terminal import visible
-from . import annotate, build, field, files, history, read, screen, settings, team
+from . import annotate, build, field, files, history, read, screen, settings, team, update
 from .common import write_table
 
 __all__ = ["main", "parser", "write_table"]
 
 #: The command groups, in the order ``workbench --help`` lists their commands.
-GROUPS = (build, read, annotate, screen, history, files, settings, team, field)
+GROUPS = (build, update, read, annotate, screen, history, files, settings, team, field)
 
 
 def parser() -> argparse.ArgumentParser:

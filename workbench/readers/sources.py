@@ -315,6 +315,7 @@ def read_sources(
     threshold: float | None = None,
     exclude: Iterable[str | Path] = (),
     cache: str | Path | RecordCache | None = None,
+    apart: frozenset = frozenset(),
 ) -> tuple[list[Paper], ReadReport]:
     """Read every file under ``sources`` and merge duplicates across all of them.
 
@@ -330,15 +331,12 @@ def read_sources(
 
     ``cache`` (a folder, or a :class:`~workbench.readers.cache.RecordCache`): files whose bytes
     were read before with the same options are not read again, nor deduplicated again when no
-    file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries.
-    """
+    file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries;
+    ``apart``: pairs (frozensets) of paper ids a person said are different, never merged."""
     from ..dedupe import DEFAULT_THRESHOLD, deduplicate, find_duplicates
 
     cache = RecordCache(cache) if cache is not None and not isinstance(cache, RecordCache) else cache
-    report = ReadReport()
-    papers: list[Paper] = []
-    origin: list[int] = []
-    keys: list[str] = []
+    report, papers, origin, keys = ReadReport(), [], [], []
     for path, explicit, problem in _expand(sources, exclude, report.skipped_folders):
         if problem is not None:
             report.files.append(problem)
@@ -350,11 +348,12 @@ def read_sources(
     if not papers:
         raise NoRecordsError(report)
     threshold = threshold or DEFAULT_THRESHOLD
+    keys += sorted("|".join(sorted(pair)) for pair in apart)
     key = report.cache_key = cache.duplicates_key(keys, threshold, dedupe) if cache is not None else None
     found = cache.get_duplicates(key) if cache is not None else None
     report.deduplication_reused = found is not None
     if found is None:
-        found = find_duplicates(papers, threshold, dedupe)
+        found = find_duplicates(papers, threshold, dedupe, frozenset(apart))
         if cache is not None:
             cache.put_duplicates(key, found)
     kept, found = deduplicate(papers, threshold=threshold, fuzzy=dedupe, found=found)

@@ -26,7 +26,8 @@ Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open
 stability), ``_text`` (what is embedded for a paper), ``_screening`` (the ranked queue and the
 records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
 a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_prisma`` and
-``_provenance`` (the PRISMA 2020 counts and the sources' search provenance), ``report`` (the
+``_provenance`` (the PRISMA 2020 counts and the sources' search provenance), ``_update`` and
+``_living`` (a new search added without refitting, the new papers), ``report`` (the
 review's report).
 """
 
@@ -39,6 +40,7 @@ from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
 from ._text import document_text
+from ._update import DuplicateFound, UpdateReport, update
 from .report import write_report
 
 __all__ = [
@@ -53,6 +55,8 @@ __all__ = [
     "KEYWORD",
     "MEANING",
     "SaveReport",
+    "DuplicateFound",
+    "UpdateReport",
     "SearchHit",
     "SearchResult",
     "StoppingReport",
@@ -67,5 +71,6 @@ __all__ = [
     "screening_of",
     "simulate_file",
     "simulation_json",
+    "update",
     "write_report",
 ]

@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 
 from .. import folder as files
 from .._version import __version__
+from ..dedupe import absorb
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
 from ..fsutil import atomic_write_text
@@ -32,7 +33,7 @@ from ..topics import TopicModel
 from ..topics.results import RESULTS_VERSION, load_results
 from . import _provenance
 from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
-from ._review import CACHE_FILE, Review
+from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
 
 __all__ = ["DEFAULT_REVIEW", "FORMAT_VERSION", "BuildReport", "SaveReport", "build", "save"]
@@ -113,7 +114,9 @@ def build(
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    papers, report = _read(sources, input_format, path, cache)
+    apart, merged = _verdicts(path)
+    papers, report = _read(sources, input_format, path, cache, apart)
+    papers = _same_papers_merged(papers, merged)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -146,12 +149,37 @@ def build(
     return result
 
 
-def _read(sources, input_format, path: Path, cache: BuildCache):
-    """read_sources through the review's record cache; when reading fails, no folder is left
-    behind that only the record cache made."""
+def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:
+    """What people said of duplicates in this review's store: the pairs kept apart, and the
+    papers merged into others (see ``Store.settle_duplicates``)."""
+    from ..store import Store
+
+    if not (path / STORE_FILE).exists():
+        return frozenset(), {}
+    with Store.open(path, create=False) as store:
+        return frozenset(store.apart_pairs()), store.merged_into()
+
+
+def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
+    """``papers`` with each one a person called the same as another absorbed into that one."""
+    where = {p.id: i for i, p in enumerate(papers)}
+    gone = {where[m] for m, kept in merged.items() if m in where and kept in where}
+    if not gone:
+        return papers
+    out = list(papers)
+    for m, kept in merged.items():
+        if m in where and kept in where:
+            out[where[kept]] = absorb(out[where[kept]], [papers[where[m]]])
+    return [p for i, p in enumerate(out) if i not in gone]
+
+
+def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset()):
+    """read_sources through the review's record cache (pairs ``apart`` never merged); when
+    reading fails, no folder is left behind that only the record cache made."""
     existed = path.exists()
     try:
-        return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records")
+        return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
+                            apart=apart)
     except WorkbenchError:
         if not existed:
             shutil.rmtree(path, ignore_errors=True)
@@ -200,7 +228,7 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
 
 
 def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
-         reviewer: str | None = None, sources: list[dict] | None = None) -> SaveReport:
+         reviewer: str | None = None, sources: list[dict] | None = None, then=None) -> SaveReport:
     """Save a build (``sync``: the corpus too) or a topic run, all or nothing.
 
     1. the new files go into a generation folder beside the current one (nothing else changes);
@@ -209,6 +237,7 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
     3. after it, the top-level map.html and old generations are tidied (failures there are
        warnings: everything is saved by then).
     A failure in 1 or 2 leaves the review as it was, and the error says that nothing was saved.
+    ``then(store)``: more changes made in the same transaction (an update tags its new papers).
     """
     from ..store import Store
 
@@ -229,6 +258,8 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
                 if sources is not None:
                     store.record_sources(sources)
                 topic_report, edited = _record_topics(review, store)
+                if then is not None:
+                    then(store)
                 store.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
             files.discard(final)

@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..records import OUTLIER, Paper
 from . import _screening, _search, _stopping, _themes
 from ._field import FieldReview
+from ._living import LivingReview
 from ._team import TeamReview
 from ._text import document_text
 
@@ -33,7 +34,7 @@ STORE_FILE = "annotations.sqlite"
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
 
-class Review(TeamReview, FieldReview):
+class Review(TeamReview, FieldReview, LivingReview):
     """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`.
 
     Reviewing as a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``,
@@ -60,6 +61,7 @@ class Review(TeamReview, FieldReview):
         self.generation = generation
         # What the build or the last saved topic run reported (None: opened, nothing saved yet)
         self.build_report = None  # workbench.BuildReport
+        self.update_report = None  # workbench.UpdateReport (after Review.update)
         self.last_save = None  # workbench.SaveReport
         self.model = None  # the fitted TopicModel of the last build or refit in this process
         self._embeddings = embeddings

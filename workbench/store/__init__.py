@@ -35,6 +35,7 @@ from ._export import FORMATS
 from ._reports import (
     DECISIONS,
     Decision,
+    DuplicateVerdict,
     ExclusionReason,
     Final,
     HistoryEntry,
@@ -57,6 +58,7 @@ from ._topics import match_topics
 __all__ = [
     "DB_NAME",
     "DECISIONS",
+    "DuplicateVerdict",
     "FORMATS",
     "NETWORK_FS_ENV",
     "REVIEWER_ENV",

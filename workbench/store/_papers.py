@@ -148,29 +148,37 @@ def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
     moved = []
     with Action(conn, reviewer, "carry-over") as act:
         for old, new in pairs:
-            for tag, who, at in conn.execute(
-                    "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
-                act.put("paper_tags", {"paper_id": old, "tag": tag, "reviewer": who}, None)
-                if act.get("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}) is None:
-                    act.put("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}, {"created_at": at})
-            for (note_id,) in conn.execute("SELECT id FROM notes WHERE paper_id = ?", (old,)).fetchall():
-                row = act.get("notes", {"id": note_id})
-                act.put("notes", {"id": note_id}, {**row, "paper_id": new})
-            for who, stage, decision, reason, at in conn.execute(
-                    "SELECT reviewer, stage, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
-                    (old,)).fetchall():
-                act.put("decisions", {"paper_id": old, "reviewer": who, "stage": stage}, None)
-                current = act.get("decisions", {"paper_id": new, "reviewer": who, "stage": stage})
-                if current is None or current["decided_at"] < at:
-                    act.put("decisions", {"paper_id": new, "reviewer": who, "stage": stage},
-                            {"decision": decision, "reason": reason, "decided_at": at})
-            _carry_finals(act, old, new)
-            for (edit_id,) in conn.execute("SELECT id FROM topic_edits WHERE paper_id = ?", (old,)).fetchall():
-                row = act.get("topic_edits", {"id": edit_id})
-                act.put("topic_edits", {"id": edit_id}, {**row, "paper_id": new})
+            move_annotations(act, old, new)
             moved.append((old, new))
         act.summary = f"carry annotations of {len(moved)} papers over to their new ids"
     return tuple(moved)
+
+
+def move_annotations(act: Action, old: str, new: str) -> None:
+    """Move the tags, notes, decisions, final decisions and topic moves of paper ``old`` to
+    ``new`` inside ``act`` (where both have a tag, or a decision by the same reviewer, the
+    newer stays)."""
+    conn = act.conn
+    for tag, who, at in conn.execute(
+            "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
+        act.put("paper_tags", {"paper_id": old, "tag": tag, "reviewer": who}, None)
+        if act.get("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}) is None:
+            act.put("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}, {"created_at": at})
+    for (note_id,) in conn.execute("SELECT id FROM notes WHERE paper_id = ?", (old,)).fetchall():
+        row = act.get("notes", {"id": note_id})
+        act.put("notes", {"id": note_id}, {**row, "paper_id": new})
+    for who, stage, decision, reason, at in conn.execute(
+            "SELECT reviewer, stage, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
+            (old,)).fetchall():
+        act.put("decisions", {"paper_id": old, "reviewer": who, "stage": stage}, None)
+        current = act.get("decisions", {"paper_id": new, "reviewer": who, "stage": stage})
+        if current is None or current["decided_at"] < at:
+            act.put("decisions", {"paper_id": new, "reviewer": who, "stage": stage},
+                    {"decision": decision, "reason": reason, "decided_at": at})
+    _carry_finals(act, old, new)
+    for (edit_id,) in conn.execute("SELECT id FROM topic_edits WHERE paper_id = ?", (old,)).fetchall():
+        row = act.get("topic_edits", {"id": edit_id})
+        act.put("topic_edits", {"id": edit_id}, {**row, "paper_id": new})
 
 
 def _carry_finals(act: Action, old: str, new: str) -> None:

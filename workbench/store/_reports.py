@@ -9,6 +9,7 @@ from ..records import DECISIONS, TITLE_ABSTRACT
 __all__ = [
     "DECISIONS",
     "Decision",
+    "DuplicateVerdict",
     "ExclusionReason",
     "Final",
     "HistoryEntry",
@@ -76,6 +77,24 @@ class ExclusionReason:
     name: str
     description: str = ""
     position: int = 0
+
+
+@dataclass(frozen=True)
+class DuplicateVerdict:
+    """A person's verdict on two papers: "same" (``kept`` is the one the other merged into) or
+    "different" (kept apart for good)."""
+
+    paper_a: str
+    paper_b: str
+    verdict: str
+    kept: str | None
+    reviewer: str
+    decided_at: str
+
+    @property
+    def other(self) -> str | None:
+        """The paper merged away by a "same" verdict."""
+        return None if self.kept is None else (self.paper_b if self.kept == self.paper_a else self.paper_a)
 
 
 @dataclass(frozen=True)

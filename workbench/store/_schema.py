@@ -16,12 +16,13 @@ from pathlib import Path
 from ..records import DECISIONS
 from ._errors import StoreError, StoreVersionError
 from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
+from ._schema_v5 import SCHEMA_V5, TABLES_V5
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
+           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DB_NAME = "annotations.sqlite"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
@@ -166,7 +167,7 @@ CREATE TABLE decision_context (
     PRIMARY KEY (paper_id, reviewer)
 ) WITHOUT ROWID;
 """
-SCHEMA = SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + f";\nPRAGMA user_version = {SCHEMA_VERSION};\n"
+SCHEMA = SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + ";\n" + SCHEMA_V5 + f";\nPRAGMA user_version = {SCHEMA_VERSION};\n"
 
 # Tables every current store has: a file without them is damaged or not ours.
 EXPECTED_TABLES = frozenset(
@@ -175,7 +176,7 @@ EXPECTED_TABLES = frozenset(
         "topic_runs", "run_topics", "run_assignments", "topic_edits", "history",
         "history_changes", "decision_context",
     }
-) | TABLES_V4
+) | TABLES_V4 | TABLES_V5
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
@@ -271,8 +272,14 @@ def _v3_to_v4(conn: sqlite3.Connection) -> None:
     rewrite_history(conn)
 
 
+def _v4_to_v5(conn: sqlite3.Connection) -> None:
+    """v4 -> v5: the duplicate verdicts people give (``_schema_v5``)."""
+    for statement in statements(SCHEMA_V5):
+        conn.execute(statement)
+
+
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
-MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def statements(script: str) -> list[str]:

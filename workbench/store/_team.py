@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping
 
 from ..records import TITLE_ABSTRACT
 from . import _settings as settings_log
-from . import _sources, _stages
-from ._errors import AnnotationInputError
+from . import _sources, _stages, _verdicts
+from ._errors import AnnotationInputError, UnknownPaperError
+from ._papers import ID_RE
 from ._guard import guarded, writes
 from ._reports import ExclusionReason, Final, Source
 
@@ -150,3 +151,38 @@ class TeamStore:
         searched in (``name``, ``kind``), the ``query`` and the date ``searched_on``."""
         return _sources.set_provenance(self._conn, self.reviewer, path, name=name, kind=kind, query=query,
                                        searched_on=searched_on)
+
+    # ------------------------------------------------------------------ duplicates a person settled
+    @writes
+    def settle_duplicates(self, first: str, second: str, verdict: str):
+        """Say whether two papers are the ``"same"`` (``second`` merges into ``first``: its
+        annotations follow, it leaves the corpus; one :meth:`undo` takes it back) or
+        ``"different"`` (kept apart by every later update). See ``_verdicts``."""
+        self._check_reviewer()
+        a, b = (self._known_or_record(x, verdict) for x in (first, second))
+        return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict)
+
+    def _known_or_record(self, value: str, verdict: str) -> str:
+        """A paper's id; for "different", also a record's full id the review keeps only as an
+        alias (a record an update merged into a paper, as the update report names it)."""
+        try:
+            return self._ids(value)[0]
+        except UnknownPaperError:
+            if verdict != "different" or not isinstance(value, str) or not ID_RE.fullmatch(value):
+                raise
+            return value
+
+    @guarded
+    def duplicate_verdicts(self):
+        """Every :class:`~._reports.DuplicateVerdict`, oldest first."""
+        return _verdicts.verdicts(self._conn)
+
+    @guarded
+    def apart_pairs(self) -> set[frozenset]:
+        """Pairs of paper ids a person said are different papers."""
+        return _verdicts.apart_pairs(self._conn)
+
+    @guarded
+    def merged_into(self) -> dict[str, str]:
+        """``{merged id: kept id}`` of the "same paper" verdicts."""
+        return _verdicts.merged_into(self._conn)
