@@ -37,10 +37,9 @@ CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 class Review(TeamReview, FieldReview, LivingReview):
     """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`.
 
-    Reviewing as a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``,
-    ``prisma``, ``visible``, ``import_annotations``): :class:`~._team.TeamReview`. Seeing the
-    field (``links``, ``citations``, ``most_cited``, ``over_time``, ``field_summary``):
-    :class:`~._field.FieldReview`."""
+    As a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``, ``prisma``):
+    :class:`~._team.TeamReview`; the field (``links``, ``over_time``, ``field_summary``):
+    :class:`~._field.FieldReview`; updates and duplicates: :class:`~._living.LivingReview`."""
 
     def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords,
                  reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
@@ -59,9 +58,8 @@ class Review(TeamReview, FieldReview, LivingReview):
         self.fine_labels = None if fine_labels is None else np.asarray(fine_labels, dtype=int)
         # The generation of the review's files this was read from or saved as (None: top level)
         self.generation = generation
-        # What the build or the last saved topic run reported (None: opened, nothing saved yet)
-        self.build_report = None  # workbench.BuildReport
-        self.update_report = None  # workbench.UpdateReport (after Review.update)
+        # What the build, an update or the last saved topic run reported (None: not in this process)
+        self.build_report, self.update_report = None, None  # workbench.BuildReport, UpdateReport
         self.last_save = None  # workbench.SaveReport
         self.model = None  # the fitted TopicModel of the last build or refit in this process
         self._embeddings = embeddings
