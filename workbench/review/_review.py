@@ -19,7 +19,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _screening, _search, _stopping, _themes
+from . import _screening, _search, _stopping, _text, _themes
 from ._text import document_text
 
 __all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
@@ -272,6 +272,8 @@ class Review:
 
     def embeddings(self) -> np.ndarray:
         """The papers' embeddings, from the review's cache (embedding only what is missing)."""
+        if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
+            self._embeddings = _text.parquet_embeddings(self)  # a Dask build's cache (None: incomplete)
         if self._embeddings is None:
             with EmbeddingCache(self.cache_path) as cache:
                 self._embeddings, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
