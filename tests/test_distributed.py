@@ -152,3 +152,25 @@ def test_a_worker_killed_while_embedding_is_retried(built, sources, tmp_path):
     np.testing.assert_array_equal(opened.labels, built.labels)  # the same review as without the death
     assert not list(path.rglob(".staging-*")) and not list(path.rglob("*.tmp"))
     assert review.manifest["embed_stats"]["embedded"] == 600
+
+
+@pytest.mark.slow
+def test_cli_builds_on_the_scheduler_at_an_address(cluster, sources, tmp_path, capsys):
+    from workbench.cli import main
+
+    path = tmp_path / "cli-review"
+    address = cluster.scheduler.address
+    assert main(["build", *map(str, sources), "--review", str(path), "--embedder", "fake", "--dask", address, "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "dask: 2 workers" in err and "built " in err
+    review = workbench.open_review(path)
+    assert len(review) == 600 and review.manifest["dask"]["workers"] == 2
+    assert main(["topics", "--review", str(path), "--format", "json"]) == 0  # the CLI reads it as any review
+
+
+def test_too_small_for_a_partitioned_build(cluster, tmp_path):
+    from workbench.errors import InputError
+
+    with pytest.raises(InputError, match="too few for a partitioned build"):
+        workbench.build([Path(__file__).parents[1] / "seeds"], review=tmp_path / "r", embedder=FakeEmbedder(), client=cluster, progress=False)
+    assert not (tmp_path / "r" / "generations").exists() and not (tmp_path / "r" / "cache").exists()

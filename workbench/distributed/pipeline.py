@@ -128,10 +128,10 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         parts = read_partitions(client, sources, input_format, [review], partition_size)
     with clock.stage("dedupe", f"merging duplicates across {len(parts.futures)} partitions"):
         parts = merge_duplicates(client, parts)
+        positions = sample_positions(len(parts), sample_size, seed)  # too few papers: said before embedding
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
         vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root)
     with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
-        positions = sample_positions(len(parts), sample_size, seed)
         X_sample = _sample(client, vectors, parts.lengths, positions)
         fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
         fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share), fit).result()
