@@ -168,9 +168,13 @@ def test_cli_builds_on_the_scheduler_at_an_address(cluster, sources, tmp_path, c
     assert main(["topics", "--review", str(path), "--format", "json"]) == 0  # the CLI reads it as any review
 
 
-def test_too_small_for_a_partitioned_build(cluster, tmp_path):
+def test_too_small_for_a_partitioned_build(tmp_path):
+    from distributed import Client, LocalCluster
+
     from workbench.errors import InputError
 
-    with pytest.raises(InputError, match="too few for a partitioned build"):
-        workbench.build([Path(__file__).parents[1] / "seeds"], review=tmp_path / "r", embedder=FakeEmbedder(), client=cluster, progress=False)
+    seeds = Path(__file__).parents[1] / "seeds"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        with Client(local) as client, pytest.raises(InputError, match="133 papers are too few for a partitioned build"):
+            workbench.build([seeds], review=tmp_path / "r", embedder=FakeEmbedder(), client=client, progress=False)
     assert not (tmp_path / "r" / "generations").exists() and not (tmp_path / "r" / "cache").exists()
