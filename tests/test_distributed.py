@@ -168,6 +168,7 @@ def test_cli_builds_on_the_scheduler_at_an_address(cluster, sources, tmp_path, c
     assert main(["topics", "--review", str(path), "--format", "json"]) == 0  # the CLI reads it as any review
 
 
+@pytest.mark.slow  # 17-34 s on the shared machine (a LocalCluster in threads, the seeds read)
 def test_too_small_for_a_partitioned_build(tmp_path):
     from distributed import Client, LocalCluster
 
@@ -178,3 +179,49 @@ def test_too_small_for_a_partitioned_build(tmp_path):
         with Client(local) as client, pytest.raises(InputError, match="133 papers are too few for a partitioned build"):
             workbench.build([seeds], review=tmp_path / "r", embedder=FakeEmbedder(), client=client, progress=False)
     assert not (tmp_path / "r" / "generations").exists() and not (tmp_path / "r" / "cache").exists()
+
+
+@pytest.mark.slow  # importing BERTopic took 67 s on the loaded shared machine
+def test_summed_counts_give_bertopics_ctfidf():
+    """Counts made in two pieces and summed weigh words as BERTopic's ClassTfidfTransformer does."""
+    import pandas as pd
+    from scipy import sparse
+
+    from workbench.topics import ctfidf_words, topic_term_counts
+    from workbench.topics.shims import import_bertopic
+
+    import_bertopic()  # without torch
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    rng = random.Random(5)
+    texts = [_abstract(rng, theme) for theme in list(THEMES)[:3] for _ in range(20)]
+    labels = [t for t in range(3) for _ in range(20)]
+    pieces = [topic_term_counts(texts[i::2], labels[i::2]) for i in range(2)]
+    summed = pd.concat(pieces).groupby(["topic", "term"], as_index=False)["count"].sum()
+    whole = topic_term_counts(texts, labels)
+    assert summed.sort_values(["topic", "term"]).reset_index(drop=True).equals(
+        whole.sort_values(["topic", "term"]).reset_index(drop=True))
+    words = ctfidf_words(summed, top_n_words=5, min_topics=1)
+    terms = sorted(summed.term.unique())
+    matrix = sparse.csr_matrix((summed["count"], (summed.topic, [terms.index(t) for t in summed.term])),
+                               shape=(3, len(terms)))
+    expected = ClassTfidfTransformer().fit_transform(matrix).toarray()
+    for topic in range(3):
+        for term, score in words[topic]:
+            assert score == pytest.approx(expected[topic, terms.index(term)], rel=1e-6)
+        assert words[topic][0][1] == pytest.approx(expected[topic].max(), rel=1e-6)
+    assert {w for w, _ in words[1]} & set(THEMES["galaxies"].split())
+
+
+def test_parquet_cache_is_keyed_by_content(tmp_path):
+    from workbench.distributed import ParquetCache
+
+    cache = ParquetCache(tmp_path, "static:model2vec/1")
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert cache.get(["a", "b", "c"]) is None
+    cache.put(["a", "b", "c"], vectors)
+    np.testing.assert_array_equal(cache.get(["a", "b", "c"]), vectors)
+    assert cache.get(["a", "b"]) is None  # another partition: not cached whole
+    np.testing.assert_array_equal(cache.lookup(["c", "a"]), vectors[[2, 0]])
+    assert cache.lookup(["a", "zz"]) is None
+    assert [p.suffix for p in cache.folder.iterdir()] == [".parquet"]  # no temporary file left
