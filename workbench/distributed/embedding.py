@@ -65,13 +65,15 @@ def _stats(pair):
     return pair[1]
 
 
-def embed_partitions(client, partitions, text_of: Callable, embedder, cache_root) -> tuple[list, dict]:
+def embed_partitions(client, partitions, text_of: Callable, embedder, cache_root,
+                     watch: Callable = lambda futures: None) -> tuple[list, dict]:
     """Futures of each partition's vectors, and the stats summed (cached, embedded, seconds of work)."""
     if not embedder.bound:
         raise InputError(f"the {embedder.name!r} embedder fits the whole corpus at once, which a "
                          "partitioned build cannot do; use --embedder static or minilm with --dask")
     done = client.map(_embed_partition, partitions, text_of=text_of, embedder=embedder,
                       cache_root=str(cache_root), pure=False)
+    watch(done)
     stats = client.gather(client.map(_stats, done))
     total = {k: sum(s[k] for s in stats) for k in ("cached", "embedded")}
     total["worker_seconds"] = round(sum(s["seconds"] for s in stats), 3)

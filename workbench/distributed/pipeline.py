@@ -53,9 +53,21 @@ class DaskBuild:
 
 
 class _Clock:
-    def __init__(self, say: Callable[[str], None]):
+    def __init__(self, say: Callable[[str], None], bars: bool):
         self.timings: dict[str, float] = {}
         self.say = say
+        self.bars = bars
+
+    def watch(self, futures) -> None:
+        """Dask's progress bar for ``futures`` (a text bar in a terminal, a widget in a notebook)."""
+        if self.bars:
+            import sys
+            from contextlib import redirect_stdout
+
+            from distributed import progress
+
+            with redirect_stdout(sys.stderr):  # standard output is the build's table
+                progress(futures)
 
     @contextmanager
     def stage(self, name: str, what: str):
@@ -118,11 +130,11 @@ def _scale(coords: np.ndarray) -> np.ndarray:
 def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, seed: int = 42,
                   input_format: str | None = None, partition_size: int = 5_000, sample_size: int = 20_000,
                   top_n_words: int = 10, cache_root: Path | None = None, say: Callable[[str], None] = log.info,
-                  **topic_params) -> DaskBuild:
+                  bars: bool = False, **topic_params) -> DaskBuild:
     """Build the papers, topics and map of ``sources`` on ``client``'s workers (see the module)."""
     from .cache import CACHE_DIR
 
-    clock = _Clock(say)
+    clock = _Clock(say, bars)
     cache_root = Path(cache_root) if cache_root is not None else Path(review) / CACHE_DIR
     with clock.stage("read", f"reading {len(sources)} source(s) on {len(client.scheduler_info()['workers'])} workers"):
         parts = read_partitions(client, sources, input_format, [review], partition_size)
@@ -130,13 +142,14 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         parts = merge_duplicates(client, parts)
         positions = sample_positions(len(parts), sample_size, seed)  # too few papers: said before embedding
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
-        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root)
+        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root, clock.watch)
     with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
         X_sample = _sample(client, vectors, parts.lengths, positions)
         fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
         fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share), fit).result()
     with clock.stage("place", "placing every partition (UMAP.transform, approximate_predict)"):
         placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
+        clock.watch(placed)
         arrays = client.gather(placed)
         labels = np.concatenate([a["labels"] for a in arrays])
         renumber = _by_size(labels)

@@ -42,7 +42,7 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     with dask_client(client) as connected:
         say(describe(connected))
         built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
-                              input_format=input_format, say=say, **sizes, **topic_params)
+                              input_format=input_format, say=say, bars=progress, **sizes, **topic_params)
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     review = Review(path, manifest, built.papers, built.topic_info, built.labels, built.coords, built.reduced,
                     built.fine_labels, embedder=emb)
