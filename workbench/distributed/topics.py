@@ -94,6 +94,8 @@ def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) ->
                             prediction_data=True, core_dist_n_jobs=1).fit(reduced)
         raw = np.asarray(clusterer.labels_, dtype=int)
         map_space = _umap(n, 2, 15, 0.1, None, seed).fit(X)
+    for space in (topic_space, map_space):  # builds the search index now: one pickled unbuilt fails to
+        space.transform(X[:2])                # rebuild on a worker above 4,096 papers (pynndescent)
     reduce_outliers = params.get("reduce_outliers", True)
     fine = reassign_outliers(X, raw, reduced, "neighbors") if reduce_outliers else raw
     assigned = raw != OUTLIER
