@@ -29,7 +29,8 @@ def build(args) -> int:
     sources = args.sources or ["seeds"]
     try:
         review = build_review(sources, review=args.review, embedder=args.embedder, seed=args.seed,
-                              input_format=args.input_format, provenance=_provenance(args, sources), **params)
+                              input_format=args.input_format, provenance=_provenance(args, sources),
+                              client=args.dask, **params)
     except NoRecordsError as no_records:  # the report says why, file by file; then the error line
         say(*no_records.report.lines())
         raise
@@ -114,6 +115,9 @@ def register(subparsers) -> None:
     p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
     p.add_argument("--min-cluster-size", type=int, default=None, help="smallest topic (default: scales with the corpus)")
     p.add_argument("--nr-topics", type=int, default=None, help="merge topics down to this many")
+    p.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="build on Dask: a LocalCluster of 2 workers on this machine, or the scheduler at ADDRESS "
+                        "(tcp://host:8786; the review folder must be on storage every worker sees)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the topics table")
     for option, what in (("database", "the bibliographic database a source was searched in (PRISMA-S)"),
                          ("register", "the trials register a source came from"),

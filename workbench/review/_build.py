@@ -97,6 +97,7 @@ def build(
     input_format: str | None = None,
     progress: bool = True,
     provenance: Mapping[str, Mapping] | None = None,
+    client=None,
     **topic_params,
 ) -> Review:
     """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
@@ -107,10 +108,22 @@ def build(
     register); kept in the store, so a rebuild need not repeat it (see ``_provenance``).
     ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
     The returned review's ``build_report`` says what was read and saved.
+
+    ``client`` builds on Dask instead (:mod:`workbench.distributed`; ``pip install
+    'workbench[dask]'``): a ``distributed.Client``, a scheduler's address, or True for a
+    LocalCluster of 2 workers on this machine; ``partition_size`` and ``sample_size`` then set
+    the papers per partition (5,000) and the sample topics and map are fitted on (20,000).
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     path = Path(review)
+    if client is not None and client is not False:
+        from ._build_dask import build_with_dask
+
+        if provenance:
+            raise ReviewError("search provenance is not kept by a build on Dask yet; build without --dask, "
+                              "or add it afterwards with `workbench sources --set FILE`")
+        return build_with_dask(sources, path, client, embedder, seed, input_format, progress, **topic_params)
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()

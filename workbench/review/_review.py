@@ -1,11 +1,8 @@
 """The :class:`Review`: the one object the faces (widgets, notebooks, command line) work with.
 
-A review holds its papers, the topics as the model found them and as people edited them, the
-map, and (loaded when first needed) the embeddings and the embedder. Everything a face needs is
-a public method here: rows by ids, search by keywords and by meaning, neighbours, a selection's
-sub-topics, k themes, stability, screening, reviewing as a team, the report. The work is done
-by the modules beside it (``_search``, ``_themes``, ``_screening``, ``_team``, ``_build``,
-``report``), each readable on its own.
+A review holds its papers, the topics (as found and as edited), the map, and (loaded when
+first needed) the embeddings and the embedder. Everything a face needs is a public method here;
+the work is done by the modules beside it (``_search``, ``_themes``, ``_screening``, ...).
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _screening, _search, _stopping, _themes
+from . import _screening, _search, _stopping, _text, _themes
 from ._field import FieldReview
 from ._living import LivingReview
 from ._team import TeamReview
@@ -279,7 +276,10 @@ class Review(TeamReview, FieldReview, LivingReview):
         return self._embedder
 
     def embeddings(self) -> np.ndarray:
-        """The papers' embeddings, from the review's cache (embedding only what is missing)."""
+        """The papers' embeddings, from the review's cache (a Dask build's Parquet files first;
+        embedding only what is missing)."""
+        if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
+            self._embeddings = _text.parquet_embeddings(self)  # None: incomplete
         if self._embeddings is None:
             with EmbeddingCache(self.cache_path) as cache:
                 self._embeddings, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..records import LINK_FIELDS, Paper, title_repeats_abstract
 
-__all__ = ["document_text", "paper_from_dict"]
+__all__ = ["document_text", "paper_from_dict", "parquet_embeddings"]
 
 
 def document_text(paper: Paper) -> str:
@@ -35,3 +35,15 @@ def paper_from_dict(d: dict) -> Paper:
     if "title_derived" not in d:  # written before readers said so
         d["title_derived"] = bool(d["text"]) and title_repeats_abstract(d.get("title", ""), d["text"])
     return Paper(**d)
+
+
+def parquet_embeddings(review):
+    """The papers' embeddings from a Dask build's Parquet cache (None when one is missing)."""
+    from ..distributed import ParquetCache
+    from ..embed import text_hash
+    from ..records import bounded_text
+
+    where = review.manifest["embedding_cache"]
+    embedder = review.manifest["embedder"]
+    cache = ParquetCache(review.path / where["path"], f"{embedder['name']}:{embedder['version']}")
+    return cache.lookup([text_hash(bounded_text(t)) for t in review.texts()])

@@ -17,6 +17,7 @@ modules, in the order a fit runs them:
 """
 
 from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
+from .ctfidf import COUNT_COLUMNS, ctfidf_words, topic_term_counts
 from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
 from .labels import (
     FREQUENT_WORDS,
@@ -31,7 +32,7 @@ from .labels import (
     word_hits,
 )
 from .model import TopicModel, seed_labelings
-from .represent import LABEL_WORDS, representatives
+from .represent import LABEL_WORDS, representatives, topic_frame
 from .stability import mean_pairwise_ari, topic_stability
 
 __all__ = [
@@ -57,4 +58,8 @@ __all__ = [
     "rank_hits",
     "LABEL_WORDS",
     "representatives",
+    "topic_frame",
+    "COUNT_COLUMNS",
+    "topic_term_counts",
+    "ctfidf_words",
 ]

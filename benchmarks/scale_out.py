@@ -1,0 +1,91 @@
+"""Scale out: the single-process build against a 2-worker Dask LocalCluster, in one run.
+
+    python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000]
+
+The corpora are benchmarks/scale.py's (every real abstract, then generated variants; written
+once under benchmarks/out/scale/). For each size, each row is a fresh process, cold (empty
+embedding cache; the static model distilled and numba's UMAP compiled on disk already):
+
+- ``single``: ``workbench.build`` in one process (the baseline);
+- ``dask-2``: ``workbench.build(..., client=True)``: a LocalCluster of 2 worker processes with
+  one thread each on this machine (the scheduler and the driver in the parent process).
+
+Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
+ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
+``ru_maxrss`` of the driver (which holds the papers and writes the folder) and of each worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import machine, run_child  # noqa: E402
+from scale import OUT, make_corpus  # noqa: E402
+
+CHILD = r"""
+import json, resource, sys, time
+import workbench
+review, source, embedder, mode, sample = sys.argv[1:6]
+t0 = time.perf_counter()
+peaks = {}
+if mode == "single":
+    r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False)
+    stages = dict(r.manifest["timings"])
+else:
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        with Client(cluster) as client:
+            r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False,
+                                client=client, sample_size=int(sample))
+            rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+            peaks.update({f"worker{i}": round(v) for i, v in enumerate(rss.values())})
+    stages = dict(r.manifest["timings"])
+peaks["driver"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "stages": stages,
+                  "wall": time.perf_counter() - t0, "peaks": peaks}))
+"""
+
+SINGLE = ["read", "embed", "topics", "map", "write"]
+DASK = ["read", "dedupe", "embed", "sample_fit", "place", "words", "gather", "write"]
+
+
+def _row(size: int, mode: str, result: dict, wall: float) -> str:
+    names = SINGLE if mode == "single" else DASK
+    stages = " ".join(f"{n} {result['stages'].get(n, 0):.0f}" for n in names)
+    peaks = ", ".join(f"{k} {v:,}" for k, v in result["peaks"].items())
+    return (f"| {result['papers']:,} | {mode} | {wall:.0f} | {result['topics']} | {stages} | {peaks} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[100_000])
+    parser.add_argument("--embedder", default="static")
+    parser.add_argument("--sample-size", type=int, default=20_000)
+    parser.add_argument("--modes", nargs="+", default=["single", "dask-2"], choices=["single", "dask-2"])
+    args = parser.parse_args()
+    work = OUT / "scale_out"
+    print(f"# Scale out, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}, embedder {args.embedder}, "
+          f"Dask sample {args.sample_size:,}\n")
+    print("| papers | build | wall s | topics | seconds per stage | peak RSS MB per process |")
+    print("|---:|---|---:|---:|---|---|")
+    for size in args.sizes:
+        source = make_corpus(size)
+        for mode in args.modes:
+            review = work / f"{mode}-{size}"
+            shutil.rmtree(review, ignore_errors=True)
+            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)])
+            print(_row(size, mode, result, wall), flush=True)
+            shutil.rmtree(review, ignore_errors=True)
+    print("\nsingle: read = readers + dedupe, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
+          " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
+          " sample, place = UMAP.transform + approximate_predict per partition, words = c-TF-IDF counts summed")
+
+
+if __name__ == "__main__":
+    main()

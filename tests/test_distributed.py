@@ -1,0 +1,225 @@
+"""The build on Dask (workbench.distributed) on a 2-worker LocalCluster: a review like any other.
+
+The corpus: 650 generated abstracts in two CSV files, eight topics with words of their own, 50
+papers of the second file repeating papers of the first (same DOI, another title): 600 papers
+once merged. Partitions of 100 papers and a sample of 300 make every partitioned path run:
+the duplicates meet only through the Dask shuffle, and half the papers are placed by
+``UMAP.transform`` and ``hdbscan.approximate_predict``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import random
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+import workbench  # noqa: E402
+from workbench.embed import FakeEmbedder  # noqa: E402
+
+THEMES = {
+    "proteins": "protein folding residue enzyme binding structure peptide amino chain ligand kinase",
+    "galaxies": "galaxy stellar redshift telescope cosmic dark halo luminosity spectra quasar nebula",
+    "markets": "market price volatility asset portfolio trading liquidity equity bond investor",
+    "soils": "soil nitrogen crop irrigation yield fertilizer tillage moisture harvest root",
+    "robots": "robot gripper manipulation trajectory actuator grasping locomotion servo torque",
+    "climate": "climate warming emission carbon temperature rainfall drought glacier ocean",
+    "music": "melody rhythm harmony chord tempo pitch orchestra tone timbre concert",
+    "law": "court statute plaintiff verdict contract tort liability judge appeal",
+}
+COMMON = "study results method analysis approach data model evidence paper propose".split()
+PARAMS = {"partition_size": 100, "sample_size": 300, "seed": 7}
+
+
+def _abstract(rng: random.Random, theme: str) -> str:
+    themes = list(THEMES)
+    neighbour = THEMES[themes[(themes.index(theme) + 1) % len(themes)]].split()
+    words = THEMES[theme].split() + neighbour[:2]  # words shared by two topics, as real topics share them
+    return " ".join(rng.choice(words) if rng.random() < 0.7 else rng.choice(COMMON) for _ in range(45)) + "."
+
+
+def _corpus(folder: Path) -> list[Path]:
+    rng = random.Random(3)
+    themes = list(THEMES)
+    rows = [(f"On {t} {i}", _abstract(rng, t), f"10.1234/wb.{i}") for i, t in
+            ((i, themes[i % len(themes)]) for i in range(600))]
+    first, second = rows[:400], rows[400:] + [(f"Again: {t}", a, doi) for t, a, doi in rows[:50]]
+    paths = []
+    for name, part in (("a.csv", first), ("b.csv", second)):
+        path = folder / name
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows([("title", "abstract", "doi"), *part])
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        with Client(local) as client:
+            yield client
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> list[Path]:
+    return _corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="module")
+def built(cluster, sources, tmp_path_factory):
+    path = tmp_path_factory.mktemp("dask") / "review"
+    return workbench.build(sources, review=path, embedder=FakeEmbedder(), client=cluster, progress=False, **PARAMS)
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_dask_build_opens_like_any_review(built):
+    review = workbench.open_review(built.path)
+    assert len(review) == 600  # 650 records, 50 repeated DOIs merged across the two files
+    assert len({p.id for p in review.papers}) == 600
+    assert built.build_report.read.kept == 600 and len(built.build_report.read.merges) == 50
+    assert review.labels.shape == (600,) and (review.labels >= 0).all()
+    assert review.coords.shape == (600, 2) and np.isfinite(review.coords).all()
+    assert np.abs(review.coords).max() == pytest.approx(10.0)
+    topics = review.topics
+    assert set(topics.topic) == set(review.labels.tolist()) and topics["size"].sum() == 600
+    assert all(len(words) > 0 for words in topics.words)
+    # each generated theme mostly lands in one topic
+    truth = np.array([int(p.title.split()[-1]) % 8 if p.title.startswith("On ") else -1 for p in review.papers])
+    for theme in range(8):
+        found = np.bincount(review.labels[truth == theme])
+        assert found.max() / found.sum() > 0.8, (theme, found)
+    assert review.manifest["dask"]["workers"] == 2 and review.manifest["dask"]["partitions"] >= 6
+    assert review.manifest["dask"]["sample"]["size"] == 300
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_embeddings_come_back_from_the_parquet_cache(built):
+    review = workbench.open_review(built.path)
+    X = review.embeddings()
+    assert X.shape == (600, FakeEmbedder().dims)
+    np.testing.assert_allclose(X, FakeEmbedder().embed(review.texts()), atol=1e-6)
+    assert list((built.path / "cache" / "embeddings-parquet").rglob("*.tmp")) == []
+
+
+class DyingEmbedder(FakeEmbedder):
+    """Kills its worker process the first time it embeds (once per ``marker`` file)."""
+
+    def __init__(self, marker: str):
+        super().__init__()
+        self.marker = marker
+
+    def embed(self, texts):
+        try:
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return super().embed(texts)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_a_worker_killed_while_embedding_is_retried(built, sources, tmp_path):
+    import cloudpickle
+    from distributed import Client, LocalCluster
+
+    cloudpickle.register_pickle_by_value(__import__(__name__))
+    marker = tmp_path / "killed"
+    path = tmp_path / "review"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        with Client(local) as client:
+            review = workbench.build(sources, review=path, embedder=DyingEmbedder(str(marker)), client=client,
+                                     progress=False, **PARAMS)
+    assert marker.exists()  # a worker did die
+    opened = workbench.open_review(path)
+    assert len(opened) == 600
+    # the same review as without the death, on another cluster: a seed gives the same review
+    assert [p.id for p in opened.papers] == [p.id for p in built.papers]
+    np.testing.assert_array_equal(opened.labels, built.labels)
+    np.testing.assert_array_equal(opened.coords, built.coords)
+    assert opened.topics.label.tolist() == built.topics.label.tolist()
+    assert not list(path.rglob(".staging-*")) and not list(path.rglob("*.tmp"))
+    assert review.manifest["embed_stats"]["embedded"] == 600
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_cli_builds_on_the_scheduler_at_an_address(cluster, sources, tmp_path, capsys):
+    from workbench.cli import main
+
+    path = tmp_path / "cli-review"
+    address = cluster.scheduler.address
+    assert main(["build", *map(str, sources), "--review", str(path), "--embedder", "fake", "--dask", address, "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "dask: 2 workers" in err and "built " in err
+    review = workbench.open_review(path)
+    assert len(review) == 600 and review.manifest["dask"]["workers"] == 2
+    assert main(["topics", "--review", str(path), "--format", "json"]) == 0  # the CLI reads it as any review
+
+
+@pytest.mark.slow  # 17-34 s on the shared machine (a LocalCluster in threads, the seeds read)
+def test_too_small_for_a_partitioned_build(tmp_path):
+    from distributed import Client, LocalCluster
+
+    from workbench.errors import InputError
+
+    seeds = Path(__file__).parents[1] / "seeds"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        with Client(local) as client, pytest.raises(InputError, match="133 papers are too few for a partitioned build"):
+            workbench.build([seeds], review=tmp_path / "r", embedder=FakeEmbedder(), client=client, progress=False)
+    assert not (tmp_path / "r" / "generations").exists() and not (tmp_path / "r" / "cache").exists()
+
+
+@pytest.mark.slow  # importing BERTopic took 67 s on the loaded shared machine
+def test_summed_counts_give_bertopics_ctfidf():
+    """Counts made in two pieces and summed weigh words as BERTopic's ClassTfidfTransformer does."""
+    import pandas as pd
+    from scipy import sparse
+
+    from workbench.topics import ctfidf_words, topic_term_counts
+    from workbench.topics.shims import import_bertopic
+
+    import_bertopic()  # without torch
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    rng = random.Random(5)
+    texts = [_abstract(rng, theme) for theme in list(THEMES)[:3] for _ in range(20)]
+    labels = [t for t in range(3) for _ in range(20)]
+    pieces = [topic_term_counts(texts[i::2], labels[i::2]) for i in range(2)]
+    summed = pd.concat(pieces).groupby(["topic", "term"], as_index=False)["count"].sum()
+    whole = topic_term_counts(texts, labels)
+    assert summed.sort_values(["topic", "term"]).reset_index(drop=True).equals(
+        whole.sort_values(["topic", "term"]).reset_index(drop=True))
+    words = ctfidf_words(summed, top_n_words=5, min_topics=1)
+    terms = sorted(summed.term.unique())
+    matrix = sparse.csr_matrix((summed["count"], (summed.topic, [terms.index(t) for t in summed.term])),
+                               shape=(3, len(terms)))
+    expected = ClassTfidfTransformer().fit_transform(matrix).toarray()
+    for topic in range(3):
+        for term, score in words[topic]:
+            assert score == pytest.approx(expected[topic, terms.index(term)], rel=1e-6)
+        assert words[topic][0][1] == pytest.approx(expected[topic].max(), rel=1e-6)
+    assert {w for w, _ in words[1]} & set(THEMES["galaxies"].split())
+
+
+def test_parquet_cache_is_keyed_by_content(tmp_path):
+    from workbench.distributed import ParquetCache
+
+    cache = ParquetCache(tmp_path, "static:model2vec/1")
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert cache.get(["a", "b", "c"]) is None
+    cache.put(["a", "b", "c"], vectors)
+    np.testing.assert_array_equal(cache.get(["a", "b", "c"]), vectors)
+    assert cache.get(["a", "b"]) is None  # another partition: not cached whole
+    np.testing.assert_array_equal(cache.lookup(["c", "a"]), vectors[[2, 0]])
+    assert cache.lookup(["a", "zz"]) is None
+    assert [p.suffix for p in cache.folder.iterdir()] == [".parquet"]  # no temporary file left

@@ -1,0 +1,207 @@
+"""Reading sources on the workers, in partitions, and merging duplicates across them.
+
+Each source (a file or folder named on the command line) is read by one task with the
+single-machine reader (:func:`workbench.readers.read_sources`: its cleaning, and duplicates
+merged within it); its papers are then cut into partitions of at most ``partition_size`` that
+stay on the workers. Duplicates *across* partitions are found without one in-memory table:
+every paper gives blocking keys (its DOI, arXiv id, PubMed id, record id, normalised abstract
+and normalised title), Dask shuffles the keys so that equal keys meet in one partition, and
+only the pairs of papers sharing a key come back. The papers of each group of candidates are
+then merged by the single-machine rules (:func:`workbench.dedupe.deduplicate`), and the
+partitions are rewritten without the papers merged away.
+
+Not done here yet: near-identical titles (rule 3 of :mod:`workbench.dedupe`) across
+partitions are found only when their normalised titles are equal; within a source every rule
+applies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..dedupe import MIN_SAME_ABSTRACT_WORDS, deduplicate
+from ..errors import NoRecordsError
+from ..readers import ReadReport, read_sources
+from ..records import count_words, normalise_for_id
+
+__all__ = ["Partitions", "read_partitions", "merge_duplicates"]
+
+
+@dataclass
+class Partitions:
+    """Papers in partitions on the workers: one future per partition (a list of papers), in
+    reading order, with each partition's length."""
+
+    futures: list
+    lengths: list[int]
+    report: ReadReport = field(default_factory=ReadReport)
+
+    @property
+    def offsets(self) -> list[int]:
+        return [0, *np.cumsum(self.lengths).tolist()][:-1]
+
+    def __len__(self) -> int:
+        return int(sum(self.lengths))
+
+
+def _read_source(source: str, input_format: str | None, exclude: list[str]):
+    try:
+        return read_sources([source], format=input_format, exclude=exclude)
+    except NoRecordsError as none:  # this source has none; another may
+        return [], none.report
+
+
+def _first(pair):
+    return pair[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
+def _chunk(papers: list, start: int, stop: int) -> list:
+    return papers[start:stop]
+
+
+def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int) -> Partitions:
+    """Read ``sources`` on the workers (one task each), cut into partitions of ``partition_size``."""
+    exclude = [str(e) for e in exclude]
+    reads = [client.submit(_read_source, str(s), input_format, exclude, key=f"read-{i}-{hashlib.sha1(str(s).encode()).hexdigest()[:8]}")
+             for i, s in enumerate(sources)]
+    reports = client.gather([client.submit(_second, r) for r in reads])
+    papers = [client.submit(_first, r) for r in reads]
+    sizes = client.gather([client.submit(len, p) for p in papers])
+    report = ReadReport()
+    for part in reports:
+        report.files.extend(part.files)
+        report.merges.extend(part.merges)
+        report.skipped_folders.extend(part.skipped_folders)
+    if not sum(sizes):
+        raise NoRecordsError(report)
+    futures, lengths = [], []
+    for source_papers, size in zip(papers, sizes):
+        for start in range(0, size, partition_size):
+            stop = min(size, start + partition_size)
+            futures.append(client.submit(_chunk, source_papers, start, stop))
+            lengths.append(stop - start)
+    return Partitions(futures, lengths, report)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+
+
+def blocking_keys(papers: list, offset: int):
+    """One row per (key, position) of a partition's papers: what duplicates must share."""
+    import pandas as pd
+
+    keys, positions = [], []
+    for i, p in enumerate(papers):
+        mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
+                f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
+        text = normalise_for_id(p.text) if p.text else ""
+        if text and count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
+            mine.append("abstract:" + _digest(text))
+        title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
+        if title:
+            mine.append("title:" + _digest(title))
+        for key in filter(None, mine):
+            keys.append(key)
+            positions.append(offset + i)
+    return pd.DataFrame({"key": pd.Series(keys, dtype=object), "position": np.asarray(positions, dtype=np.int64)})
+
+
+def _pairs(frame):
+    """Within a shuffled partition: (first, other) positions of papers sharing a key."""
+    import pandas as pd
+
+    frame = frame.drop_duplicates()
+    first = frame.groupby("key")["position"].transform("min")
+    pairs = pd.DataFrame({"first": first.to_numpy(), "other": frame["position"].to_numpy()})
+    return pairs[pairs["first"] != pairs["other"]]
+
+
+def candidate_pairs(client, parts: Partitions):
+    """Pairs of positions that share a blocking key, found by a Dask shuffle on the keys."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    keys = client.map(blocking_keys, parts.futures, parts.offsets)
+    meta = pd.DataFrame({"key": pd.Series([], dtype=object), "position": pd.Series([], dtype=np.int64)})
+    frame = dd.from_delayed(keys, meta=meta)
+    shuffled = frame.shuffle("key", npartitions=max(1, frame.npartitions), shuffle_method="tasks")
+    pairs_meta = pd.DataFrame({"first": pd.Series([], dtype=np.int64), "other": pd.Series([], dtype=np.int64)})
+    return client.compute(shuffled.map_partitions(_pairs, meta=pairs_meta)).result()
+
+
+def _groups(pairs) -> list[list[int]]:
+    """Connected groups of positions (each sorted) from the candidate pairs."""
+    parent: dict[int, int] = {}
+
+    def find(i):
+        parent.setdefault(i, i)
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in zip(pairs["first"].tolist(), pairs["other"].tolist()):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(find(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _pick(papers: list, rows: list[int]) -> list:
+    return [papers[r] for r in rows]
+
+
+def _rewrite(papers: list, offset: int, drop: set, replace: dict) -> list:
+    return [replace.get(offset + i, p) for i, p in enumerate(papers) if offset + i not in drop]
+
+
+def merge_duplicates(client, parts: Partitions) -> Partitions:
+    """``parts`` with duplicates across partitions merged (first appearance kept, in place)."""
+    groups = _groups(candidate_pairs(client, parts))
+    if not groups:
+        parts.report.kept = len(parts)
+        return parts
+    offsets = np.asarray(parts.offsets)
+    where = lambda pos: (int(np.searchsorted(offsets, pos, side="right") - 1))  # noqa: E731
+    wanted: dict[int, list[int]] = {}
+    for pos in sorted(p for g in groups for p in g):
+        wanted.setdefault(where(pos), []).append(pos)
+    fetched = {k: client.submit(_pick, parts.futures[k], [p - offsets[k] for p in v]) for k, v in wanted.items()}
+    by_pos = {}
+    for k, papers in zip(fetched, client.gather(list(fetched.values()))):
+        by_pos.update(zip(wanted[k], papers))
+    drop, replace = set(), {}
+    for group in groups:
+        members = [by_pos[p] for p in group]
+        kept, found = deduplicate(members)
+        parts.report.merges.extend(m.describe(members) for m in found.merges)
+        firsts = []
+        for paper in kept:
+            ids = {paper.id, *paper.aliases}
+            first = next((i for i, m in enumerate(members) if m.id in ids), 0)
+            firsts.append(group[first])
+            replace[group[first]] = paper
+        drop.update(set(group) - set(firsts))
+    futures, lengths = [], []
+    for k, (future, length) in enumerate(zip(parts.futures, parts.lengths)):
+        lo, hi = offsets[k], offsets[k] + length
+        mine_drop = {p for p in drop if lo <= p < hi}
+        mine_replace = {p: v for p, v in replace.items() if lo <= p < hi}
+        if mine_drop or mine_replace:
+            future = client.submit(_rewrite, future, int(lo), mine_drop, mine_replace)
+        futures.append(future)
+        lengths.append(length - len(mine_drop))
+    merged = Partitions(futures, lengths, parts.report)
+    merged.report.kept = len(merged)
+    return merged

@@ -1,0 +1,173 @@
+"""The partitioned build, stage by stage, on a Dask client: what the review's build saves.
+
+:func:`build_on_dask` runs read -> duplicates -> embed -> sample fit -> place every partition
+-> words, each stage as Dask tasks on the client's workers, and returns a :class:`DaskBuild`:
+the papers and, for each, its topic, HDBSCAN topic, topic-space and map coordinates, plus the
+topic table and what each stage took. It writes nothing but the embedding cache; the review
+folder is written by :mod:`workbench.review` exactly as a single-machine build writes it.
+
+Dask retries a task whose worker died (``distributed.scheduler.allowed-failures``) and
+recomputes what was lost with it from the task graph, so a build survives a worker lost
+mid-way; a partition's cache file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..topics import COUNT_COLUMNS, ctfidf_words, topic_frame, topic_term_counts
+from .corpus import merge_duplicates, read_partitions
+from .embedding import embed_partitions, partition_texts
+from .topics import fit_sample, place_partition, sample_positions
+
+__all__ = ["DaskBuild", "build_on_dask"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DaskBuild:
+    """What :func:`build_on_dask` found (see the module docstring)."""
+
+    papers: list
+    report: object  # workbench.readers.ReadReport
+    labels: np.ndarray
+    fine_labels: np.ndarray
+    reduced: np.ndarray
+    coords: np.ndarray
+    topic_info: object  # DataFrame topic, label, size, words
+    embed_stats: dict
+    dims: int
+    sample: dict
+    timings: dict = field(default_factory=dict)
+    n_partitions: int = 0
+    workers: int = 0
+
+
+class _Clock:
+    def __init__(self, say: Callable[[str], None], bars: bool):
+        self.timings: dict[str, float] = {}
+        self.say = say
+        self.bars = bars
+
+    def watch(self, futures) -> None:
+        """Dask's progress bar for ``futures`` (a text bar in a terminal, a widget in a notebook)."""
+        if self.bars:
+            import sys
+            from contextlib import redirect_stdout
+
+            from distributed import progress
+
+            with redirect_stdout(sys.stderr):  # standard output is the build's table
+                progress(futures)
+
+    @contextmanager
+    def stage(self, name: str, what: str):
+        start = time.perf_counter()
+        self.say(f"dask: {what} ...")
+        yield
+        self.timings[name] = round(time.perf_counter() - start, 3)
+        self.say(f"dask: {what}: {self.timings[name]:.1f}s")
+
+
+def _rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return X[rows]
+
+
+def _sample(client, vectors: list, lengths: list[int], positions: np.ndarray) -> np.ndarray:
+    """The sample's vectors, gathered from the partitions that hold them, in position order."""
+    offsets = np.cumsum([0, *lengths])
+    parts = []
+    for k, future in enumerate(vectors):
+        lo, hi = np.searchsorted(positions, [offsets[k], offsets[k + 1]])
+        if hi > lo:
+            parts.append(client.submit(_rows, future, positions[lo:hi] - offsets[k]))
+    return np.vstack(client.gather(parts)).astype(np.float32)
+
+
+def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable):
+    labels = np.array([renumber.get(int(t), int(t)) for t in placed["labels"]], dtype=int)
+    return topic_term_counts(partition_texts(papers, text_of), labels)
+
+
+def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int):
+    """Each topic's words: term counts per partition (Dask tasks), summed by a Dask group-by."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    counts = client.map(_counts, papers_futures, placed, renumber=renumber, text_of=text_of)
+    meta = pd.DataFrame({"topic": pd.Series([], dtype=np.int64), "term": pd.Series([], dtype=object),
+                         "count": pd.Series([], dtype=np.int64)})
+    frame = dd.from_delayed(counts, meta=meta)
+    summed = frame.groupby(["topic", "term"])["count"].sum(split_out=max(1, frame.npartitions // 4))
+    totals = client.compute(summed).result().reset_index()
+    return ctfidf_words(totals[COUNT_COLUMNS], top_n_words)
+
+
+def _by_size(labels: np.ndarray) -> dict:
+    """Topic numbers by size, largest 0 (ties: the smaller number first); outliers stay -1."""
+    sizes = Counter(labels.tolist())
+    order = sorted((t for t in sizes if t >= 0), key=lambda t: (-sizes[t], t))
+    return {old: new for new, old in enumerate(order)}
+
+
+def _scale(coords: np.ndarray) -> np.ndarray:
+    """As :class:`workbench.layout.MapLayout` scales: centred, the larger axis in [-10, 10]."""
+    coords = np.asarray(coords, dtype=np.float64)
+    centred = coords - coords.mean(axis=0)
+    span = np.abs(centred).max()
+    return np.round(centred / span * 10.0, 5) if span > 0 else centred
+
+
+def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, seed: int = 42,
+                  input_format: str | None = None, partition_size: int = 5_000, sample_size: int = 20_000,
+                  top_n_words: int = 10, cache_root: Path | None = None, say: Callable[[str], None] = log.info,
+                  bars: bool = False, **topic_params) -> DaskBuild:
+    """Build the papers, topics and map of ``sources`` on ``client``'s workers (see the module)."""
+    from .cache import CACHE_DIR
+
+    clock = _Clock(say, bars)
+    cache_root = Path(cache_root) if cache_root is not None else Path(review) / CACHE_DIR
+    with clock.stage("read", f"reading {len(sources)} source(s) on {len(client.scheduler_info()['workers'])} workers"):
+        parts = read_partitions(client, sources, input_format, [review], partition_size)
+    with clock.stage("dedupe", f"merging duplicates across {len(parts.futures)} partitions"):
+        parts = merge_duplicates(client, parts)
+        positions = sample_positions(len(parts), sample_size, seed)  # too few papers: said before embedding
+    with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
+        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root, clock.watch)
+    with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
+        X_sample = _sample(client, vectors, parts.lengths, positions)
+        fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
+        fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share), fit).result()
+    with clock.stage("place", "placing every partition (UMAP.transform, approximate_predict)"):
+        placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
+        clock.watch(placed)
+        arrays = client.gather(placed)
+        labels = np.concatenate([a["labels"] for a in arrays])
+        renumber = _by_size(labels)
+        labels = np.array([renumber.get(int(t), int(t)) for t in labels], dtype=int)
+    with clock.stage("words", "counting words per partition (c-TF-IDF)"):
+        words = _words(client, parts.futures, placed, renumber, text_of, top_n_words)
+        words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
+        info = topic_frame(None, labels, words)
+    with clock.stage("gather", "gathering the papers"):
+        papers = [p for part in client.gather(parts.futures) for p in part]
+    dims = int(arrays[0]["reduced"].shape[1]) if arrays else 0
+    return DaskBuild(
+        papers=papers, report=parts.report, labels=labels,
+        fine_labels=np.concatenate([a["fine"] for a in arrays]),
+        reduced=np.concatenate([a["reduced"] for a in arrays]),
+        coords=_scale(np.concatenate([a["coords"] for a in arrays])),
+        topic_info=info, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
+        sample={"size": int(len(positions)), "seed": seed, "min_cluster_size": int(fitted[0]),
+                "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims},
+        timings=clock.timings, n_partitions=len(parts.futures), workers=len(client.scheduler_info()["workers"]),
+    )

@@ -1,0 +1,151 @@
+"""Topics and the map of a corpus too large to fit at once: fit on a sample, place the rest.
+
+How Dask-ML and RAPIDS scale scikit-learn-shaped pipelines: fit the expensive model on a
+seeded sample that fits in one process, then apply it to every partition in parallel.
+
+- :func:`fit_sample` (one task): on the sample's embeddings, the 5-d UMAP and HDBSCAN the
+  single-machine topics use (:mod:`workbench.topics.cluster`), with HDBSCAN's prediction data
+  kept; the sample's outliers reassigned by their nearest assigned neighbours; HDBSCAN's topics
+  merged along their Ward tree (:func:`workbench.topics.merge_topics`); and the 2-d UMAP of the
+  map (:mod:`workbench.layout`'s parameters).
+- :func:`place_partition` (one task per partition): ``UMAP.transform`` into both spaces,
+  ``hdbscan.approximate_predict`` for the topic, the same neighbour vote for outliers, and
+  the sample's merge applied. Papers of the sample keep what the fit gave them.
+
+Each step takes the fitted :class:`SampleFit` as an argument, so another implementation of a
+step (cuML's UMAP and HDBSCAN on a GPU) can replace it without touching the rest.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._neighbors import umap_epochs, umap_init
+from ..errors import InputError
+from ..records import OUTLIER
+from ..topics import merge_topics, reassign_outliers
+from ..topics.cluster import default_min_cluster_size, default_min_samples
+
+__all__ = ["MIN_PAPERS", "SampleFit", "fit_sample", "place_partition", "sample_positions"]
+
+#: A partitioned build below this many papers has too little to sample: build on one machine.
+MIN_PAPERS = 200
+OUTLIER_NEIGHBOURS = 10
+
+
+@dataclass
+class SampleFit:
+    """What the sample taught: the fitted models and the sample's own results."""
+
+    positions: np.ndarray  # the sample's positions in the corpus, sorted
+    topic_space: object  # umap.UMAP, 5-d
+    clusterer: object  # hdbscan.HDBSCAN with prediction data
+    neighbours: object  # sklearn NearestNeighbors over the sample's assigned papers (topic space)
+    neighbour_labels: np.ndarray  # their topics (HDBSCAN's)
+    merged: dict  # HDBSCAN's topic -> merged topic
+    map_space: object  # umap.UMAP, 2-d
+    reduced: np.ndarray  # the sample's 5-d coordinates
+    fine: np.ndarray  # the sample's HDBSCAN topics, outliers reassigned
+    coords: np.ndarray  # the sample's 2-d map coordinates (unscaled)
+    min_cluster_size: int
+    outlier_share: float
+    reduce_outliers: bool
+
+
+def sample_positions(n: int, size: int, seed: int) -> np.ndarray:
+    """``size`` positions of ``n`` (all when ``n <= size``), chosen by ``seed``, sorted."""
+    if n < MIN_PAPERS:
+        raise InputError(f"{n} papers are too few for a partitioned build (it samples at least {MIN_PAPERS}); "
+                         "build without --dask")
+    if n <= size:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+
+
+def _umap(n: int, dims: int, n_neighbors: int, min_dist: float, n_epochs, seed: int):
+    from umap import UMAP
+
+    from .._numba_cache import enable_numba_cache
+
+    enable_numba_cache()
+    return UMAP(n_components=dims, n_neighbors=min(n_neighbors, n - 1), min_dist=min_dist, metric="cosine",
+                n_epochs=n_epochs or umap_epochs(n), init=umap_init(n), random_state=seed, n_jobs=1,
+                low_memory=True)
+
+
+def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) -> SampleFit:
+    """Fit the topic space, HDBSCAN, the merge and the map on the sample ``X`` (see the module)."""
+    from hdbscan import HDBSCAN
+    from sklearn.neighbors import NearestNeighbors
+
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        topic_space = _umap(n, params.get("n_components", 5), params.get("n_neighbors", 30), 0.0,
+                            params.get("n_epochs"), seed).fit(X)
+        reduced = topic_space.embedding_.astype(np.float32)
+        mcs = params.get("min_cluster_size") or default_min_cluster_size(n)
+        clusterer = HDBSCAN(min_cluster_size=mcs, min_samples=params.get("min_samples") or default_min_samples(mcs),
+                            metric="euclidean", cluster_selection_method=params.get("cluster_selection", "leaf"),
+                            prediction_data=True, core_dist_n_jobs=1).fit(reduced)
+        raw = np.asarray(clusterer.labels_, dtype=int)
+        map_space = _umap(n, 2, 15, 0.1, None, seed).fit(X)
+    for space in (topic_space, map_space):  # builds the search index now: one pickled unbuilt fails to
+        space.transform(X[:2])                # rebuild on a worker above 4,096 papers (pynndescent)
+    reduce_outliers = params.get("reduce_outliers", True)
+    fine = reassign_outliers(X, raw, reduced, "neighbors") if reduce_outliers else raw
+    assigned = raw != OUTLIER
+    if not assigned.any():
+        raise InputError(f"HDBSCAN found no topic in a sample of {n} papers (min_cluster_size={mcs}); "
+                         "pass a smaller min_cluster_size or a larger sample_size")
+    neighbours = NearestNeighbors(n_neighbors=min(OUTLIER_NEIGHBOURS, int(assigned.sum()))).fit(reduced[assigned])
+    if params.get("nr_topics"):
+        merged_labels = merge_topics(X, fine, k=int(params["nr_topics"]))
+    elif params.get("merge_variance", 0.009):
+        merged_labels = merge_topics(X, fine, max_variance=float(params.get("merge_variance", 0.009)))
+    else:
+        merged_labels = fine
+    merged = {int(a): int(b) for a, b in zip(fine, merged_labels)}
+    return SampleFit(positions, topic_space, clusterer, neighbours, raw[assigned], merged, map_space, reduced,
+                     fine, map_space.embedding_.astype(np.float32), mcs, float((~assigned).mean()), reduce_outliers)
+
+
+def _vote(fit: SampleFit, reduced: np.ndarray) -> np.ndarray:
+    """The most common topic among each point's nearest assigned sample papers (ties: the smaller)."""
+    _, idx = fit.neighbours.kneighbors(reduced)
+    votes = fit.neighbour_labels[idx]
+    return np.array([np.bincount(row - row.min()).argmax() + row.min() for row in votes], dtype=int)
+
+
+def place_partition(X: np.ndarray, offset: int, fit: SampleFit) -> dict:
+    """One partition's topic-space coordinates, HDBSCAN topic, merged topic and map coordinates."""
+    import hdbscan
+
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    positions = np.arange(offset, offset + n)
+    in_sample = np.isin(positions, fit.positions)
+    sample_rows = np.searchsorted(fit.positions, positions[in_sample])
+    reduced = np.empty((n, fit.reduced.shape[1]), np.float32)
+    coords = np.empty((n, 2), np.float32)
+    fine = np.empty(n, dtype=int)
+    reduced[in_sample], coords[in_sample], fine[in_sample] = (fit.reduced[sample_rows], fit.coords[sample_rows],
+                                                              fit.fine[sample_rows])
+    rest = ~in_sample
+    if rest.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reduced[rest] = fit.topic_space.transform(X[rest])
+            coords[rest] = fit.map_space.transform(X[rest])
+            labels, _ = hdbscan.approximate_predict(fit.clusterer, reduced[rest])
+        labels = np.asarray(labels, dtype=int)
+        out = labels == OUTLIER
+        if fit.reduce_outliers and out.any():
+            labels[out] = _vote(fit, reduced[rest][out])
+        fine[rest] = labels
+    merged = np.array([fit.merged.get(int(t), int(t)) for t in fine], dtype=int)
+    return {"reduced": reduced, "coords": coords, "fine": fine, "labels": merged}

@@ -1,0 +1,81 @@
+"""Building a review on Dask (:mod:`workbench.distributed`), saved as any build is saved.
+
+The stages run on the cluster's workers; what they return becomes a :class:`Review` and is
+saved by :func:`~workbench.review._build.save`: the files into a new generation folder, then one
+store transaction naming it. A build that fails or is interrupted before that leaves the review
+as it was. ``build.json`` says how the review was built (``"dask"``: workers, partitions, the
+sample) and where its embeddings are (``embedding_cache``), which :meth:`Review.embeddings` reads.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .._version import __version__
+from ..embed import get_embedder
+from ._review import Review
+from ._text import document_text
+
+__all__ = ["build_with_dask"]
+
+
+def _say(progress: bool):
+    def say(line: str) -> None:
+        if progress:
+            print(line, file=sys.stderr, flush=True)
+    return say
+
+
+def build_with_dask(sources, path: Path, client, embedder, seed: int, input_format, progress: bool,
+                    partition_size: int | None = None, sample_size: int | None = None, **topic_params) -> Review:
+    """What :func:`workbench.build` does with ``client``: see the module docstring."""
+    from ..distributed import CACHE_DIR, build_on_dask, dask_client, describe
+    from ._build import BuildReport, save
+
+    emb = get_embedder(embedder, progress=False)
+    say = _say(progress)
+    sizes = {k: v for k, v in (("partition_size", partition_size), ("sample_size", sample_size)) if v}
+    start = time.perf_counter()
+    with dask_client(client) as connected:
+        say(describe(connected))
+        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
+                              input_format=input_format, say=say, bars=progress, **sizes, **topic_params)
+    manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
+    review = Review(path, manifest, built.papers, built.topic_info, built.labels, built.coords, built.reduced,
+                    built.fine_labels, embedder=emb)
+    t = time.perf_counter()
+    saved = save(review, None, reason="build", sync=True)
+    manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
+    manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
+    review.last_save = saved
+    review.build_report = BuildReport(read=built.report, save=saved)
+    return review
+
+
+def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Path) -> dict:
+    """build.json of a Dask build: the single-machine fields, and how it was distributed."""
+    count = int((built.topic_info.topic >= 0).sum())
+    return {
+        "format_version": 1,
+        "workbench_version": __version__,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sources": [str(s) for s in sources],
+        "read_report": built.report.lines(),
+        "n_papers": len(built.papers),
+        "embedder": {"name": emb.name, "version": emb.version, "dims": built.dims},
+        "embed_stats": {k: built.embed_stats[k] for k in ("cached", "embedded")}
+        | {"seconds": built.timings.get("embed", 0.0)},
+        "embedding_cache": {"format": "parquet", "path": str(cache_dir)},
+        "seed": seed,
+        "topic_params": dict(topic_params),
+        "topics": {"method": "bertopic-sample", "count": count,
+                   "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
+                            f"for the rest (UMAP.transform, HDBSCAN approximate_predict)"
+                            if built.sample["size"] < len(built.papers) else "")},
+        "map": {"method": "umap-sample" if built.sample["size"] < len(built.papers) else "umap"},
+        "dask": {"workers": built.workers, "partitions": built.n_partitions, "sample": built.sample},
+        "timings": dict(built.timings),
+    }
