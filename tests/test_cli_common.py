@@ -21,16 +21,19 @@ IDS = ["3f2a9c0b1d2e", "3f2b00000001", "a1b2c3d4e5f6"]
 
 #: Every command, in the order ``workbench --help`` lists them, with the least it needs to parse.
 COMMANDS = {
-    "build": [], "papers": [], "topics": [], "notebooks": [], "read": ["refs.bib"],
+    "build": [], "papers": [], "topics": [], "notebooks": [], "update": ["new.ris"], "duplicates": [],
+    "read": ["refs.bib"],
     "tag": ["3f", "x"], "untag": ["3f", "x"], "note": ["3f", "t"], "decide": ["3f", "maybe"],
     "rename-tag": ["a", "b"], "rename-topic": ["1", "x"], "rank": [], "simulate": ["f.csv"], "stopping": [],
     "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
     "import-annotations": ["f.jsonl"], "title": [],
     "agreement": [], "conflicts": [], "prisma": [], "criteria": [], "reasons": [], "blind": [],
-    "reviewers-per-paper": [], "sources": [],
+    "reviewers-per-paper": [], "sources": [], "links": [], "trends": [], "who": [],
 }
 NO_REVIEW = ("read", "simulate")  # they read files, not a review
-STORE_COMMANDS = [name for name in list(COMMANDS)[5:] if name not in NO_REVIEW]
+#: The commands that act on the review's store as a reviewer (``--reviewer``).
+STORE_COMMANDS = [name for name in COMMANDS if name not in
+                  ("build", "papers", "topics", "notebooks", "read", "simulate", "links", "trends", "who")]
 
 
 @pytest.fixture
@@ -59,7 +62,7 @@ def test_review_reviewer_and_format_are_the_same_for_every_command(name):
     if name in STORE_COMMANDS:
         assert args.reviewer is None
         assert parser().parse_args([name, *COMMANDS[name], "--reviewer", "ana"]).reviewer == "ana"
-    if name in ("papers", "topics", "read", "rank", "simulate", "stopping"):
+    if name in ("papers", "topics", "read", "rank", "simulate", "stopping", "update", "duplicates", "links", "trends", "who"):
         assert args.format == "table"
         assert parser().parse_args([name, *COMMANDS[name], "--format", "json"]).format == "json"
 
