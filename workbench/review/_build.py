@@ -102,34 +102,22 @@ def build(
 ) -> Review:
     """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
 
-    ``provenance``: where each source was searched, for PRISMA(-S), by source (its path, file
-    name, or a folder of sources): ``{"pubmed.ris": {"database": "PubMed", "query": "...",
-    "searched_on": "2024-05-01"}}`` (``"register": "ClinicalTrials.gov"`` for a trials
-    register); kept in the store, so a rebuild need not repeat it (see ``_provenance``).
+    ``provenance``: where each source was searched, for PRISMA(-S), by source (path, file name
+    or folder): ``{"pubmed.ris": {"database": "PubMed", "query": "...", "searched_on":
+    "2024-05-01"}}`` (or ``"register": ...``); kept in the store (see ``_provenance``).
     ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
-    The returned review's ``build_report`` says what was read and saved.
-
-    ``client`` builds on Dask instead (:mod:`workbench.distributed`; ``pip install
-    'workbench[dask]'``): a ``distributed.Client``, a scheduler's address, or True for a
-    LocalCluster of 2 workers on this machine; ``partition_size`` and ``sample_size`` then set
-    the papers per partition (5,000) and the sample topics and map are fitted on (20,000).
+    The returned review's ``build_report`` says what was read and saved. ``client``: build on
+    Dask instead (:func:`_build_on_dask`).
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     path = Path(review)
     if client is not None and client is not False:
-        from ._build_dask import build_with_dask
-
-        if provenance:
-            raise ReviewError("search provenance is not kept by a build on Dask yet; build without --dask, "
-                              "or add it afterwards with `workbench sources --set FILE`")
-        return build_with_dask(sources, path, client, embedder, seed, input_format, progress, **topic_params)
+        return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params)
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    apart, merged = _verdicts(path)
-    papers, report = _read(sources, input_format, path, cache, apart)
-    papers = _same_papers_merged(papers, merged)
+    papers, report = _read_settled(sources, input_format, path, cache)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -184,6 +172,27 @@ def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
         if m in where and kept in where:
             out[where[kept]] = absorb(out[where[kept]], [papers[where[m]]])
     return [p for i, p in enumerate(out) if i not in gone]
+
+
+def _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params):
+    """:func:`build` on Dask (:mod:`workbench.distributed`; ``pip install 'workbench[dask]'``):
+    ``client`` a ``distributed.Client``, a scheduler's address, or True for a LocalCluster of 2
+    workers on this machine; ``partition_size`` and ``sample_size`` set the papers per partition
+    (5,000) and the sample that topics and map are fitted on (20,000)."""
+    from ._build_dask import build_with_dask
+
+    if provenance:
+        raise ReviewError("search provenance is not kept by a build on Dask yet; build without --dask, "
+                          "or add it afterwards with `workbench sources --set FILE`")
+    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, **topic_params)
+
+
+def _read_settled(sources, input_format, path: Path, cache: BuildCache):
+    """The sources' papers, read as :func:`_read` reads them, with the duplicate verdicts people
+    gave: pairs kept apart for good, and papers said to be one merged."""
+    apart, merged = _verdicts(path)
+    papers, report = _read(sources, input_format, path, cache, apart)
+    return _same_papers_merged(papers, merged), report
 
 
 def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset()):
