@@ -27,7 +27,7 @@ pytestmark = pytest.mark.browser
 SEARCH_01 = "keywords or a question (Enter searches)"
 NOTE_01 = "a note for every selected paper (Ctrl+Enter adds it)"
 NEW_TAG_02 = "new tag(s), comma separated"
-REASON_02 = "reason (optional; Enter keeps the decision, adds the reason)"
+REASON_02 = "reason (pick or type; Enter keeps the decision, adds the reason)"
 NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 
 
@@ -179,7 +179,7 @@ def test_enter_in_each_box_of_the_explore_view_does_what_its_button_does(explore
     with store(lab) as s:
         assert all("first line\nsecond line" in [n.text for n in s.notes(pid)] for pid in tagged)
 
-    page.get_by_label("decide").select_option("maybe")
+    page.get_by_label("decide", exact=True).select_option("maybe")
     press_enter_in(page, "reason (optional; Enter decides)", "checked by enter")
     if count > 20:
         page.get_by_role("button", name=f"Yes, maybe {count} papers").click()
