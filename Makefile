@@ -27,18 +27,18 @@ run: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench notebooks --review $(REVIEW) --embedder $(EMBEDDER)
 	@echo "open $(REVIEW)/map.html in a browser for the interactive map; 'make lab' for the notebooks"
 
-## test: install, run the whole test suite: the default run, then the long tests (browser, soak, real models)
+## test: install, run the whole test suite in one run: the default tests and the long ones (browser,
+## soak, real models, clusters), all but the 'extended' long tests that others cover (make test-long)
 test: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m long
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not extended"
 
 ## test-fast: the default run without the real models (what a change needs first)
 test-fast: install
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser and not long"
 
-## test-long: the long tests alone
+## test-long: the long tests alone, the extended ones included
 test-long: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m long
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "long or extended"
 
 ## lab: open JupyterLab on the notebooks (127.0.0.1 only)
 lab: install

@@ -18,7 +18,8 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
-SIZES = [(1280, 800), (1920, 1080)]
+# The larger size is an extended test: test_browser_map checks every notebook at both sizes.
+SIZES = [(1280, 800), pytest.param(1920, 1080, marks=pytest.mark.extended)]
 
 # Buttons and table headers in the notebooks' outputs whose text is wider than their box.
 CUT = """() => [...document.querySelectorAll('.jp-OutputArea-output .jupyter-button, .jp-OutputArea-output th')]

@@ -92,6 +92,7 @@ def test_the_kernels_writes_survive_the_command_line_after(trigger, review, tmp_
 
 
 @pytest.mark.long
+@pytest.mark.extended  # test_two_kernels_and_the_command_line... covers a kernel and the CLI too
 def test_a_kernel_and_the_command_line_lose_no_acknowledged_write(review, tmp_path):
     """A kernel holding a Session tags, notes, decides, opens a second store handle, shows
     themes and the default topics, checks stability and undoes, while the command line tags,
