@@ -1,6 +1,9 @@
 """map.html: the shared palette keyed by topic id, the legend in topic order with the sizes,
 hovers with the year, authors and the start of the abstract, all text escaped."""
 
+import html
+
+import numpy as np
 import pytest
 
 import workbench
@@ -57,8 +60,8 @@ def test_a_renamed_topic_keeps_its_colour(review, tmp_path):
     after = {_topic(t): (t.name, t.marker.color) for t in map_figure(review).data}
     assert after[0][0].startswith("0: Renamed by hand") and after[0][1] == before[0][1]
     assert {t: c for t, (_, c) in after.items()} == {t: c for t, (_, c) in before.items()}
-    html = write_map_html(review, tmp_path / "map.html").read_text(encoding="utf-8")
-    assert "0: Renamed by hand" in html
+    page = write_map_html(review, tmp_path / "map.html").read_text(encoding="utf-8")
+    assert "0: Renamed by hand" in page
 
 
 def test_hovers_carry_year_authors_and_the_start_of_the_abstract_escaped(review):
@@ -70,3 +73,32 @@ def test_hovers_carry_year_authors_and_the_start_of_the_abstract_escaped(review)
     assert "Agents that plan" in hover and hover.count("<br>") >= 3
     dated = next(p for p in review.papers if p.title.startswith("Preference optimisation"))
     assert "Okafor" in texts[dated.id] and "2024" in texts[dated.id] and "We train web agents" in texts[dated.id]
+
+
+def test_sample_rows_keeps_every_topic_in_proportion_and_is_seeded():
+    from workbench.htmlmap import sample_rows
+
+    topics = np.repeat([-1, 0, 1, 2, 3], [5_000, 60_000, 30_000, 4_990, 10])
+    rows = sample_rows(topics, limit=10_000)
+    assert len(rows) == 10_000 and len(set(rows)) == 10_000 and (np.diff(rows) > 0).all()
+    drawn = dict(zip(*np.unique(topics[rows], return_counts=True)))
+    assert drawn == {-1: 500, 0: 6_000, 1: 3_000, 2: 499, 3: 1}, "in proportion, the smallest topic kept"
+    assert (sample_rows(topics, limit=10_000) == rows).all(), "the same map gives the same sample"
+    assert (sample_rows(topics, limit=200_000) == np.arange(len(topics))).all(), "under the limit: every paper"
+
+
+def test_a_map_above_the_limit_draws_a_stated_sample_and_counts_every_paper(review):
+    limit = len(review.papers) // 2
+    fig = map_figure(review, max_points=limit)
+    drawn = sum(len(trace.x) for trace in fig.data)
+    assert drawn == limit
+    sizes = review.papers_frame().groupby("topic").size()
+    assert {_topic(t) for t in fig.data} == set(sizes.index), "every topic drawn"
+    for trace in fig.data:
+        assert trace.name.endswith(f"({sizes[_topic(trace)]})"), "the legend counts every paper, not the sample"
+    title = fig.layout.title.text
+    assert f"{len(review.papers)} papers" in title and f"random sample of {limit} papers" in title
+    texts = {pid: text for trace in fig.data for pid, text in zip(trace.customdata, trace.text)}
+    by_id = {p.id: p for p in review.papers}
+    assert all(text.startswith(f"<b>{html.escape(by_id[pid].title)}</b>") for pid, text in texts.items()), \
+        "hovers belong to their points"

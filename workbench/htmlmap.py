@@ -5,6 +5,11 @@ Points are coloured by topic id with the palette every map of the review shares
 ``<topic>: <label> (<papers>)`` in topic order (click an entry to hide a topic, double-click to
 isolate it); hovering shows the title, authors, year, topic and the first words of the
 abstract; zoom and pan with the mouse.
+
+Above :data:`MAX_POINTS` papers (a field map of a million abstracts) the file would be hundreds
+of megabytes that no browser draws: it shows a seeded random sample of :data:`MAX_POINTS` papers
+drawn from every topic in proportion (each topic keeps at least one point), says so in its title,
+and the legend still counts every paper of a topic. The explore notebook draws them all.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .palette import point_size, topic_colours
@@ -21,6 +27,28 @@ from .palette import point_size, topic_colours
 __all__ = ["map_figure", "write_map_html"]
 
 ABSTRACT_CHARS = 240  # of the abstract in a point's hover
+MAX_POINTS = 200_000  # drawn in map.html; more are sampled (see the module's docstring)
+SAMPLE_SEED = 0
+
+
+def sample_rows(topics: np.ndarray, limit: int = MAX_POINTS, seed: int = SAMPLE_SEED) -> np.ndarray:
+    """Sorted row numbers of at most ``limit`` papers, every topic in proportion to its size
+    (rounded down, at least one paper each; the rest of the budget goes to the largest
+    remainders), drawn with ``seed``: the same map gives the same sample."""
+    topics = np.asarray(topics)
+    if len(topics) <= limit:
+        return np.arange(len(topics))
+    rng = np.random.default_rng(seed)
+    ids, sizes = np.unique(topics, return_counts=True)
+    share = sizes * (limit / len(topics))
+    take = np.maximum(1, np.floor(share)).astype(int)
+    spare = limit - int(take.sum())
+    if spare > 0:  # the largest remainders first, in topic order among equals
+        order = np.argsort(-(share - np.floor(share)), kind="stable")[:spare]
+        take[order] += 1
+    take = np.minimum(take, sizes)
+    rows = [rng.choice(np.flatnonzero(topics == t), size=k, replace=False) for t, k in zip(ids, take)]
+    return np.sort(np.concatenate(rows))
 
 
 def _hover(title: str, authors, year, label: str, abstract: str = "") -> str:
@@ -37,13 +65,16 @@ def _hover(title: str, authors, year, label: str, abstract: str = "") -> str:
     return "<br>".join(parts)
 
 
-def map_figure(review):
-    """``review``'s map as a plotly figure (one trace per topic); all paper text is escaped."""
+def map_figure(review, max_points: int = MAX_POINTS):
+    """``review``'s map as a plotly figure (one trace per topic); all paper text is escaped.
+    Above ``max_points`` papers, a sample of them (:func:`sample_rows`), stated in the title."""
     import plotly.graph_objects as go
 
-    frame = review.papers_frame()
-    frame["abstract"] = [p.text for p in review.papers]
-    sizes = frame.groupby("topic").size()
+    full = review.papers_frame()
+    sizes = full.groupby("topic").size()  # every paper counts in the legend, drawn or not
+    rows = sample_rows(full["topic"].to_numpy(), max_points)
+    frame = full.iloc[rows].copy() if len(rows) < len(full) else full
+    frame["abstract"] = [review.papers[i].text for i in rows]
     colours = topic_colours({int(t): int(n) for t, n in sizes.items()})
     size = point_size(len(frame))
     fig = go.Figure()
@@ -56,7 +87,7 @@ def map_figure(review):
                 x=group["x"],
                 y=group["y"],
                 mode="markers",
-                name=html.escape(f"{name[:60]} ({len(group)})"),
+                name=html.escape(f"{name[:60]} ({sizes[topic]:,})"),
                 marker={"size": size if topic >= 0 else max(3, size - 2), "opacity": 0.9 if topic >= 0 else 0.6,
                         "color": colours[int(topic)]},
                 text=[_hover(t, a, y, name, ab) for t, a, y, ab in
@@ -66,8 +97,12 @@ def map_figure(review):
             )
         )
     n_topics = int((review.topics.topic >= 0).sum())
+    title = f"{review.path.name}: {len(full):,} papers, {n_topics} topics"
+    if len(frame) < len(full):
+        title += (f" (showing a random sample of {len(frame):,} papers, every topic in proportion;"
+                  f" the explore notebook draws all {len(full):,})")
     fig.update_layout(
-        title=html.escape(f"{review.path.name}: {len(frame)} papers, {n_topics} topics"),
+        title=html.escape(title),
         template="plotly_white",
         xaxis={"visible": False},
         yaxis={"visible": False, "scaleanchor": "x"},
