@@ -35,6 +35,8 @@ THEMES = {
 }
 COMMON = "study results method analysis approach data model evidence paper propose".split()
 PARAMS = {"partition_size": 100, "sample_size": 300, "seed": 7}
+PROVENANCE = {"a.csv": {"database": "PubMed", "query": "proteins OR galaxies", "searched_on": "2024-05-01"},
+              "b.csv": {"register": "ClinicalTrials.gov", "searched_on": "2024-05-02"}}
 
 
 def _abstract(rng: random.Random, theme: str) -> str:
@@ -76,7 +78,8 @@ def sources(tmp_path_factory) -> list[Path]:
 @pytest.fixture(scope="module")
 def built(cluster, sources, tmp_path_factory):
     path = tmp_path_factory.mktemp("dask") / "review"
-    return workbench.build(sources, review=path, embedder=FakeEmbedder(), client=cluster, progress=False, **PARAMS)
+    return workbench.build(sources, review=path, embedder=FakeEmbedder(), client=cluster, progress=False,
+                           provenance=PROVENANCE, **PARAMS)
 
 
 @pytest.mark.slow
@@ -99,6 +102,35 @@ def test_dask_build_opens_like_any_review(built):
         assert found.max() / found.sum() > 0.8, (theme, found)
     assert review.manifest["dask"]["workers"] == 2 and review.manifest["dask"]["partitions"] >= 6
     assert review.manifest["dask"]["sample"]["size"] == 300
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_sources_and_their_provenance_are_counted_as_a_build_on_one_machine_counts_them(built, sources):
+    from workbench.readers import read_sources
+
+    _, report = read_sources(sources)  # one machine: the 50 repeats merged away from b.csv
+    expected = {Path(f.path).name: (f.read + len(f.skipped), len(f.skipped), f.merged) for f in report.files}
+    assert expected == {"a.csv": (400, 0, 0), "b.csv": (250, 0, 50)}
+    with built.store() as store:
+        rows = {Path(s.path).name: s for s in store.sources()}
+    assert {k: (s.identified, s.skipped, s.merged) for k, s in rows.items()} == expected
+    assert (rows["a.csv"].kind, rows["a.csv"].name, rows["a.csv"].query, rows["a.csv"].searched_on) == \
+        ("database", "PubMed", "proteins OR galaxies", "2024-05-01")
+    assert (rows["b.csv"].kind, rows["b.csv"].name, rows["b.csv"].searched_on) == \
+        ("register", "ClinicalTrials.gov", "2024-05-02")
+    prisma = built.prisma(write=False)
+    assert prisma.duplicates_removed == 50 and prisma.records_screened + prisma.records_awaiting == 600
+    assert dict(prisma.databases) == {"PubMed": 400} and dict(prisma.registers) == {"ClinicalTrials.gov": 250}
+
+
+@pytest.mark.slow
+@pytest.mark.long
+def test_provenance_naming_no_source_fails_before_embedding(cluster, sources, tmp_path):
+    with pytest.raises(workbench.errors.InputError, match="not a source read"):
+        workbench.build(sources, review=tmp_path / "review", embedder=FakeEmbedder(), client=cluster,
+                        progress=False, provenance={"c.csv": {"database": "Embase"}}, **PARAMS)
+    assert not (tmp_path / "review" / "cache").exists(), "nothing embedded"
 
 
 @pytest.mark.slow

@@ -38,6 +38,16 @@ class Partitions:
     futures: list
     lengths: list[int]
     report: ReadReport = field(default_factory=ReadReport)
+    #: where each file's papers end (exclusive, in reading order) and its row in ``report.files``:
+    #: a duplicate merged away across partitions is counted against its own file, as when
+    #: reading on one machine (PRISMA's "duplicates removed" per source)
+    file_ends: list[int] = field(default_factory=list)
+    file_rows: list[int] = field(default_factory=list)
+
+    def file_of(self, position: int) -> int:
+        """The row in ``report.files`` of the file the paper at ``position`` was read from."""
+        at = int(np.searchsorted(self.file_ends, position, side="right"))
+        return self.file_rows[min(at, len(self.file_rows) - 1)]
 
     @property
     def offsets(self) -> list[int]:
@@ -74,9 +84,13 @@ def read_partitions(client, sources, input_format: str | None, exclude, partitio
     reports = client.gather([client.submit(_second, r) for r in reads])
     papers = [client.submit(_first, r) for r in reads]
     sizes = client.gather([client.submit(len, p) for p in papers])
-    report = ReadReport()
+    report, file_ends, file_rows = ReadReport(), [], []
     for part in reports:
-        report.files.extend(part.files)
+        for f in part.files:  # a source's papers: each file's kept ones, in file order
+            if f.error is None:
+                file_ends.append((file_ends[-1] if file_ends else 0) + f.read - f.merged)
+                file_rows.append(len(report.files))
+            report.files.append(f)
         report.merges.extend(part.merges)
         report.skipped_folders.extend(part.skipped_folders)
     if not sum(sizes):
@@ -87,7 +101,7 @@ def read_partitions(client, sources, input_format: str | None, exclude, partitio
             stop = min(size, start + partition_size)
             futures.append(client.submit(_chunk, source_papers, start, stop))
             lengths.append(stop - start)
-    return Partitions(futures, lengths, report)
+    return Partitions(futures, lengths, report, file_ends, file_rows)
 
 
 def _digest(text: str) -> str:
@@ -192,7 +206,9 @@ def merge_duplicates(client, parts: Partitions) -> Partitions:
             first = next((i for i, m in enumerate(members) if m.id in ids), 0)
             firsts.append(group[first])
             replace[group[first]] = paper
-        drop.update(set(group) - set(firsts))
+        for pos in set(group) - set(firsts):
+            parts.report.files[parts.file_of(pos)].merged += 1
+            drop.add(pos)
     futures, lengths = [], []
     for k, (future, length) in enumerate(zip(parts.futures, parts.lengths)):
         lo, hi = offsets[k], offsets[k] + length
@@ -202,6 +218,6 @@ def merge_duplicates(client, parts: Partitions) -> Partitions:
             future = client.submit(_rewrite, future, int(lo), mine_drop, mine_replace)
         futures.append(future)
         lengths.append(length - len(mine_drop))
-    merged = Partitions(futures, lengths, parts.report)
+    merged = Partitions(futures, lengths, parts.report)  # file positions no longer needed
     merged.report.kept = len(merged)
     return merged

@@ -181,10 +181,7 @@ def _build_on_dask(sources, path, client, embedder, seed, input_format, progress
     (5,000) and the sample that topics and map are fitted on (20,000)."""
     from ._build_dask import build_with_dask
 
-    if provenance:
-        raise ReviewError("search provenance is not kept by a build on Dask yet; build without --dask, "
-                          "or add it afterwards with `workbench sources --set FILE`")
-    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, **topic_params)
+    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, provenance, **topic_params)
 
 
 def _read_settled(sources, input_format, path: Path, cache: BuildCache):

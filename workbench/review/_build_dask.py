@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..embed import get_embedder
+from . import _provenance
 from ._review import Review
 from ._text import document_text
 
@@ -30,8 +31,11 @@ def _say(progress: bool):
 
 
 def build_with_dask(sources, path: Path, client, embedder, seed: int, input_format, progress: bool,
-                    partition_size: int | None = None, sample_size: int | None = None, **topic_params) -> Review:
-    """What :func:`workbench.build` does with ``client``: see the module docstring."""
+                    provenance=None, partition_size: int | None = None, sample_size: int | None = None,
+                    **topic_params) -> Review:
+    """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
+    as :func:`workbench.build` takes it, checked against the files read before the long stages,
+    recorded with each file's counts (duplicates merged across partitions included)."""
     from ..distributed import CACHE_DIR, build_on_dask, dask_client, describe
     from ._build import BuildReport, save
 
@@ -42,12 +46,14 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     with dask_client(client) as connected:
         say(describe(connected))
         built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
-                              input_format=input_format, say=say, bars=progress, **sizes, **topic_params)
+                              input_format=input_format, say=say, bars=progress,
+                              after_read=lambda report: _provenance.source_rows(report, provenance),
+                              **sizes, **topic_params)
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     review = Review(path, manifest, built.papers, built.topic_info, built.labels, built.coords, built.reduced,
                     built.fine_labels, embedder=emb)
     t = time.perf_counter()
-    saved = save(review, None, reason="build", sync=True)
+    saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
     manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
     manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
     review.last_save = saved
