@@ -256,3 +256,33 @@ def test_parquet_cache_is_keyed_by_content(tmp_path):
     np.testing.assert_array_equal(cache.lookup(["c", "a"]), vectors[[2, 0]])
     assert cache.lookup(["a", "zz"]) is None
     assert [p.suffix for p in cache.folder.iterdir()] == [".parquet"]  # no temporary file left
+
+
+@pytest.mark.slow  # two UMAP fits on 300 papers
+def test_papers_outside_the_sample_placed_by_their_neighbours():
+    from workbench.distributed.topics import fit_sample, place_partition, sample_positions
+
+    rng = random.Random(11)
+    themes = list(THEMES)
+    truth = np.array([i % len(themes) for i in range(800)])
+    X = np.asarray(FakeEmbedder().embed([_abstract(rng, themes[t]) for t in truth]), dtype=np.float32)
+    positions = sample_positions(len(X), 300, seed=3)
+    fit = fit_sample(X[positions], positions, {"placing": "neighbours"}, seed=3)
+    assert fit.placing == "neighbours" and fit.embeddings.shape == (300, X.shape[1])
+    placed = [place_partition(X[i:i + 200], i, fit) for i in range(0, len(X), 200)]
+    labels = np.concatenate([p["labels"] for p in placed])
+    coords = np.concatenate([p["coords"] for p in placed])
+    reduced = np.concatenate([p["reduced"] for p in placed])
+    np.testing.assert_array_equal(coords[positions], fit.coords)  # the sample keeps what it was fitted
+    np.testing.assert_array_equal(reduced[positions], fit.reduced)
+    rest = np.setdiff1d(np.arange(len(X)), positions)
+    for theme in range(len(themes)):  # each theme's papers outside the sample land with the theme's topic
+        found = np.bincount(labels[rest][truth[rest] == theme])
+        assert found.max() / found.sum() > 0.9, (theme, found)
+    # placed among its neighbours: nearer its theme's sample papers on the map than any other theme's
+    for theme in range(len(themes)):
+        mine = coords[rest][truth[rest] == theme].mean(axis=0)
+        centres = np.array([fit.coords[truth[positions] == t].mean(axis=0) for t in range(len(themes))])
+        assert np.linalg.norm(centres - mine, axis=1).argmin() == theme
+    with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'"):
+        fit_sample(X[positions], positions, {"placing": "elsewhere"}, seed=3)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._neighbors import umap_epochs, umap_init
+from ..layout import place_by_neighbours
 from ..errors import InputError
 from ..records import OUTLIER
 from ..topics import merge_topics, reassign_outliers
@@ -34,6 +35,11 @@ __all__ = ["MIN_PAPERS", "SampleFit", "fit_sample", "place_partition", "sample_p
 #: A partitioned build below this many papers has too little to sample: build on one machine.
 MIN_PAPERS = 200
 OUTLIER_NEIGHBOURS = 10
+#: How the papers outside the sample are placed: ``transform`` (UMAP.transform into both spaces,
+#: hdbscan.approximate_predict, the outlier vote) or ``neighbours`` (each at the similarity-
+#: weighted mean of its 10 most similar sample papers' coordinates, in their weighted majority
+#: topic: :func:`workbench.layout.place_by_neighbours`, what an update of a review does).
+PLACINGS = ("transform", "neighbours")
 
 
 @dataclass
@@ -53,6 +59,8 @@ class SampleFit:
     min_cluster_size: int
     outlier_share: float
     reduce_outliers: bool
+    placing: str = "transform"  # or "neighbours" (see place_partition)
+    embeddings: np.ndarray | None = None  # the sample's, for placing by neighbours
 
 
 def sample_positions(n: int, size: int, seed: int) -> np.ndarray:
@@ -110,8 +118,12 @@ def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) ->
     else:
         merged_labels = fine
     merged = {int(a): int(b) for a, b in zip(fine, merged_labels)}
+    placing = params.get("placing", "transform")
+    if placing not in PLACINGS:
+        raise InputError(f"placing={placing!r}; expected one of {', '.join(PLACINGS)}")
     return SampleFit(positions, topic_space, clusterer, neighbours, raw[assigned], merged, map_space, reduced,
-                     fine, map_space.embedding_.astype(np.float32), mcs, float((~assigned).mean()), reduce_outliers)
+                     fine, map_space.embedding_.astype(np.float32), mcs, float((~assigned).mean()), reduce_outliers,
+                     placing, X if placing == "neighbours" else None)
 
 
 def _vote(fit: SampleFit, reduced: np.ndarray) -> np.ndarray:
@@ -136,7 +148,11 @@ def place_partition(X: np.ndarray, offset: int, fit: SampleFit) -> dict:
     reduced[in_sample], coords[in_sample], fine[in_sample] = (fit.reduced[sample_rows], fit.coords[sample_rows],
                                                               fit.fine[sample_rows])
     rest = ~in_sample
-    if rest.any():
+    if rest.any() and fit.placing == "neighbours":
+        both = np.hstack([fit.reduced, fit.coords])
+        placed, (fine[rest],) = place_by_neighbours(X[rest], fit.embeddings, both, [fit.fine])
+        reduced[rest], coords[rest] = placed[:, :fit.reduced.shape[1]], placed[:, fit.reduced.shape[1]:]
+    elif rest.any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             reduced[rest] = fit.topic_space.transform(X[rest])
