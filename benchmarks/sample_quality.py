@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import CORPORA, embed_cached, have_data, load_corpus, machine  # noqa: E402
 
 PARTITION = 5_000
+OUT = Path(__file__).resolve().parent / "out" / "sample_quality"
 
 
 def corpus(size: int) -> tuple[list[str], np.ndarray]:
@@ -67,6 +68,18 @@ def run(X: np.ndarray, share: float, seed: int, placing: str = "transform") -> t
     return labels, time.perf_counter() - t
 
 
+def full_fit(X: np.ndarray, seed: int, key: str) -> tuple[np.ndarray, float]:
+    """The full fit's topics, kept under benchmarks/out/ (it is the same for every share and placing)."""
+    path = OUT / f"full-{key}.npz"
+    if path.exists():
+        saved = np.load(path)
+        return saved["labels"], float(saved["seconds"])
+    labels, seconds = run(X, 1.0, seed)
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.savez(path, labels=labels, seconds=seconds)
+    return labels, seconds
+
+
 def main() -> None:
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
@@ -91,7 +104,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|---:|")
     diffs: dict[str, list[float]] = {p: [] for p in args.placing}
     for seed in args.seeds:
-        full, t_full = run(X, 1.0, seed)
+        full, t_full = full_fit(X, seed, f"{args.embedder}-{len(X)}-{seed}")
         nmi_full = normalized_mutual_info_score(truth[labelled], full[labelled])
         for placing in args.placing:
             part, t_part = run(X, args.share, seed, placing)
