@@ -3,7 +3,9 @@
 * :func:`plot_over_time`: papers per topic per year as a stacked area (the ``top`` largest
   topics in their map colours, the rest as "other topics", the unassigned papers grey), with a
   bar beside it for the papers without a year, so none is dropped silently;
-* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers.
+* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers;
+* :func:`plot_coauthors`: the co-authorship graph of :func:`~workbench.field.coauthors.coauthorship`
+  (its connected groups in the palette's colours, lone authors grey, the largest named).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ..palette import OUTLIER_COLOUR, PALETTE, topic_colours
 from .summary import FieldSummary
 from .trends import NO_YEAR, OverTime
 
-__all__ = ["plot_field", "plot_over_time", "save_figure"]
+__all__ = ["plot_coauthors", "plot_field", "plot_over_time", "save_figure"]
 
 OTHER_COLOUR = "#dddddd"
 
@@ -154,4 +156,59 @@ def plot_field(summary: FieldSummary, title: str = "", colour: str = PALETTE[0])
     _barh(axes[1], summary.venues, f"Top venues ({summary.no_venue} papers without one)", colour)
     _barh(axes[2], summary.authors, f"Top authors ({summary.no_authors} papers without any)", colour)
     fig.tight_layout()
+    return fig
+
+
+def _group_colours(graph) -> dict[str, str]:
+    """Each author's colour: the i-th largest group of co-authors (more than one author) the
+    palette's i-th colour, lone authors grey."""
+    import networkx as nx
+
+    groups = sorted(nx.connected_components(graph),
+                    key=lambda g: (-len(g), -sum(graph.nodes[k]["papers"] for k in g), min(g)))
+    colours = {}
+    for i, group in enumerate(g for g in groups if len(g) > 1):
+        colours.update({k: PALETTE[i % len(PALETTE)] for k in group})
+    return {k: colours.get(k, OUTLIER_COLOUR) for k in graph}
+
+
+def _caption(graph) -> str:
+    g = graph.graph
+    heaviest = max((w for _, _, w in graph.edges(data="weight")), default=0)
+    text = (f"The {g['shown']} authors with most papers, of {g['authors']} authors of {g['papers']} papers "
+            f"(names normalised to surname and initial). A line joins authors who wrote papers together "
+            f"(thicker: more; the most: {heaviest}); a dot's size is the author's papers.")
+    if g["consortia"]:
+        text += f" {g['consortia']} papers with more than 25 authors draw no lines."
+    return text
+
+
+def plot_coauthors(graph, title: str = "", labels: int = 12, seed: int = 42):
+    """The co-authorship graph: dot size = papers, line width = papers written together, the
+    ``labels`` authors with most papers named (ties by key)."""
+    import networkx as nx
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 6.2))
+    ax.set_axis_off()
+    ax.set_title(title or "Who writes with whom", loc="left", fontsize=11)
+    if not len(graph):
+        ax.text(0.5, 0.5, "no authors in these papers", ha="center", va="center", color="#555555")
+        return fig
+    pos = nx.spring_layout(graph, weight="weight", seed=seed, k=1.8 / max(len(graph), 1) ** 0.5)
+    most = max(graph.nodes[k]["papers"] for k in graph)
+    heaviest = max((w for _, _, w in graph.edges(data="weight")), default=1)
+    nx.draw_networkx_edges(graph, pos, ax=ax, edge_color="#8a8a8a", alpha=0.7,
+                           width=[0.8 + 3.2 * w / heaviest for _, _, w in graph.edges(data="weight")])
+    colours = _group_colours(graph)
+    nodes = list(graph)
+    nx.draw_networkx_nodes(graph, pos, ax=ax, nodelist=nodes, node_color=[colours[k] for k in nodes],
+                           node_size=[60 + 540 * graph.nodes[k]["papers"] / most for k in nodes],
+                           edgecolors="white", linewidths=0.8)
+    named = sorted(graph, key=lambda k: (-graph.nodes[k]["papers"], k))[:labels]
+    nx.draw_networkx_labels(graph, pos, ax=ax, font_size=8,
+                            labels={k: f"{graph.nodes[k]['name'][:28]} ({graph.nodes[k]['papers']})" for k in named},
+                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.75})
+    ax.margins(0.12)
+    fig.text(0.01, 0.01, _caption(graph), fontsize=7, color="#555555", wrap=True)
     return fig

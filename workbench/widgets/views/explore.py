@@ -1,5 +1,6 @@
 """The explore view: topic tools, the map (jupyter-scatter) with its legend, search, the
-selection as a sortable table whose rows open the paper (and light it up on the map), and what
+selection as a sortable table whose rows open the paper (and light it up on the map), its
+citation links drawn on the map (ticked "show citation links"), and what
 can be done to the selection, down to deciding a topic or a lasso in bulk (after a preview) and
 sending its undecided papers to 02's screening queue. State lives in
 :class:`~workbench.widgets.session.Session`; each button answers beside itself (busy, then the
@@ -66,7 +67,8 @@ class ExploreView:
             self.names.widget,
             key_help(HELP),
             self.topic_tools.widget,
-            W.HBox([self.colour, self.map.select_mode], layout=W.Layout(flex_flow="row wrap")),
+            W.HBox([self.colour, self.map.select_mode, self.map.links_row],
+                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
             W.HBox([self.search_text, self.search_act.widget, self.hits_box],
                    layout=W.Layout(align_items="center", flex_flow="row wrap")),
             self.map.widget,
@@ -168,6 +170,7 @@ class ExploreView:
         self.table.layout.display = "" if n else "none"
         self.bulk.follow(self.selected_what)
         self.field.show_selection(self.selected)
+        self.map.show_links(self.selected)
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
