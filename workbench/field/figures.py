@@ -179,36 +179,82 @@ def _caption(graph) -> str:
             f"(names normalised to surname and initial). A line joins authors who wrote papers together "
             f"(thicker: more; the most: {heaviest}); a dot's size is the author's papers.")
     if g["consortia"]:
-        text += f" {g['consortia']} papers with more than 25 authors draw no lines."
+        text += (f" {g['consortia']} paper{'s' if g['consortia'] > 1 else ''} with more than 25 authors "
+                 "drew no lines.")
     return text
 
 
-def plot_coauthors(graph, title: str = "", labels: int = 12, seed: int = 42):
+def _box_layout(group, graph) -> dict:
+    """Positions of one group of co-authors inside a unit box centred on 0 (three or more:
+    Kamada-Kawai, then a seeded spring layout from there, each axis partly evened out by rank
+    so a dense core does not pile up; deterministic)."""
+    import networkx as nx
+    import numpy as np
+
+    nodes = sorted(group)
+    if len(nodes) == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    if len(nodes) == 2:
+        return {nodes[0]: (-0.3, 0.12), nodes[1]: (0.3, -0.12)}  # aslant: their names do not meet
+    sub = graph.subgraph(nodes)
+    start = nx.kamada_kawai_layout(sub, weight=None)  # then spread evenly (a dense core apart)
+    pos = nx.spring_layout(sub, pos=start, k=2.2 / len(nodes) ** 0.5, iterations=80, seed=42, weight=None)
+    xy = np.array([pos[k] for k in nodes])
+    xy = (xy - xy.min(axis=0)) / np.maximum(np.ptp(xy, axis=0), 1e-9)  # the box, edge to edge
+    ranks = xy.argsort(axis=0).argsort(axis=0) / (len(nodes) - 1)  # evenly spaced, same order
+    xy = 0.4 * xy + 0.6 * ranks - 0.5  # a dense core pulled apart, the shape kept
+    return {k: (float(x) * 0.84, float(y) * 0.84) for k, (x, y) in zip(nodes, xy)}
+
+
+def _layout(graph) -> dict:
+    """Each group of co-authors in a box of its own (side ~ the square root of its size), the
+    boxes packed in rows, largest first, lone authors last: no group lies over another."""
+    import networkx as nx
+
+    groups = sorted(nx.connected_components(graph), key=lambda g: (-len(g), min(g)))
+    width = max(3.0, 1.6 * len(graph) ** 0.5)
+    pos, x, y, row = {}, 0.0, 0.0, 0.0
+    for group in groups:
+        side = max(1.0, 1.5 * len(group) ** 0.5)
+        if x and x + side > width:
+            x, y, row = 0.0, y - row, 0.0
+        for k, (px, py) in _box_layout(group, graph).items():
+            pos[k] = (x + side / 2 + px * side, y - side / 2 + py * side)
+        x, row = x + side, max(row, side)
+    return pos
+
+
+def plot_coauthors(graph, title: str = "", labels: int = 12):
     """The co-authorship graph: dot size = papers, line width = papers written together, the
-    ``labels`` authors with most papers named (ties by key)."""
+    ``labels`` authors with most papers named under their dots (ties by key)."""
     import networkx as nx
 
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 6.2))
+    pos = _layout(graph) if len(graph) else {}
+    xy = list(pos.values()) or [(0.0, 0.0)]
+    wide = max(x for x, _ in xy) - min(x for x, _ in xy) + 1.5
+    high = max(y for _, y in xy) - min(y for _, y in xy) + 1.5
+    fig, ax = plt.subplots(figsize=(8, min(8.0, max(3.5, 8 * high / wide))))
     ax.set_axis_off()
-    ax.set_title(title or "Who writes with whom", loc="left", fontsize=11)
+    fig.suptitle(title or "Who writes with whom", x=0.01, ha="left", fontsize=11)
     if not len(graph):
         ax.text(0.5, 0.5, "no authors in these papers", ha="center", va="center", color="#555555")
         return fig
-    pos = nx.spring_layout(graph, weight="weight", seed=seed, k=1.8 / max(len(graph), 1) ** 0.5)
     most = max(graph.nodes[k]["papers"] for k in graph)
     heaviest = max((w for _, _, w in graph.edges(data="weight")), default=1)
     nx.draw_networkx_edges(graph, pos, ax=ax, edge_color="#8a8a8a", alpha=0.7,
                            width=[0.8 + 3.2 * w / heaviest for _, _, w in graph.edges(data="weight")])
     colours = _group_colours(graph)
     nodes = list(graph)
+    sizes = {k: 50 + 450 * graph.nodes[k]["papers"] / most for k in nodes}
     nx.draw_networkx_nodes(graph, pos, ax=ax, nodelist=nodes, node_color=[colours[k] for k in nodes],
-                           node_size=[60 + 540 * graph.nodes[k]["papers"] / most for k in nodes],
-                           edgecolors="white", linewidths=0.8)
-    named = sorted(graph, key=lambda k: (-graph.nodes[k]["papers"], k))[:labels]
-    nx.draw_networkx_labels(graph, pos, ax=ax, font_size=8,
-                            labels={k: f"{graph.nodes[k]['name'][:28]} ({graph.nodes[k]['papers']})" for k in named},
-                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.75})
-    ax.margins(0.12)
-    fig.text(0.01, 0.01, _caption(graph), fontsize=7, color="#555555", wrap=True)
+                           node_size=[sizes[k] for k in nodes], edgecolors="white", linewidths=0.8)
+    for k in sorted(graph, key=lambda k: (-graph.nodes[k]["papers"], k))[:labels]:
+        node = graph.nodes[k]
+        ax.annotate(f"{node['name'][:36]} ({node['papers']})", pos[k], xytext=(0, -(sizes[k] ** 0.5 / 2 + 2)),
+                    textcoords="offset points", ha="center", va="top", fontsize=7.5,
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
+    ax.set_aspect("equal")
+    ax.margins(0.1)
+    fig.text(0.01, 0.0, _caption(graph), fontsize=7, color="#555555", wrap=True, va="top")
     return fig
