@@ -281,7 +281,9 @@ class ExploreView:
         ``{"colour": "decision" | "relevance" | "topic" | "tag"}``,
         ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
         ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``,
-        ``{"reviewer": "Ana"}`` (typed in the name box). A script's
+        ``{"reviewer": "Ana"}`` (typed in the name box), ``{"links": True}`` (tick "show citation
+        links"), ``{"field": True}`` (open the over-time panel), ``{"year": 2021 | "no year"}``
+        (select that year's papers, as the panel does). A script's
         action on many papers is not asked about: it was written on purpose.
         """
         for action in actions or []:
@@ -338,3 +340,9 @@ class ExploreView:
             tools.on_stability(tuple(action["stability"]))
         if action.get("undo"):
             self.on_undo()
+        if "links" in action:
+            self.map.links_toggle.value = bool(action["links"])
+        if action.get("field"):
+            self.field.widget.selected_index = 0
+        if "year" in action:
+            self.field.pick_year(action["year"])
