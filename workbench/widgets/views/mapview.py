@@ -269,10 +269,12 @@ class MapPanel:
         self.links_toggle.disabled = not total
         drawn = [(pair, LINK_COLOURS[0], 2) for pair in among] + [(pair, LINK_COLOURS[1], 1) for pair in across]
         drawn = drawn[:MAX_LINKS_DRAWN] if self.links_toggle.value else []
-        rows = dict(zip(self.frame["id"], range(len(self.frame))))
-        xy = self.frame[["x", "y"]].to_numpy(float)
-        self._link_lines = [Line([tuple(xy[rows[a]]), tuple(xy[rows[b]])], line_color=colour, line_width=width)
-                            for (a, b), colour, width in drawn]
+        self._link_lines = []
+        if drawn:
+            rows = dict(zip(self.frame["id"], range(len(self.frame))))
+            xy = self.frame[["x", "y"]].to_numpy(float)
+            self._link_lines = [Line([tuple(xy[rows[a]]), tuple(xy[rows[b]])], line_color=colour, line_width=width)
+                                for (a, b), colour, width in drawn]
         self.links_drawn = (sum(1 for d in drawn if d[2] == 2), sum(1 for d in drawn if d[2] == 1))
         self._annotate()
         if not total:
