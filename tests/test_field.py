@@ -322,7 +322,7 @@ def test_coauthorship_graph_merges_normalised_names(papers, review, tmp_path):
         "garcia a": ("García, Ana", 5), "muller j": ("Müller, Jürgen", 4), "smith j": ("Smith, John", 4)}
     assert sorted((a, b, w) for a, b, w in graph.edges(data="weight")) == [
         ("garcia a", "muller j", 1), ("garcia a", "smith j", 2), ("muller j", "smith j", 2)]
-    assert graph.graph == {"papers": 8, "authors": 3, "shown": 3, "pairs": 3, "consortia": 0}
+    assert graph.graph == {"papers": 8, "authors": 3, "shown": 3, "consortia": 0}
     top2 = coauthorship(papers, top=2)  # ties at 4 papers by key: muller before smith
     assert sorted(top2) == ["garcia a", "muller j"] and list(top2.edges(data="weight")) == [
         ("garcia a", "muller j", 1)]

@@ -25,29 +25,26 @@ def coauthorship(papers: Sequence[Paper], top: int | None = 20):
     """A ``networkx.Graph``: nodes are author keys with ``name`` (as written most often) and
     ``papers``; edges have ``weight`` (papers written together). ``graph.graph`` holds
     ``papers`` (how many were given), ``authors`` (distinct authors among them), ``shown``
-    (nodes kept), ``pairs`` (pairs of co-authors among all authors) and ``consortia`` (papers
-    left out of the edges)."""
+    (nodes kept) and ``consortia`` (papers left out of the edges)."""
     import networkx as nx
 
     counts: Counter = Counter()
-    together: Counter = Counter()
-    consortia = 0
-    for p in papers:
-        keys = sorted({author_key(a) for a in p.authors} - {""})
+    keyed = [sorted({author_key(a) for a in p.authors} - {""}) for p in papers]
+    for keys in keyed:
         counts.update(keys)
-        if len(keys) > MAX_COAUTHORS:
-            consortia += 1
-        elif len(keys) > 1:
-            together.update((a, b) for i, a in enumerate(keys) for b in keys[i + 1:])
     ranked = sorted(counts, key=lambda k: (-counts[k], k))
     kept = ranked[:top] if top else ranked
-    names = display_names((a for p in papers for a in p.authors), author_key, set(kept))
-    graph = nx.Graph(papers=len(papers), authors=len(counts), shown=len(kept), pairs=len(together),
-                     consortia=consortia)
+    wanted = set(kept)
+    together: Counter = Counter()  # pairs among the kept authors only: fast on thousands of papers
+    for keys in keyed:
+        if 1 < len(keys) <= MAX_COAUTHORS:
+            mine = [k for k in keys if k in wanted]
+            together.update((a, b) for i, a in enumerate(mine) for b in mine[i + 1:])
+    names = display_names((a for p in papers for a in p.authors), author_key, wanted)
+    graph = nx.Graph(papers=len(papers), authors=len(counts), shown=len(kept),
+                     consortia=sum(1 for keys in keyed if len(keys) > MAX_COAUTHORS))
     for k in kept:
         graph.add_node(k, name=names[k], papers=counts[k])
-    wanted = set(kept)
     for (a, b), n in sorted(together.items()):
-        if a in wanted and b in wanted:
-            graph.add_edge(a, b, weight=n)
+        graph.add_edge(a, b, weight=n)
     return graph

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -185,9 +186,9 @@ def _caption(graph) -> str:
 
 
 def _box_layout(group, graph) -> dict:
-    """Positions of one group of co-authors inside a unit box centred on 0 (three or more:
-    Kamada-Kawai, then a seeded spring layout from there, each axis partly evened out by rank
-    so a dense core does not pile up; deterministic)."""
+    """Positions of one group of co-authors inside a unit box centred on 0 (three or more: a
+    seeded spring layout from a circle, each axis partly evened out by rank so a dense core does
+    not pile up; deterministic)."""
     import networkx as nx
     import numpy as np
 
@@ -197,8 +198,8 @@ def _box_layout(group, graph) -> dict:
     if len(nodes) == 2:
         return {nodes[0]: (-0.3, 0.12), nodes[1]: (0.3, -0.12)}  # aslant: their names do not meet
     sub = graph.subgraph(nodes)
-    start = nx.kamada_kawai_layout(sub, weight=None)  # then spread evenly (a dense core apart)
-    pos = nx.spring_layout(sub, pos=start, k=2.2 / len(nodes) ** 0.5, iterations=80, seed=42, weight=None)
+    start = nx.circular_layout(sub)  # nodes in key order round a circle, then a seeded spring layout
+    pos = nx.spring_layout(sub, pos=start, k=2.2 / len(nodes) ** 0.5, iterations=120, seed=42, weight=None)
     xy = np.array([pos[k] for k in nodes])
     xy = (xy - xy.min(axis=0)) / np.maximum(np.ptp(xy, axis=0), 1e-9)  # the box, edge to edge
     ranks = xy.argsort(axis=0).argsort(axis=0) / (len(nodes) - 1)  # evenly spaced, same order
@@ -234,7 +235,8 @@ def plot_coauthors(graph, title: str = "", labels: int = 12):
     xy = list(pos.values()) or [(0.0, 0.0)]
     wide = max(x for x, _ in xy) - min(x for x, _ in xy) + 1.5
     high = max(y for _, y in xy) - min(y for _, y in xy) + 1.5
-    fig, ax = plt.subplots(figsize=(8, min(8.0, max(3.5, 8 * high / wide))))
+    size = (7.5, max(3.5, 7.5 * high / wide)) if wide >= high else (max(5.0, 7.5 * wide / high), 7.5)
+    fig, ax = plt.subplots(figsize=size)
     ax.set_axis_off()
     fig.suptitle(title or "Who writes with whom", x=0.01, ha="left", fontsize=11)
     if not len(graph):
@@ -242,8 +244,9 @@ def plot_coauthors(graph, title: str = "", labels: int = 12):
         return fig
     most = max(graph.nodes[k]["papers"] for k in graph)
     heaviest = max((w for _, _, w in graph.edges(data="weight")), default=1)
-    nx.draw_networkx_edges(graph, pos, ax=ax, edge_color="#8a8a8a", alpha=0.7,
-                           width=[0.8 + 3.2 * w / heaviest for _, _, w in graph.edges(data="weight")])
+    weights = [w / heaviest for _, _, w in graph.edges(data="weight")]  # weak ties faint, strong ones stand out
+    nx.draw_networkx_edges(graph, pos, ax=ax, edge_color=[(0.45, 0.45, 0.45, 0.2 + 0.6 * w) for w in weights],
+                           width=[0.6 + 3.4 * w for w in weights])
     colours = _group_colours(graph)
     nodes = list(graph)
     sizes = {k: 50 + 450 * graph.nodes[k]["papers"] / most for k in nodes}
@@ -256,5 +259,5 @@ def plot_coauthors(graph, title: str = "", labels: int = 12):
                     bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.set_aspect("equal")
     ax.margins(0.1)
-    fig.text(0.01, 0.0, _caption(graph), fontsize=7, color="#555555", wrap=True, va="top")
+    fig.text(0.01, 0.0, textwrap.fill(_caption(graph), int(size[0] * 19)), fontsize=7, color="#555555", va="top")
     return fig
