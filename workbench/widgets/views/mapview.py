@@ -282,7 +282,8 @@ class MapPanel:
         elif not self._link_ids:
             text = f"{total} citation links in this review; select papers to see theirs"
         else:
-            text = f"{len(among)} links among the selection, {len(across)} to or from papers outside it"
+            text = (f"{len(among)} link{'' if len(among) == 1 else 's'} among the selection, "
+                    f"{len(across)} to or from papers outside it")
             if len(drawn) < len(among) + len(across) and self.links_toggle.value:
                 text += f" (the first {len(drawn)} drawn)"
         self.links_text.value = f"<span class='wb-meta wb-links'>{escape(text)}</span>"
