@@ -209,10 +209,11 @@ def test_field_figures_are_png_and_svg(review, tmp_path):
 @pytest.mark.slow
 def test_report_writes_the_field_figures(review):
     written = review.write_report()
-    for name in ("over_time_png", "over_time_svg", "field_png", "field_svg"):
+    for name in ("over_time_png", "over_time_svg", "field_png", "field_svg", "coauthors_png", "coauthors_svg"):
         assert written[name].is_file() and written[name].stat().st_size > 1000
     html = written["html"].read_text(encoding="utf-8")
-    assert "<img src='over_time.png'" in html and "<img src='field.png'" in html
+    assert "<img src='over_time.png'" in html and "<img src='field.png'" in html and "<img src='coauthors.png'" in html
+    assert "García, Ana (5)" in written["coauthors_svg"].read_text(encoding="utf-8")
 
 
 def test_reviews_written_before_citations_were_kept_still_open(review):
@@ -263,6 +264,7 @@ def test_01_over_time_panel_selects_a_year_and_follows_renames(review):
         assert panel.pick_year("2018") == [w101] and view.selected == [w101]
         assert "the papers of 2018" in view.selection_html.value
         assert "Jürgen Müller" in panel.who.value and "1 selected papers" in panel.who.value
+        assert panel.coauthors.value[:4] == b"\x89PNG"  # who writes with whom among the selection
         panel.pick_year("no year")
         assert view.selected == [p.id for p in review.papers if p.year is None]
         topic, before = session.review.topic_of(w101), panel.image.value
@@ -306,5 +308,93 @@ def test_bibliographic_coupling_counts_works_not_entries(papers, review):
         assert "bibliographic coupling" in compare(session, ids).columns.value
         seeds = [p.id for p in review.papers if not p.references][:2]
         assert Comparison(session, seeds).coupling() is None  # nothing to say without references
+    finally:
+        session.close()
+
+
+def test_coauthorship_graph_merges_normalised_names(papers, review, tmp_path):
+    from workbench.field import coauthorship
+    from workbench.field.figures import plot_coauthors
+
+    # "Jürgen Müller", "J. Muller", "Müller, Jürgen" are one node; "Smith J", "Smith, J." another
+    graph = coauthorship(papers)
+    assert {k: (d["name"], d["papers"]) for k, d in graph.nodes(data=True)} == {
+        "garcia a": ("García, Ana", 5), "muller j": ("Müller, Jürgen", 4), "smith j": ("Smith, John", 4)}
+    assert sorted((a, b, w) for a, b, w in graph.edges(data="weight")) == [
+        ("garcia a", "muller j", 1), ("garcia a", "smith j", 2), ("muller j", "smith j", 2)]
+    assert graph.graph == {"papers": 8, "authors": 3, "shown": 3, "consortia": 0}
+    top2 = coauthorship(papers, top=2)  # ties at 4 papers by key: muller before smith
+    assert sorted(top2) == ["garcia a", "muller j"] and list(top2.edges(data="weight")) == [
+        ("garcia a", "muller j", 1)]
+    w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
+    one = review.coauthors([w101])
+    assert sorted(one) == ["muller j", "smith j"] and one["muller j"]["smith j"]["weight"] == 1
+    topic = review.topic_of(w101)
+    assert review.coauthors(topic=topic).graph["papers"] == int((review.labels == topic).sum())
+    saved = save_figure(plot_coauthors(graph, "fixture"), tmp_path / "coauthors")
+    svg = saved["svg"].read_text(encoding="utf-8")
+    assert saved["png"].read_bytes()[:4] == b"\x89PNG"
+    assert "García, Ana (5)" in svg and "Smith, John (4)" in svg and "The 3 authors with most papers" in svg
+
+
+def _short_pairs(review, pairs):
+    short = _short(review.papers)
+    return {(short[a], short[b]) for a, b in pairs}
+
+
+def test_01_draws_the_links_of_the_selection_on_the_map(review):
+    from jscatter import Line, Rect
+
+    from workbench.widgets import Session, explore
+
+    by_doi = {p.doi: p.id for p in review.papers}
+    chosen = [by_doi["10.5555/field.1"], by_doi["10.5555/field.2"], by_doi["10.5555/field.3"]]
+    among, across = review.links_around(chosen)
+    assert _short_pairs(review, among) == {("Following", "Citation graphs"), ("Duplicates", "Citation graphs"),
+                                           ("Duplicates", "Following")}
+    assert len(across) == 7 and _short_pairs(review, across) == {
+        ("Duplicates", "Reference lists"), ("Topics that", "Duplicates"), ("A later", "Duplicates"),
+        ("Semantic Scholar", "Citation graphs"), ("Semantic Scholar", "Following"),
+        ("Reference lists", "Citation graphs"), ("Reference lists", "Following")}  # 12 - 3 - these 7: 2 untouched
+    session = Session.open(review.path, reviewer="tester")
+    try:
+        view = explore(session)
+        panel = view.map
+        assert "12 citation links in this review" in panel.links_text.value and not panel.links_toggle.disabled
+        view.select(chosen)
+        assert "3 links among the selection, 7 to or from papers outside it" in panel.links_text.value
+        assert view.scatter.annotations()["annotations"] == [] and panel.links_drawn == (0, 0)  # not ticked
+        panel.links_toggle.value = True
+        lines = view.scatter.annotations()["annotations"]
+        assert panel.links_drawn == (3, 7) and len(lines) == 10 and all(isinstance(a, Line) for a in lines)
+        row = session.rows_of([chosen[1]])[0]  # Following: drawn from its point to Citation graphs'
+        start = (float(view.frame.at[row, "x"]), float(view.frame.at[row, "y"]))
+        assert any(tuple(a.vertices[0]) == start for a in lines[:3])
+        view.open_paper(chosen[0])  # the lit-up paper's square joins the lines
+        assert len(view.scatter.annotations()["annotations"]) == 11
+        assert isinstance(view.scatter.annotations()["annotations"][-1], Rect)
+        view.select([by_doi["10.5555/field.4"]])  # Topics that: cites two, cited by none
+        assert panel.links_drawn == (0, 2)
+        panel.links_toggle.value = False
+        assert all(isinstance(a, Rect) for a in view.scatter.annotations()["annotations"])
+    finally:
+        session.close()
+
+
+def test_01_says_when_a_review_has_no_links(review):
+    from workbench.widgets import Session, explore
+
+    papers_file = review.files / "papers.jsonl"
+    records = [json.loads(line) for line in papers_file.read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        r.pop("references", None)
+        r.pop("cited_by", None)
+    papers_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    session = Session.open(review.path, reviewer="tester")
+    try:
+        view = explore(session)
+        assert view.map.links_toggle.disabled and "no citation links in this review" in view.map.links_text.value
+        view.select(session.ids[:5])
+        assert view.map.links_drawn == (0, 0) and "no citation links" in view.map.links_text.value
     finally:
         session.close()

@@ -48,8 +48,9 @@ def _stderr_outputs(folder):
     return found
 
 
-# What the first run does beyond opening: a search by keywords and meaning on the map, a title.
-SCRIPTED = {"01_explore.ipynb": {"actions": [{"select": "search:reward model"}]},
+# What the first run does beyond opening: a search by keywords and meaning on the map, the field
+# panel opened (over time, co-authorship of the hits) with the links toggle ticked, a title.
+SCRIPTED = {"01_explore.ipynb": {"actions": [{"select": "search:reward model"}, {"field": True, "links": True}]},
             "04_report.ipynb": {"title": "Notebook <run> of the seeds"}}
 
 
@@ -75,7 +76,7 @@ def test_all_four_run_headlessly_and_write_to_the_review_not_the_sources(review,
         assert not errors
     assert after == before, "sources stay output-free"
     report = review / "report"
-    for f in ("report.md", "report.html", "map.png", "annotations.csv", "annotations.bib", "annotations.ris", "annotations.jsonl"):
+    for f in ("report.md", "report.html", "map.png", "coauthors.png", "coauthors.svg", "annotations.csv", "annotations.bib", "annotations.ris", "annotations.jsonl"):
         assert (report / f).stat().st_size > 0, f
     assert (report / "report.md").read_text(encoding="utf-8").startswith("# Notebook &lt;run&gt; of the seeds\n")
 

@@ -173,7 +173,7 @@ def test_everything_a_person_wrote_is_escaped(review):
         assert "<script" not in out and "<b>" not in out and "<i>tag" not in out and "href=" not in out
         assert "&lt;script&gt;alert(" in out
     assert html.count("<h1>") == rendered.count("<h1>") == 1, "a '#' in text never makes a heading"
-    assert html.count("<img ") == 3, "the map and the field's two figures, and nothing else"
+    assert html.count("<img ") == 4, "the map and the field's three figures (over time, who, co-authorship), nothing else"
     trend_rows = 1 + len(set(review.labels.tolist()))  # the Field part's table: a header, a row per topic
     assert rendered.count("<tr>") == html.count("<tr>") == 4 + trend_rows, "a '|' in a name never splits a table"
     assert "<td>&lt;b&gt;eve&lt;/b&gt; | x (this report)</td>" in rendered

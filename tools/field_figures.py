@@ -1,5 +1,6 @@
 """The figures and numbers of docs/field.md: the SYNERGY corpus (../shared/data) over time, its
-venues and authors, and the citation links its sources carry.
+venues and authors, the co-authorship of one of its reviews, and the citation links its sources
+carry.
 
 Each of SYNERGY's nine systematic reviews stands in for a topic (the labels are real: every paper
 was found for one review). The figures are the ones a review's report draws
@@ -19,10 +20,11 @@ from pathlib import Path
 from PIL import Image
 
 from workbench import read_sources
-from workbench.field import over_time, resolve_links, summarise
-from workbench.field.figures import plot_field, plot_over_time
+from workbench.field import coauthorship, over_time, resolve_links, summarise
+from workbench.field.figures import plot_coauthors, plot_field, plot_over_time
 
 ROOT = Path(__file__).resolve().parents[1]
+COAUTHORS = "van_der_Valk_2021"  # the review whose co-authorship docs/field.md shows
 
 
 def save_quantised(fig, path: Path) -> None:
@@ -64,6 +66,13 @@ def main() -> None:
     save_quantised(plot_over_time(over, dict(enumerate(reviews)), "SYNERGY: each review's share of the year's papers",
                                   top=9, shares=True), args.out / "field_over_time_shares.png")
     save_quantised(plot_field(summary, f"SYNERGY: {len(papers):,} papers per year"), args.out / "field_who.png")
+    start = time.perf_counter()
+    graph = coauthorship([p for p in papers if p.collection == COAUTHORS], top=20)
+    co_s = time.perf_counter() - start
+    print(f"co-authorship of {COAUTHORS}: {graph.graph} -> {graph.number_of_edges()} lines among the top 20 "
+          f"({co_s:.2f}s)")
+    save_quantised(plot_coauthors(graph, f"SYNERGY {COAUTHORS}: who writes with whom (the 20 authors with most papers)"),
+                   args.out / "field_coauthors.png")
 
 
 if __name__ == "__main__":

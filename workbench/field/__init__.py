@@ -3,11 +3,12 @@
 Modules: ``links`` (the citation links among papers, matched by DOI, OpenAlex, Semantic Scholar,
 arXiv and PubMed ids), ``trends`` (papers per topic per year, and the stated trend measure),
 ``names`` (one key per author and venue however sources write them), ``summary`` (venues,
-authors and years of a set of papers), ``figures`` (matplotlib figures on the map's palette).
-This stage knows nothing of the store, the review or the faces: the review gives it papers,
+authors and years of a set of papers), ``coauthors`` (the co-authorship graph, networkx),
+``figures`` (matplotlib figures on the map's palette). This stage knows nothing of the store, the review or the faces: the review gives it papers,
 topics and labels.
 """
 
+from .coauthors import coauthorship
 from .links import Citations, Links, coupling, link_keys, resolve_links, shared_references
 from .names import author_key, display_names, venue_key
 from .summary import MAX_COAUTHORS, FieldSummary, coauthor_pairs, summarise
@@ -23,6 +24,7 @@ __all__ = [
     "OverTime",
     "author_key",
     "coauthor_pairs",
+    "coauthorship",
     "coupling",
     "display_names",
     "link_keys",

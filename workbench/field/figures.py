@@ -3,12 +3,15 @@
 * :func:`plot_over_time`: papers per topic per year as a stacked area (the ``top`` largest
   topics in their map colours, the rest as "other topics", the unassigned papers grey), with a
   bar beside it for the papers without a year, so none is dropped silently;
-* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers.
+* :func:`plot_field`: papers per year, the top venues and the top authors of a set of papers;
+* :func:`plot_coauthors`: the co-authorship graph of :func:`~workbench.field.coauthors.coauthorship`
+  (its connected groups in the palette's colours, lone authors grey, the largest named).
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -16,7 +19,7 @@ from ..palette import OUTLIER_COLOUR, PALETTE, topic_colours
 from .summary import FieldSummary
 from .trends import NO_YEAR, OverTime
 
-__all__ = ["plot_field", "plot_over_time", "save_figure"]
+__all__ = ["plot_coauthors", "plot_field", "plot_over_time", "save_figure"]
 
 OTHER_COLOUR = "#dddddd"
 
@@ -154,4 +157,107 @@ def plot_field(summary: FieldSummary, title: str = "", colour: str = PALETTE[0])
     _barh(axes[1], summary.venues, f"Top venues ({summary.no_venue} papers without one)", colour)
     _barh(axes[2], summary.authors, f"Top authors ({summary.no_authors} papers without any)", colour)
     fig.tight_layout()
+    return fig
+
+
+def _group_colours(graph) -> dict[str, str]:
+    """Each author's colour: the i-th largest group of co-authors (more than one author) the
+    palette's i-th colour, lone authors grey."""
+    import networkx as nx
+
+    groups = sorted(nx.connected_components(graph),
+                    key=lambda g: (-len(g), -sum(graph.nodes[k]["papers"] for k in g), min(g)))
+    colours = {}
+    for i, group in enumerate(g for g in groups if len(g) > 1):
+        colours.update({k: PALETTE[i % len(PALETTE)] for k in group})
+    return {k: colours.get(k, OUTLIER_COLOUR) for k in graph}
+
+
+def _caption(graph) -> str:
+    g = graph.graph
+    heaviest = max((w for _, _, w in graph.edges(data="weight")), default=0)
+    text = (f"The {g['shown']} authors with most papers, of {g['authors']} authors of {g['papers']} papers "
+            f"(names normalised to surname and initial). A line joins authors who wrote papers together "
+            f"(thicker: more; the most: {heaviest}); a dot's size is the author's papers.")
+    if g["consortia"]:
+        text += (f" {g['consortia']} paper{'s' if g['consortia'] > 1 else ''} with more than 25 authors "
+                 "drew no lines.")
+    return text
+
+
+def _box_layout(group, graph) -> dict:
+    """Positions of one group of co-authors inside a unit box centred on 0 (three or more: a
+    seeded spring layout from a circle, each axis partly evened out by rank so a dense core does
+    not pile up; deterministic)."""
+    import networkx as nx
+    import numpy as np
+
+    nodes = sorted(group)
+    if len(nodes) == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    if len(nodes) == 2:
+        return {nodes[0]: (-0.3, 0.12), nodes[1]: (0.3, -0.12)}  # aslant: their names do not meet
+    sub = graph.subgraph(nodes)
+    start = nx.circular_layout(sub)  # nodes in key order round a circle, then a seeded spring layout
+    pos = nx.spring_layout(sub, pos=start, k=2.2 / len(nodes) ** 0.5, iterations=120, seed=42, weight=None)
+    xy = np.array([pos[k] for k in nodes])
+    xy = (xy - xy.min(axis=0)) / np.maximum(np.ptp(xy, axis=0), 1e-9)  # the box, edge to edge
+    ranks = xy.argsort(axis=0).argsort(axis=0) / (len(nodes) - 1)  # evenly spaced, same order
+    xy = 0.4 * xy + 0.6 * ranks - 0.5  # a dense core pulled apart, the shape kept
+    return {k: (float(x) * 0.84, float(y) * 0.84) for k, (x, y) in zip(nodes, xy)}
+
+
+def _layout(graph) -> dict:
+    """Each group of co-authors in a box of its own (side ~ the square root of its size), the
+    boxes packed in rows, largest first, lone authors last: no group lies over another."""
+    import networkx as nx
+
+    groups = sorted(nx.connected_components(graph), key=lambda g: (-len(g), min(g)))
+    width = max(3.0, 1.6 * len(graph) ** 0.5)
+    pos, x, y, row = {}, 0.0, 0.0, 0.0
+    for group in groups:
+        side = max(1.0, 1.5 * len(group) ** 0.5)
+        if x and x + side > width:
+            x, y, row = 0.0, y - row, 0.0
+        for k, (px, py) in _box_layout(group, graph).items():
+            pos[k] = (x + side / 2 + px * side, y - side / 2 + py * side)
+        x, row = x + side, max(row, side)
+    return pos
+
+
+def plot_coauthors(graph, title: str = "", labels: int = 12):
+    """The co-authorship graph: dot size = papers, line width = papers written together, the
+    ``labels`` authors with most papers named under their dots (ties by key)."""
+    import networkx as nx
+
+    plt = _pyplot()
+    pos = _layout(graph) if len(graph) else {}
+    xy = list(pos.values()) or [(0.0, 0.0)]
+    wide = max(x for x, _ in xy) - min(x for x, _ in xy) + 1.5
+    high = max(y for _, y in xy) - min(y for _, y in xy) + 1.5
+    size = (7.5, max(3.5, 7.5 * high / wide)) if wide >= high else (max(5.0, 7.5 * wide / high), 7.5)
+    fig, ax = plt.subplots(figsize=size)
+    ax.set_axis_off()
+    fig.suptitle(title or "Who writes with whom", x=0.01, ha="left", fontsize=11)
+    if not len(graph):
+        ax.text(0.5, 0.5, "no authors in these papers", ha="center", va="center", color="#555555")
+        return fig
+    most = max(graph.nodes[k]["papers"] for k in graph)
+    heaviest = max((w for _, _, w in graph.edges(data="weight")), default=1)
+    weights = [w / heaviest for _, _, w in graph.edges(data="weight")]  # weak ties faint, strong ones stand out
+    nx.draw_networkx_edges(graph, pos, ax=ax, edge_color=[(0.45, 0.45, 0.45, 0.2 + 0.6 * w) for w in weights],
+                           width=[0.6 + 3.4 * w for w in weights])
+    colours = _group_colours(graph)
+    nodes = list(graph)
+    sizes = {k: 50 + 450 * graph.nodes[k]["papers"] / most for k in nodes}
+    nx.draw_networkx_nodes(graph, pos, ax=ax, nodelist=nodes, node_color=[colours[k] for k in nodes],
+                           node_size=[sizes[k] for k in nodes], edgecolors="white", linewidths=0.8)
+    for k in sorted(graph, key=lambda k: (-graph.nodes[k]["papers"], k))[:labels]:
+        node = graph.nodes[k]
+        ax.annotate(f"{node['name'][:36]} ({node['papers']})", pos[k], xytext=(0, -(sizes[k] ** 0.5 / 2 + 2)),
+                    textcoords="offset points", ha="center", va="top", fontsize=7.5,
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
+    ax.set_aspect("equal")
+    ax.margins(0.1)
+    fig.text(0.01, 0.0, textwrap.fill(_caption(graph), int(size[0] * 19)), fontsize=7, color="#555555", va="top")
     return fig

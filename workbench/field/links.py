@@ -71,6 +71,19 @@ class Links:
         ids = set(ids)
         return [(a, b) for a, b in self.pairs if a in ids and b in ids]
 
+    def around(self, ids: Iterable[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """The links touching ``ids`` (a selection): (those among them, those between one of
+        them and a paper outside), each in the order of :attr:`pairs`."""
+        ids = set(ids)
+        among, across = [], []
+        for a, b in self.pairs:
+            inside = (a in ids) + (b in ids)
+            if inside == 2:
+                among.append((a, b))
+            elif inside == 1:
+                across.append((a, b))
+        return among, across
+
 
 def _index(papers: Sequence[Paper]) -> dict[str, str]:
     index: dict[str, str] = {}

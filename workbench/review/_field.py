@@ -1,5 +1,5 @@
 """The :class:`~workbench.review.Review` methods of seeing the field: the citation links inside
-the review, topics over time, and who and where (venues, authors, years).
+the review, topics over time, and who and where (venues, authors, years, co-authorship).
 
 Everything reads the topics as they are now (``Review.labels`` and ``topic_labels()``, after
 renames, merges, moves and undo; a review showing themes gives the themes), so the figures
@@ -76,13 +76,36 @@ class FieldReview:
     def field_summary(self, ids: Sequence[str] | None = None, top: int | None = 10, topic: int | None = None):
         """Venues, authors (names normalised) and years of the papers ``ids`` (default: all), or
         of the papers of ``topic`` (now): a :class:`workbench.field.FieldSummary`."""
+        return field.summarise(self._field_papers(ids, topic), top)
+
+    def _field_papers(self, ids: Sequence[str] | None, topic: int | None) -> list:
         if topic is not None:
-            rows = [i for i, t in enumerate(self.labels) if int(t) == int(topic)]
-        elif ids is not None:
-            rows = self.rows(ids)
-        else:
-            rows = range(len(self.papers))
-        return field.summarise([self.papers[i] for i in rows], top)
+            return [p for p, t in zip(self.papers, self.labels) if int(t) == int(topic)]
+        if ids is not None:
+            return [self.papers[i] for i in self.rows(ids)]
+        return list(self.papers)
+
+    def links_around(self, ids: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """The citation links touching the papers ``ids`` (a selection): (the links among
+        them, the links between one of them and a paper outside), as (citing, cited) ids."""
+        return self.links().around(ids)
+
+    def coauthors(self, ids: Sequence[str] | None = None, topic: int | None = None, top: int | None = 20):
+        """The co-authorship of the papers ``ids`` (default: all) or of ``topic`` (now): a
+        ``networkx.Graph`` of the ``top`` authors by papers (names normalised), edges weighted
+        by the papers written together (see :func:`workbench.field.coauthorship`)."""
+        return field.coauthorship(self._field_papers(ids, topic), top)
+
+    def coauthor_figure(self, ids: Sequence[str] | None = None, topic: int | None = None, top: int = 20,
+                        labels: int = 12, title: str = ""):
+        """:meth:`coauthors` drawn (a matplotlib Figure): dot size = papers, line width = papers
+        written together, groups of co-authors in the map's palette, the ``labels`` largest named."""
+        from ..field.figures import plot_coauthors
+
+        graph = self.coauthors(ids, topic, top)
+        whose = (f"topic {topic}: {self.topic_labels().get(int(topic), 'Unassigned')}" if topic is not None
+                 else f"{graph.graph['papers']} selected papers" if ids is not None else "all papers")
+        return plot_coauthors(graph, title or f"Who writes with whom: {whose}"[:90], labels=labels)
 
     def over_time_figure(self, shares: bool = False, top: int = 8, title: str = ""):
         """The topics-over-time figure (a matplotlib Figure): papers per topic per year as a
@@ -105,8 +128,8 @@ class FieldReview:
 
 
 def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> dict[str, Path]:
-    """``over_time.png``/``.svg`` and ``field.png``/``.svg`` into ``folder``; returns the paths
-    by name (``over_time_png``, ...)."""
+    """``over_time.png``/``.svg``, ``field.png``/``.svg`` and ``coauthors.png``/``.svg`` (the
+    review's co-authorship) into ``folder``; returns the paths by name (``over_time_png``, ...)."""
     from ..field.figures import save_figure
 
     folder = Path(folder)
@@ -115,4 +138,6 @@ def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> d
     out.update({f"over_time_{k}": v for k, v in save_figure(fig, folder / "over_time").items()})
     fig = review.field_figure()
     out.update({f"field_{k}": v for k, v in save_figure(fig, folder / "field").items()})
+    fig = review.coauthor_figure()
+    out.update({f"coauthors_{k}": v for k, v in save_figure(fig, folder / "coauthors").items()})
     return out

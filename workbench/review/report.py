@@ -12,7 +12,8 @@ as text in the Markdown.
 
 Modules: ``_report_content`` (what the report says, read once), ``_report_render`` (Markdown and
 HTML), ``_report_map`` (the datamapplot PNG), ``_report_field`` (the "Field" part: topics over
-time, citation links, venues and authors; its figures over_time.png/.svg and field.png/.svg).
+time, citation links, venues and authors; its figures over_time.png/.svg, field.png/.svg
+and coauthors.png/.svg).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
             written["prisma_svg"], written["prisma_png"] = write_diagram(content.prisma, folder)
         if image:
             written.update(write_field_figures(review, folder))
-        field_images = ("over_time.png", "field.png") if image else ()
+        field_images = ("over_time.png", "field.png", "coauthors.png") if image else ()
         atomic_write_text(folder / "report.md", to_markdown(content))
         atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None,
                                                           "prisma.png" if "prisma_png" in written else None,

@@ -1,5 +1,6 @@
 """The explore view: topic tools, the map (jupyter-scatter) with its legend, search, the
-selection as a sortable table whose rows open the paper (and light it up on the map), and what
+selection as a sortable table whose rows open the paper (and light it up on the map), its
+citation links drawn on the map (ticked "show citation links"), and what
 can be done to the selection, down to deciding a topic or a lasso in bulk (after a preview) and
 sending its undecided papers to 02's screening queue. State lives in
 :class:`~workbench.widgets.session.Session`; each button answers beside itself (busy, then the
@@ -66,7 +67,8 @@ class ExploreView:
             self.names.widget,
             key_help(HELP),
             self.topic_tools.widget,
-            W.HBox([self.colour, self.map.select_mode], layout=W.Layout(flex_flow="row wrap")),
+            W.HBox([self.colour, self.map.select_mode, self.map.links_row],
+                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
             W.HBox([self.search_text, self.search_act.widget, self.hits_box],
                    layout=W.Layout(align_items="center", flex_flow="row wrap")),
             self.map.widget,
@@ -168,6 +170,7 @@ class ExploreView:
         self.table.layout.display = "" if n else "none"
         self.bulk.follow(self.selected_what)
         self.field.show_selection(self.selected)
+        self.map.show_links(self.selected)
         if self.table.opened and self.table.opened not in self.selected:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
@@ -278,7 +281,9 @@ class ExploreView:
         ``{"colour": "decision" | "relevance" | "topic" | "tag"}``,
         ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
         ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``,
-        ``{"reviewer": "Ana"}`` (typed in the name box). A script's
+        ``{"reviewer": "Ana"}`` (typed in the name box), ``{"links": True}`` (tick "show citation
+        links"), ``{"field": True}`` (open the over-time panel), ``{"year": 2021 | "no year"}``
+        (select that year's papers, as the panel does). A script's
         action on many papers is not asked about: it was written on purpose.
         """
         for action in actions or []:
@@ -335,3 +340,9 @@ class ExploreView:
             tools.on_stability(tuple(action["stability"]))
         if action.get("undo"):
             self.on_undo()
+        if "links" in action:
+            self.map.links_toggle.value = bool(action["links"])
+        if action.get("field"):
+            self.field.widget.selected_index = 0
+        if "year" in action:
+            self.field.pick_year(action["year"])

@@ -1,6 +1,7 @@
 """The field under 01's map, folded until opened: topics over time (the figure the report has,
 drawn from the topics as they are now, so renames and merges show), a year to select on the map,
-and the top venues and authors of the selection (or of every paper)."""
+the top venues and authors of the selection (or of every paper), and who writes with whom among
+them (the co-authorship of the selection's most productive authors, drawn with networkx)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,10 @@ class FieldPanel:
         self.select_year.on_click(lambda _: self.pick_year(self.year.value))
         self.trend = W.HTML()
         self.who = W.HTML()
+        self.coauthors = W.Image(format="png", layout=W.Layout(max_width="680px"))
         body = W.VBox([self.shares, self.image, self.trend,
-                       W.HBox([self.year, self.select_year], layout=W.Layout(align_items="center")), self.who])
+                       W.HBox([self.year, self.select_year], layout=W.Layout(align_items="center")), self.who,
+                       self.coauthors])
         self.widget = W.Accordion(children=[body], titles=("Over time, venues and authors",), selected_index=None)
         self.widget.observe(lambda _: self.render(), "selected_index")
 
@@ -77,6 +80,8 @@ class FieldPanel:
         self.who.value = (f"<div class='wb-meta'><b>Of {escape(whose)}</b>: {escape(summary.describe(0).split(';')[0])}"
                           f"<br>top venues: {escape(venues)}<br>top authors: {escape(authors)}"
                           f"<br>writing together most: {escape(pairs)}</div>")
+        title = f"Who writes with whom: {whose}"
+        self.coauthors.value = _png(self.session.review.coauthor_figure(self.selected or None, title=title))
 
     def pick_year(self, year) -> list[str]:
         """Select the papers of ``year`` (a year, its text, or "no year") on the map."""

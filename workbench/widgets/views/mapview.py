@@ -1,6 +1,8 @@
 """The explore view's map: jupyter-scatter sized to its data, coloured with the shared palette
 (:mod:`workbench.palette`), its legend beside it, a tooltip with the year, authors and the
-start of the abstract, and a paper lit up on request.
+start of the abstract, a paper lit up on request, and (with "show citation links") the citation
+links of the selection drawn as lines between the points: jupyter-scatter's ``Line``
+annotations, on the map itself.
 
 Sized to its data: the points' diameter follows the number of papers; the map's box has the
 data's aspect ratio (within 0.8-2.0) and both axes share one scale with a margin, so no point
@@ -19,7 +21,7 @@ import ipywidgets as W
 
 from ...palette import category_colours, point_size
 from ..session import Session
-from ..text import authors_line
+from ..text import authors_line, escape
 from .legend import Legend
 
 __all__ = ["COLOUR_BY", "MapPanel"]
@@ -29,6 +31,9 @@ TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column 
 HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
 MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px
 MARGIN = 0.06  # of the data's extent, around the points
+LINK_COLOURS = ("#3a3a3a", "#a0a0a0")  # a link among the selection; one to or from a paper outside it
+MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many there are)
+NO_LINKS = "no citation links in this review (its sources carry no references)"
 
 
 def _preview(title: str, abstract: str) -> str:
@@ -68,6 +73,7 @@ class MapPanel:
         self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select",
                                            style={"button_width": "auto"})
         self.select_mode.observe(self._on_mode, names="value")
+        self._build_links()
         self._show_legend()
         # The legend on the left: a tooltip that opens leftwards from a point near the map's
         # left edge then lies over the legend instead of being cut off by the notebook's edge.
@@ -128,6 +134,18 @@ class MapPanel:
         half = max(dy / 2, dx / 2 / (width / height)) * (1 + 2 * MARGIN)
         cx, cy = float(x.min() + dx / 2), float(y.min() + dy / 2)
         return height, width, ((cx - half, cx + half), (cy - half, cy + half))
+
+    def _build_links(self) -> None:
+        self._link_ids: list[str] = []
+        self._link_lines: list = []
+        self._highlight = None
+        self.links_drawn = (0, 0)  # (among the selection, to or from outside) drawn now
+        self.links_toggle = W.Checkbox(value=False, description="show citation links", indent=False,
+                                       layout=W.Layout(width="auto"))
+        self.links_toggle.observe(lambda _: self.show_links(self._link_ids), names="value")
+        self.links_text = W.HTML()
+        self.links_row = W.HBox([self.links_toggle, self.links_text], layout=W.Layout(align_items="center"))
+        self.show_links([])
 
     # ------------------------------------------------------------------ colours and legend
 
@@ -225,10 +243,48 @@ class MapPanel:
         from jscatter import Rect
 
         if paper_id is None:
-            self.scatter.annotations([])
+            self._highlight = None
+            self._annotate()
             return
         row = self.session.rows_of([paper_id])[0]
         x, y = float(self.frame.at[row, "x"]), float(self.frame.at[row, "y"])
         half = (self.scales[1][1] - self.scales[1][0]) * 0.025
-        self.scatter.annotations([Rect(x - half, x + half, y - half, y + half, line_color=HIGHLIGHT, line_width=3)])
+        self._highlight = Rect(x - half, x + half, y - half, y + half, line_color=HIGHLIGHT, line_width=3)
+        self._annotate()
         self.scatter.widget.hovering = row
+
+    def _annotate(self) -> None:
+        self.scatter.annotations(self._link_lines + ([self._highlight] if self._highlight is not None else []))
+
+    def show_links(self, ids) -> tuple[int, int]:
+        """State the citation links touching ``ids`` (the selection) and, while "show citation
+        links" is ticked, draw them as lines (dark among the selection, light to or from a paper
+        outside it); returns (links among, links to or from outside)."""
+        from jscatter import Line
+
+        self._link_ids = list(ids)
+        review = self.session.review
+        total = len(review.links())
+        among, across = review.links_around(self._link_ids) if self._link_ids and total else ([], [])
+        self.links_toggle.disabled = not total
+        drawn = [(pair, LINK_COLOURS[0], 2) for pair in among] + [(pair, LINK_COLOURS[1], 1) for pair in across]
+        drawn = drawn[:MAX_LINKS_DRAWN] if self.links_toggle.value else []
+        self._link_lines = []
+        if drawn:
+            rows = dict(zip(self.frame["id"], range(len(self.frame))))
+            xy = self.frame[["x", "y"]].to_numpy(float)
+            self._link_lines = [Line([tuple(xy[rows[a]]), tuple(xy[rows[b]])], line_color=colour, line_width=width)
+                                for (a, b), colour, width in drawn]
+        self.links_drawn = (sum(1 for d in drawn if d[2] == 2), sum(1 for d in drawn if d[2] == 1))
+        self._annotate()
+        if not total:
+            text = NO_LINKS
+        elif not self._link_ids:
+            text = f"{total} citation links in this review; select papers to see theirs"
+        else:
+            text = (f"{len(among)} link{'' if len(among) == 1 else 's'} among the selection, "
+                    f"{len(across)} to or from papers outside it")
+            if len(drawn) < len(among) + len(across) and self.links_toggle.value:
+                text += f" (the first {len(drawn)} drawn)"
+        self.links_text.value = f"<span class='wb-meta wb-links'>{escape(text)}</span>"
+        return len(among), len(across)
