@@ -150,7 +150,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
     with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
         X_sample = _sample(client, vectors, parts.lengths, positions)
         fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
-        fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share), fit).result()
+        fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share, f.placing), fit).result()
     with clock.stage("place", "placing every partition (UMAP.transform, approximate_predict)"):
         placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
         clock.watch(placed)
@@ -172,6 +172,6 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         coords=_scale(np.concatenate([a["coords"] for a in arrays])),
         topic_info=info, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
         sample={"size": int(len(positions)), "seed": seed, "min_cluster_size": int(fitted[0]),
-                "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims},
+                "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims, "placing": fitted[2]},
         timings=clock.timings, n_partitions=len(parts.futures), workers=len(client.scheduler_info()["workers"]),
     )

@@ -22,6 +22,9 @@ from ._text import document_text
 
 __all__ = ["build_with_dask"]
 
+PLACED = {"neighbours": "each paper placed by its 10 most similar sample papers",
+          "transform": "UMAP.transform, HDBSCAN approximate_predict"}
+
 
 def _say(progress: bool):
     def say(line: str) -> None:
@@ -79,7 +82,7 @@ def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Pat
         "topic_params": dict(topic_params),
         "topics": {"method": "bertopic-sample", "count": count,
                    "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
-                            f"for the rest (UMAP.transform, HDBSCAN approximate_predict)"
+                            f"for the rest ({PLACED[built.sample.get('placing', 'transform')]})"
                             if built.sample["size"] < len(built.papers) else "")},
         "map": {"method": "umap-sample" if built.sample["size"] < len(built.papers) else "umap"},
         "dask": {"workers": built.workers, "partitions": built.n_partitions, "sample": built.sample},
