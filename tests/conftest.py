@@ -53,6 +53,34 @@ def seed_abstracts() -> list[str]:
     return [p.abstract for p in papers]
 
 
+@pytest.fixture(scope="module")
+def lab(request, tmp_path_factory):
+    """For a browser-test module: JupyterLab on a copy of the notebooks and a review built from
+    the seeds (:func:`_browser.lab_with_review`), its folder named after the module; skipped
+    without Chromium. A module that needs another set-up defines its own ``lab``."""
+    from _browser import CHROMIUM, lab_with_review
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no {CHROMIUM} (apt-get install -y chromium)")
+    name = request.module.__name__.removeprefix("test_browser").strip("_") or "lab"
+    with lab_with_review(tmp_path_factory.mktemp(name), f"wb-{name}-token") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
+    """Debian's Chromium driven by Playwright, one per module (after ``lab``: a machine without
+    Chromium skips before Playwright starts)."""
+    from playwright.sync_api import sync_playwright
+
+    from _browser import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
 def pytest_collection_modifyitems(config, items):
     """Every browser test is a long one (see the markers in pyproject.toml)."""
     for item in items:

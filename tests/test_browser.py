@@ -11,35 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 import workbench
 
-from _browser import (ARGS, CHROMIUM, REVIEWER, doc_shot, lab_with_review, lasso, open_and_run_all, said,
-                      shot, store, view_ready)
+from _browser import REVIEWER, doc_shot, lasso, open_and_run_all, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("lab"), "wb-test-token") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def next_card(page, shown: str) -> str:

@@ -19,8 +19,7 @@ from playwright.sync_api import expect
 
 import workbench
 
-from _browser import (ARGS, CHROMIUM, REVIEWER, forget_answers, lab_with_review, open_and_run_all, press_enter_in, said, shot,
-                      store, view_ready)
+from _browser import REVIEWER, forget_answers, open_and_run_all, press_enter_in, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -29,24 +28,6 @@ NOTE_01 = "a note for every selected paper (Ctrl+Enter adds it)"
 NEW_TAG_02 = "new tag(s), comma separated"
 REASON_02 = "reason (pick or type; Enter keeps the decision, adds the reason)"
 NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("answers"), "wb-answers-token") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _page(browser, lab, notebook: str, view: str):

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import workbench
 
-from _browser import (ARGS, CHROMIUM, REVIEWER, doc_shot, lab_with_review, open_and_run_all, said, store,
-                      view_ready)
+from _browser import REVIEWER, doc_shot, open_and_run_all, said, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -38,24 +36,6 @@ OVERFLOWING = """() => [...document.querySelectorAll(
     '.jp-OutputArea-output .jupyter-widget-Collapse-header')]
   .filter((el) => el.offsetParent !== null && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
   .map((el) => `${el.tagName.toLowerCase()} '${el.innerText.trim().slice(0, 60)}' ${el.scrollWidth}>${el.clientWidth}`)"""
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("map"), "wb-map-token") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _size(viewport) -> str:

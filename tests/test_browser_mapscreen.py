@@ -20,19 +20,11 @@ import pytest
 import workbench
 from workbench.palette import DECISION_COLOURS
 
-from _browser import ARGS, CHROMIUM, REVIEWER, doc_shot, lab_with_review, open_and_run_all, said, store, view_ready
+from _browser import ARGS, CHROMIUM, REVIEWER, doc_shot, open_and_run_all, said, store, view_ready
 
 pytestmark = pytest.mark.browser
 
 TOPIC = 3
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("mapscreen"), "wb-mapscreen-token") as server:
-        yield server
 
 
 def pixels_of(canvas, colour: str) -> int:

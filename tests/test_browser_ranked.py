@@ -8,23 +8,14 @@ in the test process). Needs /usr/bin/chromium; skipped without it.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 import workbench
 
-from _browser import ARGS, CHROMIUM, REVIEWER, lab_with_review, open_and_run_all, said, shot, store, view_ready
+from _browser import ARGS, CHROMIUM, REVIEWER, open_and_run_all, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("ranked"), "wb-ranked-token") as server:
-        yield server
 
 
 def shown(page) -> tuple[str, str]:

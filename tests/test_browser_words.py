@@ -13,7 +13,7 @@ import pytest
 import workbench
 from workbench._lab import ThrowawayLab
 
-from _browser import ARGS, CHROMIUM, lasso, open_and_run_all, shot
+from _browser import CHROMIUM, lasso, open_and_run_all, shot
 from conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -37,16 +37,6 @@ def lab(tmp_path_factory):
     server = ThrowawayLab(ws, "wb-words-token", env={"WORKBENCH_REVIEWER": "browser-words"})
     yield {"url": server.url, "token": server.token, "ws": ws}
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("width, height", SIZES)
