@@ -315,7 +315,8 @@ class ScreenView:
                 self.topic.options = self._topic_options()
                 self.topic.value = current if current in [v for _, v in self.topic.options] else "all"
                 self.show.options = self._show_options()
-                self.show.value = self.queue.show
+                if self.queue.show in [v for _, v in self.show.options]:
+                    self.show.value = self.queue.show
             finally:
                 self._quiet = False
             self.living.changed(event)
