@@ -150,3 +150,12 @@ def test_cli_prisma_draws_the_update_and_the_plain_diagram(case, capsys):
     assert main(["prisma", "--review", str(case / "r"), "--no-update"]) == 0
     done = capsys.readouterr()
     assert "previous version" not in done.out and "| Identification | Records identified | 47 |" in done.out
+
+
+def test_the_report_shows_the_update_s_diagram(case):
+    update(case)
+    written = workbench.open_review(case / "r").write_report(image=False)
+    text = written["markdown"].read_text(encoding="utf-8")
+    assert "PRISMA 2020's diagram for updated reviews" in text
+    assert "| Included | Studies included in previous version of review | 4 |" in text
+    assert "| Identification | Records identified from PubMed (database) | 17 |" in text
