@@ -110,7 +110,8 @@ class LivingActions:
         except WorkbenchError as err:
             raise UpdateFailed(f"{err}; {self._unchanged(before)}") from err
         screened = {pid: e["decision"] for pid, e in self.store.summary().items() if e.get("decision")}
-        fresh = {p.id: p.source for p in updated.papers if p.id in set(updated.update_report.new)}
+        new = set(updated.update_report.new)
+        fresh = {p.id: p.source for p in updated.papers if p.id in new}
         self.reload()
         return UpdateDone(updated.update_report, describe_update(updated.update_report, screened, fresh))
 
