@@ -321,7 +321,7 @@ class ScreeningQueue(TeamQueue):
             topic=topic,
             topic_label=escape(s.topic_label(topic)),
             abstract_html=highlight(paper.text, terms),
-            tags=s.store.tags(pid),
+            tags=[t for t in s.store.tags(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
             decision=decision.decision if decision else None,
             reason=decision.reason if decision else None,
             notes=[escape(n.text) for n in s.store.notes(pid)],

@@ -112,6 +112,8 @@ class DuplicatesPanel:
         self.prev_button.on_click(lambda _: self.move(-1))
         self.next_button = W.Button(description="next pair ▶", layout=W.Layout(width="auto"))
         self.next_button.on_click(lambda _: self.move(1))
+        for act in (self.same_act, self.different_act, self.undo_act):  # side by side, each answer beside it
+            act.widget.layout.flex = "0 1 auto"
         self.widget = W.VBox([
             W.HBox([self.count, self.prev_button, self.next_button], layout=W.Layout(align_items="center")),
             self.pair,
