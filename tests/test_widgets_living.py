@@ -197,3 +197,5 @@ def test_duplicates_panel_buttons_answer_beside_themselves(case, session):
     assert "1 pair left to settle" in panel.count.value and "✓" in panel.undo_act.line.value
     view.play([{"duplicates": "same"}])
     assert "✓ same paper" in panel.same_act.line.value and "0 pairs left" in panel.count.value
+    gone = session.saved.merged_away()
+    assert len(gone) == 1 and not gone & set(view.queue.ids)  # the queue left the merged paper at once

@@ -320,6 +320,8 @@ class ScreenView:
             finally:
                 self._quiet = False
             self.living.changed(event)
+        if event == "duplicates" and not self._acting:  # a paper merged away leaves the queue at once
+            self.queue.refilter()
         if event == "queue" and not self._acting:
             news = self.queue.take_sent()
             if news:
