@@ -118,6 +118,21 @@ def test_a_bad_file_is_named_and_nothing_is_changed(case, session):
         assert not any(s.path.endswith("pubmed.csv") for s in store.sources(in_build=False))
 
 
+def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypatch):
+    view = screen(session)
+    n = len(session.ids)
+
+    def broken(self, *args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Store, "tag", broken)  # the last step of an update's save
+    added(view, case)
+    monkeypatch.undo()
+    line = view.living.update.update_act.line.value
+    assert "disk full" in line and "nothing was changed: the review is as it was" in line
+    assert len(workbench.open_review(case / "r").ids) == n and session.new_dates() == []
+
+
 def test_reading_a_file_again_asks_first(case, session):
     view = screen(session)
     added(view, case)

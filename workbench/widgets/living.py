@@ -104,22 +104,21 @@ class LivingActions:
             raise InputError(f"date searched {searched_on!r}; expected YYYY-MM-DD (e.g. 2025-03-01); nothing was changed")
         given = {k: v.strip() for k, v in (("database", database), ("searched_on", searched_on), ("query", query))
                  if v and v.strip()}
-        before = self.saved.generation
         try:
             updated = self.saved.update(files, {f: given for f in files} if given else None, reviewer=self.reviewer)
         except WorkbenchError as err:
-            raise UpdateFailed(f"{err}; {self._unchanged(before)}") from err
+            raise UpdateFailed(f"{err}; {self._unchanged()}") from err
         screened = {pid: e["decision"] for pid, e in self.store.summary().items() if e.get("decision")}
         new = set(updated.update_report.new)
         fresh = {p.id: p.source for p in updated.papers if p.id in new}
         self.reload()
         return UpdateDone(updated.update_report, describe_update(updated.update_report, screened, fresh))
 
-    def _unchanged(self, generation) -> str:
-        """Whether a failed update left the review as it was, checked on disk."""
-        current = self.saved.reopen().generation if self.saved.path.exists() else None
-        return ("nothing was changed: the review is as it was" if current == generation else
-                "the review on disk changed meanwhile: press Reload to see it as it is")
+    def _unchanged(self) -> str:
+        """Whether a failed update left the review as it was, checked on disk (the generation
+        of its files the store names is still the one this session shows)."""
+        return ("nothing was changed: the review is as it was" if self.saved.is_current() else
+                "the review on disk is not the one shown here: press Reload to see it as it is")
 
     def settle_duplicates(self, first: str, second: str, verdict: str):
         """``"same"``: ``second`` merged into ``first`` (annotations follow); ``"different"``:
