@@ -1,5 +1,5 @@
 """Real JupyterLab in a real Chromium at 1280x800: click tags and decisions, lasso on the map,
-look at themes, find it all in the store.
+look at themes, add a new search from 02's folded panel, find it all in the store.
 
 Starts JupyterLab on 127.0.0.1 with a throw-away workspace (the notebooks and a review built
 from the seeds), drives Debian's Chromium with Playwright, and reads the SQLite store from the
@@ -117,4 +117,35 @@ def test_show_themes_then_save_them_and_check_stability(browser, lab):
     cells = page.locator(".wb-explore table.wb-bars td.wb-meta", has_text=re.compile(r"^\d+%$"))
     assert cells.count() == 3
     doc_shot(page, "explore_themes.png")
+    page.close()
+
+
+def test_add_a_new_search_from_02_then_screen_the_new_papers(browser, lab):
+    """02's folded "Add a new search": the files and provenance typed, the button answers beside
+    itself, the queue switches to the new papers and the card says "new since". Last in the module:
+    it adds papers to the review the other tests use."""
+    from conftest import seed_abstracts, write_seed_file
+
+    new = ["Robots that learn kitchen chores from people by watching videos and asking questions.",
+           "A survey of benchmark contamination in large language model evaluation and how to detect it."]
+    write_seed_file(lab["ws"] / "pubmed-2025.txt", seed_abstracts()[:3] + new)
+    page = open_and_run_all(browser, lab, "02_tag_and_screen.ipynb", workspace="living")
+    view_ready(page, "screen")
+    panel = page.locator(".wb-living")
+    panel.get_by_text("Add a new search").click()
+    page.get_by_placeholder("the new search's exports, one per line (e.g. ../pubmed-2025.ris)").fill("../pubmed-2025.txt")
+    page.get_by_placeholder("e.g. PubMed").fill("PubMed")
+    page.get_by_placeholder("YYYY-MM-DD").fill("2025-03-01")
+    page.get_by_role("button", name="Add to the review").click()
+    answer = said(page, "2 new papers", timeout=180, scope=panel)
+    assert "3 records already in the review" in answer
+    expect(panel.locator(".wb-update")).to_contain_text("pubmed-2025.txt (database PubMed, searched 2025-03-01): 5 records")
+    expect(page.locator(".wb-card .wb-new").first).to_contain_text("new since")
+    page.locator(".wb-card h3").first.click()
+    page.keyboard.press("e")
+    said(page, "exclude:")
+    panel.get_by_text("Possible duplicates").click()
+    expect(panel.locator(".wb-dup-count")).to_contain_text("left to settle", timeout=60_000)
+    shot(page, "02_living.png")
+    assert len(workbench.open_review(lab["review"]).new_papers(unscreened=True)) == 1
     page.close()

@@ -195,3 +195,27 @@ def test_two_reviewers_screen_blind_resolve_and_draw_prisma_headlessly(review, t
     report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
     assert "Records excluded" in report and "data:image/png;base64" in report
     assert (folder / "report" / "prisma.png").exists() and (folder / "report" / "prisma.svg").exists()
+
+
+@pytest.mark.slow  # two notebook runs
+def test_screen_scripted_new_search_then_report_draws_the_updated_prisma(review, tmp_path):
+    """02 adds a new search from its panel (five seed abstracts again, three new ones), shows the
+    new papers, then 04 draws PRISMA 2020's diagram for an updated review."""
+    from conftest import seed_abstracts, write_seed_file
+
+    folder = tmp_path / "review"
+    shutil.copytree(review, folder)
+    new = ["Robots that learn kitchen chores from people by watching videos and asking questions.",
+           "A survey of benchmark contamination in large language model evaluation and how to detect it.",
+           "Aligning speech assistants with user intent through preference data collected in the wild."]
+    search = write_seed_file(tmp_path / "pubmed-2025.txt", seed_abstracts()[:5] + new)
+    out = tmp_path / "out"
+    actions = [{"update": str(search), "database": "PubMed", "searched": "2025-03-01"}]
+    run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb", "04_report.ipynb"], out_dir=out,
+                  parameters={"embedder": "fake", "reviewer": "nb5", "actions": actions})
+    assert len(workbench.open_review(folder).new_papers(unscreened=True)) == 3
+    with Store.open(folder) as store:
+        (source,) = [s for s in store.sources() if s.path.endswith("pubmed-2025.txt")]
+    assert (source.name, source.searched_on, source.identified, source.merged) == ("PubMed", "2025-03-01", 8, 5)
+    report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
+    assert "PRISMA 2020 for an updated review" in report and "Studies included in previous version" in report

@@ -9,6 +9,9 @@ text (include, exclude with a reason, not retrieved). Prints the agreement and t
 
     WORKBENCH_DOC_IMAGES=1 python tools/make_prisma_image.py   # writes docs/images/prisma_seeds.png
 
+With ``--update`` the review is built from the larger seed file only, screened as above, then
+updated with the other (a new search, its provenance given, five records of the first file
+added again as duplicates; ``Review.update``), whose new papers are screened the same way: PRISMA 2020's diagram for an updated review (``prisma_update.png``).
 Without ``WORKBENCH_DOC_IMAGES=1`` the diagram goes to test-output/ only.
 """
 
@@ -77,11 +80,14 @@ def screen_full_text(review, rng: random.Random) -> None:
         s.close()
 
 
-def main() -> Path:
+def main(update: bool = False) -> Path:
     rng = random.Random(17)
+    second, first = sorted(PROVENANCE)  # the larger file first, the smaller one as the update
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "review"
-        workbench.build([ROOT / "seeds"], review=folder, embedder="fake", seed=42, provenance=PROVENANCE)
+        sources = [ROOT / "seeds" / first] if update else [ROOT / "seeds"]
+        provenance = {first: PROVENANCE[first]} if update else PROVENANCE
+        workbench.build(sources, review=folder, embedder="fake", seed=42, provenance=provenance)
         review = workbench.open_review(folder)
         with review.store("lead") as store:
             store.set_blind(True)
@@ -89,16 +95,26 @@ def main() -> Path:
                 store.add_exclusion_reason(reason)
         screen_title_abstract(review, rng)
         screen_full_text(review, rng)
+        if update:  # a new search (the other file, and five records of the first again): new papers screened
+            search = Path(tmp) / second
+            again = [p.abstract for p in workbench.read_sources([ROOT / "seeds" / first])[0][:5]]
+            search.write_text((ROOT / "seeds" / second).read_text(encoding="utf-8").rstrip() + "\n\n"
+                              + "\n\n".join(again) + "\n", encoding="utf-8")
+            review = review.update([search], {second: PROVENANCE[second]}, today="2024-06-15")
+            print("\n".join(review.update_report.lines()))
+            screen_title_abstract(review, rng)
+            screen_full_text(review, rng)
         print("\n".join(review.agreement().lines()))
         counts = review.prisma(folder / "report")
         print(counts.markdown())
-        out = ROOT / "test-output" / "prisma_seeds.png"
+        name = "prisma_update.png" if update else "prisma_seeds.png"
+        out = ROOT / "test-output" / name
         out.parent.mkdir(exist_ok=True)
         shutil.copy(folder / "report" / "prisma.png", out)
         if os.environ.get("WORKBENCH_DOC_IMAGES") == "1":  # a palette PNG, to stay small
             from PIL import Image
 
-            doc = ROOT / "docs" / "images" / "prisma_seeds.png"
+            doc = ROOT / "docs" / "images" / name
             Image.open(out).convert("RGB").quantize(64, method=Image.Quantize.FASTOCTREE).save(doc, optimize=True)
             out = doc
     print(f"wrote {out}")
@@ -106,4 +122,4 @@ def main() -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    main(update="--update" in sys.argv[1:])

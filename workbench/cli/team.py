@@ -7,7 +7,9 @@ blind, reviewers-per-paper and sources.
   decision and reason side by side; ``--resolve ID --decision D [--reason R]`` settles one
   (recorded as resolved by ``--reviewer``; ``workbench undo`` takes it back);
 - ``workbench prisma``: writes ``report/prisma.svg`` and ``report/prisma.png`` in the review
-  folder and prints the counts;
+  folder and prints the counts; a review updated since its build (``workbench update``) gets
+  PRISMA 2020's diagram for updated reviews, of its latest update (``--no-update``: the plain
+  diagram over every record; ``--update``: an error when there is no update);
 - ``workbench criteria [TEXT | --file F | --clear]``, ``workbench reasons [--add R | --remove R]``,
   ``workbench blind [on|off]``, ``workbench reviewers-per-paper [N]``: the team's settings;
 - ``workbench sources [--set FILE --database NAME --query Q --searched DATE]``: the review's
@@ -16,6 +18,7 @@ blind, reviewers-per-paper and sources.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -72,8 +75,11 @@ def conflicts(args) -> int:
 def prisma(args) -> int:
     review = open_review(args.review)
     folder = Path(args.output) if args.output else review.path / "report"
-    counts = review.prisma(folder)
-    say(f"wrote {folder / 'prisma.svg'} and {folder / 'prisma.png'}")
+    counts = review.prisma(folder, update=args.update)
+    latest = review.latest_update() if counts.updated and args.update is not False else None
+    what = (f"the updated review's diagram: the update of {latest.since} ({', '.join(latest.files)}); "
+            "`--no-update` draws the plain one" if latest else "the diagram")
+    say(f"wrote {what}: {folder / 'prisma.svg'} and {folder / 'prisma.png'}")
     sys.stdout.write(counts.markdown())
     return 0
 
@@ -163,6 +169,9 @@ def register(subparsers) -> None:
     add_review(p)
     add_reviewer(p)
     p.add_argument("--output", default=None, metavar="DIR", help="where to write the diagram (default: REVIEW/report)")
+    p.add_argument("--update", action=argparse.BooleanOptionalAction, default=None,
+                   help="the updated-review diagram of the latest update (default when the review was updated "
+                        "since its build); --no-update: the plain diagram over every record")
     p.set_defaults(func=prisma)
 
     p = add_store_command(subparsers, "criteria", criteria, f"show or set {SETTINGS['criteria']}")

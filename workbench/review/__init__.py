@@ -40,7 +40,7 @@ from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
 from ._text import document_text
-from ._update import DuplicateFound, UpdateReport, update
+from ._update import NEW_SINCE, DuplicateFound, UpdateReport, update
 from .report import write_report
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "Review",
     "KEYWORD",
     "MEANING",
+    "NEW_SINCE",
     "SaveReport",
     "DuplicateFound",
     "UpdateReport",

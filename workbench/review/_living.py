@@ -39,7 +39,33 @@ class LivingReview:
             with self.store(reviewer) as store:
                 summary = store.summary()
             ids = {pid for pid in ids if not summary.get(pid, {}).get("decision")}
+        ids -= self.merged_away() if ids else set()
         return [p.id for p in self.papers if p.id in ids]
+
+    def new_since(self) -> dict[str, str]:
+        """``{paper id: date}`` of every paper an update brought (its ``new since <date>`` tag),
+        whoever asks (the tags are the update's own, blind mode or not)."""
+        from ._update import NEW_SINCE, UPDATE_REVIEWER
+
+        with self.store(UPDATE_REVIEWER) as store:
+            tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
+            return {pid: t[len(NEW_SINCE):] for t in sorted(tags, reverse=True) for pid in store.papers_tagged(t)}
+
+    def latest_update(self):
+        """The latest update since the last build (:class:`~._prisma.LatestUpdate`: its date,
+        the files it read), or None: never updated, or rebuilt since."""
+        from ._prisma import latest_update
+
+        with self.store() as store:
+            return latest_update(self, store)
+
+    def merged_away(self) -> set[str]:
+        """Ids of the review's papers a person merged into another ("same paper"); they leave
+        the map at the next update or rebuild, and no queue shows them meanwhile."""
+        with self.store() as store:
+            merged = store.merged_into()
+        here = set(self.ids)
+        return {m for m, kept in merged.items() if m in here and kept in here}
 
     def duplicate_candidates(self, low: float | None = None) -> list:
         """Pairs of papers that may be one paper (titles alike, kept apart by the rules), that
@@ -56,6 +82,9 @@ class LivingReview:
     def settle_duplicates(self, first: str, second: str, verdict: str, reviewer: str | None = None):
         """``"same"``: ``second`` is merged into ``first`` (its tags, notes and decisions follow at
         once; it leaves the map at the next update or rebuild; one ``undo`` takes it all back).
-        ``"different"``: kept apart by every later update and rebuild."""
+        ``"different"``: kept apart by every later update and rebuild. The "new since" tag of an
+        update stays on the paper it marks (``first`` is new only if it was)."""
+        from ._update import UPDATE_REVIEWER
+
         with self.store(reviewer) as store:
-            return store.settle_duplicates(first, second, verdict)
+            return store.settle_duplicates(first, second, verdict, markers=(UPDATE_REVIEWER,))

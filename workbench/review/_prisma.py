@@ -9,16 +9,83 @@ automation: the ranked queue only orders papers. Screening comes from the store 
 (``_team.screening_of``), and the papers whose title/abstract decision was made with the ranked
 queue on (a recorded rank). A review built before sources were recorded counts its papers as
 identified, under the sources its build names, with nothing removed.
+
+Papers a person said are one paper ("same", ``Store.settle_duplicates``) count as duplicates
+removed: the merged paper is not a record of its own (it stays among the review's papers until the
+next update or rebuild absorbs it into the kept one, whose aliases then name it).
+
+**An updated review** (``workbench update`` since the last build) gets PRISMA 2020's diagram for
+updated reviews, about its latest update (every update of the latest "new since" date: a search
+run in several databases may be added one file at a time): the new records identified per source
+(the files those updates read, from ``Store.sources``), their duplicates removed (among
+themselves and of the review's papers) and records removed for other reasons, the new records
+(the papers tagged ``new since <date>``) as screened, excluded, sought, assessed and included,
+and the studies included in the previous version (the review's other papers included at full
+text). Everything is counted again from the store and the folder each time; nothing is kept as a
+number. A rebuild is a refit of everything: after it the plain diagram is drawn again.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePath
 
 from .. import team
+from ..errors import InputError
 from ..records import FULL_TEXT, TITLE_ABSTRACT
 
-__all__ = ["counts", "identification", "in_report"]
+__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update"]
+
+
+@dataclass(frozen=True)
+class LatestUpdate:
+    """The review's latest update (every update of the latest "new since" date): that date, the
+    files its searches were read from, and when the last of them ran."""
+
+    since: str
+    files: tuple[str, ...]
+    at: str
+    tag: str
+
+
+def _files_of(entry: dict, known: list[str]) -> list[str]:
+    """The files an update read: as it recorded them, or (an update that did not) the review's
+    sources that are, or are under, the paths it was given."""
+    if "files" in entry:
+        return list(entry["files"])
+    given = [PurePath(s) for s in entry.get("sources", [])]
+    return [k for k in known if any(PurePath(k) == g or g in PurePath(k).parents for g in given)]
+
+
+def latest_update(review, store) -> LatestUpdate | None:
+    """The review's latest update since its last build (None: never updated, or rebuilt since)."""
+    entries = review.manifest.get("updates") or []
+    if not entries:
+        return None
+    tag = entries[-1]["tag"]
+    known = [s.path for s in store.sources()]
+    files = [f for e in entries if e["tag"] == tag for f in _files_of(e, known)]
+    from ._update import NEW_SINCE
+
+    return LatestUpdate(tag[len(NEW_SINCE):], tuple(dict.fromkeys(files)), entries[-1]["at"], tag)
+
+
+def merged_by_people(review, store) -> tuple[set[str], int]:
+    """Papers a person merged into another ("same"): the ids still among the review's papers,
+    and how many such merges took effect (the merged paper still here, or absorbed into the kept
+    one by an update or a rebuild, which keeps its id as an alias)."""
+    here = set(review.ids)
+    still, n = set(), 0
+    for merged, kept in store.merged_into().items():
+        if kept not in here:
+            continue
+        if merged in here:
+            still.add(merged)
+            n += 1
+        elif merged in review.paper(kept).aliases:
+            n += 1
+    return still, n
 
 
 def identification(review, store) -> dict:
@@ -29,6 +96,10 @@ def identification(review, store) -> dict:
         named = ", ".join(review.manifest.get("sources", [])) or "the sources"
         return {"databases": {f"{named} (counts per file not recorded; rebuild to record them)": len(review)},
                 "registers": {}, "duplicates_removed": 0, "removed_other": 0}
+    return _identified(sources)
+
+
+def _identified(sources) -> dict:
     found = {"database": Counter(), "register": Counter()}
     for s in sources:
         found[s.kind][s.name] += s.identified
@@ -36,16 +107,58 @@ def identification(review, store) -> dict:
             "duplicates_removed": sum(s.merged for s in sources), "removed_other": sum(s.skipped for s in sources)}
 
 
-def counts(review, store, previous_studies: int | None = None) -> team.PrismaCounts:
-    """The checked PRISMA counts of ``review`` (see the module docstring)."""
+def _included(store, ids) -> int:
+    """Papers of ``ids`` included at full text (having been sought at title/abstract), as
+    :func:`workbench.team.prisma_counts` counts studies included."""
     from ._team import screening_of
 
-    ids = review.ids
+    sought = {p.paper_id for p in screening_of(store, TITLE_ABSTRACT, ids).papers.values()
+              if p.settled and p.decision != "exclude"}
+    return sum(1 for p in screening_of(store, FULL_TEXT, sought).papers.values()
+               if p.settled and p.decision == "include")
+
+
+def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
+    from ._team import screening_of
+
     ranked = {r.paper_id for r in store.screening_records(everyone=True) if r.rank is not None}
-    return team.prisma_counts(
-        records=ids, title_abstract=screening_of(store, TITLE_ABSTRACT, ids),
-        full_text=screening_of(store, FULL_TEXT, ids), ranked=ranked, previous_studies=previous_studies,
-        **identification(review, store))
+    return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records),
+                              full_text=screening_of(store, FULL_TEXT, records), ranked=ranked & set(records),
+                              **ident, **extra)
+
+
+def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
+    """PRISMA 2020's counts for an updated review, about ``latest`` (see the module docstring)."""
+    files = set(latest.files)
+    ident = _identified([s for s in store.sources() if s.path in files])
+    still, _ = merged_by_people(review, store)
+    tagged = {pid for pid, since in review.new_since().items() if since == latest.since}
+    new = [pid for pid in review.ids if pid in tagged]
+    records = [pid for pid in new if pid not in still]
+    ident["duplicates_removed"] += len(new) - len(records)
+    previous = [pid for pid in review.ids if pid not in tagged and pid not in still]
+    return _flow(store, records, ident, previous_studies=_included(store, previous))
+
+
+def counts(review, store, previous_studies: int | None = None, update: bool | None = None) -> team.PrismaCounts:
+    """The checked PRISMA counts of ``review`` (see the module docstring): ``update`` True, the
+    diagram of its latest update (an error when it has none since its last build), False the
+    plain one over every record, None the first when there is an update. ``previous_studies``
+    (the plain diagram only): studies included in a previous version kept elsewhere."""
+    latest = latest_update(review, store) if update is not False else None
+    if update and latest is None:
+        raise InputError(f"{review.path} has not been updated since it was built, so there is no update to "
+                         "draw; add a new search with `workbench update FILE`, or draw the plain diagram")
+    if latest is not None:
+        if previous_studies is not None:
+            raise InputError(f"previous_studies={previous_studies} given for an updated review, whose previous "
+                             "studies are counted from the store; leave it out, or ask for the plain diagram "
+                             "(update=False)")
+        return update_counts(review, store, latest)
+    still, n_merged = merged_by_people(review, store)
+    ident = identification(review, store)
+    ident["duplicates_removed"] += n_merged
+    return _flow(store, [pid for pid in review.ids if pid not in still], ident, previous_studies=previous_studies)
 
 
 def _systematic(store) -> bool:
@@ -57,8 +170,9 @@ def _systematic(store) -> bool:
 
 
 def in_report(review, store, wanted: bool | None = None) -> tuple[team.PrismaCounts | None, str | None]:
-    """The PRISMA counts for the report, or why there are none: ``wanted`` True or False, or None
-    for a review screened as a systematic review (an exploratory map of papers gets no flow diagram)."""
+    """The PRISMA counts for the report (an updated review's: of its latest update), or why there
+    are none: ``wanted`` True or False, or None for a review screened as a systematic review (an
+    exploratory map of papers gets no flow diagram)."""
     if wanted is False or (wanted is None and not _systematic(store)):
         return None, None
     try:

@@ -73,6 +73,8 @@ def _prisma_rows(c: ReportContent) -> list[tuple[str, str, str]]:
 
 
 PRISMA_HEADING = "PRISMA 2020 flow"
+UPDATED_NOTE = ("The review was updated with a new search: PRISMA 2020's diagram for updated reviews, "
+                "of the latest update (its new records) against the studies included before it.")
 PRISMA_COLUMNS = ("Stage", "Box", "n")
 
 
@@ -132,7 +134,8 @@ def to_markdown(c: ReportContent) -> str:
     lines += ["| " + " | ".join(md(v) for v in _row(k, i == 0, several)) + " |" for i, k in enumerate(c.counts)]
     lines += [""] + [line for r in _remarks(c) for line in (md(r), "")]
     if c.prisma is not None:
-        lines += [f"## {PRISMA_HEADING}", "", "| " + " | ".join(PRISMA_COLUMNS) + " |", "|---|---|---:|"]
+        lines += [f"## {PRISMA_HEADING}", ""] + ([UPDATED_NOTE, ""] if c.prisma.updated else [])
+        lines += ["| " + " | ".join(PRISMA_COLUMNS) + " |", "|---|---|---:|"]
         lines += ["| " + " | ".join(md(v) for v in row) + " |" for row in _prisma_rows(c)] + [""]
     for decision, heading in DECISION_HEADINGS.items():
         papers = c.decided[decision]
@@ -211,7 +214,8 @@ def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None
     if c.prisma is not None:
         rows = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for row in _prisma_rows(c))
         head = "".join(f"<th>{h}</th>" for h in PRISMA_COLUMNS)
-        parts.append(f"<h2>{PRISMA_HEADING}</h2><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        note = f"<p>{escape(UPDATED_NOTE)}</p>" if c.prisma.updated else ""
+        parts.append(f"<h2>{PRISMA_HEADING}</h2>{note}<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         if prisma_image:
             parts.append(f"<img src='{escape(prisma_image)}' alt='PRISMA 2020 flow diagram' style='max-width:100%'>")
     for decision, heading in DECISION_HEADINGS.items():

@@ -98,14 +98,18 @@ class TeamReview:
             votes = [d for d in store.every_decision(stage) if d.paper_id in ids]
         return team.agreement(votes, categories)
 
-    def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None) -> team.PrismaCounts:
+    def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None,
+               update: bool | None = None) -> team.PrismaCounts:
         """The PRISMA 2020 flow diagram's counts from the build's sources (records identified per
         database and register, duplicates and unusable records removed) and the store (both
         screening stages, the final decisions, the decisions' recorded ranks), checked; with
         ``write``, drawn to ``prisma.svg`` and ``prisma.png`` in ``folder`` (default
-        ``<review>/report``)."""
+        ``<review>/report``). A review updated since its build gets the updated-review diagram of
+        its latest update (previous studies, new records per source, new duplicates, new records
+        screened...); ``update=False`` draws the plain one over every record, ``update=True``
+        insists on the updated one (see ``_prisma``)."""
         with self.store() as store:
-            counts = _prisma.counts(self, store, previous_studies)
+            counts = _prisma.counts(self, store, previous_studies, update)
         if write:
             team.write_diagram(counts, Path(folder) if folder is not None else self.path / "report")
         return counts

@@ -261,7 +261,8 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     since = today or datetime.now(timezone.utc).date().isoformat()
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
-             "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD, "key": report.cache_key}
+             "files": new_paths, "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD,
+             "key": report.cache_key}
     updated = _updated_review(old, base, kept, fresh, placed, entry)
     t_place = time.perf_counter() - t0 - t_read
 

@@ -154,13 +154,15 @@ def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
     return tuple(moved)
 
 
-def move_annotations(act: Action, old: str, new: str) -> None:
+def move_annotations(act: Action, old: str, new: str, stay: tuple[str, ...] = ()) -> None:
     """Move the tags, notes, decisions, final decisions and topic moves of paper ``old`` to
     ``new`` inside ``act`` (where both have a tag, or a decision by the same reviewer, the
-    newer stays)."""
+    newer stays); the tags of the reviewers in ``stay`` stay where they are."""
     conn = act.conn
     for tag, who, at in conn.execute(
             "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
+        if who in stay:
+            continue
         act.put("paper_tags", {"paper_id": old, "tag": tag, "reviewer": who}, None)
         if act.get("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}) is None:
             act.put("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}, {"created_at": at})

@@ -154,13 +154,14 @@ class TeamStore:
 
     # ------------------------------------------------------------------ duplicates a person settled
     @writes
-    def settle_duplicates(self, first: str, second: str, verdict: str):
+    def settle_duplicates(self, first: str, second: str, verdict: str, markers: tuple[str, ...] = ()):
         """Say whether two papers are the ``"same"`` (``second`` merges into ``first``: its
-        annotations follow, it leaves the corpus; one :meth:`undo` takes it back) or
-        ``"different"`` (kept apart by every later update). See ``_verdicts``."""
+        annotations follow, but for the tags of the reviewers in ``markers``; it leaves the
+        corpus; one :meth:`undo` takes it back) or ``"different"`` (kept apart by every later
+        update). See ``_verdicts``."""
         self._check_reviewer()
         a, b = (self._known_or_record(x, verdict) for x in (first, second))
-        return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict)
+        return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict, tuple(markers))
 
     def _known_or_record(self, value: str, verdict: str) -> str:
         """A paper's id; for "different", also a record's full id the review keeps only as an

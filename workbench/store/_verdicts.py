@@ -24,8 +24,10 @@ from ._schema_v5 import VERDICTS
 __all__ = ["apart_pairs", "merged_into", "set_verdict", "verdicts"]
 
 
-def set_verdict(conn: sqlite3.Connection, reviewer: str, first: str, second: str, verdict: str) -> DuplicateVerdict:
-    """Record ``verdict`` ("same" or "different") on the papers ``first`` and ``second`` (ids)."""
+def set_verdict(conn: sqlite3.Connection, reviewer: str, first: str, second: str, verdict: str,
+                markers: tuple[str, ...] = ()) -> DuplicateVerdict:
+    """Record ``verdict`` ("same" or "different") on the papers ``first`` and ``second`` (ids);
+    the tags of the reviewers in ``markers`` (e.g. an update's "new since" tags) do not move."""
     if verdict not in VERDICTS:
         raise AnnotationInputError(f"duplicate verdict {verdict!r}: expected one of {', '.join(VERDICTS)}")
     if first == second:
@@ -36,7 +38,7 @@ def set_verdict(conn: sqlite3.Connection, reviewer: str, first: str, second: str
                "decided_at": act.at}
         act.put("duplicate_verdicts", {"paper_a": a, "paper_b": b}, row)
         if verdict == "same":
-            move_annotations(act, second, first)
+            move_annotations(act, second, first, markers)
             paper = act.get("papers", {"id": second})
             if paper is not None:
                 act.put("papers", {"id": second}, {**paper, "in_corpus": 0})

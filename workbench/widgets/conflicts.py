@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
+from ..review import NEW_SINCE
 
 __all__ = ["TeamQueue", "Vote"]
 
@@ -38,9 +40,31 @@ class TeamQueue:
         mine = {**s.finals(self.stage), **s.own_decisions(self.stage)}
         return frame.id.map(lambda p: mine.get(p, UNDECIDED))
 
+    def new_filter(self, show: str) -> str:
+        """``show`` as a "new since YYYY-MM-DD" filter ("new": since the latest update), or an
+        error naming the filters there are."""
+        dates = self.session.new_dates()
+        if show == "new" and dates:
+            return NEW_SINCE + dates[0]
+        if show.startswith(NEW_SINCE) and show[len(NEW_SINCE):] in dates:
+            return show
+        from .queue import FILTERS
+
+        news = ", ".join(NEW_SINCE + d for d in dates) or "none: the review was never updated (Add a new search)"
+        raise InputError(f"filter {show!r}; expected one of {', '.join(FILTERS)}, or a 'new since' date ({news})")
+
+    def new_since(self) -> dict[str, str]:
+        """``{paper id: date}`` of the papers updates brought (read once per saved review)."""
+        saved = self.session.saved
+        if getattr(self, "_new_of", None) is not saved:
+            self._new_of, self._new = saved, saved.new_since()
+        return self._new
+
     def _filtered(self, frame):
-        """The rows of ``frame`` (the papers table) that the ``show`` filter keeps."""
+        """The rows of ``frame`` (the papers table) that the ``show`` filter keeps (never a paper
+        a person merged into another: it leaves at the next update or rebuild)."""
         s = self.session
+        frame = frame[~frame.id.isin(s.saved.merged_away())]
         if self.stage == FULL_TEXT:
             frame = frame[frame.id.isin(s.full_text_candidates())]
         show = self.show
@@ -54,6 +78,10 @@ class TeamQueue:
             return frame[frame.id.isin(set(sent))]
         if show == UNDECIDED or show in DECISIONS:
             return frame[self._decided(frame) == show]
+        if show.startswith(NEW_SINCE):
+            since = show[len(NEW_SINCE):]
+            frame = frame[frame.id.isin({p for p, d in self.new_since().items() if d >= since})]
+            return frame[self._decided(frame) == UNDECIDED]
         return frame
 
     def open_conflicts(self) -> int:

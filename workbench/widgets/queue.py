@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
-from ..review import KEYWORD, SearchHit
+from ..review import KEYWORD, NEW_SINCE, SearchHit
 from .conflicts import TeamQueue, Vote
 from .session import Session, query_terms
 from .teamwork import check_stage
@@ -20,7 +20,9 @@ from .text import authors_line, citations_html, escape, highlight
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
 
-# "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve
+# "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve; besides
+# these, "new since YYYY-MM-DD" (the papers updates brought since then that you have not decided;
+# "new": since the latest update)
 FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS, "conflicts")
 # "relevance": most likely relevant first (a model refitted after every decision; random
 # before the first include and exclude); "one per topic": the topics in turn; "map": topic by
@@ -69,6 +71,7 @@ class Card:
     final_reason: str | None = None
     resolved_by: str | None = None
     citations: str = ""  # "cites N / cited by M in this review" with the papers (HTML, escaped)
+    new_since: str | None = None  # the date of the update that brought it ("new since DATE")
 
 
 class ScreeningQueue(TeamQueue):
@@ -77,7 +80,8 @@ class ScreeningQueue(TeamQueue):
     Parameters
     ----------
     session : Session
-    show : one of ``FILTERS`` ("undecided" by default; "sent": the papers 01 sent here)
+    show : one of ``FILTERS`` ("undecided" by default; "sent": the papers 01 sent here), or
+        "new since YYYY-MM-DD" / "new" (the papers updates brought, undecided; see ``new_filter``)
     topic : int or None
     search : str, keywords that must all appear (and are highlighted)
     order : one of ``ORDERS``; default "relevance" once the reviewer has an include and an
@@ -119,9 +123,7 @@ class ScreeningQueue(TeamQueue):
                  order: str | None = None) -> int:
         """Apply new filters or a new order (omitted ones stay); returns the queue length."""
         if show is not None:
-            if show not in FILTERS:
-                raise InputError(f"filter {show!r}; expected one of {', '.join(FILTERS)}")
-            self.show = show
+            self.show = show if show in FILTERS else self.new_filter(show)
         if order is not None:
             if order not in ORDERS:
                 raise InputError(f"order {order!r}; expected one of {', '.join(ORDERS)}")
@@ -213,7 +215,7 @@ class ScreeningQueue(TeamQueue):
 
     def tags(self) -> list[str]:
         """The vocabulary in the order tags were made: tag n keeps its number when others come."""
-        vocab = self.session.store.vocabulary()
+        vocab = [t for t in self.session.store.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
         return [t.name for t in sorted(vocab, key=lambda t: (t.created_at, t.name))]
 
     def toggle_tag(self, tag: str) -> bool:
@@ -319,7 +321,7 @@ class ScreeningQueue(TeamQueue):
             topic=topic,
             topic_label=escape(s.topic_label(topic)),
             abstract_html=highlight(paper.text, terms),
-            tags=s.store.tags(pid),
+            tags=[t for t in s.store.tags(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
             decision=decision.decision if decision else None,
             reason=decision.reason if decision else None,
             notes=[escape(n.text) for n in s.store.notes(pid)],
@@ -327,6 +329,7 @@ class ScreeningQueue(TeamQueue):
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
             citations=citations_html(s.review, pid),
+            new_since=self.new_since().get(pid),
             **self._relevance(pid),
             **self._team_card(pid),
         )

@@ -64,14 +64,23 @@ def agreement_table(review, stage: str = TITLE_ABSTRACT) -> Shown:
                  {"report": report, "conflicts": conflicts})
 
 
-def prisma_figure(review, write: bool = True) -> Shown:
+def prisma_figure(review, write: bool = True, update: bool | None = None) -> Shown:
     """The PRISMA 2020 flow diagram of the review (``Review.prisma``: drawn to
     ``report/prisma.svg`` and ``prisma.png`` with ``write``) shown inline, and its counts as a
-    table. Counts that do not add up are said in a sentence instead (nothing is drawn)."""
+    table; a review updated since its build gets the updated-review diagram of its latest update,
+    said above it (``update=False``: the plain one). Counts that do not add up are said in a
+    sentence instead (nothing is drawn)."""
     try:
-        counts = review.prisma(write=write)
+        counts = review.prisma(write=write, update=update)
     except WorkbenchError as err:
         return Shown(f"<p class='wb-err'>No PRISMA diagram: {escape(str(err))}</p>", {"error": str(err)})
+    latest = review.latest_update() if counts.updated and update is not False else None
+    said = ""
+    if latest is not None:
+        files = ", ".join(Path(f).name for f in latest.files)
+        said = (f"<p class='wb-meta wb-prisma-update'>PRISMA 2020 for an updated review: the update of "
+                f"{escape(latest.since)} ({escape(files)}) against the studies included before it; "
+                "<code>prisma_figure(review, update=False)</code> draws the plain diagram over every record.</p>")
     png = Path(review.path) / "report" / "prisma.png"
     image = ""
     if write and png.exists():
@@ -80,4 +89,4 @@ def prisma_figure(review, write: bool = True) -> Shown:
     rows = "".join(f"<tr><td>{escape(stage)}</td><td>{escape(box)}</td><td class='wb-n'>{n}</td></tr>"
                    for stage, box, n in counts.rows())
     table = f"<table class='wb-prisma-counts'><tr><th>stage</th><th>box</th><th>n</th></tr>{rows}</table>"
-    return Shown(image + table, {"counts": counts, "png": png if image else None})
+    return Shown(said + image + table, {"counts": counts, "png": png if image else None, "update": latest})

@@ -19,6 +19,7 @@ from ..palette import theme_parts, topic_colours
 from ..records import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..review import Review, SearchResult, open_review, query_terms
 from .changes import Undone, describe_undo
+from .living import LivingActions
 from .mapscreen import MapScreening
 from .teamwork import TeamActions, stage_decision, check_stage, default_name
 from .topics import TopicActions
@@ -26,7 +27,7 @@ from .topics import TopicActions
 __all__ = ["SearchResult", "Session", "Undone", "query_terms"]
 
 
-class Session(TopicActions, MapScreening, TeamActions):
+class Session(TopicActions, MapScreening, TeamActions, LivingActions):
     """Interactive work on one review, as one reviewer.
 
     Open with :meth:`open`; close with :meth:`close` (or use it as a context manager). In team

@@ -48,6 +48,9 @@ mark.wb-distinct { background: #fdd0a2; }
 .wb-votes { border-collapse: collapse; margin: 4px 0; }
 .wb-votes th, .wb-votes td { border: 1px solid #d0d7de; padding: 2px 8px; }
 .wb-votes th { background: #f3f6fa; }
+.wb-new { background: #e6f4ea; border: 1px solid #7cc08a; border-radius: 8px; padding: 0 6px; color: #1a5e2a; }
+.wb-pair { border-collapse: collapse; width: 100%; max-width: 76rem; }
+.wb-pair td.wb-side { vertical-align: top; width: 50%; border: 1px solid #d0d7de; padding: 6px 8px; font-size: 13px; }
 .wb-criteria { background: #f6f8fa; border-left: 3px solid #1c6dd0; padding: 4px 8px; margin-left: 12px; font-size: 13px; }
 </style>
 """

@@ -16,6 +16,7 @@ from ..text import escape
 from .common import key_help, tag_chips, view_frame
 from .feedback import FAILED, Act, Line, run_reporting
 from .keys import Keys
+from .living import LivingPanels
 from .team import TeamBar, votes_html
 
 __all__ = ["ScreenView"]
@@ -46,9 +47,14 @@ class ScreenView:
         return [("all topics", "all")] + [
             (f"{t.topic}: {t.label}", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]
 
+    def _show_options(self):
+        """The filters, and one "new since DATE" per update of the review (latest first)."""
+        dates = self.session.new_dates()
+        return [(FILTER_NAMES[f], f) for f in FILTERS] + [(f"new since {d}", f"new since {d}") for d in dates]
+
     def _build_filters(self) -> W.Widget:
         """The row of filters and the order, and the stopping advice under it."""
-        self.show = W.Dropdown(options=[(FILTER_NAMES[f], f) for f in FILTERS], value=self.queue.show,
+        self.show = W.Dropdown(options=self._show_options(), value=self.queue.show,
                                description="show", layout=W.Layout(width="15rem"))
         self.show.add_class("wb-show")
         self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
@@ -119,6 +125,7 @@ class ScreenView:
             key_help(HELP),
         ])
         self.team = TeamBar(self)
+        self.living = LivingPanels(self)  # folded: a new search, possible duplicates
         self.widget = view_frame([
             self.team.header,
             filters,
@@ -128,6 +135,7 @@ class ScreenView:
             self.tags_box,
             W.HBox([self.new_tag, self.add_tag_act.widget]),
             W.HBox([self.note, self.note_act.widget]),
+            self.living.widget,
         ], self.keys, "screen")
 
     # ------------------------------------------------------------------ rendering
@@ -163,9 +171,10 @@ class ScreenView:
         elif card.why:
             relevance = f"<div class='wb-meta wb-relevance'>{card.why}</div>"
         year = f" · {card.year}" if card.year else ""
+        new = f" · <span class='wb-new'>new since {escape(card.new_since)}</span>" if card.new_since else ""
         self.card.value = (
             f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
-            f"<code>{escape(card.id)}</code>" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
+            f"<code>{escape(card.id)}</code>{new}" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
             f"<h3>{card.title_html}</h3>"
             f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
             f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
@@ -247,10 +256,16 @@ class ScreenView:
                   ok=lambda said: said)
         self._show_filters()
 
+    def show_filter(self, show: str) -> None:
+        """Show the queue under another filter (e.g. an update's "new since DATE"), others cleared."""
+        self._act(self.filter_act, self.queue.refilter, show, None, "", ok=lambda n: f"{n} papers in the queue")
+        self._show_filters()
+
     def _show_filters(self) -> None:
         """The filter controls say what the queue shows (after a change made by the view)."""
         self._quiet = True
         try:
+            self.show.options = self._show_options()
             self.show.value = self.queue.show
             self.topic.value = "all" if self.queue.topic is None else self.queue.topic
             self.search.value = self.queue.search
@@ -299,8 +314,14 @@ class ScreenView:
                 current = self.topic.value
                 self.topic.options = self._topic_options()
                 self.topic.value = current if current in [v for _, v in self.topic.options] else "all"
+                self.show.options = self._show_options()
+                if self.queue.show in [v for _, v in self.show.options]:
+                    self.show.value = self.queue.show
             finally:
                 self._quiet = False
+            self.living.changed(event)
+        if event == "duplicates" and not self._acting:  # a paper merged away leaves the queue at once
+            self.queue.refilter()
         if event == "queue" and not self._acting:
             news = self.queue.take_sent()
             if news:
@@ -318,15 +339,20 @@ class ScreenView:
         ``{"decide": "include", "reason": ...}``, ``{"note": text}``, ``{"go": id}``,
         ``{"search": "reward model"}`` (as typed into the search box, then Enter); team review:
         ``{"reviewer": "Ana"}`` (typed in the name box), ``{"stage": "full_text"}``,
-        ``{"show": "conflicts"}``, ``{"resolve": "include", "reason": ...}``.
+        ``{"show": "conflicts"}``, ``{"resolve": "include", "reason": ...}``; a living review:
+        ``{"update": "new.ris", "database": "PubMed", "searched": "2025-03-01"}`` (then the new
+        papers are shown), ``{"show": "new"}``, ``{"duplicates": "same" | "different" | "undo"}``.
         """
         for action in actions or []:
             if "reviewer" in action:
                 self.keys.enter("reviewer", action["reviewer"])
             if "stage" in action:
                 self.team.stage.value = action["stage"]
-            if "show" in action:
-                self.show.value = action["show"]
+            if "show" in action:  # as picked in the dropdown; "new": the latest update's papers
+                if action["show"] in [v for _, v in self.show.options]:
+                    self.show.value = action["show"]
+                else:
+                    self.show_filter(action["show"])
             if "resolve" in action:
                 self.team.final.value = action["resolve"]
                 self.team.final_reason.value = action.get("reason", "")
@@ -346,3 +372,5 @@ class ScreenView:
                 self.on_decide(action["decide"])
             if "note" in action:
                 self.keys.enter("note", action["note"])
+            if "update" in action or "duplicates" in action:
+                self.living.play(action)
