@@ -32,12 +32,12 @@ does not change when a copy of it joins.
 
 from __future__ import annotations
 
-import re
 import hashlib
+import re
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
-from weakref import WeakKeyDictionary
 
 from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
@@ -164,20 +164,38 @@ class PaperKeys(NamedTuple):
 
 # Keys are a function of the (immutable) paper, so a paper's keys are never stale: they are made
 # once, by the reader that made the paper (remember_keys) or at first use, and go with the paper.
-_KEYS: "WeakKeyDictionary[Paper, PaperKeys]" = WeakKeyDictionary()
+# Held by the paper's identity (a WeakKeyDictionary would hash every field of the paper, twice a
+# paper per read), and dropped when the paper is.
+_KEYS: dict[int, tuple["_Ref", PaperKeys]] = {}
+
+
+class _Ref(weakref.ref):
+    """A weak reference to a paper that knows its key in ``_KEYS``."""
+
+    __slots__ = ("key",)
+
+
+def _drop(ref: _Ref) -> None:
+    entry = _KEYS.get(ref.key)
+    if entry is not None and entry[0] is ref:
+        del _KEYS[ref.key]
 
 
 def paper_keys(paper: Paper) -> PaperKeys:
     """:class:`PaperKeys` of ``paper``, worked out once."""
-    keys = _KEYS.get(paper)
-    if keys is None:
-        keys = _KEYS[paper] = PaperKeys.of(paper)
+    entry = _KEYS.get(id(paper))
+    if entry is not None and entry[0]() is paper:
+        return entry[1]
+    keys = PaperKeys.of(paper)
+    remember_keys(paper, keys)
     return keys
 
 
 def remember_keys(paper: Paper, keys: PaperKeys) -> None:
     """Keep ``keys`` (made by :meth:`PaperKeys.of` where the normalised texts were at hand) for ``paper``."""
-    _KEYS[paper] = keys
+    ref = _Ref(paper, _drop)
+    ref.key = id(paper)
+    _KEYS[ref.key] = (ref, keys)
 
 
 _NUMBERING = re.compile(r"\b(?:\d+|i{1,3}|iv|v|vi{1,3}|ix|x)\b")
