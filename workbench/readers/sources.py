@@ -19,6 +19,7 @@ from .archives import archive_kind, members
 from .cache import RecordCache
 from .decode import decode
 from .fields import ReadContext
+from .pool import collector_paused
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
 
@@ -306,6 +307,9 @@ def _read_one(path: Path, explicit: bool, format: str | None,
         yield [], _not_read(name, "the archive holds no files")
 
 
+# Reading makes no reference cycles: the cycle collector's passes over 50,000 new papers cost a
+# third of deduplicating them (and more of splitting the rows), so it is paused meanwhile.
+@collector_paused()
 def read_sources(
     sources: Iterable[str | Path] | str | Path,
     format: str | None = None,
