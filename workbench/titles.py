@@ -117,6 +117,19 @@ def _sentences(text: str, most: int = 0) -> list[str]:
     return out + [text[start:]]
 
 
+def _first_sentences(text: str, most: int) -> Iterator[str]:
+    """``_sentences(text, most)[:most]`` one at a time: no sentence is split off before it is wanted."""
+    start, n = 0, 0
+    for m in _STOP.finditer(text):
+        if m.start() and text[m.start() - 1] in _BEFORE_STOP:
+            yield text[start : m.start() + 1]
+            start = m.end()
+            n += 1
+            if n == most:
+                return
+    yield text[start:]
+
+
 def _first_sentence(text: str) -> str:
     return _sentences(text, 1)[0]
 
@@ -191,7 +204,7 @@ def _starts_mid_thought(title: str) -> bool:
 def _fallback_title(text: str) -> str:
     """The first clause of the first sentence that does not start mid-thought (lead-ins such as
     "To address this, " dropped); the first clause of the text when every sentence does."""
-    for sentence in _sentences(text, 8)[:8]:
+    for sentence in _first_sentences(text, 8):
         clause = _first_clause(LEAD_IN.sub("", sentence))
         if clause and not _starts_mid_thought(clause):
             return _shorten(_capital(clause))
