@@ -20,7 +20,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import run_child  # noqa: E402
-from scale import PANDAS, READ, make_corpus  # noqa: E402
+from scale import make_corpus  # noqa: E402
+
+# The call alone, timed by the clock and by CPU seconds (this process's and its worker processes'):
+# on a shared machine the CPU seconds move less with what else runs.
+PANDAS = r"""
+import json, resource, sys, time
+import pandas as pd
+c = time.process_time(); t = time.perf_counter()
+frame = pd.read_csv(sys.argv[1])
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "rows": len(frame)}))
+"""
+READ = r"""
+import json, resource, sys, time
+from workbench import read_sources
+def workers_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+c, w = time.process_time(), workers_cpu(); t = time.perf_counter()
+papers, _ = read_sources([sys.argv[1]])
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "cpu": time.process_time() - c + workers_cpu() - w, "papers": len(papers)}))
+"""
 
 
 def main() -> None:
@@ -33,21 +54,23 @@ def main() -> None:
     if args.workers:
         os.environ["WORKBENCH_WORKERS"] = str(args.workers)
     corpus = make_corpus(args.size)
-    rows: dict[str, list[float]] = {"pandas.read_csv": [], "read_sources": []}
+    codes = {"pandas.read_csv": PANDAS, "read_sources": READ}
     if args.before:
-        rows["read_sources, before"] = []
+        codes["read_sources, before"] = f"import sys; sys.path.insert(0, {str(Path(args.before).resolve())!r})\n" + READ
+    rows: dict[str, list[tuple[float, float]]] = {name: [] for name in codes}
     for _ in range(args.repeat):
-        rows["pandas.read_csv"].append(run_child(PANDAS, [str(corpus)])[0]["seconds"])
-        rows["read_sources"].append(run_child(READ, [str(corpus)])[0]["seconds"])
-        if args.before:
-            code = f"import sys; sys.path.insert(0, {str(Path(args.before).resolve())!r})\n" + READ
-            rows["read_sources, before"].append(run_child(code, [str(corpus)])[0]["seconds"])
-    means = {name: sum(runs) / len(runs) for name, runs in rows.items()}
+        for name, code in codes.items():
+            result, _, peak = run_child(code, [str(corpus)])
+            rows[name].append((result["seconds"], result["cpu"], peak))
+    means = {name: sum(s for s, _, _ in runs) / len(runs) for name, runs in rows.items()}
+    cpu = {name: sum(c for _, c, _ in runs) / len(runs) for name, runs in rows.items()}
     print(f"{args.size:,} abstracts ({corpus.stat().st_size / 2**20:.0f} MB CSV), {args.repeat} runs each\n")
-    print("| row | seconds (runs) | mean | / pandas |\n|---|---|---|---|")
+    print("| row | seconds (runs) | mean s | / pandas | CPU s (mean) | CPU / pandas | peak RSS MB |\n"
+          "|---|---|---:|---:|---:|---:|---:|")
     for name, runs in rows.items():
-        ratio = means[name] / means["pandas.read_csv"]
-        print(f"| {name} | {' / '.join(f'{s:.2f}' for s in runs)} | {means[name]:.2f} | {ratio:.1f}x |")
+        print(f"| {name} | {' / '.join(f'{s:.2f}' for s, _, _ in runs)} | {means[name]:.2f} "
+              f"| {means[name] / means['pandas.read_csv']:.1f}x | {cpu[name]:.2f} "
+              f"| {cpu[name] / cpu['pandas.read_csv']:.1f}x | {max(p for _, _, p in runs):,.0f} |")
     print(f"\nread_sources / pandas.read_csv: {means['read_sources'] / means['pandas.read_csv']:.1f}x (goal <= 5x)")
 
 
