@@ -100,6 +100,8 @@ def _literal_list(value: str) -> list | None:
 
 def _text(value: Any, join: str | None = None) -> str:
     """A value as one string: lists give their first item (or all, joined with ``join``)."""
+    if type(value) is str:  # nearly every value (what the rest gives a str, blank or not)
+        return value.strip()
     if _is_missing(value):
         return ""
     if isinstance(value, (list, tuple)):
