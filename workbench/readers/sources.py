@@ -27,7 +27,9 @@ from .report import FileReport, ReadReport
 __all__ = ["REVIEW_MARKERS", "read_bytes_report", "read_file", "read_file_report", "read_sources"]
 
 _HEAD = 65536
-#: After reading this many records, freed memory is given back to the operating system.
+#: After reading this many records, freed memory is given back to the operating system: the
+#: file's text, its rows and the workers' results are garbage by then, but glibc keeps their
+#: pages, and every later stage's peak would land on top of them (~100 MB at 50,000 papers).
 _TRIM_AFTER = 4000
 # Control characters no text export holds (C0 but tab, line ends and form feed; C1): garbage
 _CONTROL = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
@@ -371,9 +373,11 @@ def read_sources(
     report.kept = len(kept)
     if cache is not None:
         cache.keep()
-    if len(papers) >= _TRIM_AFTER:
-        # The file's text, its rows and the workers' results are garbage now, but glibc keeps
-        # their pages: give them back, or every later stage's peak lands on top of them (~100
-        # MB at 50,000 papers).
-        release_free_memory()
+    _trim(len(papers))
     return kept, report
+
+
+def _trim(n_read: int) -> None:
+    """Freed memory back to the operating system after reading many records (:data:`_TRIM_AFTER`)."""
+    if n_read >= _TRIM_AFTER:
+        release_free_memory()
