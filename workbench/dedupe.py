@@ -19,7 +19,8 @@ and "Study 2"), which are near-identical by any string measure. Titles shorter t
 
 Blocking keeps rule 3 far from n²: titles are only compared within blocks that share their
 first three or their last three words (a near-identical title keeps at least one of the two),
-so 50,000 records cost a few hundred thousand comparisons, done in C++ by ``rapidfuzz.process.cdist``.
+so 50,000 records cost a few hundred thousand comparisons, done in C++ by ``rapidfuzz.process.cdist``
+(blocks of a few titles, most of them, pair by pair with ``fuzz.ratio``: the same scores).
 Titles written without spaces (Chinese, Japanese) are blocked on their first and last
 characters instead.
 
@@ -33,13 +34,11 @@ does not change when a copy of it joins.
 from __future__ import annotations
 
 import re
-import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import NamedTuple
-from weakref import WeakKeyDictionary
 
-from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, paper_id, surname_key, title_repeats_abstract
+from .dedupe_keys import PaperKeys, paper_keys, remember_keys
+from .records import MIN_ID_WORDS, Paper, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
 
 __all__ = [
@@ -142,44 +141,6 @@ class _Clusters:
         return True
 
 
-class PaperKeys(NamedTuple):
-    """What deduplication compares of a paper besides its identifiers, worked out once per paper."""
-
-    text: bytes  # a digest of the normalised abstract (b"" without one): equal abstracts, equal digests
-    words: int  # words of the normalised abstract (count_words)
-    title: str  # the normalised title ("" without one, or for "(untitled)")
-
-    @classmethod
-    def of(cls, paper: Paper, text: str | None = None, title: str | None = None) -> "PaperKeys":
-        """The keys of ``paper``; ``text`` and ``title``: its text and title through
-        :func:`~workbench.records.normalise_for_id` already (a reader has them at hand)."""
-        text = (normalise_for_id(paper.text) if paper.text else "") if text is None else text
-        if paper.title in ("", "(untitled)"):
-            title = ""
-        elif title is None:
-            title = normalise_for_id(paper.title)
-        digest = hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest() if text else b""
-        return cls(digest, count_words(text), title)
-
-
-# Keys are a function of the (immutable) paper, so a paper's keys are never stale: they are made
-# once, by the reader that made the paper (remember_keys) or at first use, and go with the paper.
-_KEYS: "WeakKeyDictionary[Paper, PaperKeys]" = WeakKeyDictionary()
-
-
-def paper_keys(paper: Paper) -> PaperKeys:
-    """:class:`PaperKeys` of ``paper``, worked out once."""
-    keys = _KEYS.get(paper)
-    if keys is None:
-        keys = _KEYS[paper] = PaperKeys.of(paper)
-    return keys
-
-
-def remember_keys(paper: Paper, keys: PaperKeys) -> None:
-    """Keep ``keys`` (made by :meth:`PaperKeys.of` where the normalised texts were at hand) for ``paper``."""
-    _KEYS[paper] = keys
-
-
 _NUMBERING = re.compile(r"\b(?:\d+|i{1,3}|iv|v|vi{1,3}|ix|x)\b")
 
 
@@ -227,8 +188,6 @@ def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> N
 
 
 def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:
-    from rapidfuzz import fuzz, process
-
     authors = [first_author_key(p) for p in papers]
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
@@ -257,22 +216,40 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
                     clusters.union(i, j, f"same short title, year {p.year} and first author {authors[i]!r}", check=True)
             continue
         block_titles = [titles[i] for i in members]
-        for start in range(0, len(members), _CHUNK):
-            scores = process.cdist(block_titles[start:start + _CHUNK], block_titles, scorer=fuzz.ratio,
-                                   score_cutoff=threshold)
-            comparisons += scores.size
-            for a, b in zip(*scores.nonzero()):
-                a += start
-                if a >= b:
-                    continue
-                i, j = members[a], members[b]
-                if clusters.find(i) == clusters.find(j) or _numbering(titles[i]) != _numbering(titles[j]):
-                    continue
-                agree = _agreement(papers[i], papers[j], authors, i, j)
-                if agree:
-                    score = scores[a - start, b]
-                    clusters.union(i, j, f"titles {score:.0f}% alike, {agree}", check=True)
+        comparisons += len(members) ** 2
+        for a, b, score in _alike(block_titles, threshold):
+            i, j = members[a], members[b]
+            if clusters.find(i) == clusters.find(j) or _numbering(titles[i]) != _numbering(titles[j]):
+                continue
+            agree = _agreement(papers[i], papers[j], authors, i, j)
+            if agree:
+                clusters.union(i, j, f"titles {score:.0f}% alike, {agree}", check=True)
     return comparisons
+
+
+#: Blocks this small are compared pair by pair: a ``cdist`` call costs more than a few comparisons
+#: (most blocks hold two or three titles).
+_PAIRWISE = 8
+
+
+def _alike(titles: list[str], threshold: float):
+    """(a, b, score) for every pair ``a < b`` of ``titles`` whose ``fuzz.ratio`` reaches
+    ``threshold``, row by row; the score as ``process.cdist`` gives it (a float32)."""
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    if len(titles) <= _PAIRWISE:
+        for a in range(len(titles) - 1):
+            for b in range(a + 1, len(titles)):
+                score = fuzz.ratio(titles[a], titles[b], score_cutoff=threshold)
+                if score:
+                    yield a, b, np.float32(score)
+        return
+    for start in range(0, len(titles), _CHUNK):
+        scores = process.cdist(titles[start:start + _CHUNK], titles, scorer=fuzz.ratio, score_cutoff=threshold)
+        for a, b in zip(*scores.nonzero()):
+            if a + start < b:
+                yield a + start, b, scores[a, b]
 
 
 def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,
@@ -311,8 +288,11 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
 def merge_papers(members: list[Paper]) -> Paper:
     """One paper from duplicates (in reading order): first non-empty values, all sources."""
     first = members[0]
-    if len(members) == 1:
-        return first.replace(sources=tuple(dict.fromkeys(first.sources or (first.source,))))
+    if len(members) == 1:  # most papers: a copy with its sources (one, as read)
+        copy = object.__new__(type(first))
+        copy.__dict__.update(first.__dict__, sources=tuple(dict.fromkeys(first.sources)) if first.sources
+                             else (first.source,))
+        return copy
     sources = tuple(dict.fromkeys(s for p in members for s in (p.sources or (p.source,))))
 
     def pick(attr):

@@ -50,7 +50,19 @@ _BACK = r"(?:these|this|those|such|it|them|their|its|the above|the aforementione
 _TURNS_BACK = re.compile(rf"(?:,\s*|\s+(?:to|that|which|for|by|through|designed|in order)\s+)(?:\w+\s+){{0,2}}?{_BACK}\b", re.I)
 
 
-def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...]) -> Iterator[re.Match]:
+def _scan_view(text: str) -> str | None:
+    """``text`` lower-cased, where :func:`_scan` may search it with ``str.find``; None where it
+    must be scanned whole (see :func:`_scan`)."""
+    lowered = text.lower()
+    if not text.isprintable() or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
+        return None
+    return lowered
+
+
+_UNSEEN = object()
+
+
+def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...], view=_UNSEEN) -> Iterator[re.Match]:
     """What ``pattern.finditer(text)`` gives, where every match of ``pattern`` starts with one of
     ``starts`` (lower case, any case in ``text``; a space in them stands for any white space).
 
@@ -60,9 +72,9 @@ def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...]) -> Iterator[r
     every other white space character is "not printable"), lower-casing it keeps every position
     (no character becomes two) and it holds none of the three characters that match a letter of
     the alphabet case-insensitively without lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
-    Other text is scanned whole."""
-    lowered = text.lower()
-    if not text.isprintable() or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
+    Other text is scanned whole. ``view``: :func:`_scan_view` of ``text``, when known already."""
+    lowered = _scan_view(text) if view is _UNSEEN else view
+    if lowered is None:
         yield from pattern.finditer(text)
         return
     places = []
@@ -105,6 +117,19 @@ def _sentences(text: str, most: int = 0) -> list[str]:
     return out + [text[start:]]
 
 
+def _first_sentences(text: str, most: int) -> Iterator[str]:
+    """``_sentences(text, most)[:most]`` one at a time: no sentence is split off before it is wanted."""
+    start, n = 0, 0
+    for m in _STOP.finditer(text):
+        if m.start() and text[m.start() - 1] in _BEFORE_STOP:
+            yield text[start : m.start() + 1]
+            start = m.end()
+            n += 1
+            if n == most:
+                return
+    yield text[start:]
+
+
 def _first_sentence(text: str) -> str:
     return _sentences(text, 1)[0]
 
@@ -132,10 +157,11 @@ def _own_desc(name: str, desc: str, text: str) -> str:
     return head if head.split() else desc
 
 
-def _named_system(text: str, tidy: bool = True) -> str | None:
+def _named_system(text: str, tidy: bool = True, view=_UNSEEN) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
-    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14)."""
-    for m in _scan(_INTRO, text, _INTRO_STARTS):
+    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14);
+    ``view``: :func:`_scan_view` of ``text``, when known."""
+    for m in _scan(_INTRO, text, _INTRO_STARTS, view):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
         if hit:
@@ -178,7 +204,7 @@ def _starts_mid_thought(title: str) -> bool:
 def _fallback_title(text: str) -> str:
     """The first clause of the first sentence that does not start mid-thought (lead-ins such as
     "To address this, " dropped); the first clause of the text when every sentence does."""
-    for sentence in _sentences(text, 8)[:8]:
+    for sentence in _first_sentences(text, 8):
         clause = _first_clause(LEAD_IN.sub("", sentence))
         if clause and not _starts_mid_thought(clause):
             return _shorten(_capital(clause))
@@ -304,11 +330,11 @@ def _named_object(title: str) -> str:
     return title
 
 
-def _stated_aim(text: str) -> str | None:
+def _stated_aim(text: str, view=_UNSEEN) -> str | None:
     """The title the first sentence saying what the paper does gives ("We study methods for
     aligning LLMs with human preferences" -> "Methods for aligning LLMs with human preferences";
     "We investigate whether X" -> "Investigating whether X"; "We show that X" -> "X")."""
-    for m in _scan(_STATES, text, _STATES_STARTS):
+    for m in _scan(_STATES, text, _STATES_STARTS, view):
         verb = _VERB_FORMS.get(m.group("verb").lower())
         title = _stated(verb, _first_sentence(text[m.end():])) if verb else None
         if title:
@@ -328,7 +354,8 @@ def derive_title(text: str) -> str:
     text = _plain(text)
     if not text:
         return "(untitled)"
-    return _named_system(text) or _stated_aim(text) or _fallback_title(text)
+    view = _scan_view(text)  # lower-cased once for both scans
+    return _named_system(text, view=view) or _stated_aim(text, view) or _fallback_title(text)
 
 
 def derived_titles(text: str) -> tuple[str, ...]:

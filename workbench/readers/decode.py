@@ -9,7 +9,6 @@ the caller gets a warning saying which, because a wrong guess garbles accented l
 from __future__ import annotations
 
 import codecs
-import re
 from typing import NamedTuple
 
 __all__ = ["Decoded", "decode"]
@@ -21,7 +20,6 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_LINE_ENDS = re.compile(r"\r\n?")
 
 
 class Decoded(NamedTuple):
@@ -42,9 +40,11 @@ def _utf16_without_bom(raw: bytes) -> str | None:
 
 
 def _normalise(text: str) -> str:
-    if "\r" in text:
-        text = _LINE_ENDS.sub("\n", text)
-    return text.replace("\x00", "")
+    if "\r" in text:  # re.sub(r"\r\n?", "\n", text), with str.replace (several times faster)
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            text = text.replace("\r", "\n")
+    return text.replace("\x00", "") if "\x00" in text else text
 
 
 #: When charset-normalizer finds several encodings equally likely (short texts often decode

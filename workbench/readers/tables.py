@@ -29,6 +29,7 @@ import importlib.util
 import io
 import re
 from collections.abc import Callable
+from functools import partial
 
 from ..errors import ReaderError
 from ..records import Paper
@@ -200,8 +201,9 @@ def _open_quote_at_end(text: str, line: int, delim: str) -> bool:
     return False
 
 
-def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1) -> list[Paper]:
-    """Papers from a header and (line, values) rows, through the column aliases and dialects."""
+def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unneutralise: bool = False) -> list[Paper]:
+    """Papers from a header and (line, values) rows, through the column aliases and dialects;
+    ``unneutralise``: values lose the apostrophe put before a would-be formula (CSV)."""
     names = _unique([str(c) for c in header])
     columns = resolve_columns(names)
     fix = None
@@ -217,16 +219,32 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1) -> 
             ctx.name,
             first_line,
         )
-    needed = list(range(len(names))) if fix is not None else sorted(
-        {names.index(c) for cols in columns.values() for c in cols})
+    if fix is None:
+        # The rows are the items as they are: each worker makes its records' mappings, of the
+        # columns read only (one pass over the values, not one in this process and one there).
+        pick = tuple((names[i], i) for i in sorted({names.index(c) for cols in columns.values() for c in cols}))
+        items = rows if isinstance(rows, list) else list(rows)
+        return make_papers(ctx, items, partial(_row_paper, pick, columns, unneutralise))
     items = []
     for line, values in rows:
-        row = {names[i]: values[i] if i < len(values) else "" for i in needed}
-        if fix is not None:
-            fix(row, columns)
+        values = [_unneutralise(v) for v in values] if unneutralise else values
+        row = {name: values[i] if i < len(values) else "" for i, name in enumerate(names)}
+        fix(row, columns)
         items.append((row, line))
-    by_row = None if fix is not None else columns  # a fix-up may add columns: resolve them per row
-    return make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, item[0], item[1], by_row))
+    # a fix-up may add columns: resolve them per row
+    return make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, item[0], item[1]))
+
+
+def _row_paper(pick: tuple[tuple[str, int], ...], columns: dict, unneutralise: bool, ctx: ReadContext,
+               item: tuple[int, list]) -> Paper | None:
+    """The paper of one row ``(line, values)``: the columns ``pick`` names, as a mapping."""
+    line, values = item
+    n = len(values)
+    if unneutralise:
+        row = {name: _unneutralise(values[i]) if i < n else "" for name, i in pick}
+    else:
+        row = {name: values[i] if i < n else "" for name, i in pick}
+    return record_from_mapping(ctx, row, line, columns)
 
 
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r\n]")
@@ -234,7 +252,7 @@ _NEUTRALISED = re.compile(r"'+[=+\-@\t\r\n]")
 
 def _unneutralise(value: str) -> str:
     """Remove the ``'`` put before a would-be formula (see the module docstring)."""
-    return value[1:] if value.startswith("'") and _NEUTRALISED.match(value) else value
+    return value[1:] if value[:1] == "'" and _NEUTRALISED.match(value) else value
 
 
 _EXCEL_SEP = re.compile(r"sep=(.)\s*\n")
@@ -256,8 +274,7 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
                           "export the table again", ctx.name) from err
     finally:
         csv.field_size_limit(limit)
-    rows = [(line, [_unneutralise(v) for v in values]) for line, values in rows]
-    return _records(ctx, header, rows, header_line)
+    return _records(ctx, header, rows, header_line, unneutralise=True)
 
 
 def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:

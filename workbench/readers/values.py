@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..cleaning import has_parser_markup
 from ..records import clean_text
 
 __all__ = [
@@ -29,9 +30,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- cleaning
-
-_LATEX_MARKUP = re.compile(r"[\\${}]")  # what really needs pylatexenc's parser (``^`` alone does not)
-
 
 _MARKUP_TAG = re.compile(
     r"<(/?)((?:jats|mml):[\w-]+|p|i|b|u|em|strong|sup|sub|sc|scp|br|span|div|a|italic|bold|title|sec|"
@@ -63,7 +61,7 @@ def clean(text: Any) -> str:
     if not text:
         return ""
     text = str(text)
-    return _clean_latex(text) if _LATEX_MARKUP.search(text) else clean_text(text)
+    return _clean_latex(text) if has_parser_markup(text) else clean_text(text)
 
 
 @lru_cache(maxsize=8192)
@@ -102,6 +100,8 @@ def _literal_list(value: str) -> list | None:
 
 def _text(value: Any, join: str | None = None) -> str:
     """A value as one string: lists give their first item (or all, joined with ``join``)."""
+    if type(value) is str:  # nearly every value (what the rest gives a str, blank or not)
+        return value.strip()
     if _is_missing(value):
         return ""
     if isinstance(value, (list, tuple)):
