@@ -103,3 +103,27 @@ def test_large_inputs_are_made_in_worker_processes_in_order(tmp_path):
     alone = pool.make_papers(ReadContext("made.csv", "made", FileReport("made.csv", "csv")), list(range(1000)), make,
                              processes=2)  # fewer than MIN_ITEMS: made here
     assert {p.collection for p in alone} == {str(os.getpid())}
+
+
+def _read_in_a_daemon(path, min_items, out) -> None:
+    pool.MIN_ITEMS = min_items  # forked: this process's copy only
+    try:
+        papers, _ = read_file_report(path)
+        out.put((pool.workers(), len(papers)))
+    except Exception as err:  # noqa: BLE001 - the test shows it
+        out.put((None, repr(err)))
+
+
+def test_a_daemonic_process_reads_large_files_without_a_pool(table, monkeypatch):
+    """A Dask worker is a daemonic process, which may not start children: it reads in itself."""
+    import multiprocessing
+
+    monkeypatch.setenv("WORKBENCH_WORKERS", "")
+    expected, _ = read_file_report(table)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_read_in_a_daemon, args=(table, 50, out), daemon=True)
+    child.start()
+    got = out.get(timeout=120)
+    child.join(30)
+    assert got == (1, len(expected))

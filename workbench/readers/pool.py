@@ -10,7 +10,8 @@ and the report are exactly what one process gives (tests compare the two).
 The workers are forked (Linux), so they share the items with this process instead of receiving
 a copy; where forking is not available, with fewer than :data:`MIN_ITEMS` items or one core, or
 when the pool fails to start, the papers are made here, one after the other.
-``WORKBENCH_WORKERS`` sets the number of processes (``1``: never a pool).
+``WORKBENCH_WORKERS`` sets the number of processes (``1``: never a pool); a daemonic process
+(a Dask worker) never starts one.
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ _job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]]] | None = Non
 
 
 def workers() -> int:
-    """How many processes make papers: ``WORKBENCH_WORKERS``, else the cores this process may use."""
+    """How many processes make papers: ``WORKBENCH_WORKERS``, else the cores this process may use;
+    one in a daemonic process (a Dask worker reading a source: it may not start children, and
+    Dask spreads the work itself)."""
+    if multiprocessing.current_process().daemon:
+        return 1
     setting = os.environ.get("WORKBENCH_WORKERS", "").strip()
     if setting.isdigit() and int(setting) > 0:
         return int(setting)
