@@ -16,10 +16,11 @@ from workbench._lab import ThrowawayLab
 from _browser import CHROMIUM, lasso, open_and_run_all, shot
 from conftest import ROOT
 
-pytestmark = pytest.mark.browser
+# Extended tests (make test-long, not CI): test_browser_map checks that no button or header of
+# any notebook is cut at both sizes; this module adds the sub-topics' table and 03's titles.
+pytestmark = [pytest.mark.browser, pytest.mark.extended]
 
-# The larger size is an extended test: test_browser_map checks every notebook at both sizes.
-SIZES = [(1280, 800), pytest.param(1920, 1080, marks=pytest.mark.extended)]
+SIZES = [(1280, 800), (1920, 1080)]
 
 # Buttons and table headers in the notebooks' outputs whose text is wider than their box.
 CUT = """() => [...document.querySelectorAll('.jp-OutputArea-output .jupyter-button, .jp-OutputArea-output th')]

@@ -97,6 +97,7 @@ def test_the_kernel_starts_without_a_warning(review, tmp_path, capfd):
 
 @pytest.mark.slow
 @pytest.mark.long
+@pytest.mark.extended  # make test-long; in CI test_real_models builds with MiniLM, the headless runs check stderr
 def test_minilm_search_and_report_write_nothing_to_stderr(tmp_path):
     """The real model: the first search in meaning loads MiniLM in the kernel (no load report), the
     report draws the map (no missing font weight)."""
