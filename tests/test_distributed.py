@@ -286,3 +286,16 @@ def test_papers_outside_the_sample_placed_by_their_neighbours():
         assert np.linalg.norm(centres - mine, axis=1).argmin() == theme
     with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'"):
         fit_sample(X[positions], positions, {"placing": "elsewhere"}, seed=3)
+
+
+def test_progress_lines_are_numbered_and_end_with_a_summary():
+    from workbench.distributed.pipeline import STAGES, _Clock
+
+    lines = []
+    clock = _Clock(lines.append, bars=False)
+    for name in ("read", "embed"):
+        with clock.stage(name, f"doing {name}"):
+            pass
+    assert lines[0].startswith(f"dask [1/{len(STAGES)}] doing read ...") and "s into the build" in lines[0]
+    assert lines[1].startswith(f"dask [1/{len(STAGES)}] doing read: ") and lines[3].startswith("dask [3/7] doing embed: ")
+    assert clock.summary().startswith("dask: built in ") and "read 0s, embed 0s" in clock.summary()

@@ -52,11 +52,19 @@ class DaskBuild:
     workers: int = 0
 
 
+#: The stages in order, for the progress lines ("[3/7]") and the closing summary.
+STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
+
+
 class _Clock:
+    """Progress of the build: one line per stage as it starts and ends, numbered ``[k/7]`` with
+    the time since the build began, Dask's bars for the long stages, a summary at the end."""
+
     def __init__(self, say: Callable[[str], None], bars: bool):
         self.timings: dict[str, float] = {}
         self.say = say
         self.bars = bars
+        self.began = time.perf_counter()
 
     def watch(self, futures) -> None:
         """Dask's progress bar for ``futures`` (a text bar in a terminal, a widget in a notebook)."""
@@ -72,10 +80,15 @@ class _Clock:
     @contextmanager
     def stage(self, name: str, what: str):
         start = time.perf_counter()
-        self.say(f"dask: {what} ...")
+        step = f"[{STAGES.index(name) + 1}/{len(STAGES)}]" if name in STAGES else "[-]"
+        self.say(f"dask {step} {what} ... ({start - self.began:.0f}s into the build)")
         yield
         self.timings[name] = round(time.perf_counter() - start, 3)
-        self.say(f"dask: {what}: {self.timings[name]:.1f}s")
+        self.say(f"dask {step} {what}: {self.timings[name]:.1f}s")
+
+    def summary(self) -> str:
+        took = ", ".join(f"{name} {self.timings[name]:.0f}s" for name in STAGES if name in self.timings)
+        return f"dask: built in {time.perf_counter() - self.began:.0f}s ({took})"
 
 
 def _rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -164,6 +177,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         info = topic_frame(None, labels, words)
     with clock.stage("gather", "gathering the papers"):
         papers = [p for part in client.gather(parts.futures) for p in part]
+    say(clock.summary())
     dims = int(arrays[0]["reduced"].shape[1]) if arrays else 0
     return DaskBuild(
         papers=papers, report=parts.report, labels=labels,
