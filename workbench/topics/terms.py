@@ -18,6 +18,7 @@ same process counts no word again.
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections import Counter
 from typing import Sequence
 
@@ -36,9 +37,9 @@ class DocumentTerms:
     def __init__(self, texts: Sequence[str]):
         stop = frozenset(stop_words())
         vocabulary: dict[str, int] = {}
-        ids: list[int] = []
-        counts: list[int] = []
-        indptr = [0]
+        # machine integers, not lists of Python ints: 8 bytes an entry instead of ~36 (about 10
+        # million entries at 50,000 papers: ~300 MB less at the build's peak)
+        ids, counts, indptr = array("q"), array("q"), array("q", [0])
         unigrams = []  # entries of each row that are unigrams (the row's first ones)
         ends = []  # (first, last) kept token of each paper, None without one
         for text in texts:
@@ -55,8 +56,9 @@ class DocumentTerms:
         self.vocabulary = vocabulary
         self.terms = list(vocabulary)
         # Each row's entries in the order they first occur in the paper, unigrams first (not sorted)
-        self.matrix = sp.csr_matrix((np.asarray(counts, dtype=np.int64), np.asarray(ids, dtype=np.int64),
-                                     np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
+        self.matrix = sp.csr_matrix((np.array(counts, dtype=np.int64), np.array(ids, dtype=np.int64),
+                                     np.array(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
+        del ids, counts
         self.unigrams = np.asarray(unigrams, dtype=np.int64)
         self.ends = ends
 
