@@ -84,7 +84,7 @@ def main() -> None:
             shutil.rmtree(review, ignore_errors=True)
     print("\nsingle: read = readers + dedupe, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
           " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
-          " sample, place = UMAP.transform + approximate_predict per partition, words = c-TF-IDF counts summed")
+          " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts summed")
 
 
 if __name__ == "__main__":
