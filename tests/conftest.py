@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 from pathlib import Path
@@ -42,6 +43,15 @@ def write_seed_file(path: Path, abstracts: list[str], collection: str = "Test co
             parts.append(authors[i])
         parts.append(abstract)
     path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def write_csv(path: Path, rows) -> Path:
+    """A CSV export with the columns title, abstract, doi, year, authors and ``rows`` below."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["title", "abstract", "doi", "year", "authors"])
+        out.writerows(rows)
     return path
 
 

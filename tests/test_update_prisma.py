@@ -6,7 +6,6 @@ counted as duplicates removed."""
 
 from __future__ import annotations
 
-import csv
 import shutil
 from pathlib import Path
 
@@ -16,17 +15,9 @@ import workbench
 from workbench.cli import main
 from workbench.errors import InputError
 
-from conftest import seed_abstracts
+from conftest import seed_abstracts, write_csv
 
 ANA = "ana"
-
-
-def write_csv(path: Path, rows) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        out = csv.writer(f)
-        out.writerow(["title", "abstract", "doi", "year", "authors"])
-        out.writerows(rows)
-    return path
 
 
 def row(i: int, title: str | None = None) -> list:

@@ -4,7 +4,6 @@ name the file and change nothing), the "new since" filter and card, and the dupl
 
 from __future__ import annotations
 
-import csv
 import shutil
 from pathlib import Path
 
@@ -16,21 +15,13 @@ from workbench.store import Store
 from workbench.widgets import ScreeningQueue, Session, screen
 from workbench.widgets.living import DuplicateQueue, split_paths
 
-from conftest import seed_abstracts
+from conftest import seed_abstracts, write_csv
 
 ANA = "ana"
 PAIRS = [  # alike titles, different DOIs: pairs the rules keep apart
     ("Deep learning for protein structure prediction in bacteria", "10.1000/aaa", 2020, "Smith, J"),
     ("Deep learning for protein structure prediction in bacterium", "10.1000/bbb", 2020, "Smith, J"),
 ]
-
-
-def write_csv(path: Path, rows) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        out = csv.writer(f)
-        out.writerow(["title", "abstract", "doi", "year", "authors"])
-        out.writerows(rows)
-    return path
 
 
 def row(i: int, title: str | None = None, doi: str | None = None, text: int | None = None) -> list:
