@@ -259,7 +259,8 @@ def test_parquet_cache_is_keyed_by_content(tmp_path):
 
 
 @pytest.mark.slow  # two UMAP fits on 300 papers
-def test_papers_outside_the_sample_placed_by_their_neighbours():
+@pytest.mark.parametrize("placing", ["neighbours", "transform"])
+def test_papers_outside_the_sample_land_with_their_theme(placing):
     from workbench.distributed.topics import fit_sample, place_partition, sample_positions
 
     rng = random.Random(11)
@@ -267,8 +268,12 @@ def test_papers_outside_the_sample_placed_by_their_neighbours():
     truth = np.array([i % len(themes) for i in range(800)])
     X = np.asarray(FakeEmbedder().embed([_abstract(rng, themes[t]) for t in truth]), dtype=np.float32)
     positions = sample_positions(len(X), 300, seed=3)
-    fit = fit_sample(X[positions], positions, {"placing": "neighbours"}, seed=3)
-    assert fit.placing == "neighbours" and fit.embeddings.shape == (300, X.shape[1])
+    fit = fit_sample(X[positions], positions, {"placing": placing}, seed=3)
+    assert fit.placing == placing
+    if placing == "neighbours":  # the sample's embeddings kept; what only a transform needs not built
+        assert fit.embeddings.shape == (300, X.shape[1]) and fit.clusterer._prediction_data is None
+    else:
+        assert fit.embeddings is None and fit.clusterer._prediction_data is not None
     placed = [place_partition(X[i:i + 200], i, fit) for i in range(0, len(X), 200)]
     labels = np.concatenate([p["labels"] for p in placed])
     coords = np.concatenate([p["coords"] for p in placed])
@@ -284,8 +289,16 @@ def test_papers_outside_the_sample_placed_by_their_neighbours():
         mine = coords[rest][truth[rest] == theme].mean(axis=0)
         centres = np.array([fit.coords[truth[positions] == t].mean(axis=0) for t in range(len(themes))])
         assert np.linalg.norm(centres - mine, axis=1).argmin() == theme
-    with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'"):
-        fit_sample(X[positions], positions, {"placing": "elsewhere"}, seed=3)
+
+
+def test_an_unknown_placing_fails_before_any_work(tmp_path):
+    from workbench.distributed.pipeline import build_on_dask
+    from workbench.distributed.topics import fit_sample
+
+    with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'; expected one of neighbours, transform"):
+        fit_sample(np.zeros((3, 4)), np.arange(3), {"placing": "elsewhere"}, seed=3)
+    with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'"):  # before the client is asked anything
+        build_on_dask(None, ["nowhere.csv"], tmp_path, text_of=str, embedder=None, placing="elsewhere")
 
 
 def test_progress_lines_are_numbered_and_end_with_a_summary():

@@ -26,7 +26,7 @@ import numpy as np
 from ..topics import COUNT_COLUMNS, ctfidf_words, topic_frame, topic_term_counts
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
-from .topics import fit_sample, place_partition, sample_positions
+from .topics import checked_placing, fit_sample, place_partition, sample_positions
 
 __all__ = ["DaskBuild", "build_on_dask"]
 
@@ -54,6 +54,9 @@ class DaskBuild:
 
 #: The stages in order, for the progress lines ("[3/7]") and the closing summary.
 STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
+#: What the place stage does, by placing (see workbench.distributed.topics.PLACINGS).
+PLACE_HOW = {"neighbours": "each paper at its most similar sample papers",
+             "transform": "UMAP.transform, approximate_predict"}
 
 
 class _Clock:
@@ -149,6 +152,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
     can fail early)."""
     from .cache import CACHE_DIR
 
+    placing = checked_placing(topic_params.get("placing"))  # a wrong choice fails before any work
     clock = _Clock(say, bars)
     cache_root = Path(cache_root) if cache_root is not None else Path(review) / CACHE_DIR
     with clock.stage("read", f"reading {len(sources)} source(s) on {len(client.scheduler_info()['workers'])} workers"):
@@ -164,7 +168,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         X_sample = _sample(client, vectors, parts.lengths, positions)
         fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
         fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share, f.placing), fit).result()
-    with clock.stage("place", "placing every partition (UMAP.transform, approximate_predict)"):
+    with clock.stage("place", f"placing every partition ({PLACE_HOW[placing]})"):
         placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
         clock.watch(placed)
         arrays = client.gather(placed)

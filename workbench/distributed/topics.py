@@ -33,7 +33,7 @@ from ..records import OUTLIER
 from ..topics import merge_topics, reassign_outliers
 from ..topics.cluster import default_min_cluster_size, default_min_samples
 
-__all__ = ["MIN_PAPERS", "SampleFit", "fit_sample", "place_partition", "sample_positions"]
+__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "place_partition", "sample_positions"]
 
 #: A partitioned build below this many papers has too little to sample: build on one machine.
 MIN_PAPERS = 200
@@ -56,7 +56,7 @@ class SampleFit:
 
     positions: np.ndarray  # the sample's positions in the corpus, sorted
     topic_space: object  # umap.UMAP, 5-d
-    clusterer: object  # hdbscan.HDBSCAN with prediction data
+    clusterer: object  # hdbscan.HDBSCAN, with prediction data when placing by transform
     neighbours: object  # sklearn NearestNeighbors over the sample's assigned papers (topic space)
     neighbour_labels: np.ndarray  # their topics (HDBSCAN's)
     merged: dict  # HDBSCAN's topic -> merged topic
@@ -69,6 +69,14 @@ class SampleFit:
     reduce_outliers: bool
     placing: str = "neighbours"  # or "transform" (see PLACINGS)
     embeddings: np.ndarray | None = None  # the sample's, for placing by neighbours
+
+
+def checked_placing(placing: str | None) -> str:
+    """``placing`` (None: :data:`DEFAULT_PLACING`), or an error naming the choices."""
+    placing = placing or DEFAULT_PLACING
+    if placing not in PLACINGS:
+        raise InputError(f"placing={placing!r}; expected one of {', '.join(PLACINGS)}")
+    return placing
 
 
 def sample_positions(n: int, size: int, seed: int) -> np.ndarray:
@@ -97,6 +105,8 @@ def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) ->
     from hdbscan import HDBSCAN
     from sklearn.neighbors import NearestNeighbors
 
+    placing = checked_placing(params.get("placing"))
+    transform = placing == "transform"
     X = np.asarray(X, dtype=np.float32)
     n = len(X)
     with warnings.catch_warnings():
@@ -107,11 +117,11 @@ def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) ->
         mcs = params.get("min_cluster_size") or default_min_cluster_size(n)
         clusterer = HDBSCAN(min_cluster_size=mcs, min_samples=params.get("min_samples") or default_min_samples(mcs),
                             metric="euclidean", cluster_selection_method=params.get("cluster_selection", "leaf"),
-                            prediction_data=True, core_dist_n_jobs=1).fit(reduced)
+                            prediction_data=transform, core_dist_n_jobs=1).fit(reduced)
         raw = np.asarray(clusterer.labels_, dtype=int)
         map_space = _umap(n, 2, 15, 0.1, None, seed).fit(X)
-    for space in (topic_space, map_space):  # builds the search index now: one pickled unbuilt fails to
-        space.transform(X[:2])                # rebuild on a worker above 4,096 papers (pynndescent)
+    for space in (topic_space, map_space) if transform else ():  # builds the search index now: one pickled
+        space.transform(X[:2])  # unbuilt fails to rebuild on a worker above 4,096 papers (pynndescent)
     reduce_outliers = params.get("reduce_outliers", True)
     fine = reassign_outliers(X, raw, reduced, "neighbors") if reduce_outliers else raw
     assigned = raw != OUTLIER
@@ -126,9 +136,6 @@ def fit_sample(X: np.ndarray, positions: np.ndarray, params: dict, seed: int) ->
     else:
         merged_labels = fine
     merged = {int(a): int(b) for a, b in zip(fine, merged_labels)}
-    placing = params.get("placing") or DEFAULT_PLACING
-    if placing not in PLACINGS:
-        raise InputError(f"placing={placing!r}; expected one of {', '.join(PLACINGS)}")
     return SampleFit(positions, topic_space, clusterer, neighbours, raw[assigned], merged, map_space, reduced,
                      fine, map_space.embedding_.astype(np.float32), mcs, float((~assigned).mean()), reduce_outliers,
                      placing, X if placing == "neighbours" else None)
