@@ -334,8 +334,9 @@ def _content_ids(text: str, title: str, year: int | None, author: str,
                  normalised: tuple[str, str] | None = None) -> tuple[str, str]:
     """The content id, and the content id of the old scheme."""
     normalised = normalised or _normalised(text, title)
-    return (_short_hash(_content_key(text, title, year, author, normalised)),
-            _short_hash(_legacy_key(text, title, year, normalised)))
+    content, legacy = _content_key(text, title, year, author, normalised), _legacy_key(text, title, year, normalised)
+    content_id = _short_hash(content)
+    return content_id, content_id if legacy == content else _short_hash(legacy)  # (equal for most ASCII texts)
 
 
 def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,

@@ -342,16 +342,17 @@ def _stated_aim(text: str, view=_UNSEEN) -> str | None:
     return None
 
 
-def derive_title(text: str) -> str:
+def derive_title(text: str, *, cleaned: bool = False) -> str:
     """A short readable title for a record that has none: the named system the abstract
     introduces (``"TRACE: a novel benchmark designed to evaluate continual learning in LLMs"``),
     else the first clause saying what the paper does ("We study methods for X" -> ``"Methods
     for X"``), else the first clause of the first sentence; never one starting with a pronoun,
     "this" or "to address" (:data:`POINTING_BACK`) where the text has another; at most about
     ``TITLE_MAX`` characters. ``text`` should already be clean; text that still holds LaTeX
-    markup is cleaned first.
+    markup is cleaned first (``cleaned=True``: ``text`` is what
+    :func:`workbench.readers.values.clean` gave, as a reader has it; not looked at again).
     """
-    text = _plain(text)
+    text = text if cleaned else _plain(text)
     if not text:
         return "(untitled)"
     view = _scan_view(text)  # lower-cased once for both scans

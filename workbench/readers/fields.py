@@ -330,7 +330,7 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     paper = _new_paper(
         id=pid,
         aliases=aliases,
-        title=title or derive_title(text),
+        title=title or derive_title(text, cleaned=True),
         title_derived=title_repeats_abstract(title, text) if text else False,
         abstract=abstract,
         text=text,
