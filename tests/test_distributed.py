@@ -312,3 +312,31 @@ def test_progress_lines_are_numbered_and_end_with_a_summary():
     assert lines[0].startswith(f"dask [1/{len(STAGES)}] doing read ...") and "s into the build" in lines[0]
     assert lines[1].startswith(f"dask [1/{len(STAGES)}] doing read: ") and lines[3].startswith("dask [3/7] doing embed: ")
     assert clock.summary().startswith("dask: built in ") and "read 0s, embed 0s" in clock.summary()
+
+
+def test_near_identical_titles_in_different_partitions_are_candidates():
+    """Rule 3 across partitions: a title block's papers meet after the shuffle, their titles are
+    compared there, and only the pairs the single-machine rules join come back."""
+    import pandas as pd
+
+    from workbench.dedupe import find_duplicates
+    from workbench.distributed.corpus import _groups, _pairs, blocking_keys
+    from workbench.records import Paper, paper_id
+
+    def paper(title, year, author, source):
+        text = f"{title} was studied in {source} with methods of its own and results of its own, " * 2
+        return Paper(id=paper_id(text=text + source, title=title, year=year, author=author), title=title,
+                     abstract=text + source, text=text + source, authors=(author,), year=year, source=source)
+
+    first = [paper("Deep learning for protein structure prediction at scale", 2020, "Smith, J.", "scopus.ris"),
+             paper("Graph networks for traffic forecasting: part I", 2019, "Lee, K.", "scopus.ris"),
+             paper("Attention models of reading in children and adults", 2018, "Kim, H.", "scopus.ris")]
+    second = [paper("Deep learning for protein structure predictions at scale.", 2020, "J. Smith", "pubmed.nbib"),
+              paper("Graph networks for traffic forecasting: part II", 2019, "Lee, K.", "pubmed.nbib"),
+              paper("Attention models of reading in children and adult", 2018, "Park, S.", "pubmed.nbib"),
+              paper("Deep learning for protein structure prediction at scales", None, "", "pubmed.nbib")]
+    frame = pd.concat([blocking_keys(first, 0), blocking_keys(second, len(first))], ignore_index=True)
+    groups = _groups(_pairs(frame.sample(frac=1, random_state=0)))  # (the shuffle's order is any order)
+    assert groups == [[0, 3]]  # not part I / part II, not two first authors, not without year or author
+    single = [c for c in find_duplicates(first + second).clusters if len(c) > 1]
+    assert single == groups  # the same as reading both on one machine

@@ -49,12 +49,15 @@ __all__ = [
     "Merge",
     "PaperKeys",
     "absorb",
+    "agreement",
+    "block_pairs",
     "deduplicate",
     "find_duplicates",
     "first_author_key",
     "merge_papers",
     "paper_keys",
     "remember_keys",
+    "title_blocks",
 ]
 
 DEFAULT_THRESHOLD = 95.0
@@ -149,13 +152,15 @@ def _numbering(title: str) -> list[str]:
     return sorted(_NUMBERING.findall(title))
 
 
-def _agreement(p: Paper, q: Paper, authors: list[str], i: int, j: int) -> str | None:
-    if authors[i] and authors[j] and authors[i] != authors[j]:
+def agreement(year_a: int | None, year_b: int | None, author_a: str, author_b: str) -> str | None:
+    """What two near-identical titles' records agree on (rule 3), or None: the same year or
+    first author's surname, and not two different first authors."""
+    if author_a and author_b and author_a != author_b:
         return None  # both name their first author, and not the same one: two papers
-    if p.year is not None and p.year == q.year:
-        return f"same year {p.year}"
-    if authors[i] and authors[i] == authors[j]:
-        return f"same first author {authors[i]!r}"
+    if year_a is not None and year_a == year_b:
+        return f"same year {year_a}"
+    if author_a and author_a == author_b:
+        return f"same first author {author_a!r}"
     return None
 
 
@@ -187,43 +192,51 @@ def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> N
                     clusters.union(first, i, "same title and abstract", check=True)
 
 
+def title_blocks(title: str) -> list[tuple]:
+    """The blocks a normalised title is compared in (rule 3; none without a title): its first
+    and last three words, its first and last characters when written without spaces, the
+    title itself when short."""
+    if not title:
+        return []
+    if len(title) < MIN_FUZZY_TITLE:
+        return [("short", title)]
+    words = title.split()
+    if len(words) < _BLOCK_WORDS and UNSPACED_CHAR.search(title):  # no spaces between its words
+        return [("first chars", title[:_BLOCK_CHARS]), ("last chars", title[-_BLOCK_CHARS:])]
+    return [("first", *words[:_BLOCK_WORDS])] + ([("last", *words[-_BLOCK_WORDS:])] if len(words) > _BLOCK_WORDS else [])
+
+
+def block_pairs(kind: str, titles: list[str], years: list, authors: list[str], threshold: float = DEFAULT_THRESHOLD):
+    """(a, b, reason) for the records of one block (:func:`title_blocks`; ``kind`` its first
+    item) that rule 3 joins, as indices into the block's ``titles``, ``years`` and first
+    ``authors`` (:func:`first_author_key`), in reading order. Short titles: equal, with the
+    same year and first author as the block's first record."""
+    if kind == "short":
+        for j in range(1, len(titles)):
+            if years[0] is not None and years[0] == years[j] and authors[0] and authors[0] == authors[j]:
+                yield 0, j, f"same short title, year {years[0]} and first author {authors[0]!r}"
+        return
+    for a, b, score in _alike(titles, threshold):
+        if _numbering(titles[a]) == _numbering(titles[b]):
+            agree = agreement(years[a], years[b], authors[a], authors[b])
+            if agree:
+                yield a, b, f"titles {score:.0f}% alike, {agree}"
+
+
 def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:
     authors = [first_author_key(p) for p in papers]
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
-        if not title:
-            continue
-        if len(title) < MIN_FUZZY_TITLE:
-            blocks[("short", title)].append(i)
-            continue
-        words = title.split()
-        if len(words) < _BLOCK_WORDS and UNSPACED_CHAR.search(title):  # no spaces between its words
-            blocks[("first chars", title[:_BLOCK_CHARS])].append(i)
-            blocks[("last chars", title[-_BLOCK_CHARS:])].append(i)
-            continue
-        blocks[("first", *words[:_BLOCK_WORDS])].append(i)
-        if len(words) > _BLOCK_WORDS:
-            blocks[("last", *words[-_BLOCK_WORDS:])].append(i)
+        for block in title_blocks(title):
+            blocks[block].append(i)
     comparisons = 0
-    for key, members in blocks.items():
+    for block, members in blocks.items():
         if len(members) < 2:
             continue
-        if key[0] == "short":  # exact title: needs both year and first author
-            for j in members[1:]:
-                i, p, q = members[0], papers[members[0]], papers[j]
-                comparisons += 1
-                if p.year is not None and p.year == q.year and authors[i] and authors[i] == authors[j]:
-                    clusters.union(i, j, f"same short title, year {p.year} and first author {authors[i]!r}", check=True)
-            continue
-        block_titles = [titles[i] for i in members]
-        comparisons += len(members) ** 2
-        for a, b, score in _alike(block_titles, threshold):
-            i, j = members[a], members[b]
-            if clusters.find(i) == clusters.find(j) or _numbering(titles[i]) != _numbering(titles[j]):
-                continue
-            agree = _agreement(papers[i], papers[j], authors, i, j)
-            if agree:
-                clusters.union(i, j, f"titles {score:.0f}% alike, {agree}", check=True)
+        comparisons += len(members) - 1 if block[0] == "short" else len(members) ** 2
+        for a, b, reason in block_pairs(block[0], [titles[i] for i in members], [papers[i].year for i in members],
+                                        [authors[i] for i in members], threshold):
+            clusters.union(members[a], members[b], reason, check=True)
     return comparisons
 
 

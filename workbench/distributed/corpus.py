@@ -10,9 +10,11 @@ only the pairs of papers sharing a key come back. The papers of each group of ca
 then merged by the single-machine rules (:func:`workbench.dedupe.deduplicate`), and the
 partitions are rewritten without the papers merged away.
 
-Not done here yet: near-identical titles (rule 3 of :mod:`workbench.dedupe`) across
-partitions are found only when their normalised titles are equal; within a source every rule
-applies.
+Near-identical titles (rule 3 of :mod:`workbench.dedupe`) are found the same way: each title
+also gives its blocks (:func:`workbench.dedupe.title_blocks`: its first and last three words)
+as keys, with the title, year and first author beside them; after the shuffle each block's
+titles are compared where the block lies (:func:`workbench.dedupe.block_pairs`), and only the
+pairs that pass come back. Every rule therefore applies across partitions as within a source.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..dedupe import MIN_SAME_ABSTRACT_WORDS, deduplicate
+from ..dedupe import MIN_SAME_ABSTRACT_WORDS, block_pairs, deduplicate, first_author_key, title_blocks
 from ..errors import NoRecordsError
 from ..readers import ReadReport, read_sources
 from ..records import count_words, normalise_for_id
@@ -108,11 +110,16 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
 
 
+#: Keys of title blocks (rule 3) start so: their rows carry the title, year and first author.
+BLOCK = "block:"
+
+
 def blocking_keys(papers: list, offset: int):
-    """One row per (key, position) of a partition's papers: what duplicates must share."""
+    """One row per (key, position) of a partition's papers: what duplicates must share; rows of
+    title blocks also carry the normalised title, the year (0: none) and the first author."""
     import pandas as pd
 
-    keys, positions = [], []
+    keys, positions, titles, years, authors = [], [], [], [], []
     for i, p in enumerate(papers):
         mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
                 f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
@@ -122,19 +129,36 @@ def blocking_keys(papers: list, offset: int):
         title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
         if title:
             mine.append("title:" + _digest(title))
-        for key in filter(None, mine):
+        blocks = [BLOCK + _digest("\x1f".join(block)) + ":" + block[0] for block in title_blocks(title)]
+        for key in filter(None, mine + blocks):
             keys.append(key)
             positions.append(offset + i)
-    return pd.DataFrame({"key": pd.Series(keys, dtype=object), "position": np.asarray(positions, dtype=np.int64)})
+            on_title = key.startswith(BLOCK)
+            titles.append(title if on_title else "")
+            years.append((p.year or 0) if on_title else 0)
+            authors.append(first_author_key(p) if on_title else "")
+    return pd.DataFrame({"key": pd.Series(keys, dtype=object), "position": np.asarray(positions, dtype=np.int64),
+                         "title": pd.Series(titles, dtype=object), "year": np.asarray(years, dtype=np.int64),
+                         "author": pd.Series(authors, dtype=object)})
 
 
 def _pairs(frame):
-    """Within a shuffled partition: (first, other) positions of papers sharing a key."""
+    """Within a shuffled partition: (first, other) positions of papers sharing a key, and of
+    papers whose titles rule 3 joins within a title block."""
     import pandas as pd
 
-    frame = frame.drop_duplicates()
-    first = frame.groupby("key")["position"].transform("min")
-    pairs = pd.DataFrame({"first": first.to_numpy(), "other": frame["position"].to_numpy()})
+    frame = frame.drop_duplicates(["key", "position"])
+    on_title = frame["key"].str.startswith(BLOCK)
+    exact = frame[~on_title]
+    first = exact.groupby("key")["position"].transform("min")
+    found = [pd.DataFrame({"first": first.to_numpy(), "other": exact["position"].to_numpy()})]
+    blocks = frame[on_title & frame.duplicated("key", keep=False)].sort_values(["key", "position"])
+    for key, block in blocks.groupby("key", sort=False):
+        at = block["position"].tolist()
+        years = [y or None for y in block["year"].tolist()]
+        joined = block_pairs(key.rsplit(":", 1)[1], block["title"].tolist(), years, block["author"].tolist())
+        found.append(pd.DataFrame([(at[a], at[b]) for a, b, _ in joined], columns=["first", "other"], dtype=np.int64))
+    pairs = pd.concat(found, ignore_index=True)
     return pairs[pairs["first"] != pairs["other"]]
 
 
@@ -144,7 +168,9 @@ def candidate_pairs(client, parts: Partitions):
     import pandas as pd
 
     keys = client.map(blocking_keys, parts.futures, parts.offsets)
-    meta = pd.DataFrame({"key": pd.Series([], dtype=object), "position": pd.Series([], dtype=np.int64)})
+    meta = pd.DataFrame({"key": pd.Series([], dtype=object), "position": pd.Series([], dtype=np.int64),
+                         "title": pd.Series([], dtype=object), "year": pd.Series([], dtype=np.int64),
+                         "author": pd.Series([], dtype=object)})
     frame = dd.from_delayed(keys, meta=meta)
     shuffled = frame.shuffle("key", npartitions=max(1, frame.npartitions), shuffle_method="tasks")
     pairs_meta = pd.DataFrame({"first": pd.Series([], dtype=np.int64), "other": pd.Series([], dtype=np.int64)})
