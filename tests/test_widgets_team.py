@@ -230,3 +230,22 @@ def test_explore_and_compare_ask_for_the_name_and_the_card_follows_the_blind_rul
     assert "working as <b>Ana</b>" in side.names.who.value
     for x in (s, ben):
         x.close()
+
+
+def test_progress_counts_what_leaves_your_queue(review):
+    """In team use a paper counts as screened for you once you voted on it or it is settled:
+    another reviewer's vote leaves it in your queue, so it does not move your progress bar."""
+    ana, ben = sessions(review, "Ana", "Ben")
+    ana.decide(ana.ids[:2], "include")
+    ana.decide(ana.ids[2], "exclude")
+    total = len(ana.ids)
+    assert ScreeningQueue(ana).progress() == (3, total)
+    assert ScreeningQueue(ben).progress() == (0, total)
+    assert ScreeningQueue(ana, stage=FULL_TEXT).progress() == (0, total)
+    ben.decide(ben.ids[0], "include")
+    ben.resolve_conflict(ben.ids[2], "exclude", "wrong topic")  # settled without Ben's vote
+    assert ScreeningQueue(ben).progress() == (2, total)
+    view = screen(ben)
+    assert view.progress_label.value == f"2 of {total} screened by you or settled"
+    for s in (ana, ben):
+        s.close()

@@ -296,12 +296,18 @@ class ScreeningQueue(TeamQueue):
     # ------------------------------------------------------------------ what to show
 
     def progress(self) -> tuple[int, int]:
-        """(screened, total) over the whole review: papers with a decision by anyone."""
-        # Counted from the store's summary alone: building the whole papers table on every
-        # click would cost a papers_frame per render.
-        summary = self.session.store.summary()
-        ids = self.session.ids
-        return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
+        """(screened, total) over the whole review, as the "undecided" filter counts at the
+        queue's stage: alone at title/abstract, papers with a decision; in team use or at full
+        text, papers with this reviewer's own vote or a final decision (another reviewer's vote
+        leaves a paper in your queue, so it does not count as screened)."""
+        s = self.session
+        ids = s.ids
+        if self.stage == TITLE_ABSTRACT and not s.team():
+            # the store's summary alone: a papers_frame per render would cost more
+            summary = s.store.summary()
+            return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
+        mine = {**s.finals(self.stage), **s.own_decisions(self.stage)}
+        return sum(1 for pid in ids if pid in mine), len(ids)
 
     def card(self) -> Card | None:
         pid = self.current_id

@@ -154,7 +154,8 @@ class ScreenView:
         card = self.queue.card()
         screened, total = self.queue.progress()
         self.progress.max, self.progress.value = max(total, 1), screened
-        self.progress_label.value = f"{screened} of {total} screened"
+        by_you = " by you or settled" if self.queue.session.team() else ""  # (what progress() counts)
+        self.progress_label.value = f"{screened} of {total} screened{by_you}"
         if card is None:
             what = f" ({escape(self.queue.sent_what)})" if self.queue.show == "sent" and self.queue.sent_what else ""
             self.card.value = f"<div class='wb-card'><i>No papers match these filters{what}.</i></div>"
