@@ -119,7 +119,7 @@ def blocking_keys(papers: list, offset: int):
     title blocks also carry the normalised title, the year (0: none) and the first author."""
     import pandas as pd
 
-    keys, positions, titles, years, authors = [], [], [], [], []
+    rows = []  # (key, position, title, year, first author)
     for i, p in enumerate(papers):
         mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
                 f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
@@ -129,14 +129,12 @@ def blocking_keys(papers: list, offset: int):
         title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
         if title:
             mine.append("title:" + _digest(title))
-        blocks = [BLOCK + _digest("\x1f".join(block)) + ":" + block[0] for block in title_blocks(title)]
-        for key in filter(None, mine + blocks):
-            keys.append(key)
-            positions.append(offset + i)
-            on_title = key.startswith(BLOCK)
-            titles.append(title if on_title else "")
-            years.append((p.year or 0) if on_title else 0)
-            authors.append(first_author_key(p) if on_title else "")
+        rows.extend((key, offset + i, "", 0, "") for key in mine if key)
+        blocks = title_blocks(title)
+        author = first_author_key(p) if blocks else ""
+        rows.extend((BLOCK + _digest("\x1f".join(block)) + ":" + block[0], offset + i, title, p.year or 0, author)
+                    for block in blocks)
+    keys, positions, titles, years, authors = zip(*rows) if rows else ((), (), (), (), ())
     return pd.DataFrame({"key": pd.Series(keys, dtype=object), "position": np.asarray(positions, dtype=np.int64),
                          "title": pd.Series(titles, dtype=object), "year": np.asarray(years, dtype=np.int64),
                          "author": pd.Series(authors, dtype=object)})

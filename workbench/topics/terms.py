@@ -58,12 +58,13 @@ class DocumentTerms:
         self.terms = list(vocabulary)
         # Each row's entries in the order they first occur in the paper, unigrams first (not
         # sorted); 32-bit where they fit (~80 MB less at 50,000 papers, held through c-TF-IDF)
+        counts_, ids_ = np.frombuffer(counts, dtype=np.int64), np.frombuffer(ids, dtype=np.int64)  # (views)
         small = len(ids) < 2**31 and len(vocabulary) < 2**31
         index = np.int32 if small else np.int64
-        self.matrix = sp.csr_matrix((np.array(counts, dtype=np.int32 if small and max(counts, default=0) < 2**31
-                                              else np.int64), np.array(ids, dtype=index),
+        self.matrix = sp.csr_matrix((counts_.astype(np.int32 if small and (not len(counts_) or counts_.max() < 2**31)
+                                                    else np.int64), ids_.astype(index),
                                      np.array(indptr, dtype=index)), shape=(len(indptr) - 1, len(vocabulary)))
-        del ids, counts
+        del ids_, counts_, ids, counts
         self.unigrams = np.asarray(unigrams, dtype=np.int64)
         self.ends = ends
         release_free_memory()  # the papers' counters and word lists: freed, given back

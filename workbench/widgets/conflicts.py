@@ -31,13 +31,20 @@ class TeamQueue:
 
     stage: str = TITLE_ABSTRACT
 
-    def _decided(self, frame):
-        """Each paper's decision as the filters see it: the reviewer's own vote at the queue's
-        stage, else the final decision (team use and full text); else the store's summary."""
+    def _own_or_final(self) -> dict[str, str] | None:
+        """``{paper id: decision}``: the reviewer's own vote at the queue's stage, else the final
+        decision (team use and full text); None alone at title/abstract, where the store's
+        latest decision counts."""
         s = self.session
         if self.stage == TITLE_ABSTRACT and not s.team():
+            return None
+        return {**s.finals(self.stage), **s.own_decisions(self.stage)}
+
+    def _decided(self, frame):
+        """Each paper's decision as the filters see it (:meth:`_own_or_final`, else the store's summary)."""
+        mine = self._own_or_final()
+        if mine is None:
             return frame.decision
-        mine = {**s.finals(self.stage), **s.own_decisions(self.stage)}
         return frame.id.map(lambda p: mine.get(p, UNDECIDED))
 
     def new_filter(self, show: str) -> str:

@@ -300,13 +300,11 @@ class ScreeningQueue(TeamQueue):
         queue's stage: alone at title/abstract, papers with a decision; in team use or at full
         text, papers with this reviewer's own vote or a final decision (another reviewer's vote
         leaves a paper in your queue, so it does not count as screened)."""
-        s = self.session
-        ids = s.ids
-        if self.stage == TITLE_ABSTRACT and not s.team():
-            # the store's summary alone: a papers_frame per render would cost more
-            summary = s.store.summary()
+        ids = self.session.ids
+        mine = self._own_or_final()
+        if mine is None:  # the store's summary alone: a papers_frame per render would cost more
+            summary = self.session.store.summary()
             return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
-        mine = {**s.finals(self.stage), **s.own_decisions(self.stage)}
         return sum(1 for pid in ids if pid in mine), len(ids)
 
     def card(self) -> Card | None:
