@@ -97,13 +97,13 @@ def python_child(review_dir: str) -> None:
         out["recolour_decision"], _ = _timed(setattr, view.colour, "value", "decision")
         rng = np.random.default_rng(0)
         small = sorted(rng.choice(n, size=min(SELECT_SMALL, n), replace=False).tolist())
-        out["select_small"], _ = _timed(view._on_select, {"new": np.asarray(small, dtype=np.int64)})
+        out["select_small"], _ = _timed(view._on_select, np.asarray(small, dtype=np.int64))
         out["select_small_n"] = len(small)
         view.tag_text.value = "bench-small"
         out["tag_small"], _ = _timed(view.on_tag)
         view.note_text.value = "a note on the selection"
         out["note_small"], _ = _timed(view.on_note)
-        out["select_all"], _ = _timed(view._on_select, {"new": np.arange(n, dtype=np.int64)})
+        out["select_all"], _ = _timed(view._on_select, np.arange(n, dtype=np.int64))
         out["select_all_n"] = n
         view.tag_text.value = "bench-all"
         out["tag_all"], _ = _timed(view.on_tag)

@@ -218,7 +218,7 @@ def test_summed_counts_give_bertopics_ctfidf():
     import pandas as pd
     from scipy import sparse
 
-    from workbench.topics import ctfidf_words, topic_term_counts
+    from workbench.topics import ctfidf_words, summed, topic_term_counts
     from workbench.topics.shims import import_bertopic
 
     import_bertopic()  # without torch
@@ -227,12 +227,17 @@ def test_summed_counts_give_bertopics_ctfidf():
     rng = random.Random(5)
     texts = [_abstract(rng, theme) for theme in list(THEMES)[:3] for _ in range(20)]
     labels = [t for t in range(3) for _ in range(20)]
-    pieces = [topic_term_counts(texts[i::2], labels[i::2]) for i in range(2)]
-    summed = pd.concat(pieces).groupby(["topic", "term"], as_index=False)["count"].sum()
+    pieces = [topic_term_counts(texts[i::3], labels[i::3]) for i in range(3)]
+    total = summed(pieces)
     whole = topic_term_counts(texts, labels)
-    assert summed.sort_values(["topic", "term"]).reset_index(drop=True).equals(
-        whole.sort_values(["topic", "term"]).reset_index(drop=True))
+    by_rows = ["topic", "term"]
+    assert total.frame().sort_values(by_rows).reset_index(drop=True).equals(
+        whole.frame().sort_values(by_rows).reset_index(drop=True))
+    assert (pieces[0] + pieces[1] + pieces[2]).frame().sort_values(by_rows).reset_index(drop=True).equals(
+        whole.frame().sort_values(by_rows).reset_index(drop=True))
+    summed = pd.concat([p.frame() for p in pieces]).groupby(by_rows, as_index=False)["count"].sum()
     words = ctfidf_words(summed, top_n_words=5, min_topics=1)
+    assert words == ctfidf_words(total, top_n_words=5, min_topics=1)  # a frame or the matrix: the same
     terms = sorted(summed.term.unique())
     matrix = sparse.csr_matrix((summed["count"], (summed.topic, [terms.index(t) for t in summed.term])),
                                shape=(3, len(terms)))
@@ -242,6 +247,22 @@ def test_summed_counts_give_bertopics_ctfidf():
             assert score == pytest.approx(expected[topic, terms.index(term)], rel=1e-6)
         assert words[topic][0][1] == pytest.approx(expected[topic].max(), rel=1e-6)
     assert {w for w, _ in words[1]} & set(THEMES["galaxies"].split())
+
+
+def test_ctfidf_words_breaks_ties_alphabetically_and_drops_one_topic_terms():
+    import pandas as pd
+
+    from workbench.topics import ctfidf_words
+
+    rows = [(0, term, 1) for term in ["zeta", "beta", "alpha", "gamma", "only0"]] + \
+           [(1, term, 1) for term in ["zeta", "beta", "alpha", "gamma", "only1"]] + [(1, "gamma", 2)]
+    counts = pd.DataFrame(rows, columns=["topic", "term", "count"])
+    words = ctfidf_words(counts, top_n_words=2)
+    assert [w for w, _ in words[0]] == ["alpha", "beta"]  # four tied terms: the first two in order
+    assert [w for w, _ in words[1]][0] == "gamma"  # counted 3 times in topic 1 (rows summed)
+    assert "only0" not in dict(ctfidf_words(counts, top_n_words=10)[0])  # one topic: left out
+    assert "only0" in dict(ctfidf_words(counts, top_n_words=10, min_topics=1)[0])
+    assert ctfidf_words(counts[counts.topic == 0], top_n_words=10)[0][0][0] == "alpha"  # one topic: every term
 
 
 def test_parquet_cache_is_keyed_by_content(tmp_path):

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..topics import COUNT_COLUMNS, ctfidf_words, topic_frame, topic_term_counts
+from ..topics import ctfidf_words, summed, topic_frame, topic_term_counts
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
 from .topics import checked_placing, fit_sample, place_partition, sample_positions
@@ -53,6 +53,9 @@ class DaskBuild:
 
 
 #: The stages in order, for the progress lines ("[3/7]") and the closing summary.
+#: How many partitions' term counts one task sums.
+SUM_EVERY = 8
+
 STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
 #: What the place stage does, by placing (see workbench.distributed.topics.PLACINGS).
 PLACE_HOW = {"neighbours": "each paper at its most similar sample papers",
@@ -115,17 +118,12 @@ def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable):
 
 
 def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int):
-    """Each topic's words: term counts per partition (Dask tasks), summed by a Dask group-by."""
-    import dask.dataframe as dd
-    import pandas as pd
-
+    """Each topic's words: term counts per partition (Dask tasks), summed in a tree of tasks
+    (:data:`SUM_EVERY` pieces a task, as Dask's own reductions' ``split_every``)."""
     counts = client.map(_counts, papers_futures, placed, renumber=renumber, text_of=text_of)
-    meta = pd.DataFrame({"topic": pd.Series([], dtype=np.int64), "term": pd.Series([], dtype=object),
-                         "count": pd.Series([], dtype=np.int64)})
-    frame = dd.from_delayed(counts, meta=meta)
-    summed = frame.groupby(["topic", "term"])["count"].sum(split_out=max(1, frame.npartitions // 4))
-    totals = client.compute(summed).result().reset_index()
-    return ctfidf_words(totals[COUNT_COLUMNS], top_n_words)
+    while len(counts) > 1:
+        counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
+    return ctfidf_words(counts[0].result(), top_n_words)
 
 
 def _by_size(labels: np.ndarray) -> dict:

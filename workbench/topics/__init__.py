@@ -17,7 +17,7 @@ modules, in the order a fit runs them:
 """
 
 from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
-from .ctfidf import COUNT_COLUMNS, ctfidf_words, topic_term_counts
+from .ctfidf import COUNT_COLUMNS, TermCounts, ctfidf_words, summed, topic_term_counts
 from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
 from .labels import (
     FREQUENT_WORDS,
@@ -60,6 +60,8 @@ __all__ = [
     "representatives",
     "topic_frame",
     "COUNT_COLUMNS",
+    "TermCounts",
     "topic_term_counts",
+    "summed",
     "ctfidf_words",
 ]
