@@ -59,8 +59,13 @@ SELECT_SMALL = 5_000
 
 
 def _copy_review(src: Path, dest: Path) -> Path:
-    """A throw-away copy of a review (its store gets tagged); the embedding cache stays behind (no search here)."""
+    """A throw-away copy of a review (its store gets tagged); the embedding cache stays behind (no
+    search here), the topics' remembered typical papers go with it (else the view embeds every paper)."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("selection.json", "notebooks", "report", "cache", "map.html"))
+    typical = src / "cache" / "typical.json"
+    if typical.exists():
+        (dest / "cache").mkdir(exist_ok=True)
+        shutil.copy2(typical, dest / "cache" / "typical.json")
     return dest
 
 

@@ -29,15 +29,18 @@ SPEECH = [
 ]
 
 
-@pytest.fixture(scope="module")
-def review(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("topic_table")
+def _build(folder):
     src = folder / "papers.csv"
     with open(src, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["title", "abstract"])
         writer.writerows((f"Paper {i}", text) for i, text in enumerate(ROBOTS + SPEECH))
     return workbench.build([src], review=folder / "review", embedder="fake", progress=False)
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("topic_table"))
 
 
 def _nearest_the_mean(X, rows, n):
@@ -84,3 +87,33 @@ def test_the_explore_topic_table_has_a_column_of_typical_papers(review):
         cell = re.search(rf"<tr><td>{row.topic}</td>.*?<td class='wb-meta wb-typical'>(.*?)</td>", html).group(1)
         assert re.findall(r"<div>(.*?)</div>", cell) == row.representative
     assert "typical" not in topic_bars(review.topics_frame()), "no column without the titles"
+
+
+def test_typical_papers_are_remembered_for_the_topics_they_were_found_for(tmp_path, monkeypatch):
+    """Opened again (another kernel), the review shows each topic's typical papers without
+    loading its embeddings; after an edit that moves papers they are found again, for the new topics."""
+    from workbench.review import _typical
+
+    review = _build(tmp_path)
+    assert (review.path / _typical.MEMO).exists()  # found by the build, which had the embeddings
+    first = review.representatives(2)
+    assert len(first) >= 2 and all(first[t] for t in first if t >= 0)
+    again = workbench.open_review(review.path)
+    with monkeypatch.context() as patched:
+        patched.setattr(type(again), "embeddings", lambda self: pytest.fail("the embeddings were loaded"))
+        assert again.representatives(2) == first
+        assert again.topics_frame(representatives=2).representative.tolist() == \
+            [[again.paper(pid).title for pid in first[t]] for t in again.topics.topic]
+    assert again.representatives(3) != first  # another n: found, not taken from n=2
+    with Session.open(review.path, reviewer="tester") as session:
+        topics = sorted(t for t in set(session.review.labels.tolist()) if t >= 0)
+        session.merge_topics(topics[:2])
+        rows = [int(r) for r in np.flatnonzero(session.review.labels == topics[0])] or \
+            [int(r) for r in np.flatnonzero(session.review.labels == topics[1])]
+        kept = int(session.review.labels[rows[0]])
+        expected = [session.review.ids[r] for r in _nearest_the_mean(session.review.embeddings(), rows, 2)]
+        assert session.review.representatives(2)[kept] == expected
+        session.undo()  # back to the first topics: remembered, the same as before
+        assert session.review.representatives(2) == first
+    (review.path / _typical.MEMO).write_text("{not json", encoding="utf-8")  # damaged: found again
+    assert workbench.open_review(review.path).representatives(2) == first

@@ -322,6 +322,7 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     """The top-level map.html and tidying, once everything is saved; failures are warnings."""
     warnings = []
     steps = (("map.html", lambda: _publish_map(review)),
+             ("remembering each topic's typical papers", lambda: _remember_typical(review)),
              ("tidying", lambda: files.tidy(review.path, name)))
     for what, step in steps:
         try:
@@ -331,6 +332,13 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
                             f"`workbench check --review {review.path}`")
             log.warning(warnings[-1])
     return tuple(warnings)
+
+
+def _remember_typical(review: Review) -> None:
+    """Each topic's typical papers for the explore view's topic table, found while the
+    embeddings are in memory anyway (a build, a refit): opening the review later loads none."""
+    if review.embeddings_loaded:  # (a Dask build's are on its workers: found when first shown)
+        review.representatives(2)
 
 
 def _publish_map(review: Review) -> None:

@@ -17,7 +17,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _screening, _search, _stopping, _text, _themes
+from . import _screening, _search, _stopping, _text, _themes, _typical
 from ._field import FieldReview
 from ._living import LivingReview
 from ._team import TeamReview
@@ -62,8 +62,7 @@ class Review(TeamReview, FieldReview, LivingReview):
         self._embeddings = embeddings
         self._embedder = embedder
         self._index = {p.id: i for i, p in enumerate(papers)}
-        self._texts: list[str] | None = None
-        self._haystack: list[str] | None = None
+        self._texts = self._haystack = None  # list[str] each, made when first needed
         self._screening = _screening.ScreeningCache()  # the TF-IDF and the last ranker, kept
 
     def __repr__(self) -> str:
@@ -81,6 +80,11 @@ class Review(TeamReview, FieldReview, LivingReview):
     def files(self) -> Path:
         """The folder holding this review's current files (papers.jsonl, topics.json, ...)."""
         return files.files_dir(self.path, self.generation)
+
+    @property
+    def embeddings_loaded(self) -> bool:
+        """Whether :meth:`embeddings` has them in memory (nothing to read or embed)."""
+        return self._embeddings is not None
 
     @property
     def cache_path(self) -> Path:
@@ -235,13 +239,9 @@ class Review(TeamReview, FieldReview, LivingReview):
 
     def representatives(self, n: int = 2) -> dict[int, list[str]]:
         """The ids of each topic's ``n`` most typical papers, as the topics are now (after the
-        human edits): nearest the mean direction of the topic's embeddings (the papers the
-        report lists first); none for the unassigned papers."""
-        from ..topics import representatives
-
-        ids = self.ids
-        rows = representatives(self.embeddings(), self.labels, n)
-        return {topic: [ids[r] for r in found] for topic, found in rows.items()}
+        human edits): nearest the mean direction of the topic's embeddings (the papers the report
+        lists first); none for the unassigned. Remembered on disk (:mod:`._typical`)."""
+        return _typical.typical_papers(self, n)
 
     def annotation_columns(self, store) -> dict[str, list]:
         """``tags``, ``decision`` (of ``store``'s reviewer), ``notes`` and ``first_tag`` of every

@@ -198,11 +198,10 @@ def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int
     return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
 
 
-def representatives(embeddings: np.ndarray, labels: np.ndarray, n: int = 2) -> dict[int, list[int]]:
+def representatives(embeddings: np.ndarray, labels: np.ndarray, n: int = 2, chunk: int = 8192) -> dict[int, list[int]]:
     """The rows of each topic's ``n`` most typical papers: nearest (cosine) the mean direction
-    of the topic's embeddings, ties to the earlier row. Unassigned papers (-1) get none."""
-    X = np.asarray(embeddings, dtype=np.float64)
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    of the topic's embeddings, ties to the earlier row. Unassigned papers (-1) get none.
+    ``chunk`` rows at a time are made unit length (in 64 bits), never a copy of them all."""
     labels = np.asarray(labels)
     out: dict[int, list[int]] = {}
     for topic in sorted(set(labels.tolist())):
@@ -210,10 +209,20 @@ def representatives(embeddings: np.ndarray, labels: np.ndarray, n: int = 2) -> d
         if topic == OUTLIER:
             out[int(topic)] = []
             continue
-        centre = X[rows].mean(axis=0)
-        scores = X[rows] @ (centre / max(np.linalg.norm(centre), 1e-12))
+        blocks = [rows[start:start + chunk] for start in range(0, len(rows), chunk)]
+        centre = np.zeros(np.shape(embeddings)[1])
+        for block in blocks:
+            centre += _unit(embeddings[block]).sum(axis=0)
+        centre /= len(rows)
+        direction = centre / max(np.linalg.norm(centre), 1e-12)
+        scores = np.concatenate([_unit(embeddings[block]) @ direction for block in blocks])
         out[int(topic)] = [int(r) for r in rows[np.argsort(-scores, kind="stable")[:n]]]
     return out
+
+
+def _unit(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
 
 
 def documents(texts: Sequence[str]) -> list[str]:
