@@ -361,3 +361,38 @@ def test_near_identical_titles_in_different_partitions_are_candidates():
     assert groups == [[0, 3]]  # not part I / part II, not two first authors, not without year or author
     single = [c for c in find_duplicates(first + second).clusters if len(c) > 1]
     assert single == groups  # the same as reading both on one machine
+
+
+@pytest.mark.slow  # a LocalCluster in threads: ~10 s
+def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path):
+    """A folder source: each file its own task, partitions running on across files, and after
+    merging the same papers in the same order and the same report as a single-machine read
+    (the duplicates between two files, a file of an unknown type, a file with no records, a
+    review folder inside, which is left out)."""
+    from distributed import Client, LocalCluster, get_task_stream
+
+    from workbench.distributed.corpus import merge_duplicates, read_partitions
+    from workbench.readers import read_sources
+
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    _corpus(folder)  # a.csv and b.csv: 50 papers of a.csv again in b.csv
+    (folder / "notes.xyz").write_text("not an export", encoding="utf-8")
+    (folder / "empty.csv").write_text("title,abstract\n", encoding="utf-8")
+    (folder / ".hidden.csv").write_text("title,abstract\nA,B\n", encoding="utf-8")  # listed, not read
+    (folder / "gone.csv").symlink_to(tmp_path / "nowhere.csv")  # a broken link: listed, not read
+    (folder / "old-review").mkdir()
+    (folder / "old-review" / "build.json").write_text("{}", encoding="utf-8")
+    (folder / "old-review" / "papers.csv").write_text("title,abstract\nA,B\n", encoding="utf-8")
+    papers, expected = read_sources([folder])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        with Client(local) as client, get_task_stream(client) as stream:
+            parts = read_partitions(client, [folder], None, [], partition_size=70)
+            assert parts.lengths == [70] * 9 + [20]  # 400 + 250 + 0 papers, a partition across two files
+            merged = merge_duplicates(client, parts)
+            got = [p for part in client.gather(merged.futures) for p in part]
+    assert len({str(t["key"]) for t in stream.data if str(t["key"]).startswith("read-")}) == 4  # one per file
+    assert [p.id for p in got] == [p.id for p in papers] and len(got) == 600
+    assert merged.report.lines() == expected.lines()
+    lines = "\n".join(expected.lines())
+    assert all(name in lines for name in ("notes.xyz", ".hidden.csv", "gone.csv")) and expected.skipped_folders

@@ -1,9 +1,10 @@
 """Reading sources on the workers, in partitions, and merging duplicates across them.
 
-Each source (a file or folder named on the command line) is read by one task with the
-single-machine reader (:func:`workbench.readers.read_sources`: its cleaning, and duplicates
-merged within it); its papers are then cut into partitions of at most ``partition_size`` that
-stay on the workers. Duplicates *across* partitions are found without one in-memory table:
+Each file (named on the command line, or found in a folder named there: the folders are walked
+on the driver, as a single-machine read walks them) is read by one task with the single-machine
+reader (:func:`workbench.readers.read_sources`: its cleaning, and duplicates merged within the
+file); the files' papers, in reading order, are then cut into partitions of ``partition_size``
+that stay on the workers. Duplicates *across* partitions are found without one in-memory table:
 every paper gives blocking keys (its DOI, arXiv id, PubMed id, record id, normalised abstract
 and normalised title), Dask shuffles the keys so that equal keys meet in one partition, and
 only the pairs of papers sharing a key come back. The papers of each group of candidates are
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..dedupe import MIN_SAME_ABSTRACT_WORDS, block_pairs, deduplicate, first_author_key, title_blocks
 from ..errors import NoRecordsError
-from ..readers import ReadReport, read_sources
+from ..readers import ReadReport, read_found, source_files
 from ..records import count_words, normalise_for_id
 
 __all__ = ["Partitions", "read_partitions", "merge_duplicates"]
@@ -59,10 +60,10 @@ class Partitions:
         return int(sum(self.lengths))
 
 
-def _read_source(source: str, input_format: str | None, exclude: list[str]):
+def _read_file(path: str, explicit: bool, input_format: str | None):
     try:
-        return read_sources([source], format=input_format, exclude=exclude)
-    except NoRecordsError as none:  # this source has none; another may
+        return read_found(path, explicit, input_format)
+    except NoRecordsError as none:  # this file has none; another may
         return [], none.report
 
 
@@ -74,35 +75,45 @@ def _second(pair):
     return pair[1]
 
 
-def _chunk(papers: list, start: int, stop: int) -> list:
-    return papers[start:stop]
+def _slices(pieces: list) -> list:
+    return [p for papers, start, stop in pieces for p in papers[start:stop]]
 
 
 def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int) -> Partitions:
-    """Read ``sources`` on the workers (one task each), cut into partitions of ``partition_size``."""
-    exclude = [str(e) for e in exclude]
-    reads = [client.submit(_read_source, str(s), input_format, exclude, key=f"read-{i}-{hashlib.sha1(str(s).encode()).hexdigest()[:8]}")
-             for i, s in enumerate(sources)]
-    reports = client.gather([client.submit(_second, r) for r in reads])
-    papers = [client.submit(_first, r) for r in reads]
-    sizes = client.gather([client.submit(len, p) for p in papers])
-    report, file_ends, file_rows = ReadReport(), [], []
-    for part in reports:
-        for f in part.files:  # a source's papers: each file's kept ones, in file order
+    """Read ``sources`` on the workers, one task per file (a folder's files each their own; the
+    folders are walked here, as a single-machine read walks them), in partitions of ``partition_size``."""
+    entries, skipped = source_files(sources, [str(e) for e in exclude])
+    reads = {i: client.submit(_read_file, e[0], e[1], input_format,
+                              key=f"read-{i}-{hashlib.sha1(e[0].encode()).hexdigest()[:8]}")
+             for i, e in enumerate(entries) if isinstance(e, tuple)}
+    read_reports = dict(zip(reads, client.gather([client.submit(_second, r) for r in reads.values()])))
+    report, file_ends, file_rows = ReadReport(skipped_folders=skipped), [], []
+    for i, entry in enumerate(entries):  # a file's report, or the line of one found that cannot be read
+        part = read_reports[i] if i in read_reports else ReadReport(files=[entry])
+        for f in part.files:  # a file's kept papers, in file order
             if f.error is None:
                 file_ends.append((file_ends[-1] if file_ends else 0) + f.read - f.merged)
                 file_rows.append(len(report.files))
             report.files.append(f)
         report.merges.extend(part.merges)
-        report.skipped_folders.extend(part.skipped_folders)
+    papers = [client.submit(_first, r) for r in reads.values()]
+    sizes = client.gather([client.submit(len, p) for p in papers])
     if not sum(sizes):
         raise NoRecordsError(report)
-    futures, lengths = [], []
-    for source_papers, size in zip(papers, sizes):
-        for start in range(0, size, partition_size):
-            stop = min(size, start + partition_size)
-            futures.append(client.submit(_chunk, source_papers, start, stop))
-            lengths.append(stop - start)
+    futures, lengths, pieces, filled = [], [], [], 0
+    for file_papers, size in zip(papers, sizes):  # a partition runs on into the next file
+        start = 0
+        while start < size:
+            stop = min(size, start + partition_size - filled)
+            pieces.append((file_papers, start, stop))
+            filled, start = filled + stop - start, stop
+            if filled == partition_size:
+                futures.append(client.submit(_slices, pieces))
+                lengths.append(filled)
+                pieces, filled = [], 0
+    if pieces:
+        futures.append(client.submit(_slices, pieces))
+        lengths.append(filled)
     return Partitions(futures, lengths, report, file_ends, file_rows)
 
 

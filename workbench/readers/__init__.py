@@ -19,7 +19,7 @@ from __future__ import annotations
 from .fields import FIELD_ALIASES, ReadContext
 from .registry import FORMAT_ALIASES, READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
-from .sources import read_file, read_file_report, read_sources
+from .sources import read_file, read_file_report, read_found, read_sources, source_files
 
 __all__ = [
     "FIELD_ALIASES",
@@ -32,6 +32,8 @@ __all__ = [
     "choose_reader",
     "read_file",
     "read_file_report",
+    "read_found",
     "read_sources",
+    "source_files",
     "supported_formats",
 ]

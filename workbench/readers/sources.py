@@ -24,7 +24,8 @@ from .pool import collector_paused
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
 
-__all__ = ["REVIEW_MARKERS", "read_bytes_report", "read_file", "read_file_report", "read_sources"]
+__all__ = ["REVIEW_MARKERS", "read_bytes_report", "read_file", "read_file_report", "read_found", "read_sources",
+           "source_files"]
 
 _HEAD = 65536
 #: After reading this many records, freed memory is given back to the operating system: the
@@ -209,13 +210,8 @@ def _say_why_nothing(ctx: ReadContext, reader: Reader, recognised: bool) -> None
         ctx.warn(f"no records found; expected {reader.description or reader.name}")
 
 
-def read_file_report(
-    path: str | Path,
-    format: str | None = None,
-    display_name: str | None = None,
-    *,
-    with_references: bool = False,
-) -> tuple[list[Paper], FileReport]:
+def read_file_report(path: str | Path, format: str | None = None, display_name: str | None = None, *,
+                     with_references: bool = False) -> tuple[list[Paper], FileReport]:
     """Read one file: its papers (in file order, not deduplicated) and what happened."""
     path = Path(path)
     name = display_name or str(path)
@@ -375,6 +371,25 @@ def read_sources(
         cache.keep()
     _trim(len(papers))
     return kept, report
+
+
+def source_files(sources, exclude: Iterable[str | Path] = ()) -> tuple[list, list[str]]:
+    """What :func:`read_sources` reads, in its order: each file as ``(path, named explicitly?)``,
+    each found that cannot be read as its :class:`FileReport`; and the folders it leaves out."""
+    skipped: list[str] = []
+    found = [(str(p), named) if why is None else why for p, named, why in _expand(sources, exclude, skipped)]
+    return found, skipped
+
+
+def read_found(path: str, explicit: bool, format: str | None = None) -> tuple[list[Paper], ReadReport]:
+    """:func:`read_sources` of one file of :func:`source_files`; one found in a folder that cannot
+    be read is a line of the report (:class:`NoRecordsError`), as when its folder is read whole."""
+    try:
+        return read_sources([path], format=format)
+    except ReaderError as err:
+        if explicit or isinstance(err, NoRecordsError):  # (the report has the file's own line)
+            raise
+        raise NoRecordsError(ReadReport(files=[_not_read(path, _message(err, path))])) from err
 
 
 def _trim(n_read: int) -> None:
