@@ -52,10 +52,9 @@ class DaskBuild:
     workers: int = 0
 
 
-#: The stages in order, for the progress lines ("[3/7]") and the closing summary.
 #: How many partitions' term counts one task sums.
 SUM_EVERY = 8
-
+#: The stages in order, for the progress lines ("[3/7]") and the closing summary.
 STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
 #: What the place stage does, by placing (see workbench.distributed.topics.PLACINGS).
 PLACE_HOW = {"neighbours": "each paper at its most similar sample papers",

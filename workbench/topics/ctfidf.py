@@ -94,12 +94,12 @@ def summed(pieces: Iterable[TermCounts]) -> TermCounts:
         return pieces[0]
     topics = np.unique(np.concatenate([p.topics for p in pieces]))
     terms = pd.Index(np.concatenate([p.terms for p in pieces]), dtype=object).unique()
-    total = sparse.csr_matrix((len(topics), len(terms)), dtype=np.int64)
-    for p in pieces:
-        coo = p.matrix.tocoo()
-        rows = np.searchsorted(topics, p.topics)[coo.row]
-        cols = terms.get_indexer(p.terms)[coo.col]
-        total = total + sparse.csr_matrix((coo.data, (rows, cols)), shape=total.shape, dtype=np.int64)
+    coos = [p.matrix.tocoo() for p in pieces]
+    rows = np.concatenate([np.searchsorted(topics, p.topics)[c.row] for p, c in zip(pieces, coos)])
+    cols = np.concatenate([terms.get_indexer(p.terms)[c.col] for p, c in zip(pieces, coos)])
+    data = np.concatenate([c.data for c in coos])
+    # a cell's entries from several pieces are summed
+    total = sparse.csr_matrix((data, (rows, cols)), shape=(len(topics), len(terms)), dtype=np.int64)
     return TermCounts(topics, terms.to_numpy(dtype=object), total)
 
 
