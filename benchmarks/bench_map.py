@@ -62,10 +62,9 @@ def _copy_review(src: Path, dest: Path) -> Path:
     """A throw-away copy of a review (its store gets tagged); the embedding cache stays behind (no
     search here), the topics' remembered typical papers go with it (else the view embeds every paper)."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("selection.json", "notebooks", "report", "cache", "map.html"))
-    typical = src / "cache" / "typical.json"
-    if typical.exists():
-        (dest / "cache").mkdir(exist_ok=True)
-        shutil.copy2(typical, dest / "cache" / "typical.json")
+    typical = src / "cache" / "typical"
+    if typical.is_dir():
+        shutil.copytree(typical, dest / "cache" / "typical")
     return dest
 
 

@@ -115,5 +115,6 @@ def test_typical_papers_are_remembered_for_the_topics_they_were_found_for(tmp_pa
         assert session.review.representatives(2)[kept] == expected
         session.undo()  # back to the first topics: remembered, the same as before
         assert session.review.representatives(2) == first
-    (review.path / _typical.MEMO).write_text("{not json", encoding="utf-8")  # damaged: found again
+    for entry in (review.path / _typical.MEMO).iterdir():
+        entry.write_text("{not json", encoding="utf-8")  # damaged: found again
     assert workbench.open_review(review.path).representatives(2) == first

@@ -5,7 +5,8 @@
 - ``cache/topics/<key>/``: a topic fit's results (:mod:`workbench.topics.results`), keyed by the
   embeddings, the texts, the topic parameters and seed, the embedder and the versions;
 - ``cache/map/<key>.safetensors``: the map's coordinates, keyed by the embeddings, the seed
-  and the version.
+  and the version;
+- ``cache/typical/<key>.json``: each topic's typical papers (:mod:`._typical`).
 
 A changed file, text, embedding, parameter or version changes the key, so nothing is ever
 served stale. Entries are written under a temporary name and renamed into place; the last
@@ -15,6 +16,7 @@ few are kept (:data:`KEEP`).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import secrets
 import shutil
@@ -98,6 +100,22 @@ class BuildCache:
         self._put_file(path, lambda tmp: save_file({"coords": np.ascontiguousarray(coords)}, str(tmp),
                                                    metadata={"method": method}))
         return coords, method
+
+    def typical(self, key: str, find: Callable[[], dict[int, list[str]]]) -> dict[int, list[str]]:
+        """Each topic's typical paper ids of ``key``: kept, else ``find()`` (then kept)."""
+        path = self.folder / "typical" / f"{key}.json"
+        try:
+            kept = json.loads(path.read_text("utf-8"))
+            kept = {int(topic): [str(i) for i in ids] for topic, ids in kept.items()}
+            self.reused.append("typical papers")
+            _touch(path)
+            return kept
+        except (OSError, ValueError, AttributeError, TypeError):  # absent or damaged: find them again
+            pass
+        found = find()
+        text = json.dumps({str(topic): ids for topic, ids in found.items()})
+        self._put_file(path, lambda tmp: tmp.write_text(text, "utf-8"))
+        return found
 
     # ------------------------------------------------------------------ writing, atomically
 
