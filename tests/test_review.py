@@ -71,6 +71,36 @@ def test_papers_file_writes_the_clean_text_only_where_it_differs_and_reads_both_
     assert workbench.open_review(old).papers == built.papers
 
 
+def test_an_opened_review_reads_abstracts_from_its_file_only_when_asked(built, tmp_path):
+    import pickle
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(built.path, copy)
+    review = workbench.open_review(copy)
+    paper, original = review.papers[7], built.papers[7]
+    assert "abstract" not in paper.__dict__ and "text" not in paper.__dict__, "left in papers.jsonl"
+    assert (paper.abstract, paper.text) == (original.abstract, original.text)
+    assert paper == original and hash(paper) == hash(original) and paper.to_dict() == original.to_dict()
+    assert paper.replace(title="x").abstract == original.abstract
+    assert paper.replace(abstract="new").abstract == "new" and paper.replace(abstract="new").text == original.text
+    sent = pickle.loads(pickle.dumps(paper))  # to a Dask worker or a process pool: the texts go with it
+    assert "_stored" not in sent.__dict__ and sent == original
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        paper.nonsense  # noqa: B018
+    # The generation pruned (or the whole review removed) after opening: the open file still reads.
+    shutil.rmtree(copy)
+    assert [p.abstract for p in review.papers] == [p.abstract for p in built.papers]
+    # A file rewritten under an open review is never read as another paper's text.
+    shutil.copytree(built.path, copy)
+    review = workbench.open_review(copy)
+    lines = (review.files / "papers.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    with open(review.files / "papers.jsonl", "r+", encoding="utf-8") as rewritten:  # in place, same inode
+        rewritten.write("".join(reversed(lines)))
+    with pytest.raises(ReviewError, match="changed on disk after the review was opened.*open the review again"):
+        review.papers[0].abstract  # noqa: B018
+
+
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
     review = workbench.open_review(built.path)
     before = int((review.topics.topic >= 0).sum())

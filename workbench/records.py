@@ -3,7 +3,9 @@
 A :class:`Paper` is a frozen record with a stable id. The id depends on what the paper *is*
 (its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title, in any
 script), never on where it was read from, so rereading, moving or reordering a source keeps every
-id and every annotation attached to it.
+id and every annotation attached to it (the identifiers are made in :mod:`workbench.identifiers`).
+A paper read back from a review leaves its abstract and clean text in the review's file until
+they are asked for (:data:`STORED_FIELDS`).
 
 This module also holds the text clean-up shared by all readers: LaTeX to text (pylatexenc),
 whitespace, and a readable title for records that come without one; and the two facts every
@@ -12,14 +14,12 @@ stage shares: :data:`OUTLIER`, the topic of a paper without one, :data:`DECISION
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from .cleaning import clean_text
-from .titles import derive_title, derived_titles, title_repeats_abstract
+from .identifiers import (MIN_ID_WORDS, count_words, id_aliases, legacy_normalise_for_id, normalise_arxiv_id,
+                          normalise_doi, normalise_for_id, paper_id, paper_ids, surname_key)
+from .titles import derive_title, title_repeats_abstract
 
 __all__ = [
     "DECISIONS",
@@ -29,6 +29,7 @@ __all__ = [
     "STAGES",
     "TITLE_ABSTRACT",
     "LINK_FIELDS",
+    "STORED_FIELDS",
     "Paper",
     "clean_text",
     "derive_title",
@@ -45,10 +46,9 @@ __all__ = [
     "paper_id",
     "paper_ids",
     "id_aliases",
+    "paper_line",
     "papers_to_frame",
 ]
-
-ID_LENGTH = 12
 
 
 #: The topic of papers no topic claims (HDBSCAN's noise), in every table and file.
@@ -117,6 +117,23 @@ class Paper:
         copy.__dict__.update(self.__dict__, **changes)
         return copy
 
+    def __getattr__(self, name: str):
+        # Reached only for a name the instance lacks. A paper read back from a review leaves its
+        # abstract and clean text in the review's papers.jsonl until they are asked for
+        # (``_stored``: a workbench.review._text.StoredTexts and the paper's line there).
+        stored = self.__dict__.get("_stored") if name in STORED_FIELDS else None
+        if stored is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return stored[0].read(stored[1], name)
+
+    def __getstate__(self) -> dict:
+        # Pickled (to a Dask worker, a process pool) or copied: with its texts, not the file.
+        state = dict(self.__dict__)
+        if state.pop("_stored", None) is not None:
+            for name in STORED_FIELDS:
+                state.setdefault(name, getattr(self, name))
+        return state
+
     def to_dict(self) -> dict:
         # What dataclasses.asdict gives (every field is a string, a number, None or a tuple of
         # strings), without its deep copies: ten times faster.
@@ -130,234 +147,26 @@ class Paper:
         return d
 
 
+def paper_line(paper: Paper) -> str:
+    """One line of a review's papers.jsonl (without its newline): the record as JSON, without
+    the clean text where it equals the abstract (most papers) or empty citation fields."""
+    import json
+
+    record = paper.to_dict()
+    if record["text"] == record["abstract"]:
+        del record["text"]
+    for name in LINK_FIELDS:
+        if not record[name]:
+            del record[name]
+    return json.dumps(record, ensure_ascii=False)
+
+
+#: The fields a paper read back from a review reads from its file when they are asked for.
+STORED_FIELDS = frozenset({"abstract", "text"})
 #: The fields holding citation keys (tuples of strings, empty for most sources).
 LINK_FIELDS = ("external_ids", "references", "cited_by")
 _FIELD_ORDER = tuple(Paper.__dataclass_fields__)
 _FIELD_NAMES = frozenset(_FIELD_ORDER)
-
-# ----------------------------------------------------------------------------- identifiers
-
-_DOI_RE = re.compile(r"10\.\d{4,9}/\S+", re.I)
-_ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
-_ARXIV_OLD_RE = re.compile(r"\b([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b", re.I)
-
-
-def normalise_doi(value: str | None) -> str | None:
-    """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``; None when there is no DOI in it."""
-    if not value:
-        return None
-    m = _DOI_RE.search(str(value).strip())
-    if not m:
-        return None
-    doi = m.group(0).lower().rstrip(".,;)]}>\"'")
-    return doi or None
-
-
-def normalise_arxiv_id(value: str | None) -> str | None:
-    """``arXiv:2401.01234v2`` or ``https://arxiv.org/abs/2401.01234`` -> ``2401.01234``."""
-    if not value:
-        return None
-    text = str(value).strip()
-    m = _ARXIV_NEW_RE.search(text) or _ARXIV_OLD_RE.search(text)
-    return m.group(1).lower() if m else None
-
-
-@lru_cache(maxsize=1)
-def _combining_marks() -> dict:
-    """A ``str.translate`` table deleting every combining mark (``unicodedata.combining != 0``;
-    none lies above U+1FFFF)."""
-    return dict.fromkeys(cp for cp in range(0x20000) if unicodedata.combining(chr(cp)))
-
-
-_AZ09 = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-#: A ``bytes.translate`` table: ASCII letters and digits kept, every other byte a space.
-_ASCII_SEPARATORS = bytes(c if chr(c) in _AZ09 else 32 for c in range(256))
-#: Above this many distinct characters to drop, a text is scanned with a regular expression
-#: instead (one ``str.replace`` per distinct character is the fast way for real abstracts).
-_MAX_REPLACED = 64
-_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
-#: The same for UTF-8: bytes of characters beyond ASCII kept as well.
-_UTF8_SEPARATORS = bytes(c if c >= 0x80 or chr(c) in _AZ09 else 32 for c in range(256))
-
-
-def _ascii_words(text: bytes) -> str:
-    """The runs of ``[a-z0-9]`` of ASCII ``text`` lower-cased, between single spaces (what
-    ``" ".join(re.findall("[a-z0-9]+", text.lower()))`` gives, five times faster)."""
-    return b" ".join(text.lower().translate(_ASCII_SEPARATORS).split()).decode("ascii")
-
-
-@lru_cache(maxsize=65536)
-def _is_word_char(c: str) -> bool:
-    from .scripts import word_runs
-
-    return word_runs().fullmatch(c) is not None
-
-
-def normalise_for_id(text: str) -> str:
-    """Words of any script, separated by single spaces: robust to markup, layout and case.
-
-    NFKC (full-width and compatibility forms to their plain letters, ``ﬁ`` -> ``fi``), then
-    casefold (``Straße`` -> ``strasse``, ``ΣΑΣ`` -> ``σασ``), then the runs of letters, digits and
-    combining marks of every script (:func:`workbench.scripts.word_runs`): ``"Über-Größe, 大型语言模型!"``
-    -> ``"über grösse 大型语言模型"``. Accents are kept: ``é`` and ``e`` are different letters.
-    """
-    if text.isascii():  # its own NFKC form, and casefold is lower() for ASCII
-        return _ascii_words(text.encode("ascii"))
-    text = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
-    # What separates words: each distinct non-ASCII character that is no word character (a few
-    # str.replace in C), then every ASCII character but a-z and 0-9 (casefold left no capitals).
-    others = {c for c in _ASCII_RUNS.sub("", text) if not _is_word_char(c)}
-    if len(others) > _MAX_REPLACED:
-        from .scripts import word_runs
-
-        return " ".join(word_runs().findall(text))
-    for c in others:
-        text = text.replace(c, " ")
-    return b" ".join(text.encode("utf-8").translate(_UTF8_SEPARATORS).split()).decode("utf-8")
-
-
-def legacy_normalise_for_id(text: str) -> str:
-    """How ids were normalised before every script counted (workbench 0.1): accents stripped,
-    then only ``[a-z0-9]`` kept, so text in other scripts normalised to nothing. Used only to
-    give papers their old id as an alias (:func:`id_aliases`); equal to :func:`normalise_for_id`
-    on ASCII text."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        marks = {c for c in _ASCII_RUNS.sub("", text) if unicodedata.combining(c)}
-        if len(marks) > _MAX_REPLACED:
-            text = text.translate(_combining_marks())
-        for c in marks if len(marks) <= _MAX_REPLACED else ():
-            text = text.replace(c, "")
-    # Every character left that is not ASCII separates words: "?" does the same.
-    return _ascii_words(text.lower().encode("ascii", "replace"))
-
-
-def _short_hash(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
-
-
-#: An abstract this short ("lorem", "Editorial comment.") does not name a paper on its own: the
-#: content id of a record with a shorter abstract also hashes its title (see :func:`paper_id`).
-MIN_ID_WORDS = 20
-
-
-def count_words(normalised: str) -> int:
-    """Words of a normalised text; each Chinese or Japanese character counts as one."""
-    if not normalised:
-        return 0
-    if normalised.isascii():
-        return normalised.count(" ") + 1
-    from .scripts import UNSPACED_CHAR
-
-    return normalised.count(" ") + 1 + len(UNSPACED_CHAR.findall(normalised))
-
-
-def surname_key(name: str) -> str:
-    """An author's surname, normalised, accents dropped: ``"Smith, J."``, ``"J. Smith"``,
-    ``"Smith J"`` -> ``smith``; ``"Müller, Jürgen"`` -> ``muller``; any script."""
-    from .scripts import strip_marks
-
-    name = (name or "").strip()
-    if "," in name:
-        surname = name.split(",", 1)[0]
-    else:
-        parts = name.split()
-        initials = len(parts) > 1 and re.fullmatch(r"(?:[A-Z]\.?-?){1,3}", parts[-1]) is not None
-        surname = parts[0] if initials else parts[-1] if parts else ""
-    return normalise_for_id(strip_marks(surname))
-
-
-def _normalised(text: str, title: str) -> tuple[str, str]:
-    return normalise_for_id(text) if text else "", normalise_for_id(title) if title else ""
-
-
-def _content_key(text: str, title: str, year: int | None, author: str, normalised: tuple[str, str]) -> str:
-    norm_text, title_key = normalised
-    if norm_text:
-        # A title made from the abstract (derive_title, of this version or an earlier one: an
-        # export writes it as a title) adds nothing, and must not change the id of a paper read
-        # back from that export.
-        if (title_key and count_words(norm_text) < MIN_ID_WORDS
-                and title_key not in {normalise_for_id(t) for t in derived_titles(text)}):
-            return f"text:{norm_text}|title:{title_key}"
-        return "text:" + norm_text
-    if not title_key:
-        # Only symbols (an emoji, a formula): distinct records must not share one id.
-        raw = " ".join(unicodedata.normalize("NFKC", text or title or "").casefold().split())
-        if raw:
-            return "raw:" + raw
-    # A title alone: "Editorial" of 2020 by Smith is not "Editorial" of 2020 by Jones.
-    surname = surname_key(author) if author else ""
-    return f"title:{title_key}:{year or ''}" + (f":{surname}" if surname else "")
-
-
-def _legacy_key(text: str, title: str, year: int | None, normalised: tuple[str, str]) -> str:
-    """The content key of the old scheme: the abstract alone however short, ASCII letters only,
-    no author (ASCII text normalises the same both ways)."""
-    norm_text = normalised[0] if text.isascii() else legacy_normalise_for_id(text)
-    if norm_text:
-        return "text:" + norm_text
-    norm_title = normalised[1] if title.isascii() else legacy_normalise_for_id(title)
-    return f"title:{norm_title}:{year or ''}"
-
-
-def _identifier_key(doi: str | None, arxiv_id: str | None, pmid: str | None) -> str | None:
-    if doi:
-        return "doi:" + doi
-    if arxiv_id:
-        return "arxiv:" + arxiv_id
-    if pmid:
-        return "pmid:" + str(pmid).strip()
-    return None
-
-
-def paper_ids(
-    *,
-    doi: str | None = None,
-    arxiv_id: str | None = None,
-    pmid: str | None = None,
-    text: str = "",
-    title: str = "",
-    year: int | None = None,
-    author: str = "",
-    normalised: tuple[str, str] | None = None,
-) -> tuple[str, tuple[str, ...]]:
-    """:func:`paper_id` and :func:`id_aliases` at once, each text normalised once
-    (``normalised``: ``text`` and ``title`` through :func:`normalise_for_id` already)."""
-    content, legacy = _content_ids(text, title, year, author, normalised)
-    key = _identifier_key(doi, arxiv_id, pmid)
-    pid = _short_hash(key) if key else content
-    return pid, tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
-
-
-def _content_ids(text: str, title: str, year: int | None, author: str,
-                 normalised: tuple[str, str] | None = None) -> tuple[str, str]:
-    """The content id, and the content id of the old scheme."""
-    normalised = normalised or _normalised(text, title)
-    content, legacy = _content_key(text, title, year, author, normalised), _legacy_key(text, title, year, normalised)
-    content_id = _short_hash(content)
-    return content_id, content_id if legacy == content else _short_hash(legacy)  # (equal for most ASCII texts)
-
-
-def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,
-               author: str = "") -> tuple[str, ...]:
-    """Other ids the paper with id ``pid`` has had or would have: its content id (what it gets
-    without its DOI/arXiv id/PMID) and its content id under the older scheme (ASCII letters only,
-    :func:`legacy_normalise_for_id`, a short abstract without its title, a title without its
-    author), where they differ from ``pid``. The store moves annotations made under an alias to
-    ``pid``, so a review built before either change keeps every tag, note and decision on its
-    paper."""
-    return tuple(a for a in dict.fromkeys(_content_ids(text, title, year, author)) if a != pid)
-
-
-def paper_id(*, doi: str | None = None, arxiv_id: str | None = None, pmid: str | None = None,
-             text: str = "", title: str = "", year: int | None = None, author: str = "") -> str:
-    """The stable id: a short hash of DOI > arXiv id > PMID > normalised abstract (with the
-    title when the abstract has fewer than :data:`MIN_ID_WORDS` words) > title + year + the
-    first ``author``'s surname."""
-    key = _identifier_key(doi, arxiv_id, pmid)
-    return _short_hash(key or _content_key(text, title, year, author, _normalised(text, title)))
-
 
 # ----------------------------------------------------------------------------- bounded cost
 

@@ -7,7 +7,8 @@ loads it back as a :class:`Review`. The folder holds::
                           it also names the current generation of the files below
     generations/<name>/   the review's files, one complete set per build or saved topic run:
         build.json            what was built, from what, with which parameters, how long it took
-        papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract")
+        papers.jsonl          one paper per line (the cleaned records; "text" only where it differs from "abstract");
+                              an opened review reads a paper's abstract and text from it when asked
         topics.json           topic, label, size, words (+ the method and any fallback note)
         map.csv               id, topic, x, y
         arrays.safetensors    coordinates, the 5-d clustering space and labels (numpy, no pickle)
@@ -23,7 +24,7 @@ refit leaves the previous review whole, and never a mix of the two.
 
 Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open`` (opening),
 ``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
-stability), ``_text`` (what is embedded for a paper), ``_screening`` (the ranked queue and the
+stability), ``_text`` (what is embedded for a paper, papers read back with their texts left on disk), ``_screening`` (the ranked queue and the
 records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
 a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_prisma`` and
 ``_provenance`` (the PRISMA 2020 counts and the sources' search provenance), ``_update`` and

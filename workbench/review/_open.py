@@ -11,7 +11,7 @@ from .. import folder as files
 from ..errors import ReviewError, WorkbenchError
 from ._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
-from ._text import paper_from_dict
+from ._text import read_papers
 
 __all__ = ["is_review", "open_or_build", "open_review"]
 
@@ -61,8 +61,7 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
         raise ReviewError(f"{path} is not a built review (no build.json); run `workbench build --review {path}` first")
     try:
         manifest = json.loads((where / "build.json").read_text(encoding="utf-8"))
-        with open(where / "papers.jsonl", encoding="utf-8") as lines:
-            papers = [paper_from_dict(json.loads(line)) for line in lines if line.strip()]
+        papers = read_papers(where / "papers.jsonl")
         topics_doc = json.loads((where / "topics.json").read_text(encoding="utf-8"))
         arrays = load_file(str(where / "arrays.safetensors"))
     except (OSError, ValueError, KeyError) as err:
