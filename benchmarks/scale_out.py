@@ -1,6 +1,6 @@
 """Scale out: the single-process build against a 2-worker Dask LocalCluster, in one run.
 
-    python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000]
+    python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000] [--files 20]
 
 The corpora are benchmarks/scale.py's (every real abstract, then generated variants; written
 once under benchmarks/out/scale/). For each size, each row is a fresh process, cold (empty
@@ -62,20 +62,43 @@ def _row(size: int, mode: str, result: dict, wall: float) -> str:
     return (f"| {result['papers']:,} | {mode} | {wall:.0f} | {result['topics']} | {stages} | {peaks} |")
 
 
+def _folder(corpus: Path, files: int) -> Path:
+    """The corpus as a folder of ``files`` CSV files of consecutive rows (written once)."""
+    import csv
+
+    folder = corpus.with_name(f"{corpus.stem}_{files}_files")
+    if folder.is_dir():
+        return folder
+    staging = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    with open(corpus, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    per = -(-len(rows) // files)
+    for k in range(files):
+        with open(staging / f"part-{k:03d}.csv", "w", newline="", encoding="utf-8") as out:
+            csv.writer(out).writerows([header, *rows[k * per:(k + 1) * per]])
+    staging.rename(folder)
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[100_000])
     parser.add_argument("--embedder", default="static")
     parser.add_argument("--sample-size", type=int, default=20_000)
     parser.add_argument("--modes", nargs="+", default=["single", "dask-2"], choices=["single", "dask-2"])
+    parser.add_argument("--files", type=int, default=1,
+                        help="read the corpus as a folder of this many CSV files (a field dump's shape)")
     args = parser.parse_args()
     work = OUT / "scale_out"
     print(f"# Scale out, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}, embedder {args.embedder}, "
-          f"Dask sample {args.sample_size:,}\n")
+          f"Dask sample {args.sample_size:,}, {'one CSV file' if args.files == 1 else f'a folder of {args.files} CSV files'}\n")
     print("| papers | build | wall s | topics | seconds per stage | peak RSS MB per process |")
     print("|---:|---|---:|---:|---|---|")
     for size in args.sizes:
-        source = make_corpus(size)
+        source = make_corpus(size) if args.files == 1 else _folder(make_corpus(size), args.files)
         for mode in args.modes:
             review = work / f"{mode}-{size}"
             shutil.rmtree(review, ignore_errors=True)

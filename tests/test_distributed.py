@@ -102,6 +102,11 @@ def test_dask_build_opens_like_any_review(built):
         assert found.max() / found.sum() > 0.8, (theme, found)
     assert review.manifest["dask"]["workers"] == 2 and review.manifest["dask"]["partitions"] >= 6
     assert review.manifest["dask"]["sample"]["size"] == 300
+    # The driver wrote the papers as they came from the workers and kept their abstracts on disk
+    # (the file it wrote them to is gone); the review it returned reads them as an opened one does.
+    assert "abstract" not in built.papers[0].__dict__
+    assert [p.to_dict() for p in built.papers] == [p.to_dict() for p in review.papers]
+    assert not list((built.path / "cache").glob(".papers-*"))
 
 
 @pytest.mark.slow

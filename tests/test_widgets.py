@@ -178,6 +178,21 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
     assert session.load_selection() == session.ids[:50]
 
 
+def test_hover_previews_are_the_title_and_the_abstracts_start_cut_after_a_word(session):
+    from workbench.widgets.views.mapview import shorten
+
+    view = explore(session)
+    paper = session.review.papers[0]
+    preview = view.frame["preview"].iloc[0]
+    title, cut = preview.split("\n")
+    assert title == paper.title and len(cut) <= 260
+    words = " ".join(paper.text.split())
+    assert words.startswith(cut.removesuffix(" …")) and (cut.endswith(" …") or cut == words)
+    assert shorten("one  two\nthree") == "one two three"
+    assert shorten("word " * 100) == ("word " * 51).strip() + " …"
+    assert shorten("x" * 300) == "x" * 258 + " …"  # no word boundary: cut in the word
+
+
 def test_a_lasso_over_every_paper_fills_a_sortable_paged_table(session):
     view = explore(session)
     n = len(session.ids)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .fsutil import atomic_write_text, default_file_mode, fsync_path
-from .records import LINK_FIELDS
+from .records import paper_line
 
 __all__ = [
     "GENERATIONS",
@@ -77,13 +77,7 @@ def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
     # Line by line: joining 50,000 records first would double the peak memory.
     with open(folder / "papers.jsonl", "w", encoding="utf-8") as out:
         for p in review.papers:
-            record = p.to_dict()
-            if record["text"] == record["abstract"]:  # most papers: written once, not twice
-                del record["text"]
-            for name in LINK_FIELDS:  # most sources carry no citations
-                if not record[name]:
-                    del record[name]
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(paper_line(p) + "\n")
 
 
 def _write_topics(folder: Path, review, model, previous) -> None:

@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..records import paper_line
 from ..topics import ctfidf_words, summed, topic_frame, topic_term_counts
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
@@ -37,7 +38,8 @@ log = logging.getLogger(__name__)
 class DaskBuild:
     """What :func:`build_on_dask` found (see the module docstring)."""
 
-    papers: list
+    papers_file: Path  # the papers as lines of papers.jsonl, in order (the caller removes it)
+    n_papers: int
     report: object  # workbench.readers.ReadReport
     labels: np.ndarray
     fine_labels: np.ndarray
@@ -125,6 +127,32 @@ def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, to
     return ctfidf_words(counts[0].result(), top_n_words)
 
 
+def _lines(papers: list) -> bytes:
+    return "".join(paper_line(p) + "\n" for p in papers).encode("utf-8")
+
+
+def _write_papers(client, partitions: list, folder: Path, ahead: int = 4) -> Path:
+    """The papers as lines of papers.jsonl in a new file in ``folder``: each partition's lines
+    made on its worker and written as they arrive, in order, ``ahead`` partitions in flight. The
+    driver never holds more than those (it used to gather every paper: 3 kB each)."""
+    import tempfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=folder, prefix=".papers-", suffix=".jsonl")
+    try:
+        with open(handle, "wb") as out:
+            pending = [client.submit(_lines, part) for part in partitions[:ahead]]
+            for k in range(len(partitions)):
+                if k + ahead < len(partitions):
+                    pending.append(client.submit(_lines, partitions[k + ahead]))
+                out.write(pending[k].result())
+                pending[k] = None  # the worker lets go of it
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
 def _by_size(labels: np.ndarray) -> dict:
     """Topic numbers by size, largest 0 (ties: the smaller number first); outliers stay -1."""
     sizes = Counter(labels.tolist())
@@ -177,11 +205,11 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
         info = topic_frame(None, labels, words)
     with clock.stage("gather", "gathering the papers"):
-        papers = [p for part in client.gather(parts.futures) for p in part]
+        papers_file = _write_papers(client, parts.futures, (Path(review) / CACHE_DIR).parent)
     say(clock.summary())
     dims = int(arrays[0]["reduced"].shape[1]) if arrays else 0
     return DaskBuild(
-        papers=papers, report=parts.report, labels=labels,
+        papers_file=papers_file, n_papers=len(parts), report=parts.report, labels=labels,
         fine_labels=np.concatenate([a["fine"] for a in arrays]),
         reduced=np.concatenate([a["reduced"] for a in arrays]),
         coords=_scale(np.concatenate([a["coords"] for a in arrays])),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .._version import __version__
 from ..embed import get_embedder
 from . import _provenance
 from ._review import Review
-from ._text import document_text
+from ._text import document_text, read_papers
 
 __all__ = ["build_with_dask"]
 
@@ -53,7 +54,12 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
                               after_read=lambda report: _provenance.source_rows(report, provenance),
                               **sizes, **topic_params)
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
-    review = Review(path, manifest, built.papers, built.topic_info, built.labels, built.coords, built.reduced,
+    try:  # the papers' abstracts stay in the file (read through it once it is removed)
+        papers = read_papers(built.papers_file)
+    finally:
+        with suppress(OSError):
+            built.papers_file.unlink()
+    review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
                     built.fine_labels, embedder=emb)
     t = time.perf_counter()
     saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
@@ -73,7 +79,7 @@ def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Pat
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sources": [str(s) for s in sources],
         "read_report": built.report.lines(),
-        "n_papers": len(built.papers),
+        "n_papers": built.n_papers,
         "embedder": {"name": emb.name, "version": emb.version, "dims": built.dims},
         "embed_stats": {k: built.embed_stats[k] for k in ("cached", "embedded")}
         | {"seconds": built.timings.get("embed", 0.0)},
@@ -83,8 +89,8 @@ def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Pat
         "topics": {"method": "bertopic-sample", "count": count,
                    "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
                             f"for the rest ({PLACED[built.sample.get('placing', 'transform')]})"
-                            if built.sample["size"] < len(built.papers) else "")},
-        "map": {"method": "umap-sample" if built.sample["size"] < len(built.papers) else "umap"},
+                            if built.sample["size"] < built.n_papers else "")},
+        "map": {"method": "umap-sample" if built.sample["size"] < built.n_papers else "umap"},
         "dask": {"workers": built.workers, "partitions": built.n_partitions, "sample": built.sample},
         "timings": dict(built.timings),
     }

@@ -15,7 +15,6 @@ computed (a ranking) only while the map is coloured by it, again after a decisio
 
 from __future__ import annotations
 
-import textwrap
 
 import ipywidgets as W
 
@@ -24,7 +23,7 @@ from ..session import Session
 from ..text import authors_line, escape
 from .legend import Legend
 
-__all__ = ["COLOUR_BY", "MapPanel"]
+__all__ = ["COLOUR_BY", "MapPanel", "shorten"]
 
 COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevance", "tag": "first_tag"}
 TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
@@ -36,8 +35,20 @@ MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many ther
 NO_LINKS = "no citation links in this review (its sources carry no references)"
 
 
+def shorten(text: str, width: int = 260, placeholder: str = " …") -> str:
+    """``text`` on one line, cut after a word to at most ``width`` characters with ``placeholder``
+    (what ``textwrap.shorten`` gives for prose), reading only its start: textwrap splits the
+    whole text into words first, 90 % of opening the explore view at 50,000 papers."""
+    head = " ".join(text[:4 * width].split())
+    if len(head) <= width and len(text) <= 4 * width:
+        return head
+    room = width - len(placeholder)
+    space = head.rfind(" ", 0, room + 1)
+    return (head[:space] if space > 0 else head[:room]) + placeholder
+
+
 def _preview(title: str, abstract: str) -> str:
-    return f"{title}\n{textwrap.shorten(abstract, 260, placeholder=' …')}" if abstract else title
+    return f"{title}\n{shorten(abstract)}" if abstract else title
 
 
 class MapPanel:
