@@ -12,7 +12,7 @@ embedding cache; the static model distilled and numba's UMAP compiled on disk al
 
 Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
 ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
-``ru_maxrss`` of the driver (which holds the papers and writes the folder) and of each worker.
+``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker.
 """
 
 from __future__ import annotations

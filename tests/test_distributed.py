@@ -107,6 +107,14 @@ def test_dask_build_opens_like_any_review(built):
     assert "abstract" not in built.papers[0].__dict__
     assert [p.to_dict() for p in built.papers] == [p.to_dict() for p in review.papers]
     assert not list((built.path / "cache").glob(".papers-*"))
+    # Each topic's typical papers were found where the vectors are and remembered: the opened
+    # review shows them without loading an embedding, and they are what its embeddings give.
+    from workbench.topics import representatives
+
+    typical = review.representatives(2)
+    assert not review.embeddings_loaded
+    expected = representatives(review.embeddings(), review.labels, 2)
+    assert typical == {t: [review.ids[r] for r in rows] for t, rows in expected.items()}
 
 
 @pytest.mark.slow
@@ -369,13 +377,14 @@ def test_near_identical_titles_in_different_partitions_are_candidates():
 
 
 @pytest.mark.slow  # a LocalCluster in threads: ~10 s
-def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path):
+def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path, monkeypatch):
     """A folder source: each file its own task, partitions running on across files, and after
     merging the same papers in the same order and the same report as a single-machine read
     (the duplicates between two files, a file of an unknown type, a file with no records, a
-    review folder inside, which is left out)."""
+    review folder inside, which is left out). The merges are decided a few groups at a time."""
     from distributed import Client, LocalCluster, get_task_stream
 
+    from workbench.distributed import corpus
     from workbench.distributed.corpus import merge_duplicates, read_partitions
     from workbench.readers import read_sources
 
@@ -390,6 +399,7 @@ def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path):
     (folder / "old-review" / "build.json").write_text("{}", encoding="utf-8")
     (folder / "old-review" / "papers.csv").write_text("title,abstract\nA,B\n", encoding="utf-8")
     papers, expected = read_sources([folder])
+    monkeypatch.setattr(corpus, "FETCH_EVERY", 16)  # 50 pairs: decided in batches of 8 groups
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
         with Client(local) as client, get_task_stream(client) as stream:
             parts = read_partitions(client, [folder], None, [], partition_size=70)
@@ -398,6 +408,7 @@ def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path):
             got = [p for part in client.gather(merged.futures) for p in part]
     assert len({str(t["key"]) for t in stream.data if str(t["key"]).startswith("read-")}) == 4  # one per file
     assert [p.id for p in got] == [p.id for p in papers] and len(got) == 600
+    assert got == papers  # the merged records too (their sources, aliases)
     assert merged.report.lines() == expected.lines()
     lines = "\n".join(expected.lines())
     assert all(name in lines for name in ("notes.xyz", ".hidden.csv", "gone.csv")) and expected.skipped_folders

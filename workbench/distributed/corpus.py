@@ -162,13 +162,27 @@ def _pairs(frame):
     first = exact.groupby("key")["position"].transform("min")
     found = [pd.DataFrame({"first": first.to_numpy(), "other": exact["position"].to_numpy()})]
     blocks = frame[on_title & frame.duplicated("key", keep=False)].sort_values(["key", "position"])
-    for key, block in blocks.groupby("key", sort=False):
-        at = block["position"].tolist()
-        years = [y or None for y in block["year"].tolist()]
-        joined = block_pairs(key.rsplit(":", 1)[1], block["title"].tolist(), years, block["author"].tolist())
-        found.append(pd.DataFrame([(at[a], at[b]) for a, b, _ in joined], columns=["first", "other"], dtype=np.int64))
+    found.append(_title_pairs(blocks))
     pairs = pd.concat(found, ignore_index=True)
     return pairs[pairs["first"] != pairs["other"]]
+
+
+def _title_pairs(blocks):
+    """The pairs rule 3 joins in each title block of ``blocks`` (rows sorted by key): the blocks
+    walked as runs of plain lists (a pandas group and frame per block cost more than the
+    comparisons: most blocks hold two or three titles)."""
+    import pandas as pd
+
+    keys, at = blocks["key"].tolist(), blocks["position"].tolist()
+    titles, years, authors = blocks["title"].tolist(), blocks["year"].tolist(), blocks["author"].tolist()
+    bounds = [0, *(i for i in range(1, len(keys)) if keys[i] != keys[i - 1]), len(keys)] if keys else []
+    firsts, others = [], []
+    for lo, hi in zip(bounds, bounds[1:]):
+        for a, b, _ in block_pairs(keys[lo].rsplit(":", 1)[1], titles[lo:hi], [y or None for y in years[lo:hi]],
+                                   authors[lo:hi]):
+            firsts.append(at[lo + a])
+            others.append(at[lo + b])
+    return pd.DataFrame({"first": np.array(firsts, dtype=np.int64), "other": np.array(others, dtype=np.int64)})
 
 
 def candidate_pairs(client, parts: Partitions):
@@ -215,42 +229,78 @@ def _rewrite(papers: list, offset: int, drop: set, replace: dict) -> list:
     return [replace.get(offset + i, p) for i, p in enumerate(papers) if offset + i not in drop]
 
 
+#: How many papers of candidate groups are fetched to the driver at a time (the merge of each
+#: group is decided there by the single-machine rules).
+FETCH_EVERY = 20_000
+
+
+def _batches(groups: list[list[int]], size: int):
+    """``groups`` in runs holding about ``size`` positions each."""
+    batch, n = [], 0
+    for group in groups:
+        batch.append(group)
+        n += len(group)
+        if n >= size:
+            yield batch
+            batch, n = [], 0
+    if batch:
+        yield batch
+
+
+def _fetched(client, parts: Partitions, positions: np.ndarray) -> dict:
+    """The papers at ``positions`` (sorted), fetched from the partitions holding them."""
+    offsets = np.asarray(parts.offsets)
+    where = np.searchsorted(offsets, positions, side="right") - 1
+    wanted = {int(k): positions[where == k].tolist() for k in np.unique(where)}
+    fetched = [client.submit(_pick, parts.futures[k], [p - int(offsets[k]) for p in v]) for k, v in wanted.items()]
+    by_pos = {}
+    for pos, papers in zip(wanted.values(), client.gather(fetched)):
+        by_pos.update(zip(pos, papers))
+    return by_pos
+
+
+def _decide(client, parts: Partitions, groups: list[list[int]]) -> tuple[set, dict]:
+    """Positions to drop and merged papers to put in place, group by group as one machine merges
+    them, a batch of groups' papers on the driver at a time."""
+    drop, replace = set(), {}
+    for batch in _batches(groups, FETCH_EVERY):
+        by_pos = _fetched(client, parts, np.array(sorted(p for g in batch for p in g), dtype=np.int64))
+        for group in batch:
+            members = [by_pos[p] for p in group]
+            kept, found = deduplicate(members)
+            parts.report.merges.extend(m.describe(members) for m in found.merges)
+            firsts = []
+            for paper in kept:
+                ids = {paper.id, *paper.aliases}
+                first = next((i for i, m in enumerate(members) if m.id in ids), 0)
+                firsts.append(group[first])
+                if paper != members[first]:  # merged: the new record in its first one's place
+                    replace[group[first]] = paper
+            for pos in set(group) - set(firsts):
+                parts.report.files[parts.file_of(pos)].merged += 1
+                drop.add(pos)
+    return drop, replace
+
+
 def merge_duplicates(client, parts: Partitions) -> Partitions:
     """``parts`` with duplicates across partitions merged (first appearance kept, in place)."""
     groups = _groups(candidate_pairs(client, parts))
     if not groups:
         parts.report.kept = len(parts)
         return parts
+    drop, replace = _decide(client, parts, groups)
     offsets = np.asarray(parts.offsets)
-    where = lambda pos: (int(np.searchsorted(offsets, pos, side="right") - 1))  # noqa: E731
-    wanted: dict[int, list[int]] = {}
-    for pos in sorted(p for g in groups for p in g):
-        wanted.setdefault(where(pos), []).append(pos)
-    fetched = {k: client.submit(_pick, parts.futures[k], [p - offsets[k] for p in v]) for k, v in wanted.items()}
-    by_pos = {}
-    for k, papers in zip(fetched, client.gather(list(fetched.values()))):
-        by_pos.update(zip(wanted[k], papers))
-    drop, replace = set(), {}
-    for group in groups:
-        members = [by_pos[p] for p in group]
-        kept, found = deduplicate(members)
-        parts.report.merges.extend(m.describe(members) for m in found.merges)
-        firsts = []
-        for paper in kept:
-            ids = {paper.id, *paper.aliases}
-            first = next((i for i, m in enumerate(members) if m.id in ids), 0)
-            firsts.append(group[first])
-            replace[group[first]] = paper
-        for pos in set(group) - set(firsts):
-            parts.report.files[parts.file_of(pos)].merged += 1
-            drop.add(pos)
+    part_of = lambda positions: np.searchsorted(offsets, list(positions), side="right") - 1  # noqa: E731
+    drops, replaces = {}, {}
+    for pos, k in zip(drop, part_of(drop)):
+        drops.setdefault(int(k), set()).add(pos)
+    for pos, k in zip(replace, part_of(replace)):
+        replaces.setdefault(int(k), {})[pos] = replace[pos]
     futures, lengths = [], []
     for k, (future, length) in enumerate(zip(parts.futures, parts.lengths)):
-        lo, hi = offsets[k], offsets[k] + length
-        mine_drop = {p for p in drop if lo <= p < hi}
-        mine_replace = {p: v for p, v in replace.items() if lo <= p < hi}
+        mine_drop, mine_replace = drops.get(k, set()), replaces.get(k, {})
         if mine_drop or mine_replace:
-            future = client.submit(_rewrite, future, int(lo), mine_drop, mine_replace)
+            future = client.submit(_rewrite, future, int(offsets[k]), mine_drop, mine_replace)
         futures.append(future)
         lengths.append(length - len(mine_drop))
     merged = Partitions(futures, lengths, parts.report)  # file positions no longer needed

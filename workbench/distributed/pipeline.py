@@ -27,7 +27,7 @@ from ..records import paper_line
 from ..topics import ctfidf_words, summed, topic_frame, topic_term_counts
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
-from .topics import checked_placing, fit_sample, place_partition, sample_positions
+from .topics import checked_placing, fit_sample, place_partition, sample_positions, typical_rows
 
 __all__ = ["DaskBuild", "build_on_dask"]
 
@@ -49,6 +49,7 @@ class DaskBuild:
     embed_stats: dict
     dims: int
     sample: dict
+    typical: dict = field(default_factory=dict)  # topic -> positions of its 2 most typical papers
     timings: dict = field(default_factory=dict)
     n_partitions: int = 0
     workers: int = 0
@@ -200,6 +201,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         labels = np.concatenate([a["labels"] for a in arrays])
         renumber = _by_size(labels)
         labels = np.array([renumber.get(int(t), int(t)) for t in labels], dtype=int)
+        typical = typical_rows(client, vectors, labels, parts.offsets)  # found now, not by each kernel
     with clock.stage("words", "counting words per partition (c-TF-IDF)"):
         words = _words(client, parts.futures, placed, renumber, text_of, top_n_words)
         words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
@@ -213,7 +215,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         fine_labels=np.concatenate([a["fine"] for a in arrays]),
         reduced=np.concatenate([a["reduced"] for a in arrays]),
         coords=_scale(np.concatenate([a["coords"] for a in arrays])),
-        topic_info=info, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
+        topic_info=info, typical=typical, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
         sample={"size": int(len(positions)), "seed": seed, "min_cluster_size": int(fitted[0]),
                 "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims, "placing": fitted[2]},
         timings=clock.timings, n_partitions=len(parts.futures), workers=len(client.scheduler_info()["workers"]),

@@ -33,7 +33,8 @@ from ..records import OUTLIER
 from ..topics import merge_topics, reassign_outliers
 from ..topics.cluster import default_min_cluster_size, default_min_samples
 
-__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "place_partition", "sample_positions"]
+__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "place_partition", "sample_positions",
+           "typical_rows"]
 
 #: A partitioned build below this many papers has too little to sample: build on one machine.
 MIN_PAPERS = 200
@@ -180,3 +181,48 @@ def place_partition(X: np.ndarray, offset: int, fit: SampleFit) -> dict:
         fine[rest] = labels
     merged = np.array([fit.merged.get(int(t), int(t)) for t in fine], dtype=int)
     return {"reduced": reduced, "coords": coords, "fine": fine, "labels": merged}
+
+
+# ----------------------------------------------------------------------------- typical papers
+
+def _unit(X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+
+
+def _topic_sums(X: np.ndarray, labels: np.ndarray) -> dict[int, tuple[np.ndarray, int]]:
+    U = _unit(X)
+    return {int(t): (U[labels == t].sum(axis=0), int((labels == t).sum())) for t in np.unique(labels) if t != OUTLIER}
+
+
+def _best(X: np.ndarray, labels: np.ndarray, offset: int, directions: dict, n: int) -> dict[int, list]:
+    U, out = _unit(X), {}
+    for topic, direction in directions.items():
+        rows = np.flatnonzero(labels == topic)
+        scores = U[rows] @ direction
+        out[topic] = [(float(scores[i]), offset + int(rows[i])) for i in np.argsort(-scores, kind="stable")[:n]]
+    return out
+
+
+def typical_rows(client, vectors: list, labels: np.ndarray, offsets: list[int], n: int = 2) -> dict[int, list[int]]:
+    """What :func:`workbench.topics.representatives` gives for every paper's embedding and
+    ``labels``, from the vectors where they are (one future per partition at ``offsets``): each
+    topic's mean direction summed over the partitions, then each partition's ``n`` nearest it,
+    the best ``n`` of those (ties: the earlier row). Only the sums and candidates travel."""
+    ends = [*offsets[1:], len(labels)]
+    pieces = [labels[lo:hi] for lo, hi in zip(offsets, ends)]
+    totals: dict[int, list] = {}
+    for part in client.gather(client.map(_topic_sums, vectors, pieces)):
+        for topic, (total, count) in part.items():
+            acc = totals.setdefault(topic, [0.0, 0])
+            acc[0], acc[1] = acc[0] + total, acc[1] + count
+    directions = {}
+    for topic, (total, count) in sorted(totals.items()):
+        centre = total / count
+        directions[topic] = centre / max(np.linalg.norm(centre), 1e-12)
+    found = client.gather(client.map(_best, vectors, pieces, offsets, directions=directions, n=n))
+    out = {OUTLIER: []} if (labels == OUTLIER).any() else {}
+    for topic in directions:
+        candidates = sorted((c for part in found for c in part.get(topic, [])), key=lambda c: (-c[0], c[1]))
+        out[topic] = [position for _, position in candidates[:n]]
+    return dict(sorted(out.items()))

@@ -69,7 +69,8 @@ class StoredTexts:
     def read(self, k: int, name: str) -> str:
         """Paper ``k``'s ``abstract`` or ``text`` (the text is left out of the line where it equals
         the abstract)."""
-        if self._last[0] != k:
+        last = self._last  # the line read last (abstract and text are often asked in turn); one
+        if last[0] != k:   # read, so that another thread's read in between cannot swap it
             line = os.pread(self._file.fileno(), int(self._ends[k] - self._starts[k]), int(self._starts[k]))
             try:
                 record = json.loads(line)
@@ -80,8 +81,8 @@ class StoredTexts:
 
                 raise ReviewError(f"{self.path} changed on disk after the review was opened (line of paper "
                                   f"{self._ids[k]} no longer there); open the review again")
-            self._last = (k, record)
-        record = self._last[1]
+            last = self._last = (k, record)
+        record = last[1]
         return record.get(name, record.get("abstract", "")) if name == "text" else record.get("abstract", "")
 
 

@@ -17,10 +17,16 @@ import numpy as np
 
 from ._reuse import BuildCache, digest
 
-__all__ = ["MEMO", "typical_papers"]
+__all__ = ["MEMO", "remember", "typical_papers"]
 
 #: Where they are kept, under the review folder.
 MEMO = Path("cache") / "typical"
+
+
+def _key(review, n: int) -> str:
+    embedder = review.manifest.get("embedder", {})
+    return digest(review.generation or review.manifest.get("built_at", ""), embedder.get("name"),
+                  embedder.get("version"), n, np.ascontiguousarray(review.labels, dtype=np.int64).tobytes())
 
 
 def typical_papers(review, n: int) -> dict[int, list[str]]:
@@ -32,7 +38,10 @@ def typical_papers(review, n: int) -> dict[int, list[str]]:
         rows = representatives(review.embeddings(), review.labels, n)
         return {topic: [ids[r] for r in found] for topic, found in rows.items()}
 
-    embedder = review.manifest.get("embedder", {})
-    key = digest(review.generation or review.manifest.get("built_at", ""), embedder.get("name"),
-                 embedder.get("version"), n, np.ascontiguousarray(review.labels, dtype=np.int64).tobytes())
-    return BuildCache(review.path).typical(key, find)
+    return BuildCache(review.path).typical(_key(review, n), find)
+
+
+def remember(review, n: int, found: dict[int, list[str]]) -> None:
+    """Keep ``found`` as the review's ``n`` typical papers of its topics as they are now (found
+    where the embeddings are: a Dask build's workers)."""
+    BuildCache(review.path).typical(_key(review, n), lambda: found)
