@@ -425,7 +425,9 @@ def main(argv=None) -> None:
     ap.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = ap.parse_args(argv)
     reviews = {s: args.reviews / f"review_{s}" for s in args.sizes}
-    missing = [str(p) for p in reviews.values() if not (p / "build.json").exists()]
+    from workbench.review import is_review
+
+    missing = [str(p) for p in reviews.values() if not is_review(p)]  # (build.json is in generations/)
     if missing:
         raise SystemExit(f"no built review at {', '.join(missing)}; build them first (see the docstring)")
     py = {} if args.no_python else python_side(reviews)
