@@ -283,7 +283,8 @@ class Page:
         return elapsed, int(handle.json_value().split()[0])
 
     def click_and_settle(self, name: str) -> float:
-        button = self.page.get_by_role("button", name=name, exact=True)
+        # not the selection table's header of the same name ("sort by decision")
+        button = self.page.get_by_role("button", name=name, exact=True).and_(self.page.locator("button:not(.wb-sort)"))
         button.scroll_into_view_if_needed()
         self.quiet(0.5)
         t0 = time.perf_counter()
