@@ -11,7 +11,7 @@ import numpy as np
 
 from ..records import LINK_FIELDS, STORED_FIELDS, Paper, title_repeats_abstract
 
-__all__ = ["StoredTexts", "document_text", "paper_from_dict", "parquet_embeddings", "read_papers"]
+__all__ = ["StoredTexts", "document_text", "parquet_embeddings", "read_papers"]
 
 
 def document_text(paper: Paper) -> str:
@@ -27,21 +27,6 @@ def document_text(paper: Paper) -> str:
     if not title or paper.title_derived:
         return text
     return f"{title} {text}" if title.endswith((".", "?", "!")) else f"{title}. {text}"
-
-
-def paper_from_dict(d: dict) -> Paper:
-    """A :class:`Paper` from a line of papers.jsonl (older files: no clean text where it equals
-    the abstract, no ``title_derived``; written before citations were kept, or without any:
-    no ``external_ids``, ``references``, ``cited_by``)."""
-    fields = Paper.__dataclass_fields__
-    d = {k: v for k, v in d.items() if k in fields}
-    d.setdefault("text", d.get("abstract", ""))  # left out when it equals the abstract
-    for key in ("authors", "keywords", "sources", "aliases", *LINK_FIELDS):
-        if key in d:
-            d[key] = tuple(d[key] or ())
-    if "title_derived" not in d:  # written before readers said so
-        d["title_derived"] = bool(d["text"]) and title_repeats_abstract(d.get("title", ""), d["text"])
-    return Paper(**d)
 
 
 class StoredTexts:
@@ -92,7 +77,9 @@ _TUPLES = ("authors", "keywords", "sources", "aliases", *LINK_FIELDS)
 
 
 def _fields(line: bytes) -> dict:
-    """A line's fields but the stored ones, as :func:`paper_from_dict` reads them."""
+    """A line's fields but the stored ones (older files: no clean text where it equals the
+    abstract, no ``title_derived``; written before citations were kept, or without any: no
+    ``external_ids``, ``references``, ``cited_by``)."""
     d = json.loads(line)
     if "id" not in d or "title" not in d:
         raise KeyError("id" if "id" not in d else "title")
