@@ -10,9 +10,12 @@ the duplicates meet only through the Dask shuffle, and half the papers are place
 from __future__ import annotations
 
 import csv
+import json
 import os
 import random
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -276,6 +279,47 @@ def test_ctfidf_words_breaks_ties_alphabetically_and_drops_one_topic_terms():
     assert "only0" not in dict(ctfidf_words(counts, top_n_words=10)[0])  # one topic: left out
     assert "only0" in dict(ctfidf_words(counts, top_n_words=10, min_topics=1)[0])
     assert ctfidf_words(counts[counts.topic == 0], top_n_words=10)[0][0][0] == "alpha"  # one topic: every term
+
+
+@pytest.mark.parametrize("k", [1, 3, 16])
+@pytest.mark.parametrize("min_topics", [1, 2])
+def test_words_of_term_buckets_summed_apart_are_the_words_of_the_whole(k, min_topics):
+    """As the Dask build finds words: partitions' counts cut by term, each bucket summed over
+    the partitions, weighed with every bucket's topic totals, the buckets' best words merged."""
+    from workbench.topics import (best_words, ctfidf_words, merged_words, summed, term_buckets, topic_term_counts,
+                                  topic_totals, weighing)
+
+    rng = random.Random(7)
+    texts = [_abstract(rng, theme) for theme in THEMES for _ in range(15)]
+    labels = [t - 1 for t in range(len(THEMES)) for _ in range(15)]  # -1: outliers are a topic too
+    pieces = [topic_term_counts(texts[i::4], labels[i::4]) for i in range(4)]
+    cut = [term_buckets(p, k) for p in pieces]
+    assert all(len(c) == k and all(list(b.topics) == list(p.topics) for b in c) for c, p in zip(cut, pieces))
+    buckets = [summed([c[j] for c in cut]) for j in range(k)]
+    assert sum(len(b.terms) for b in buckets) == len(summed(pieces).terms)  # each term in one bucket
+    weigh = weighing([topic_totals(b, min_topics) for b in buckets], min_topics)
+    found = [best_words(b, weigh, top_n_words=4) for b in buckets]
+    words = merged_words(found, weigh.topics, top_n_words=4)
+    assert words == ctfidf_words(summed(pieces), top_n_words=4, min_topics=min_topics)
+    assert all(len(w) == 4 for w in words.values())
+
+
+def test_a_term_lands_in_the_same_bucket_in_every_process():
+    """Workers on other machines cut their counts alike: a hash of the term, not Python's salted one."""
+    import pandas as pd
+
+    from workbench.topics import TermCounts, term_buckets
+
+    terms = [f"term{i}" for i in range(40)] + ["强化 学习", "müller"]
+    here = [sorted(b.terms) for b in term_buckets(TermCounts.from_frame(
+        pd.DataFrame({"topic": 0, "term": terms, "count": 1})), 16)]
+    code = ("import sys, json, pandas as pd; from workbench.topics import TermCounts, term_buckets; "
+            "terms = json.load(sys.stdin); print(json.dumps([sorted(b.terms) for b in term_buckets("
+            "TermCounts.from_frame(pd.DataFrame({'topic': 0, 'term': terms, 'count': 1})), 16)]))")
+    other = subprocess.run([sys.executable, "-c", code], input=json.dumps(terms), capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"}, check=True)
+    assert json.loads(other.stdout) == here
+    assert sum(1 for b in here if b) > 8, "spread over the buckets"
 
 
 def test_parquet_cache_is_keyed_by_content(tmp_path):

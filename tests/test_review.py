@@ -101,6 +101,37 @@ def test_an_opened_review_reads_abstracts_from_its_file_only_when_asked(built, t
         review.papers[0].abstract  # noqa: B018
 
 
+def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(built, tmp_path):
+    """A Dask build's driver reads its papers back from the lines the workers made; the save
+    links that file rather than writing a million lines again, but only while it is exactly them."""
+    import shutil
+
+    import os
+    from types import SimpleNamespace
+
+    from workbench.folder import WRITE_STEPS
+    from workbench.records import stored_file
+    from workbench.review._text import read_papers
+
+    lines = tmp_path / "lines.jsonl"
+    shutil.copyfile(built.files / "papers.jsonl", lines)
+    papers = read_papers(lines)
+    assert stored_file(papers) == lines
+    assert stored_file(papers[:-1]) is None, "one left out"
+    assert stored_file([*papers[:3], papers[3].replace(title="changed"), *papers[4:]]) is None, "one replaced"
+    assert stored_file(list(reversed(papers))) is None, "another order"
+    assert stored_file(built.papers) is None, "made in memory"
+    staging = tmp_path / "generation"
+    staging.mkdir()
+    write_papers = WRITE_STEPS[0]  # the step of a save that writes papers.jsonl
+    assert write_papers.__name__ == "_write_papers"
+    write_papers(staging, SimpleNamespace(papers=papers), None, None)
+    assert os.stat(staging / "papers.jsonl").st_ino == os.stat(lines).st_ino, "linked, not written again"
+    with open(lines, "a", encoding="utf-8") as grown:  # a file changed since: written, not linked
+        grown.write("\n")
+    assert stored_file(papers) is None
+
+
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
     review = workbench.open_review(built.path)
     before = int((review.topics.topic >= 0).sum())

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .fsutil import atomic_write_text, default_file_mode, fsync_path
-from .records import paper_line
+from .records import paper_line, stored_file
 
 __all__ = [
     "GENERATIONS",
@@ -71,6 +71,13 @@ def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
     if previous is not None and (previous / "papers.jsonl").is_file():
         try:  # the same papers (a refit): share the previous file's bytes
             os.link(previous / "papers.jsonl", folder / "papers.jsonl")
+            return
+        except OSError:
+            pass
+    whole = stored_file(review.papers)
+    if whole is not None:
+        try:  # the papers as read from a file (a Dask build's lines): share its bytes
+            os.link(whole, folder / "papers.jsonl")
             return
         except OSError:
             pass

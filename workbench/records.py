@@ -14,6 +14,8 @@ stage shares: :data:`OUTLIER`, the topic of a paper without one, :data:`DECISION
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dataclasses import dataclass, field, replace
 
 from .cleaning import clean_text
@@ -47,6 +49,7 @@ __all__ = [
     "paper_ids",
     "id_aliases",
     "paper_line",
+    "stored_file",
     "papers_to_frame",
 ]
 
@@ -115,6 +118,8 @@ class Paper:
             return replace(self, **changes)  # raises its TypeError naming the field
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__, **changes)
+        if changes and "_stored" in copy.__dict__:  # texts still read from the file; no longer its line
+            copy.__dict__["_stored"] = (*self.__dict__["_stored"][:2], "replaced")
         return copy
 
     def __getattr__(self, name: str):
@@ -159,6 +164,15 @@ def paper_line(paper: Paper) -> str:
         if not record[name]:
             del record[name]
     return json.dumps(record, ensure_ascii=False)
+
+
+def stored_file(papers) -> "Path | None":
+    """The file whose lines are exactly ``papers``, in order: when every paper was read back
+    from one file leaving its texts there (``_stored``, see :meth:`Paper.__getattr__`), none was
+    replaced or left out, and the file is as it was read. A save then links that file instead of
+    writing every line again (a million lines take a minute). None otherwise."""
+    stored = papers[0].__dict__.get("_stored") if len(papers) else None
+    return stored[0].whole_file(papers) if stored is not None else None
 
 
 #: The fields a paper read back from a review reads from its file when they are asked for.

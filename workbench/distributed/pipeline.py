@@ -14,6 +14,7 @@ mid-way; a partition's cache file is written whole or not at all.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -23,8 +24,9 @@ from typing import Callable
 
 import numpy as np
 
+from ..fsutil import default_file_mode
 from ..records import paper_line
-from ..topics import ctfidf_words, summed, topic_frame, topic_term_counts
+from ..topics import best_words, merged_words, summed, term_buckets, topic_frame, topic_term_counts, topic_totals, weighing
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
 from .topics import checked_placing, fit_sample, place_partition, sample_positions, typical_rows
@@ -55,8 +57,10 @@ class DaskBuild:
     workers: int = 0
 
 
-#: How many partitions' term counts one task sums.
+#: How many partitions' term counts one task sums before they are cut by term.
 SUM_EVERY = 8
+#: How many pieces the terms are cut into: each summed over the corpus by one task.
+WORD_BUCKETS = 16
 #: The stages in order, for the progress lines ("[3/7]") and the closing summary.
 STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
 #: What the place stage does, by placing (see workbench.distributed.topics.PLACINGS).
@@ -119,13 +123,25 @@ def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable):
     return topic_term_counts(partition_texts(papers, text_of), labels)
 
 
+def _piece(pieces: list, j: int):
+    return pieces[j]
+
+
 def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int):
-    """Each topic's words: term counts per partition (Dask tasks), summed in a tree of tasks
-    (:data:`SUM_EVERY` pieces a task, as Dask's own reductions' ``split_every``)."""
+    """Each topic's words, as Dask's own shuffles do it: term counts per partition, summed by
+    :data:`SUM_EVERY` partitions, cut by term into :data:`WORD_BUCKETS` pieces
+    (:func:`~workbench.topics.term_buckets`), each bucket summed over the corpus on a worker,
+    weighed with every bucket's topic totals, the buckets' best words merged. No process ever
+    holds every term of the corpus (a million abstracts have tens of millions of phrases)."""
     counts = client.map(_counts, papers_futures, placed, renumber=renumber, text_of=text_of)
-    while len(counts) > 1:
-        counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
-    return ctfidf_words(counts[0].result(), top_n_words)
+    counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
+    cut = client.map(term_buckets, counts, k=WORD_BUCKETS)
+    del counts
+    buckets = [client.submit(summed, [client.submit(_piece, c, j) for c in cut]) for j in range(WORD_BUCKETS)]
+    del cut
+    weigh = weighing(client.gather(client.map(topic_totals, buckets)))
+    found = client.gather(client.map(best_words, buckets, weigh=weigh, top_n_words=top_n_words))
+    return merged_words(found, weigh.topics, top_n_words)
 
 
 def _lines(papers: list) -> bytes:
@@ -135,12 +151,14 @@ def _lines(papers: list) -> bytes:
 def _write_papers(client, partitions: list, folder: Path, ahead: int = 4) -> Path:
     """The papers as lines of papers.jsonl in a new file in ``folder``: each partition's lines
     made on its worker and written as they arrive, in order, ``ahead`` partitions in flight. The
-    driver never holds more than those (it used to gather every paper: 3 kB each)."""
+    driver never holds more than those (it used to gather every paper: 3 kB each). The review's
+    save links the file as its generation's papers.jsonl (:func:`workbench.records.stored_file`)."""
     import tempfile
 
     folder.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(dir=folder, prefix=".papers-", suffix=".jsonl")
     try:
+        os.chmod(handle, default_file_mode())  # 0600 from mkstemp; the review's papers.jsonl (a link) shares it
         with open(handle, "wb") as out:
             pending = [client.submit(_lines, part) for part in partitions[:ahead]]
             for k in range(len(partitions)):

@@ -58,13 +58,13 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers = read_papers(built.papers_file)
+        review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
+                        built.fine_labels, embedder=emb)
+        t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
+        saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
     finally:
         with suppress(OSError):
             built.papers_file.unlink()
-    review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
-                    built.fine_labels, embedder=emb)
-    t = time.perf_counter()
-    saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
     manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
     manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
     review.last_save = saved

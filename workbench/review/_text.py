@@ -51,6 +51,23 @@ class StoredTexts:
         self._starts, self._ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
         self._ids = ids
 
+    def whole_file(self, papers) -> Path | None:
+        """This file, when ``papers`` are exactly its papers in order (paper ``k`` read from line
+        ``k``, no blank line between) and it is still at its path, as long as it was when read;
+        else None (see :func:`workbench.records.stored_file`)."""
+        if len(papers) != len(self._ids) or not len(papers) or self._starts[0] != 0:
+            return None
+        if not np.array_equal(self._starts[1:], self._ends[:-1]):
+            return None
+        if any(p.__dict__.get("_stored") != (self, k) for k, p in enumerate(papers)):
+            return None
+        try:
+            held, there = os.fstat(self._file.fileno()), os.stat(self.path)
+        except OSError:
+            return None
+        same = (held.st_ino, held.st_dev) == (there.st_ino, there.st_dev)
+        return self.path if same and held.st_size == self._ends[-1] else None
+
     def read(self, k: int, name: str) -> str:
         """Paper ``k``'s ``abstract`` or ``text`` (the text is left out of the line where it equals
         the abstract)."""

@@ -17,7 +17,19 @@ modules, in the order a fit runs them:
 """
 
 from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
-from .ctfidf import COUNT_COLUMNS, TermCounts, ctfidf_words, summed, topic_term_counts
+from .ctfidf import (
+    COUNT_COLUMNS,
+    TermCounts,
+    Weighing,
+    best_words,
+    ctfidf_words,
+    merged_words,
+    summed,
+    term_buckets,
+    topic_term_counts,
+    topic_totals,
+    weighing,
+)
 from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
 from .labels import (
     FREQUENT_WORDS,
@@ -63,5 +75,11 @@ __all__ = [
     "TermCounts",
     "topic_term_counts",
     "summed",
+    "term_buckets",
+    "Weighing",
+    "topic_totals",
+    "weighing",
+    "best_words",
+    "merged_words",
     "ctfidf_words",
 ]
