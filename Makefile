@@ -27,14 +27,17 @@ run: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/workbench notebooks --review $(REVIEW) --embedder $(EMBEDDER)
 	@echo "open $(REVIEW)/map.html in a browser for the interactive map; 'make lab' for the notebooks"
 
-## test: install, run the whole test suite in one run: the default tests and the long ones (browser,
-## soak, real models, clusters), all but the 'extended' long tests that others cover (make test-long)
+## test: install, run the whole test suite: the default tests on $(TEST_JOBS) processes (pytest-xdist,
+## a test file per process), then the long ones (browser, soak, real models, clusters) one at a time,
+## as their timing needs, all but the 'extended' long tests that others cover (make test-long)
+TEST_JOBS ?= 2
 test: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not extended"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not long" -n $(TEST_JOBS) --dist loadfile
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "long and not extended"
 
 ## test-fast: the default run without the real models (what a change needs first)
 test-fast: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser and not long"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m "not slow and not browser and not long" -n $(TEST_JOBS) --dist loadfile
 
 ## test-long: the long tests alone, the extended ones included
 test-long: install
