@@ -1,6 +1,6 @@
 """Scale out: the single-process build against a 2-worker Dask LocalCluster, in one run.
 
-    python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000] [--files 20]
+    python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000] [--files 20] [--keep DIR]
 
 The corpora are benchmarks/scale.py's (every real abstract, then generated variants; written
 once under benchmarks/out/scale/). For each size, each row is a fresh process, cold (empty
@@ -91,6 +91,8 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", default=["single", "dask-2"], choices=["single", "dask-2"])
     parser.add_argument("--files", type=int, default=1,
                         help="read the corpus as a folder of this many CSV files (a field dump's shape)")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="move each built review into this folder (as <mode>-<size>) instead of removing it")
     args = parser.parse_args()
     work = OUT / "scale_out"
     print(f"# Scale out, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}, embedder {args.embedder}, "
@@ -104,10 +106,15 @@ def main() -> None:
             shutil.rmtree(review, ignore_errors=True)
             result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)])
             print(_row(size, mode, result, wall), flush=True)
+            if args.keep is not None:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.rmtree(args.keep / review.name, ignore_errors=True)
+                shutil.move(str(review), str(args.keep / review.name))
             shutil.rmtree(review, ignore_errors=True)
     print("\nsingle: read = readers + dedupe, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
           " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
-          " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts summed")
+          " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts per partition, cut by"
+          " term into 16 buckets, each summed over the corpus")
 
 
 if __name__ == "__main__":

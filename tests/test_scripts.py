@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from workbench.scripts import has_cjk, join_cjk, search_terms, strip_marks, term_pattern, tokens, words, words_as_written
+from workbench.scripts import (TermFinder, has_cjk, join_cjk, search_terms, strip_marks, term_pattern, tokens, words,
+                               words_as_written)
 
 
 def test_words_keep_their_combining_marks():
@@ -68,6 +69,25 @@ def test_a_quoted_phrase_is_one_term_with_its_stop_words():
 )
 def test_term_pattern(term, text, found):
     assert bool(re.search(term_pattern(term), text)) is found
+    assert TermFinder(term)(text) is found
+
+
+def test_term_finder_counts_what_the_term_pattern_finds():
+    """Keyword search counts with TermFinder (fast) what ``re.findall(term_pattern(t))`` finds,
+    overlapping tries and phrases across line breaks included."""
+    import random
+
+    rng = random.Random(3)
+    pieces = ["model", "models", "xmodel", "reward", "re", "ward", " ", " ", "\n", "-", "é", "\u0301",
+              "学习", "强化", "强", "aa", "a", "b"]
+    terms = ["model", "model model", "reward model", "ward", "学习", "aa", "a a", "re-ward", "é"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        for term in terms:
+            expected = len(re.findall(term_pattern(term), text))
+            assert TermFinder(term).count(text) == expected, (term, text)
+            assert TermFinder(term)(text) is (expected > 0), (term, text)
+    assert TermFinder("model model").count("xmodel model model") == 1  # found from the second word on
 
 
 def test_strip_marks_and_has_cjk():

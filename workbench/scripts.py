@@ -32,6 +32,7 @@ __all__ = [
     "search_terms",
     "strip_marks",
     "term_pattern",
+    "TermFinder",
     "tokens",
     "word_runs",
     "words",
@@ -173,3 +174,35 @@ def term_pattern(term: str) -> str:
     terms, which match anywhere (their words are not separated). Spaces match any whitespace."""
     body = re.escape(term).replace(r"\ ", r"\s+")
     return body if has_cjk(term) else rf"(?<![\w{_marks()}]){body}"
+
+
+class TermFinder:
+    """``term`` in lower-case text, found where :func:`term_pattern` finds it, fast: the plain
+    words are looked for (the regular-expression engine skips ahead to a literal), and only
+    where they are is the character before checked. A pattern that starts by looking behind
+    is tried at every character: 120 us a paper, 6 s for one search of 50,000 papers."""
+
+    def __init__(self, term: str):
+        self.words = term.split()  # each in the text, as plain text, for any match
+        self._plain = re.compile(re.escape(term).replace(r"\ ", r"\s+"))
+        self._anywhere = has_cjk(term)
+        self._word_char = re.compile(f"[\\w{_marks()}]")
+
+    def count(self, text: str, first: bool = False) -> int:
+        """How many times ``term_pattern`` matches ``text`` (``re.findall``'s matches); with
+        ``first``, 1 at the first match."""
+        found, at = 0, 0
+        while (match := self._plain.search(text, at)) is not None:
+            start = match.start()
+            if self._anywhere or start == 0 or not self._word_char.match(text, start - 1):
+                found += 1
+                if first:
+                    break
+                at = match.end()
+            else:  # the next try starts one character on, as the pattern's would
+                at = start + 1
+        return found
+
+    def __call__(self, text: str) -> bool:
+        """Whether ``term`` is in ``text`` at all."""
+        return all(word in text for word in self.words) and self.count(text, first=True) > 0

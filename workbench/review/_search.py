@@ -111,16 +111,16 @@ def keyword_search(review: Review, query: str) -> list[str]:
 def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
-    from ..scripts import term_pattern
+    from ..scripts import TermFinder
 
     terms = query_terms(query)
     if not terms:
         return []
-    patterns = [re.compile(term_pattern(t)) for t in terms]
+    finders = [TermFinder(t) for t in terms]
     hits = [
-        (pid, sum(len(p.findall(text)) for p in patterns))
+        (pid, sum(f.count(text) for f in finders))
         for pid, text in zip(review.ids, review.haystack())
-        if all(p.search(text) for p in patterns)
+        if all(f(text) for f in finders)
     ]
     return sorted(hits, key=lambda h: (-h[1], h[0]))
 
