@@ -392,6 +392,22 @@ def test_progress_lines_are_numbered_and_end_with_a_summary():
     assert clock.summary().startswith("dask: built in ") and "read 0s, embed 0s" in clock.summary()
 
 
+def test_a_long_stage_shows_a_bar_with_the_time_left_on_standard_error(capsys):
+    from distributed import Client
+
+    from workbench.distributed.pipeline import _Clock
+
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        futures = client.map(lambda x: x * 2, range(5))
+        _Clock(print, bars=True).watch(futures, "embedding")
+        assert client.gather(futures) == [0, 2, 4, 6, 8]
+        _Clock(print, bars=False).watch(futures, "embedding")  # no bar asked for: nothing shown
+    out, err = capsys.readouterr()
+    assert out == "", "standard output is the build's table"
+    bar = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert bar.startswith("embedding: 100%") and "5/5" in bar and "partition/s" in bar and "<00:00" in bar, bar
+
+
 def test_near_identical_titles_in_different_partitions_are_candidates():
     """Rule 3 across partitions: a title block's papers meet after the shuffle, their titles are
     compared there, and only the pairs the single-machine rules join come back."""

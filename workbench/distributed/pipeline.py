@@ -70,7 +70,8 @@ PLACE_HOW = {"neighbours": "each paper at its most similar sample papers",
 
 class _Clock:
     """Progress of the build: one line per stage as it starts and ends, numbered ``[k/7]`` with
-    the time since the build began, Dask's bars for the long stages, a summary at the end."""
+    the time since the build began, a bar with the time left for the long stages, a summary at
+    the end."""
 
     def __init__(self, say: Callable[[str], None], bars: bool):
         self.timings: dict[str, float] = {}
@@ -78,16 +79,19 @@ class _Clock:
         self.bars = bars
         self.began = time.perf_counter()
 
-    def watch(self, futures) -> None:
-        """Dask's progress bar for ``futures`` (a text bar in a terminal, a widget in a notebook)."""
-        if self.bars:
+    def watch(self, futures, what: str = "") -> None:
+        """A tqdm bar over ``futures`` as they finish: done of all, the rate and the time left (a
+        widget in a notebook, a text bar on standard error in a terminal: standard output is
+        the build's table). Dask's own ``progress`` bar shows no time left."""
+        if self.bars and futures:
             import sys
-            from contextlib import redirect_stdout
 
-            from distributed import progress
+            from distributed import as_completed
+            from tqdm.auto import tqdm
 
-            with redirect_stdout(sys.stderr):  # standard output is the build's table
-                progress(futures)
+            with tqdm(total=len(futures), desc=what or None, unit="partition", file=sys.stderr) as bar:
+                for _ in as_completed(futures):
+                    bar.update()
 
     @contextmanager
     def stage(self, name: str, what: str):
@@ -127,19 +131,27 @@ def _piece(pieces: list, j: int):
     return pieces[j]
 
 
-def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int):
+def _n_terms(counts) -> int:
+    return len(counts.terms)
+
+
+def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int,
+           watch: Callable = lambda futures: None):
     """Each topic's words, as Dask's own shuffles do it: term counts per partition, summed by
     :data:`SUM_EVERY` partitions, cut by term into :data:`WORD_BUCKETS` pieces
     (:func:`~workbench.topics.term_buckets`), each bucket summed over the corpus on a worker,
     weighed with every bucket's topic totals, the buckets' best words merged. No process ever
     holds every term of the corpus (a million abstracts have tens of millions of phrases)."""
     counts = client.map(_counts, papers_futures, placed, renumber=renumber, text_of=text_of)
+    counted = client.map(_n_terms, counts)  # what the bar watches: a number, not the counts
     counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
     cut = client.map(term_buckets, counts, k=WORD_BUCKETS)
     del counts
     buckets = [client.submit(summed, [client.submit(_piece, c, j) for c in cut]) for j in range(WORD_BUCKETS)]
     del cut
-    weigh = weighing(client.gather(client.map(topic_totals, buckets)))
+    totals = client.map(topic_totals, buckets)
+    watch(counted)
+    weigh = weighing(client.gather(totals))
     found = client.gather(client.map(best_words, buckets, weigh=weigh, top_n_words=top_n_words))
     return merged_words(found, weigh.topics, top_n_words)
 
@@ -207,21 +219,23 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         parts = merge_duplicates(client, parts)
         positions = sample_positions(len(parts), sample_size, seed)  # too few papers: said before embedding
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
-        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root, clock.watch)
+        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root,
+                                          lambda done: clock.watch(done, "embedding"))
     with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
         X_sample = _sample(client, vectors, parts.lengths, positions)
         fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
         fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share, f.placing), fit).result()
     with clock.stage("place", f"placing every partition ({PLACE_HOW[placing]})"):
         placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
-        clock.watch(placed)
+        clock.watch(placed, "placing")
         arrays = client.gather(placed)
         labels = np.concatenate([a["labels"] for a in arrays])
         renumber = _by_size(labels)
         labels = np.array([renumber.get(int(t), int(t)) for t in labels], dtype=int)
         typical = typical_rows(client, vectors, labels, parts.offsets)  # found now, not by each kernel
     with clock.stage("words", "counting words per partition (c-TF-IDF)"):
-        words = _words(client, parts.futures, placed, renumber, text_of, top_n_words)
+        words = _words(client, parts.futures, placed, renumber, text_of, top_n_words,
+                       lambda counted: clock.watch(counted, "counting words"))
         words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
         info = topic_frame(None, labels, words)
     with clock.stage("gather", "gathering the papers"):
