@@ -143,9 +143,10 @@ class Weighing:
 def topic_totals(counts: TermCounts, min_topics: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic of ``counts``: its count of every term, and of the terms in ``min_topics``
     topics or more (a piece cut by :func:`term_buckets` holds each of its terms whole)."""
-    in_topics = np.diff(counts.matrix.tocsc().indptr)  # a column's entries: the topics it occurs in
-    every = np.asarray(counts.matrix.sum(axis=1), dtype=np.int64).ravel()
-    kept = np.asarray(counts.matrix[:, np.flatnonzero(in_topics >= min_topics)].sum(axis=1), dtype=np.int64).ravel()
+    X = counts.matrix.tocsc()
+    in_topics = np.diff(X.indptr)  # a column's entries: the topics it occurs in
+    every = np.asarray(X.sum(axis=1), dtype=np.int64).ravel()
+    kept = np.asarray(X[:, np.flatnonzero(in_topics >= min_topics)].sum(axis=1), dtype=np.int64).ravel()
     return counts.topics, every, kept
 
 
