@@ -14,9 +14,8 @@ stage shares: :data:`OUTLIER`, the topic of a paper without one, :data:`DECISION
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from .cleaning import clean_text
 from .identifiers import (MIN_ID_WORDS, count_words, id_aliases, legacy_normalise_for_id, normalise_arxiv_id,
@@ -166,7 +165,7 @@ def paper_line(paper: Paper) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
-def stored_file(papers) -> "Path | None":
+def stored_file(papers) -> Path | None:
     """The file whose lines are exactly ``papers``, in order: when every paper was read back
     from one file leaving its texts there (``_stored``, see :meth:`Paper.__getattr__`), none was
     replaced or left out, and the file is as it was read. A save then links that file instead of
