@@ -172,8 +172,18 @@ def _phrase(text: str) -> str:
 def term_pattern(term: str) -> str:
     """A regular expression for ``term`` in lower-case text: at a word start, except for CJK
     terms, which match anywhere (their words are not separated). Spaces match any whitespace."""
-    body = re.escape(term).replace(r"\ ", r"\s+")
-    return body if has_cjk(term) else rf"(?<![\w{_marks()}]){body}"
+    body = _term_body(term)
+    return body if has_cjk(term) else rf"(?<!{_word_char_class()}){body}"
+
+
+def _term_body(term: str) -> str:
+    """``term`` as a regular expression: its characters literally, a space as any whitespace."""
+    return re.escape(term).replace(r"\ ", r"\s+")
+
+
+def _word_char_class() -> str:
+    """A character of a word: what must not come just before a term (marks included)."""
+    return f"[\\w{_marks()}]"
 
 
 class TermFinder:
@@ -184,9 +194,9 @@ class TermFinder:
 
     def __init__(self, term: str):
         self.words = term.split()  # each in the text, as plain text, for any match
-        self._plain = re.compile(re.escape(term).replace(r"\ ", r"\s+"))
+        self._plain = re.compile(_term_body(term))
         self._anywhere = has_cjk(term)
-        self._word_char = re.compile(f"[\\w{_marks()}]")
+        self._word_char = re.compile(_word_char_class())
 
     def count(self, text: str, first: bool = False) -> int:
         """How many times ``term_pattern`` matches ``text`` (``re.findall``'s matches); with

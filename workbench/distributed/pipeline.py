@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import getitem
 from pathlib import Path
 from typing import Callable
 
@@ -127,10 +128,6 @@ def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable):
     return topic_term_counts(partition_texts(papers, text_of), labels)
 
 
-def _piece(pieces: list, j: int):
-    return pieces[j]
-
-
 def _n_terms(counts) -> int:
     return len(counts.terms)
 
@@ -147,7 +144,7 @@ def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, to
     counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
     cut = client.map(term_buckets, counts, k=WORD_BUCKETS)
     del counts
-    buckets = [client.submit(summed, [client.submit(_piece, c, j) for c in cut]) for j in range(WORD_BUCKETS)]
+    buckets = [client.submit(summed, [client.submit(getitem, c, j) for c in cut]) for j in range(WORD_BUCKETS)]
     del cut
     totals = client.map(topic_totals, buckets)
     watch(counted)
