@@ -311,10 +311,10 @@ def test_a_term_lands_in_the_same_bucket_in_every_process():
     from workbench.topics import TermCounts, term_buckets
 
     terms = [f"term{i}" for i in range(40)] + ["强化 学习", "müller"]
-    here = [sorted(b.terms) for b in term_buckets(TermCounts.from_frame(
+    here = [sorted(b.terms.to_pylist()) for b in term_buckets(TermCounts.from_frame(
         pd.DataFrame({"topic": 0, "term": terms, "count": 1})), 16)]
     code = ("import sys, json, pandas as pd; from workbench.topics import TermCounts, term_buckets; "
-            "terms = json.load(sys.stdin); print(json.dumps([sorted(b.terms) for b in term_buckets("
+            "terms = json.load(sys.stdin); print(json.dumps([sorted(b.terms.to_pylist()) for b in term_buckets("
             "TermCounts.from_frame(pd.DataFrame({'topic': 0, 'term': terms, 'count': 1})), 16)]))")
     other = subprocess.run([sys.executable, "-c", code], input=json.dumps(terms), capture_output=True, text=True,
                            env={**os.environ, "PYTHONHASHSEED": "12345"}, check=True)
@@ -472,3 +472,27 @@ def test_a_folder_is_read_one_task_per_file_as_one_machine_reads_it(tmp_path, mo
     assert merged.report.lines() == expected.lines()
     lines = "\n".join(expected.lines())
     assert all(name in lines for name in ("notes.xyz", ".hidden.csv", "gone.csv")) and expected.skipped_folders
+
+
+@pytest.mark.parametrize("n_partitions", [1, 7, 21, 70])
+def test_the_words_summed_in_a_tree_of_tasks_are_the_words_of_the_whole(n_partitions):
+    """The words stage sums the partitions' buckets SUM_EVERY at a time, level over level
+    (70 partitions: three levels and leftovers at each), and finds what the whole corpus gives."""
+    from distributed import Client
+
+    from workbench.distributed.pipeline import _words
+    from workbench.topics import ctfidf_words, topic_term_counts
+
+    rng = random.Random(11)
+    texts = [_abstract(rng, theme) for theme in THEMES for _ in range(12)]
+    labels = [t % 5 - 1 for t in range(len(texts))]
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    cuts = np.array_split(np.array(order), n_partitions)
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        papers = client.scatter([[texts[i] for i in cut] for cut in cuts])
+        placed = client.scatter([{"labels": np.array([labels[i] for i in cut])} for cut in cuts])
+        renumber = {-1: -1, 0: 3, 1: 2, 2: 1, 3: 0}  # as the build renumbers topics by size
+        words = _words(client, papers, placed, renumber, text_of=str, top_n_words=6)
+    expected = ctfidf_words(topic_term_counts(texts, [renumber[t] for t in labels]), top_n_words=6)
+    assert words == expected and len(words) == 5

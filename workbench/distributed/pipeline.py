@@ -58,7 +58,7 @@ class DaskBuild:
     workers: int = 0
 
 
-#: How many partitions' term counts one task sums before they are cut by term.
+#: How many pieces of term counts (partitions' or sums') one task sums.
 SUM_EVERY = 8
 #: How many pieces the terms are cut into: each summed over the corpus by one task.
 WORD_BUCKETS = 16
@@ -123,29 +123,59 @@ def _sample(client, vectors: list, lengths: list[int], positions: np.ndarray) ->
     return np.vstack(client.gather(parts)).astype(np.float32)
 
 
-def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable):
+def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable, k: int) -> list:
     labels = np.array([renumber.get(int(t), int(t)) for t in placed["labels"]], dtype=int)
-    return topic_term_counts(partition_texts(papers, text_of), labels)
+    return term_buckets(topic_term_counts(partition_texts(papers, text_of), labels), k)
 
 
-def _n_terms(counts) -> int:
-    return len(counts.terms)
+def _n_terms(buckets: list) -> int:
+    return sum(len(b.terms) for b in buckets)
+
+
+class _BucketSums:
+    """Sums the partitions' term counts bucket by bucket in a tree of tasks (:data:`SUM_EVERY`
+    at a time), submitted as the counts are, so that a group's sums outrank the next group's
+    counts (Dask runs what was submitted first first) and each partition's counts are let go
+    as soon as they are summed, not all held until the counting ends."""
+
+    def __init__(self, client, k: int):
+        self.client, self.k, self.levels = client, k, []
+
+    def add(self, buckets: list, level: int = 0) -> None:
+        """``buckets``: k futures, a partition's counts (or a group's sums at ``level`` > 0)."""
+        if len(self.levels) == level:
+            self.levels.append([])
+        self.levels[level].append(buckets)
+        if len(self.levels[level]) == SUM_EVERY:
+            group, self.levels[level] = self.levels[level], []
+            self.add(self._sums(group), level + 1)
+
+    def _sums(self, group: list) -> list:
+        return [self.client.submit(summed, [g[j] for g in group]) for j in range(self.k)]
+
+    def total(self) -> list:
+        """The k buckets summed over every partition added."""
+        rest: list = []
+        for pending in self.levels:
+            pending = pending + rest
+            rest = [self._sums(pending)] if len(pending) > 1 else pending
+        self.levels = []
+        return rest[0]
 
 
 def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int,
            watch: Callable = lambda futures: None):
-    """Each topic's words, as Dask's own shuffles do it: term counts per partition, summed by
-    :data:`SUM_EVERY` partitions, cut by term into :data:`WORD_BUCKETS` pieces
-    (:func:`~workbench.topics.term_buckets`), each bucket summed over the corpus on a worker,
-    weighed with every bucket's topic totals, the buckets' best words merged. No process ever
-    holds every term of the corpus (a million abstracts have tens of millions of phrases)."""
-    counts = client.map(_counts, papers_futures, placed, renumber=renumber, text_of=text_of)
-    counted = client.map(_n_terms, counts)  # what the bar watches: a number, not the counts
-    counts = [client.submit(summed, counts[i:i + SUM_EVERY]) for i in range(0, len(counts), SUM_EVERY)]
-    cut = client.map(term_buckets, counts, k=WORD_BUCKETS)
-    del counts
-    buckets = [client.submit(summed, [client.submit(getitem, c, j) for c in cut]) for j in range(WORD_BUCKETS)]
-    del cut
+    """Each topic's words, as Dask's own shuffles do it: term counts per partition, cut by term
+    into :data:`WORD_BUCKETS` pieces (:func:`~workbench.topics.term_buckets`), each bucket
+    summed over the corpus in a tree of tasks (:class:`_BucketSums`), weighed with every
+    bucket's topic totals, the buckets' best words merged. No process ever holds every term of
+    the corpus (a million abstracts have tens of millions of phrases)."""
+    sums, counted = _BucketSums(client, WORD_BUCKETS), []
+    for papers, where in zip(papers_futures, placed):
+        counts = client.submit(_counts, papers, where, renumber=renumber, text_of=text_of, k=WORD_BUCKETS)
+        counted.append(client.submit(_n_terms, counts))  # what the bar watches: a number, not the counts
+        sums.add([client.submit(getitem, counts, j) for j in range(WORD_BUCKETS)])
+    buckets = sums.total() if counted else []
     totals = client.map(topic_totals, buckets)
     watch(counted)
     weigh = weighing(client.gather(totals))

@@ -47,8 +47,6 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     # A saved topic run and the switch to its files (``_files.switch_files``): undoing it
     # deletes the run (with its rows, see DEPENDENTS) and names the previous files again.
-    "duplicate_verdicts": (("paper_a", "paper_b"), ("verdict", "kept", "reviewer", "decided_at")),  # ``_verdicts``
-    "meta": (("key",), ("value",)),
     "topic_runs": (("run",), ("created_at", "reviewer", "n_papers", "n_topics", "report")),
 }
 # table -> tables whose rows (same key) go with a row of it that an undo deletes.

@@ -9,6 +9,11 @@ tree of tasks); :func:`ctfidf_words` then weighs the summed counts as BERTopic's
 ``log(1 + average words per topic / the word's count in all topics)``) and keeps each topic's
 best words. Summing counts is exact: a topic's counts are the same whichever partitions its
 papers were in.
+
+The terms are an Arrow string array (``pyarrow``, which the Dask build needs anyway): a third of
+the memory of Python strings, pickled between workers as one buffer, and summed through one
+Arrow hash table. A million abstracts carry tens of millions of distinct phrases through the
+sums, and as Python objects they were what pushed the workers past 7 GB.
 """
 
 from __future__ import annotations
@@ -27,6 +32,21 @@ __all__ = ["COUNT_COLUMNS", "TermCounts", "topic_term_counts", "summed", "term_b
 
 #: The columns of :meth:`TermCounts.frame` (one row per topic and term that occurs).
 COUNT_COLUMNS = ["topic", "term", "count"]
+#: A count of one term in one topic (sums over terms or topics are taken in int64).
+COUNT_DTYPE = np.int32
+
+
+def _strings(values):
+    """``values`` (strings) as an Arrow array of strings with 64-bit offsets."""
+    import pyarrow as pa
+
+    return pa.array(values if isinstance(values, (list, np.ndarray)) else list(values), pa.large_string())
+
+
+def _take(terms, positions):
+    import pyarrow as pa
+
+    return terms.take(pa.array(np.asarray(positions, dtype=np.int64)))
 
 
 @dataclass(frozen=True)
@@ -35,8 +55,8 @@ class TermCounts:
     in topic ``topics[i]`` (topics sorted, terms in no particular order, both unique)."""
 
     topics: np.ndarray  # int64
-    terms: np.ndarray  # object (str)
-    matrix: object  # scipy.sparse.csr_matrix of int64
+    terms: object  # pyarrow.LargeStringArray
+    matrix: object  # scipy.sparse.csr_matrix of int32 (sums are taken in int64)
 
     @classmethod
     def from_frame(cls, frame) -> "TermCounts":
@@ -46,17 +66,17 @@ class TermCounts:
 
         topics, rows = np.unique(frame["topic"].to_numpy(np.int64), return_inverse=True)
         codes, terms = pd.factorize(frame["term"])
-        matrix = sparse.csr_matrix((frame["count"].to_numpy(np.int64), (rows, codes)),
-                                   shape=(len(topics), len(terms)), dtype=np.int64)
+        matrix = sparse.csr_matrix((frame["count"].to_numpy(COUNT_DTYPE), (rows, codes)),
+                                   shape=(len(topics), len(terms)), dtype=COUNT_DTYPE)
         matrix.eliminate_zeros()
-        return cls(topics, np.asarray(terms, dtype=object), matrix)
+        return cls(topics, _strings(terms), matrix)
 
     def frame(self):
         """The counts as a DataFrame ``topic, term, count``, one row per topic and term that occurs."""
         import pandas as pd
 
         coo = self.matrix.tocoo()
-        return pd.DataFrame({"topic": self.topics[coo.row], "term": self.terms[coo.col],
+        return pd.DataFrame({"topic": self.topics[coo.row], "term": _take(self.terms, coo.col).to_numpy(zero_copy_only=False),
                              "count": coo.data.astype(np.int64)})
 
     def __add__(self, other: "TermCounts") -> "TermCounts":
@@ -90,28 +110,33 @@ def topic_term_counts(texts: Sequence[str], labels: Sequence[int]) -> TermCounts
         found = analyse(text)
         columns.extend(map(vocabulary.__getitem__, found))
         per_text[i] = len(found)
-    matrix = sparse.csr_matrix((np.ones(len(columns), np.int64), (np.repeat(rows, per_text), np.frombuffer(columns, np.int64))),
-                               shape=(len(topics), len(vocabulary)), dtype=np.int64)  # repeated cells: summed
-    return TermCounts(topics, np.array(list(vocabulary), dtype=object), matrix)
+    matrix = sparse.csr_matrix((np.ones(len(columns), COUNT_DTYPE), (np.repeat(rows, per_text), np.frombuffer(columns, np.int64))),
+                               shape=(len(topics), len(vocabulary)), dtype=COUNT_DTYPE)  # repeated cells: summed
+    return TermCounts(topics, _strings(vocabulary), matrix)
 
 
 def summed(pieces: Iterable[TermCounts]) -> TermCounts:
     """The counts of ``pieces`` added up (one matrix over the union of their topics and terms)."""
-    import pandas as pd
+    import pyarrow as pa
     from scipy import sparse
 
     pieces = list(pieces)
     if len(pieces) == 1:
         return pieces[0]
     topics = np.unique(np.concatenate([p.topics for p in pieces]))
-    terms = pd.Index(np.concatenate([p.terms for p in pieces]), dtype=object).unique()
+    pieces = [p for p in pieces if len(p.terms)]  # (Arrow drops empty chunks)
+    # one hash table over every piece's terms: the union, and each piece's terms' places in it
+    encoded = pa.chunked_array([p.terms for p in pieces], pa.large_string()).dictionary_encode()
+    if encoded.num_chunks != len(pieces):
+        raise AssertionError(f"{encoded.num_chunks} chunks encoded for {len(pieces)} pieces")
+    terms = encoded.chunk(0).dictionary if pieces else _strings([])
     coos = [p.matrix.tocoo() for p in pieces]
-    rows = np.concatenate([np.searchsorted(topics, p.topics)[c.row] for p, c in zip(pieces, coos)])
-    cols = np.concatenate([terms.get_indexer(p.terms)[c.col] for p, c in zip(pieces, coos)])
-    data = np.concatenate([c.data for c in coos])
+    rows = np.concatenate([np.searchsorted(topics, p.topics)[c.row] for p, c in zip(pieces, coos)] + [np.zeros(0, np.int64)])
+    cols = np.concatenate([encoded.chunk(i).indices.to_numpy()[c.col] for i, c in enumerate(coos)] + [np.zeros(0, np.int64)])
+    data = np.concatenate([c.data for c in coos] + [np.zeros(0, COUNT_DTYPE)])
     # a cell's entries from several pieces are summed
-    total = sparse.csr_matrix((data, (rows, cols)), shape=(len(topics), len(terms)), dtype=np.int64)
-    return TermCounts(topics, terms.to_numpy(dtype=object), total)
+    total = sparse.csr_matrix((data, (rows, cols)), shape=(len(topics), len(terms)), dtype=COUNT_DTYPE)
+    return TermCounts(topics, terms, total)
 
 
 def term_buckets(counts: TermCounts, k: int) -> list[TermCounts]:
@@ -121,12 +146,12 @@ def term_buckets(counts: TermCounts, k: int) -> list[TermCounts]:
     the whole: sums of many partitions shuffled by term instead of one table of every term."""
     import pandas as pd
 
-    bucket = pd.util.hash_array(np.asarray(counts.terms, dtype=object)) % np.uint64(k)
+    bucket = pd.util.hash_array(counts.terms.to_numpy(zero_copy_only=False)) % np.uint64(k)
     X = counts.matrix.tocsc()
     pieces = []
     for j in range(k):
         cols = np.flatnonzero(bucket == j)
-        pieces.append(TermCounts(counts.topics, counts.terms[cols], X[:, cols].tocsr()))
+        pieces.append(TermCounts(counts.topics, _take(counts.terms, cols), X[:, cols].tocsr()))
     return pieces
 
 
@@ -145,8 +170,8 @@ def topic_totals(counts: TermCounts, min_topics: int = 2) -> tuple[np.ndarray, n
     topics or more (a piece cut by :func:`term_buckets` holds each of its terms whole)."""
     X = counts.matrix.tocsc()
     in_topics = np.diff(X.indptr)  # a column's entries: the topics it occurs in
-    every = np.asarray(X.sum(axis=1), dtype=np.int64).ravel()
-    kept = np.asarray(X[:, np.flatnonzero(in_topics >= min_topics)].sum(axis=1), dtype=np.int64).ravel()
+    every = np.asarray(X.sum(axis=1, dtype=np.int64)).ravel()
+    kept = np.asarray(X[:, np.flatnonzero(in_topics >= min_topics)].sum(axis=1, dtype=np.int64)).ravel()
     return counts.topics, every, kept
 
 
@@ -174,13 +199,13 @@ def best_words(counts: TermCounts, weigh: Weighing, top_n_words: int = 10) -> di
     terms = counts.terms
     if weigh.min_topics > 1:
         keep = np.flatnonzero(np.diff(X.indptr) >= weigh.min_topics)
-        X, terms = X[:, keep], terms[keep]
+        X, terms = X[:, keep], _take(terms, keep)
     X = X.tocsr()
     found: dict[int, list[tuple[float, str]]] = {}
     if not X.nnz:
         return found
     topic_total = weigh.topic_total[np.searchsorted(weigh.topics, counts.topics)]
-    term_total = np.asarray(X.sum(axis=0)).ravel()
+    term_total = np.asarray(X.sum(axis=0, dtype=np.int64)).ravel()
     weight = np.log(weigh.average / np.maximum(term_total, 1) + 1)
     for row, topic in enumerate(counts.topics):
         cols = X.indices[X.indptr[row]:X.indptr[row + 1]]
@@ -190,7 +215,7 @@ def best_words(counts: TermCounts, weigh: Weighing, top_n_words: int = 10) -> di
         if len(score) > top_n_words:  # every term tied with the n-th best stays in for the tie-break
             kept = score >= np.partition(score, len(score) - top_n_words)[len(score) - top_n_words]
             cols, score = cols[kept], score[kept]
-        found[int(topic)] = [(float(s), str(term)) for s, term in zip(score, terms[cols])]
+        found[int(topic)] = [(float(s), term) for s, term in zip(score, _take(terms, cols).to_pylist())]
     return found
 
 
