@@ -112,3 +112,32 @@ def test_explore_lists_search_hits_with_how_each_was_found(review):
             assert titles[hit.id].endswith(f"({hit.describe()})")
         listed = " | ".join(titles.values())
         assert listed.index("keyword, 3 matches") < listed.index("keyword, 1 match") < listed.index("meaning, similarity")
+
+
+def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_path, monkeypatch):
+    """Above IN_MEMORY papers the lower-case texts are not held: written once under cache/,
+    read in blocks (here 40 characters, so texts run across blocks), the same hits as in memory;
+    a review updated since is searched in a copy of its new papers, never the stale one."""
+    import shutil
+
+    from workbench.review import _haystack
+
+    queries = ["reward model", '"reward model"', "retrieval", "benchmarks of programs", "nothing-like-this"]
+    in_memory = {q: review.search(q, semantic=False).matches for q in queries}
+    copy = tmp_path / "review"
+    shutil.copytree(review.path, copy)
+    monkeypatch.setattr(_haystack, "IN_MEMORY", 0)
+    monkeypatch.setattr(_haystack, "BLOCK_CHARS", 40)
+    opened = workbench.open_review(copy)
+    assert {q: opened.search(q, semantic=False).matches for q in queries} == in_memory
+    files = list((copy / "cache").glob("haystack-*.txt"))
+    assert len(files) == 1 and files[0].read_text(encoding="utf-8").count("\x00") == len(opened)
+    written = files[0].stat().st_mtime_ns
+    assert opened.search("reward", semantic=False).keyword  # read again, not written again
+    assert files[0].stat().st_mtime_ns == written and opened._haystack is None
+    new = tmp_path / "new.csv"
+    new.write_text("title,abstract\nReward hacking,A reward model is gamed by the policy.\n", encoding="utf-8")
+    updated = opened.update([new])
+    hits = updated.search('"reward model"', semantic=False).matches
+    assert len(hits) == 3 and set(in_memory['"reward model"']) < set(hits)
+    assert [f.name for f in (copy / "cache").glob("haystack-*.txt")] != [files[0].name]  # the stale copy is gone

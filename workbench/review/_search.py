@@ -112,6 +112,7 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
     from ..scripts import TermFinder
+    from ._haystack import haystack
 
     terms = query_terms(query)
     if not terms:
@@ -119,7 +120,7 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     finders = [TermFinder(t) for t in terms]
     hits = [
         (pid, sum(f.count(text) for f in finders))
-        for pid, text in zip(review.ids, review.haystack())
+        for pid, text in zip(review.ids, haystack(review), strict=True)
         if all(f(text) for f in finders)
     ]
     return sorted(hits, key=lambda h: (-h[1], h[0]))
