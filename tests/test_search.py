@@ -116,7 +116,7 @@ def test_explore_lists_search_hits_with_how_each_was_found(review):
 
 def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_path, monkeypatch):
     """Above IN_MEMORY papers the lower-case texts are not held: written once under cache/,
-    read in blocks (here 40 characters, so texts run across blocks), the same hits as in memory;
+    read in blocks (here 40 bytes, so texts run across blocks), the same hits as in memory;
     a review updated since is searched in a copy of its new papers, never the stale one."""
     import shutil
 
@@ -127,7 +127,7 @@ def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_pa
     copy = tmp_path / "review"
     shutil.copytree(review.path, copy)
     monkeypatch.setattr(_haystack, "IN_MEMORY", 0)
-    monkeypatch.setattr(_haystack, "BLOCK_CHARS", 40)
+    monkeypatch.setattr(_haystack, "BLOCK_BYTES", 40)
     opened = workbench.open_review(copy)
     assert {q: opened.search(q, semantic=False).matches for q in queries} == in_memory
     files = list((copy / "cache").glob("haystack-*.txt"))
@@ -136,8 +136,10 @@ def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_pa
     assert opened.search("reward", semantic=False).keyword  # read again, not written again
     assert files[0].stat().st_mtime_ns == written and opened._haystack is None
     new = tmp_path / "new.csv"
-    new.write_text("title,abstract\nReward hacking,A reward model is gamed by the policy.\n", encoding="utf-8")
+    new.write_text("title,abstract\nReward hacking,A reward model is gamed naïvely by the policy (强化学习).\n",
+                   encoding="utf-8")
     updated = opened.update([new])
     hits = updated.search('"reward model"', semantic=False).matches
+    assert len(updated.search("naïvely 强化学习", semantic=False).keyword) == 1  # split in a character: decoded whole
     assert len(hits) == 3 and set(in_memory['"reward model"']) < set(hits)
     assert [f.name for f in (copy / "cache").glob("haystack-*.txt")] != [files[0].name]  # the stale copy is gone

@@ -28,7 +28,7 @@ __all__ = ["IN_MEMORY", "haystack"]
 IN_MEMORY = 200_000
 #: Between papers in the file (a NUL in a text is written as a space).
 SEPARATOR = "\x00"
-BLOCK_CHARS = 1 << 24
+BLOCK_BYTES = 1 << 24
 
 
 def haystack(review: Review) -> Iterator[str]:
@@ -67,9 +67,12 @@ def _write(review: Review, path: Path) -> None:
 
 
 def _blocks(path: Path) -> Iterator[list[str]]:
-    rest = ""
-    with open(path, encoding="utf-8", newline="") as fh:
-        while block := fh.read(BLOCK_CHARS):
-            texts = (rest + block).split(SEPARATOR)
-            rest = texts.pop()  # the part of a text that runs into the next block ('' at the end)
-            yield texts
+    # Bytes split at the separator (a NUL byte is never part of another UTF-8 character), then
+    # each text decoded alone: most are ASCII and stay one byte a character. A block decoded
+    # whole takes the widest character in it for all (4x slower here, and 4x the memory).
+    rest = b""
+    with open(path, "rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            texts = (rest + block).split(SEPARATOR.encode())
+            rest = texts.pop()  # the part of a text that runs into the next block (b'' at the end)
+            yield [t.decode("utf-8") for t in texts]
