@@ -143,3 +143,22 @@ def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_pa
     assert len(updated.search("naïvely 强化学习", semantic=False).keyword) == 1  # split in a character: decoded whole
     assert len(hits) == 3 and set(in_memory['"reward model"']) < set(hits)
     assert [f.name for f in (copy / "cache").glob("haystack-*.txt")] != [files[0].name]  # the stale copy is gone
+
+
+def test_a_haystack_file_that_does_not_match_the_papers_is_refused_and_made_anew(review, tmp_path, monkeypatch):
+    import shutil
+
+    from workbench.errors import ReviewError
+    from workbench.review import _haystack
+
+    copy = tmp_path / "review"
+    shutil.copytree(review.path, copy)
+    monkeypatch.setattr(_haystack, "IN_MEMORY", 0)
+    opened = workbench.open_review(copy)
+    expected = opened.keyword_search("reward")
+    (path,) = (copy / "cache").glob("haystack-*.txt")
+    path.write_bytes(path.read_bytes().split(b"\x00", 1)[1])  # a text short
+    with pytest.raises(ReviewError, match="search again"):
+        opened.keyword_search("reward")
+    assert not path.exists()
+    assert opened.keyword_search("reward") == expected

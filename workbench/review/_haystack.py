@@ -12,17 +12,20 @@ to a temporary name and renamed, so a kernel that stops mid-way leaves no half-w
 from __future__ import annotations
 
 import os
+import re
 import tempfile
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+import numpy as np
+
+from ..errors import ReviewError
 from ..fsutil import default_file_mode
 
 if TYPE_CHECKING:
     from ._review import Review
 
-__all__ = ["IN_MEMORY", "haystack"]
+__all__ = ["IN_MEMORY", "candidates"]
 
 #: Above this many papers the haystack is searched from its file, a block at a time.
 IN_MEMORY = 200_000
@@ -31,18 +34,19 @@ SEPARATOR = "\x00"
 BLOCK_BYTES = 1 << 24
 
 
-def haystack(review: Review) -> Iterator[str]:
-    """Each paper's title and clean text in lower case, in the order of ``review.papers``."""
+def candidates(review: Review, words: list[str]) -> Iterator[tuple[int, str]]:
+    """``(position, text)`` of each paper whose title and clean text in lower case holds every
+    one of ``words`` (plain substrings), in the order of ``review.papers``."""
     papers_file = review.files / "papers.jsonl"
     if len(review.papers) <= IN_MEMORY or not papers_file.exists():
-        return iter(review.haystack())
+        return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
     path = _file_for(review, papers_file)
     if not path.exists():
         try:
             _write(review, path)
         except OSError:  # a folder this user cannot write to: searched in memory
-            return iter(review.haystack())
-    return chain.from_iterable(_blocks(path))
+            return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
+    return _found(path, words, len(review.papers))
 
 
 def _file_for(review: Review, papers_file: Path) -> Path:
@@ -66,13 +70,23 @@ def _write(review: Review, path: Path) -> None:
         raise
 
 
-def _blocks(path: Path) -> Iterator[list[str]]:
-    # Bytes split at the separator (a NUL byte is never part of another UTF-8 character), then
-    # each text decoded alone: most are ASCII and stay one byte a character. A block decoded
-    # whole takes the widest character in it for all (4x slower here, and 4x the memory).
-    rest = b""
+def _found(path: Path, words: list[str], n_papers: int) -> Iterator[tuple[int, str]]:
+    # A block of the file's bytes at a time: the longest word is looked for in the bytes (UTF-8
+    # keeps a substring a substring), and only the texts it is in are decoded and checked.
+    key = max(words, key=len).encode("utf-8")
+    finder = re.compile(re.escape(key))
+    done, rest = 0, b""
     with open(path, "rb") as fh:
         while block := fh.read(BLOCK_BYTES):
-            texts = (rest + block).split(SEPARATOR.encode())
-            rest = texts.pop()  # the part of a text that runs into the next block (b'' at the end)
-            yield [t.decode("utf-8") for t in texts]
+            data = rest + block
+            ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 0)  # the separators: each text's end
+            hits = np.fromiter((m.start() for m in finder.finditer(data, 0, int(ends[-1]) if len(ends) else 0)), np.int64)
+            for k in np.unique(np.searchsorted(ends, hits)):
+                text = data[int(ends[k - 1]) + 1 if k else 0:int(ends[k])].decode("utf-8")
+                if all(w in text for w in words):
+                    yield done + int(k), text
+            done += len(ends)
+            rest = data[int(ends[-1]) + 1:] if len(ends) else data
+    if done != n_papers or rest:
+        path.unlink(missing_ok=True)  # made from other papers: never searched again
+        raise ReviewError(f"{path} holds {done} texts for {n_papers} papers; search again (it is made anew)")

@@ -25,7 +25,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .._version import __version__
 from ..fsutil import default_file_mode
 
 __all__ = ["KEEP", "BuildCache", "digest"]

@@ -112,15 +112,16 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
     from ..scripts import TermFinder
-    from ._haystack import haystack
+    from ._haystack import candidates
 
     terms = query_terms(query)
     if not terms:
         return []
     finders = [TermFinder(t) for t in terms]
+    ids = review.ids
     hits = [
-        (pid, sum(f.count(text) for f in finders))
-        for pid, text in zip(review.ids, haystack(review), strict=True)
+        (ids[k], sum(f.count(text) for f in finders))
+        for k, text in candidates(review, [w for f in finders for w in f.words])
         if all(f(text) for f in finders)
     ]
     return sorted(hits, key=lambda h: (-h[1], h[0]))
