@@ -142,7 +142,10 @@ def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_pa
     hits = updated.search('"reward model"', semantic=False).matches
     assert len(updated.search("naïvely 强化学习", semantic=False).keyword) == 1  # split in a character: decoded whole
     assert len(hits) == 3 and set(in_memory['"reward model"']) < set(hits)
-    assert [f.name for f in (copy / "cache").glob("haystack-*.txt")] != [files[0].name]  # the stale copy is gone
+    (fresh,) = (copy / "cache").glob("haystack-*.txt")
+    assert fresh.name != files[0].name  # the stale copy is gone
+    assert opened.search('"reward model"', semantic=False).matches == in_memory['"reward model"']  # a stale kernel
+    assert fresh.exists() and len(list((copy / "cache").glob("haystack-*.txt"))) == 2  # ... leaves the new copy
 
 
 def test_a_haystack_file_that_does_not_match_the_papers_is_refused_and_made_anew(review, tmp_path, monkeypatch):
