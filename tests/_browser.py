@@ -113,7 +113,9 @@ def lasso(page) -> int:
     rx, ry = box["width"] * 0.35, box["height"] * 0.35
     page.mouse.move(cx - rx, cy - ry)
     page.mouse.down()
-    corners = ((cx + rx, cy - ry), (cx + rx, cy + ry), (cx - rx, cy + ry), (cx - rx, cy - ry + 2))
+    # Ends halfway up the left side, not near the start: regl-scatterplot takes a mouse-up within
+    # 3 px of the mouse-down for a click as well, which selects the point there, if there is one.
+    corners = ((cx + rx, cy - ry), (cx + rx, cy + ry), (cx - rx, cy + ry), (cx - rx, cy))
     for x, y in corners:
         page.mouse.move(x, y, steps=12)
     page.mouse.up()
