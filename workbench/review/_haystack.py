@@ -25,7 +25,7 @@ from ..fsutil import default_file_mode
 if TYPE_CHECKING:
     from ._review import Review
 
-__all__ = ["IN_MEMORY", "candidates"]
+__all__ = ["IN_MEMORY", "candidates", "lower_text"]
 
 #: Above this many papers the haystack is searched from its file, a block at a time.
 IN_MEMORY = 200_000
@@ -34,19 +34,25 @@ SEPARATOR = "\x00"
 BLOCK_BYTES = 1 << 24
 
 
+def lower_text(paper) -> str:
+    """A paper's title and clean text in lower case: what keyword search reads of it."""
+    return f"{paper.title}\n{paper.text}".lower()
+
+
 def candidates(review: Review, words: list[str]) -> Iterator[tuple[int, str]]:
-    """``(position, text)`` of each paper whose title and clean text in lower case holds every
-    one of ``words`` (plain substrings), in the order of ``review.papers``."""
+    """``(position, text)`` of each paper whose :func:`lower_text` holds every one of ``words``
+    (plain substrings), in the order of ``review.papers``."""
     papers_file = review.files / "papers.jsonl"
-    if len(review.papers) <= IN_MEMORY or not papers_file.exists():
-        return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
-    path = _file_for(review, papers_file)
-    if not path.exists():
+    if len(review.papers) > IN_MEMORY and papers_file.exists():
+        path = _file_for(review, papers_file)
         try:
-            _write(review, path)
+            if not path.exists():
+                _write(review, path)
         except OSError:  # a folder this user cannot write to: searched in memory
-            return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
-    return _found(path, words, len(review.papers))
+            pass
+        else:
+            return _found(path, words, len(review.papers))
+    return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
 
 
 def _file_for(review: Review, papers_file: Path) -> Path:
@@ -63,7 +69,7 @@ def _write(review: Review, path: Path) -> None:
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
             for p in review.papers:
-                fh.write(f"{p.title}\n{p.text}".lower().replace(SEPARATOR, " ") + SEPARATOR)
+                fh.write(lower_text(p).replace(SEPARATOR, " ") + SEPARATOR)
         os.chmod(tmp, default_file_mode())
         os.replace(tmp, path)
     except BaseException:

@@ -17,7 +17,7 @@ from .. import folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..records import OUTLIER, Paper
-from . import _screening, _search, _stopping, _text, _themes, _typical
+from . import _haystack, _screening, _search, _stopping, _text, _themes, _typical
 from ._field import FieldReview
 from ._living import LivingReview
 from ._team import TeamReview
@@ -203,7 +203,7 @@ class Review(TeamReview, FieldReview, LivingReview):
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""
         if self._haystack is None:
-            self._haystack = [f"{p.title}\n{p.text}".lower() for p in self.papers]
+            self._haystack = [_haystack.lower_text(p) for p in self.papers]
         return self._haystack
 
     def papers_frame(self):

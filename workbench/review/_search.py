@@ -118,12 +118,11 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     if not terms:
         return []
     finders = [TermFinder(t) for t in terms]
-    ids = review.ids
-    hits = [
-        (ids[k], sum(f.count(text) for f in finders))
-        for k, text in candidates(review, [w for f in finders for w in f.words])
-        if all(f(text) for f in finders)
-    ]
+    ids, hits = review.ids, []
+    for k, text in candidates(review, [w for f in finders for w in f.words]):  # every term's words in it
+        counts = [f.count(text) for f in finders]
+        if all(counts):
+            hits.append((ids[k], sum(counts)))
     return sorted(hits, key=lambda h: (-h[1], h[0]))
 
 
