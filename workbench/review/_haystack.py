@@ -4,9 +4,10 @@ A review of up to :data:`IN_MEMORY` papers keeps them in memory (:meth:`Review.h
 larger one (they took 2.6 GB in a kernel at a million abstracts) keeps them in a file under the
 review's ``cache/``, written at the first search of its papers and read a block at a time by
 each search after it: 2.2 s a search at a million papers (2.0 s in memory), and the kernel stays
-as large as the opened review (``benchmarks/bench_search.py``). The file is named by the papers file it was made from (generation, size,
-modification time), so papers saved since are never searched in a stale copy, and it is written
-to a temporary name and renamed, so a kernel that stops mid-way leaves no half-written copy.
+as large as the opened review (``benchmarks/bench_search.py``). The file is named by the papers
+file it was made from (generation, size, modification time), so papers saved since are never
+searched in a stale copy, and it is written to a temporary name and renamed, so a kernel that
+stops mid-way leaves no half-written copy.
 """
 
 from __future__ import annotations
