@@ -10,7 +10,8 @@ on what ran before it in the process.
 Up to :data:`EXACT_MAX` papers the graph is exact (blocked matrix products, which use every
 core and give the same answer every run); above, pynndescent's seeded NN-descent, which UMAP
 would run itself, single-threaded so that it stays deterministic (at 50,000 papers it takes
-about 26 s here against 42 s for the exact graph).
+about 26 s here against 42 s for the exact graph, ~11 s of it compiling pynndescent's code,
+which :mod:`workbench._nndescent` now keeps on disk).
 """
 
 from __future__ import annotations
@@ -108,7 +109,11 @@ def _exact(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 def _nndescent(X: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from umap.umap_ import nearest_neighbors as umap_nn
 
-    indices, dists, _ = umap_nn(
-        X, k, "cosine", {}, True, np.random.RandomState(seed), low_memory=True, use_pynndescent=True, n_jobs=1, verbose=False
-    )
+    from ._nndescent import cached_nn_descent
+
+    with cached_nn_descent():
+        indices, dists, _ = umap_nn(
+            X, k, "cosine", {}, True, np.random.RandomState(seed), low_memory=True,
+            use_pynndescent=True, n_jobs=1, verbose=False,
+        )  # fmt: skip
     return indices.astype(np.int32), dists.astype(np.float32)
