@@ -1,5 +1,6 @@
 """Text in any script: id words, topic-word tokens and search terms (workbench.scripts)."""
 
+import random
 import re
 
 import pytest
@@ -26,6 +27,11 @@ def test_ascii_tokens_are_scikit_learns_default_tokens():
     text = "State-of-the-art RL_agents plan with 3 tools, e.g. GPT-4o; a b c."
     assert tokens(text) == re.findall(r"(?u)\b\w\w+\b", text)
     assert words(text) == re.findall(r"(?u)\b\w+\b", text)
+    every = "".join(map(chr, range(128)))  # each ASCII character, control characters included
+    rng = random.Random(0)
+    for text in [every, every[::-1]] + ["".join(rng.choices(every + "ab c1_", k=200)) for _ in range(300)]:
+        assert tokens(text) == re.findall(r"(?u)\b\w\w+\b", text)
+        assert words(text) == re.findall(r"(?u)\b\w+\b", text)
 
 
 def test_words_as_written_puts_spaces_between_cjk_characters():

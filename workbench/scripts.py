@@ -88,22 +88,25 @@ def _written_re() -> re.Pattern:
     return re.compile(f"[{UNSPACED}]|{word}+")
 
 
-_ASCII_TOKEN = re.compile(r"\b\w\w+\b")
-_ASCII_WORD = re.compile(r"\b\w+\b")
+# Every ASCII character that is not a word character (``\w``) becomes a space: an ASCII text's
+# words are then what ``str.split`` gives, about twice as fast as ``re.findall`` of ``\b\w+\b``.
+_ASCII_BREAKS = str.maketrans({c: " " for c in map(chr, range(128)) if not re.fullmatch(r"\w", c)})
 
 
 def tokens(text: str) -> list[str]:
     """The tokens topic words are made of: each Chinese or Japanese character, and every other word of two
     characters or more (marks included). For ASCII text the same tokens as scikit-learn's
     default ``token_pattern`` (``\\b\\w\\w+\\b``); a ``tokenizer=`` for its vectorizers."""
-    return _ASCII_TOKEN.findall(text) if text.isascii() else _token_re().findall(text)
+    if text.isascii():
+        return [w for w in text.translate(_ASCII_BREAKS).split() if len(w) > 1]
+    return _token_re().findall(text)
 
 
 def words(text: str) -> list[str]:
     """Every word of ``text`` (one character or more, marks included) and each Chinese or
     Japanese character.
     For ASCII text what ``\\b\\w+\\b`` finds."""
-    return _ASCII_WORD.findall(text) if text.isascii() else _written_re().findall(text)
+    return text.translate(_ASCII_BREAKS).split() if text.isascii() else _written_re().findall(text)
 
 
 def words_as_written(text: str) -> str:
