@@ -52,3 +52,21 @@ def test_a_corpus_is_counted_once():
     texts = corpus(50)
     assert document_terms(texts) is document_terms(list(texts))
     assert document_terms(texts[:-1]) is not document_terms(texts)
+
+
+def test_papers_of_the_corpus_are_transformed_as_countvectorizer_transforms_them():
+    texts = corpus(400, seed=3)
+    labels = np.asarray([i % 5 for i in range(len(texts))])
+    joins = [" ".join(t for t, l in zip(texts, labels) if l == topic) for topic in range(5)]
+    shared = _vectorizer(1000).share(document_terms(texts), texts, labels)
+    plain = _vectorizer(1000)
+    shared.fit_transform(joins), plain.fit_transform(joins)
+    rng = random.Random(1)
+    for sample in ([texts[i] for i in rng.sample(range(len(texts)), 60)], texts[-5:], texts[:1], ["the", "the"]):
+        got, expected = shared.transform(sample), plain.transform(sample)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        for part in ("indptr", "indices", "data"):
+            assert np.array_equal(getattr(got, part), getattr(expected, part)), part
+    assert shared._columns[0] is shared.vocabulary_  # the shared matrix answered
+    other = ["reward agents learning", "deep model of agents"]  # not papers of the corpus
+    assert np.array_equal(shared.transform(other).toarray(), plain.transform(other).toarray())

@@ -10,7 +10,9 @@ partition into topics: the rows of a topic's papers summed, plus the bigrams joi
 (the last word of one paper with the first of the next), the terms found in fewer topics than
 ``min_df`` dropped, the rest in sorted order, each row's entries in the order of their first
 occurrence in the joined document (BERTopic breaks ties between equal scores by that order).
-:class:`SharedVectorizer` hands it to BERTopic; tests compare it with CountVectorizer's.
+:class:`SharedVectorizer` hands it to BERTopic, and answers BERTopic's ``transform`` of
+sampled papers (its representative documents) from the same rows; tests compare both with
+CountVectorizer's.
 The last corpus's matrix is kept (:func:`document_terms`), so a refit or "Show themes" in the
 same process counts no word again.
 """
@@ -193,6 +195,34 @@ class SharedVectorizer(CountVectorizer):
         self.fixed_vocabulary_ = False
         return matrix
 
+    def transform(self, raw_documents):
+        """Papers of the corpus (BERTopic's samples of each topic) as rows of the shared matrix,
+        in the fitted vocabulary's columns: what CountVectorizer would count, without tokenising
+        them again; anything else counted as CountVectorizer counts it."""
+        shared = getattr(self, "_shared", None)
+        rows = _rows(raw_documents, shared[1]) if shared is not None and hasattr(self, "vocabulary_") else None
+        if rows is None:
+            return super().transform(raw_documents)
+        import scipy.sparse as sp
+
+        terms = shared[0]
+        if getattr(self, "_columns", (None,))[0] is not self.vocabulary_:
+            columns = np.full(len(terms.vocabulary), -1, dtype=np.int64)
+            for term, column in self.vocabulary_.items():
+                j = terms.vocabulary.get(term)
+                if j is not None:
+                    columns[j] = column
+            self._columns = (self.vocabulary_, columns)
+        sub = terms.matrix[rows]
+        columns = self._columns[1][sub.indices]
+        kept = columns >= 0
+        row_of = np.repeat(np.arange(len(rows)), np.diff(sub.indptr))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of[kept], minlength=len(rows)))])
+        X = sp.csr_matrix((sub.data[kept].astype(self.dtype), columns[kept], indptr),
+                          shape=(len(rows), len(self.vocabulary_)))
+        X.sort_indices()
+        return X
+
 
 def _groups(raw_documents, texts: Sequence[str], labels: np.ndarray) -> list[list[int]] | None:
     """The rows of ``texts`` each of ``raw_documents`` joins (as BERTopic joins a topic's papers:
@@ -205,6 +235,17 @@ def _groups(raw_documents, texts: Sequence[str], labels: np.ndarray) -> list[lis
         del joined
     groups = [rows_of.get(_digest(doc)) if isinstance(doc, str) else None for doc in raw_documents]
     return None if any(g is None for g in groups) else groups
+
+
+def _rows(raw_documents, texts: Sequence[str]) -> list[int] | None:
+    """The row of ``texts`` each document is, or None when one of them is not a paper's text."""
+    if isinstance(raw_documents, str):
+        return None
+    index: dict[str, int] = {}
+    for row, text in enumerate(texts):
+        index.setdefault(text, row)
+    rows = [index.get(doc) if isinstance(doc, str) else None for doc in raw_documents]
+    return None if any(r is None for r in rows) else rows
 
 
 def _digest(text: str) -> tuple[int, bytes]:
