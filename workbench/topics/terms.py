@@ -200,7 +200,8 @@ class SharedVectorizer(CountVectorizer):
         in the fitted vocabulary's columns: what CountVectorizer would count, without tokenising
         them again; anything else counted as CountVectorizer counts it."""
         shared = getattr(self, "_shared", None)
-        rows = _rows(raw_documents, shared[1]) if shared is not None and hasattr(self, "vocabulary_") else None
+        ours = shared is not None and hasattr(self, "vocabulary_") and not self.binary
+        rows = _rows(raw_documents, shared[1]) if ours else None
         if rows is None:
             return super().transform(raw_documents)
         import scipy.sparse as sp
