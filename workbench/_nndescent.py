@@ -16,8 +16,8 @@ starting graph, or a pynndescent without these functions, pynndescent's own code
 
 from __future__ import annotations
 
-import os
 import functools
+import os
 from contextlib import contextmanager
 
 import numba

@@ -183,6 +183,7 @@ class SharedVectorizer(CountVectorizer):
 
     def share(self, terms: DocumentTerms, texts: Sequence[str], labels: Sequence[int]) -> "SharedVectorizer":
         self._shared = (terms, texts, np.asarray(labels))
+        self._row_of = None  # each paper's text -> its row, made at the first transform
         return self
 
     def fit_transform(self, raw_documents, y=None):
@@ -201,7 +202,9 @@ class SharedVectorizer(CountVectorizer):
         them again; anything else counted as CountVectorizer counts it."""
         shared = getattr(self, "_shared", None)
         ours = shared is not None and hasattr(self, "vocabulary_") and not self.binary
-        rows = _rows(raw_documents, shared[1]) if ours else None
+        if ours and getattr(self, "_row_of", None) is None:
+            self._row_of = _row_of(shared[1])
+        rows = _rows(raw_documents, self._row_of) if ours else None
         if rows is None:
             return super().transform(raw_documents)
         import scipy.sparse as sp
@@ -238,14 +241,19 @@ def _groups(raw_documents, texts: Sequence[str], labels: np.ndarray) -> list[lis
     return None if any(g is None for g in groups) else groups
 
 
-def _rows(raw_documents, texts: Sequence[str]) -> list[int] | None:
-    """The row of ``texts`` each document is, or None when one of them is not a paper's text."""
-    if isinstance(raw_documents, str):
-        return None
+def _row_of(texts: Sequence[str]) -> dict[str, int]:
+    """Each text's first row."""
     index: dict[str, int] = {}
     for row, text in enumerate(texts):
         index.setdefault(text, row)
-    rows = [index.get(doc) if isinstance(doc, str) else None for doc in raw_documents]
+    return index
+
+
+def _rows(raw_documents, row_of: dict[str, int]) -> list[int] | None:
+    """The row each document is (``row_of``), or None when one of them is not a paper's text."""
+    if isinstance(raw_documents, str):
+        return None
+    rows = [row_of.get(doc) if isinstance(doc, str) else None for doc in raw_documents]
     return None if any(r is None for r in rows) else rows
 
 
