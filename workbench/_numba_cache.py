@@ -12,27 +12,35 @@ import os
 import sys
 from contextlib import contextmanager
 
-__all__ = ["enable_numba_cache", "numba_cache_on_import"]
+__all__ = ["enable_numba_cache", "numba_cache_on_import", "use_cache_dir"]
 
 _done = False
 
 
-def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
-    """Turn on numba's on-disk cache for every umap/pynndescent dispatcher (idempotent)."""
-    global _done
-    if _done or os.environ.get("WORKBENCH_NUMBA_CACHE") == "0":
-        return
+def use_cache_dir(cache_dir: str | os.PathLike | None = None) -> bool:
+    """Point numba's cache at the workbench cache (``NUMBA_CACHE_DIR`` if set); False when
+    ``WORKBENCH_NUMBA_CACHE=0`` turns caching off. Call it before ``@njit(cache=...)`` runs."""
+    if os.environ.get("WORKBENCH_NUMBA_CACHE") == "0":
+        return False
     if cache_dir is None:
         from .fsutil import workbench_cache_dir
 
         cache_dir = workbench_cache_dir() / "numba"
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir))
     import numba
-    from numba.core.dispatcher import Dispatcher
 
     if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
         numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
     os.makedirs(numba.config.CACHE_DIR, exist_ok=True)
+    return True
+
+
+def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
+    """Turn on numba's on-disk cache for every umap/pynndescent dispatcher (idempotent)."""
+    global _done
+    if _done or not use_cache_dir(cache_dir):
+        return
+    from numba.core.dispatcher import Dispatcher
 
     import pynndescent  # noqa: F401  (imports its submodules)
     import umap.umap_  # noqa: F401
