@@ -113,7 +113,7 @@ def test_hover_excerpts_are_textwraps_lines():
     from workbench.htmlmap import excerpt_lines
 
     def textwraps(abstract):
-        return textwrap.wrap(textwrap.shorten(" ".join(abstract.split())[:720], 240, placeholder=" …"), 70)
+        return textwrap.wrap(textwrap.shorten(abstract, 240, placeholder=" …"), 70)
 
     rng = random.Random(7)
     texts = ["", "a", "x" * 300, "word " * 100, "abc " * 59 + "abcd", "abc " * 60, "α β γ " * 50,
@@ -121,5 +121,7 @@ def test_hover_excerpts_are_textwraps_lines():
              "COVID-19 and SARS-CoV-2 in long-COVID: a follow-up " * 8, " \t lead\nand  trail \u2009 " * 30]
     texts += [" ".join("".join(rng.choice("ab -–1é") for _ in range(rng.randint(1, 18)))
                        for _ in range(rng.randint(1, 140))) for _ in range(3000)]
+    texts += [" ".join("".join(rng.choice("ab-") for _ in range(rng.randint(1, 75))) for _ in range(rng.randint(30, 60)))
+              for _ in range(1000)]  # long hyphenated words around the cut
     for text in texts:
         assert excerpt_lines(text) == textwraps(text), text

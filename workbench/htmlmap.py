@@ -69,7 +69,9 @@ def excerpt_lines(abstract: str, width: int = ABSTRACT_CHARS, line: int = 70) ->
     textwrap's own word splitting (hyphenated words may break after the hyphen), packed here
     ~5 times faster (13 s of a 50,000-paper build went to textwrap); a word longer than a line,
     which textwrap breaks, goes through textwrap itself."""
-    keep = 3 * width  # the first 720 characters make the same line
+    # Only words starting within the first `width` characters can be on the shortened line, and
+    # none of textwrap's choices about them looks more than a word (<= `line` here) further.
+    keep = width + line + 2
     text = " ".join(abstract[: 2 * keep].split())  # (single-spaced as the whole would be, this far)
     if len(text) <= keep:
         text = " ".join(abstract.split())
