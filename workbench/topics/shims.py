@@ -2,7 +2,8 @@
 
 ``import bertopic`` eagerly imports torch, transformers, sentence-transformers and datamapplot
 (about 11 s and 1 GB here) for optional embedding backends and plots, and treats each as optional
-when it is missing. :func:`import_bertopic` hides them during the import (a meta-path finder that
+when it is missing. Its plots also import jsonschema (through plotly and nbformat), whose
+optional IRI format check imports rfc3987_syntax, which builds a grammar for ~0.9 s. :func:`import_bertopic` hides them during the import (a meta-path finder that
 refuses them), so a build whose embeddings are cached never imports torch; they import normally
 afterwards. Only the topics package uses BERTopic; this is the one place it is imported.
 """
@@ -17,7 +18,7 @@ from importlib.abc import MetaPathFinder
 __all__ = ["import_bertopic", "HIDDEN"]
 
 # What ``import bertopic`` may not import: it works without each of them.
-HIDDEN = ("torch", "transformers", "sentence_transformers", "datamapplot")
+HIDDEN = ("torch", "transformers", "sentence_transformers", "datamapplot", "rfc3987_syntax")
 
 
 class _Refuse(MetaPathFinder):
@@ -44,8 +45,8 @@ def _without(*names):
 
 
 def import_bertopic():
-    """The ``bertopic`` module, imported without torch, transformers, sentence-transformers or
-    datamapplot (unless something imported them before)."""
+    """The ``bertopic`` module, imported without torch, transformers, sentence-transformers,
+    datamapplot or rfc3987_syntax (unless something imported them before)."""
     if "bertopic" not in sys.modules:
         with _without(*HIDDEN):
             import bertopic  # noqa: F401
