@@ -385,3 +385,21 @@ def test_greek_topic_words_are_whole_words_without_any_embedder():
     words = [w for ws in model.topic_info_.words for w in ws]
     assert "ρομπότ" in words and "αυτοκίνητα" in words
     assert all(w in " ".join(texts).lower() for w in words)
+
+
+def test_topic_text_is_the_words_of_the_topics_papers_joined():
+    """topic_text reads paper by paper (the ASCII ones on the fast path): the same string as the
+    words of the topic's papers joined, whatever scripts they mix."""
+    import random
+
+    from workbench.scripts import words_as_written
+    from workbench.topics.labels import topic_text
+
+    rng = random.Random(3)
+    pieces = ["Reward model", "ΑΣ", "Σ x", "İstanbul", "中文的 text", "", "  ", "ß", "naïve-Bayes, 3.5%", "x\u0301y"]
+    texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for _ in range(300)]
+    labels = np.array([rng.randint(-1, 3) for _ in texts])
+    for topic in (-1, 0, 1, 2, 9):
+        for most in (2000, 5):
+            expected = words_as_written(" ".join(texts[i] for i in np.flatnonzero(labels == topic)[:most]))
+            assert topic_text(texts, labels, topic, most) == expected

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 from typing import Collection, Sequence
 
 import numpy as np
 
-from ..scripts import has_unspaced, join_cjk, words as word_tokens, words_as_written
+from ..scripts import has_unspaced, join_cjk, words as word_tokens
 
 __all__ = ["SCHOLARLY_STOP_WORDS", "FREQUENT_WORDS", "LABEL_BETA", "stop_words", "readable_label", "common_words",
            "frequent_words", "candidate_words", "rank_words", "word_hits", "rank_hits", "topic_text", "WORD_SAMPLE"]
@@ -291,4 +292,6 @@ def topic_text(texts: Sequence[str], labels: np.ndarray, topic: int, most: int =
     Japanese characters) between single spaces: what :func:`readable_label` checks phrases
     against."""
     sample = np.flatnonzero(np.asarray(labels) == topic)[:most]
-    return words_as_written(" ".join(texts[i] for i in sample))
+    # paper by paper, not the papers joined: no word spans the joining space, and each ASCII
+    # paper takes words()'s fast path (one non-ASCII paper sent the whole join to the regex)
+    return " " + " ".join(chain.from_iterable(word_tokens(texts[i].lower()) for i in sample.tolist())) + " "
