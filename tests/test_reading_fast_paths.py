@@ -1,6 +1,7 @@
 """Reading's fast paths (issue 20) give exactly what the slow paths they replace give, on tricky
 text: LaTeX, HTML entities, JATS tags, any script, odd white space, formula apostrophes."""
 
+import codecs
 import csv
 import re
 
@@ -46,6 +47,24 @@ def test_line_ends_are_unified_as_the_regular_expression_did(raw):
     text, encoding, warning = decode(raw)
     assert text == re.sub(r"\r\n?", "\n", raw.decode("utf-8")).replace("\x00", "")
     assert encoding == "utf-8" and warning is None
+    # with a UTF-8 BOM (the line ends are unified on the bytes there too); BOMs after it stay out
+    text, encoding, warning = decode(codecs.BOM_UTF8 + "\ufeff".encode() + raw)
+    assert text == re.sub(r"\r\n?", "\n", raw.decode("utf-8")).replace("\x00", "").lstrip("\ufeff")
+    assert encoding == "utf-8" and warning is None
+
+
+@pytest.mark.parametrize("raw", [
+    b"ok\r\n\xc3\r\n\xa9 line 2",  # a lead byte before CR LF: invalid before and after
+    b"a\rb\r\xc3\x00\xa9",  # a NUL between a character's bytes is not removed to join them
+    b"title\r\n\r\nGr\xf6\xdfe und Ma\xdf\r\n",
+])
+def test_a_file_that_is_not_utf8_is_still_not_utf8_with_its_line_ends_unified(raw):
+    with pytest.raises(UnicodeDecodeError) as err:
+        raw.decode("utf-8")
+    line = raw.count(b"\n", 0, err.value.start) + 1  # counted in the file as it is
+    text, encoding, warning = decode(raw)
+    assert encoding != "utf-8" and "\r" not in text and "\x00" not in text
+    assert warning.startswith(f"not UTF-8 (first non-UTF-8 byte on line {line});")
 
 
 def write_tricky_table(path, n: int) -> None:
