@@ -2,6 +2,7 @@
 hovers with the year, authors and the start of the abstract, all text escaped."""
 
 import html
+import json
 
 import numpy as np
 import pytest
@@ -125,3 +126,18 @@ def test_hover_excerpts_are_textwraps_lines():
               for _ in range(1000)]  # long hyphenated words around the cut
     for text in texts:
         assert excerpt_lines(text) == textwraps(text), text
+
+
+def test_the_page_is_written_trace_by_trace_as_plotly_writes_it_whole(review, tmp_path):
+    """write_page streams the traces (plotly holds the whole page several times over: the
+    build's peak at 50,000 papers): the same bytes as Figure.write_html, for a map whose hovers
+    hold non-ASCII text and a "NaN" (which sends plotly's encoder down its second path)."""
+    from workbench.htmlmap import CONFIG, write_page
+
+    fig = map_figure(review)
+    fig.data[0].text = (f"Größe NaN 大型 {fig.data[0].text[0]}",) + tuple(fig.data[0].text[1:])
+    fig.write_html(tmp_path / "plotly.html", include_plotlyjs=True, full_html=True, config=CONFIG, div_id="map")
+    write_page(fig, tmp_path / "ours.html", div_id="map")
+    ours = (tmp_path / "ours.html").read_bytes()
+    assert ours == (tmp_path / "plotly.html").read_bytes()
+    assert len(fig.data) > 1 and json.dumps("Größe NaN 大型")[1:-1] in ours.decode()
