@@ -100,3 +100,20 @@ def test_strip_marks_and_has_cjk():
     assert strip_marks("Müller Ångström") == "Muller Angstrom"
     assert has_cjk("GPT と 言語") and has_cjk("강화") and not has_cjk("Αλφα βήτα")
     assert join_cjk("강화 학습") == "강화 학습"  # a real space between Korean words stays
+
+
+def test_plain_text_takes_the_plain_patterns_and_finds_what_the_any_script_ones_find():
+    """tokens and words use \\w runs for text without marks, Chinese or Japanese characters or
+    characters above U+FFFF: the same as the any-script patterns, on text of every kind."""
+    from workbench.scripts import _plain, _token_re, _written_re
+
+    pieces = ["Größe", "naïve", "café", "Ωμέγα", "Москва", "x²", "½", "Ⅻ", "١٢٣", "—", "’", "…", "_ab",
+              "हिन्दी", "e\u0301", "\u3099", "强化", "カナ", "강화학습을", "𝛼β", "😀", "𠀀", " ", "\xa0", "\u2028", "a", "1"]
+    rng = random.Random(3)
+    texts = ["".join(rng.choices(pieces, k=rng.randrange(1, 30))) for _ in range(3000)]
+    texts += [chr(c) + "ab" + chr(c) for c in range(0x80, 0x3100)]
+    assert sum(map(_plain, texts)) > 1000 and sum(not _plain(t) for t in texts) > 1000
+    for text in texts:
+        assert tokens(text) == _token_re().findall(text), repr(text)
+        assert words(text) == _written_re().findall(text), repr(text)
+    assert not _plain("e\u0301") and not _plain("强") and not _plain("𝛼") and _plain("Größe — x²")
