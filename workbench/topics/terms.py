@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections import Counter
+from collections import Counter, defaultdict
+from itertools import filterfalse, islice
 from typing import Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from .._memory import release_free_memory
+from .. import scripts
 from ..scripts import tokens
 from .labels import stop_words
 
@@ -39,23 +41,36 @@ class DocumentTerms:
 
     def __init__(self, texts: Sequence[str]):
         stop = frozenset(stop_words())
-        vocabulary: dict[str, int] = {}
+        # an ASCII text's tokens are its words() of two letters or more: its one-letter words
+        # are dropped with the stop words (no filter of every word by its length)
+        dropped = (stop | set("abcdefghijklmnopqrstuvwxyz0123456789_")).__contains__
+        stop = stop.__contains__
+        # A new term gets the next number as it is first looked up (the dictionary's size then):
+        # the loop below is calls of C functions, no Python code per term
+        vocabulary: dict[str, int] = defaultdict()
+        vocabulary.default_factory = vocabulary.__len__
+        number = vocabulary.__getitem__
         # machine integers, not lists of Python ints: 8 bytes an entry instead of ~36 (about 10
         # million entries at 50,000 papers: ~300 MB less at the build's peak)
         ids, counts, indptr = array("q"), array("q"), array("q", [0])
         unigrams = []  # entries of each row that are unigrams (the row's first ones)
         ends = []  # (first, last) kept token of each paper, None without one
         for text in texts:
-            words = [t for t in tokens(text.lower()) if t not in stop]
+            text = text.lower()
+            if text.isascii():
+                words = list(filterfalse(dropped, scripts.words(text)))
+            else:
+                words = list(filterfalse(stop, tokens(text)))
             grams = Counter(words)
             unigrams.append(len(grams))
-            grams.update([f"{a} {b}" for a, b in zip(words, words[1:])])
-            ids.extend([vocabulary.setdefault(term, len(vocabulary)) for term in grams])
+            grams.update(map(" ".join, zip(words, islice(words, 1, None))))
+            ids.extend(map(number, grams))
             counts.extend(grams.values())
             indptr.append(len(ids))
             ends.append((words[0], words[-1]) if words else None)
         import scipy.sparse as sp
 
+        vocabulary.default_factory = None  # (a lookup of an unknown term is a KeyError again)
         self.vocabulary = vocabulary
         self.terms = list(vocabulary)
         # Each row's entries in the order they first occur in the paper, unigrams first (not
@@ -127,10 +142,7 @@ class DocumentTerms:
         import pandas as pd
 
         sub = self.matrix[group]
-        row_of = np.repeat(np.arange(len(group), dtype=sub.indptr.dtype), np.diff(sub.indptr))
-        is_unigram = np.arange(sub.nnz) - sub.indptr[row_of] < self.unigrams[group][row_of]
-        del row_of
-        boundary, after = [], []  # the bigrams joining makes, and the entry each comes before
+        boundary, before = [], []  # the bigrams joining makes, and the paper each comes before
         previous = None
         for k, row in enumerate(group.tolist()):
             if self.ends[row] is None:
@@ -139,22 +151,28 @@ class DocumentTerms:
                 term = f"{previous} {self.ends[row][0]}"
                 j = self.vocabulary.get(term)
                 boundary.append(extra.setdefault(term, len(self.vocabulary) + len(extra)) if j is None else j)
-                after.append(sub.indptr[k] + self.unigrams[row])
+                before.append(k)
             previous = self.ends[row][1]
-        n = sub.nnz
-        # positions in the joined document's features: every unigram, then every bigram
-        position = np.where(is_unigram, np.arange(n), n + 2 * np.arange(n))
-        wide = boundary and max(boundary) >= 2**31
-        ids = np.concatenate([sub.indices, np.asarray(boundary, dtype=np.int64 if wide else sub.indices.dtype)])
-        position = np.concatenate([position, n + 2 * np.asarray(after, dtype=np.int64) - 1])
-        # the distinct terms in the order they first occur (pandas.unique: a hash table of the
-        # distinct ones, not a sort of every entry with its 64-bit positions: the build's peak)
-        order = pd.unique(ids[np.argsort(position, kind="stable")])
-        del position
+        # Each row's entries are its unigrams, then its bigrams. The joined document's terms in
+        # order: every paper's unigrams, then every paper's bigrams, each paper's after the
+        # bigram joining it to the one before (no array of every entry's position: the largest
+        # topic's were the build's peak).
+        unigrams = self.unigrams[group]
+        lengths = np.empty(2 * len(group), dtype=np.int64)
+        lengths[0::2], lengths[1::2] = unigrams, np.diff(sub.indptr) - unigrams
+        is_unigram = np.repeat(np.tile([True, False], len(group)), lengths)
+        bigrams = sub.indices[~is_unigram]
+        if boundary:
+            wide = max(boundary) >= 2**31
+            at = np.concatenate([[0], np.cumsum(lengths[1::2])])[before]  # (bigrams before paper k)
+            bigrams = np.insert(bigrams.astype(np.int64) if wide else bigrams, at,
+                                np.asarray(boundary, dtype=np.int64 if wide else bigrams.dtype))
+        order = pd.unique(np.concatenate([sub.indices[is_unigram], bigrams]))
+        del is_unigram, bigrams
         n_terms = len(self.vocabulary) + len(extra)
         totals = np.bincount(sub.indices, weights=sub.data, minlength=n_terms)
         if boundary:
-            totals += np.bincount(np.asarray(boundary), minlength=n_terms)
+            np.add.at(totals, np.asarray(boundary), 1)
         counts = np.rint(totals[order])
         small = n_terms < 2**31 and (not len(counts) or counts.max() < 2**31)  # 32 bits where they fit
         return order.astype(np.int32 if small else np.int64), counts.astype(np.int32 if small else np.int64)
