@@ -318,6 +318,36 @@ def test_label_words_are_ranked_by_how_well_they_find_the_topics_papers():
     assert [w for w, _ in ranked[1]][:2] == ["agents", "memory"]
 
 
+def test_papers_containing_words_are_what_countvectorizer_finds():
+    """word_hits and frequent_words no longer go through CountVectorizer or filter every word
+    of every paper: the same papers, words and phrases, on papers of any script."""
+    import random
+    from collections import Counter
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from workbench.scripts import words
+    from workbench.topics import frequent_words
+    from workbench.topics.labels import _containing, _stop_set
+
+    pieces = ["Reward", "model", "the", "of", "强化", "学习", "agents", "Größe", "x", "95", "RL_x", "-", ", ", ". ",
+              "हिन्दी", " ", " ", " "]
+    rng = random.Random(5)
+    texts = ["".join(rng.choices(pieces, k=rng.randrange(0, 25))) for _ in range(400)]
+    vocabulary = sorted({"reward", "reward model", "model the", "强 化", "化 学", "agents", "größe", "x", "95 rl_x",
+                         "हिन्दी", "three word phrase", "absent"})
+    rows = list(range(0, 400, 3))
+    reference = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, tokenizer=words,
+                                token_pattern=None).transform([texts[i] for i in rows])
+    assert (_containing(texts, rows, vocabulary) != reference).nnz == 0
+    assert reference.nnz > 100
+    stop = _stop_set()
+    in_papers = Counter(w for t in texts for w in set(words(t.lower())))
+    expected = sorted(((-c, w) for w, c in in_papers.items()
+                       if len(w) > 1 and w not in stop and not w.isdigit() and not ("强" in w or "学" in w)))
+    assert frequent_words(texts, n=3) == {w for _, w in expected[:3]}
+
+
 def test_labels_rank_words_by_f_half_precision_counting_more_than_recall():
     from workbench.topics import LABEL_BETA, rank_words, word_hits
 

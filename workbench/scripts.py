@@ -101,6 +101,7 @@ def _special() -> frozenset[str]:
     return frozenset(c for c in map(chr, range(0x10000)) if UNSPACED_CHAR.match(c) or marks.match(c))
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # (a search: 4 us over an abstract, max() 23 us)
 _PLAIN_TOKENS = re.compile(r"\w\w+")
 _PLAIN_WORDS = re.compile(r"\w+")
 
@@ -108,7 +109,7 @@ _PLAIN_WORDS = re.compile(r"\w+")
 def _plain(text: str) -> bool:
     """Whether ``text``'s words are its runs of ``\\w`` (most text in Latin, Greek or Cyrillic
     letters): then a plain pattern finds what the any-script one finds, two to three times faster."""
-    return max(text, default="") <= "\uffff" and _special().isdisjoint(text)
+    return _ASTRAL.search(text) is None and _special().isdisjoint(text)
 
 
 def tokens(text: str) -> list[str]:

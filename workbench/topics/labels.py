@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 from typing import Collection, Sequence
 
 import numpy as np
@@ -189,9 +189,11 @@ def frequent_words(texts: Sequence[str], n: int = FREQUENT_WORDS) -> set[str]:
     stop = _stop_set()
     sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
     counts: Counter = Counter()
-    for i in sample:
-        counts.update({w for w in word_tokens(str(texts[i]).lower())
-                       if len(w) > 1 and w not in stop and not w.isdigit() and not has_unspaced(w)})
+    for i in sample.tolist():
+        counts.update(set(word_tokens(str(texts[i]).lower())))
+    # (each distinct word checked once, not each time a paper has it)
+    counts = {w: c for w, c in counts.items()
+              if len(w) > 1 and w not in stop and not w.isdigit() and not has_unspaced(w)}
     return {w for w, _ in sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:n]}
 
 
@@ -208,7 +210,8 @@ def candidate_words(model, labels: np.ndarray, n: int) -> dict[int, list[str]]:
     for row, topic in enumerate(topics):
         picked = [w for w, _ in (model.get_topic(topic) or []) if w]
         values = ctfidf[row].toarray().ravel() if row < ctfidf.shape[0] else np.zeros(0)
-        ranked = [vocabulary[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
+        scored = np.flatnonzero(values > 0)  # (a few thousand of the whole vocabulary)
+        ranked = vocabulary[scored[np.argsort(-values[scored], kind="stable")]].tolist()
         words = [w for w in picked if not _lone_cjk(w)] + [w for w in ranked if not _lone_cjk(w)][:n]
         candidates[int(topic)] = list(dict.fromkeys(words or picked + ranked[:n]))
     return candidates
@@ -247,16 +250,12 @@ def word_hits(texts: Sequence[str], labels: np.ndarray,
               candidates: dict[int, list[str]]) -> dict[int, list[tuple[str, int, int, int]]]:
     """For each topic's candidates, in order: (word, papers of the topic that contain it, papers
     that contain it, papers of the topic), counted on at most :data:`WORD_SAMPLE` papers."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
     labels = np.asarray(labels)
     vocabulary = sorted({w for words in candidates.values() for w in words if not w.replace(" ", "").isdigit()})
     if not vocabulary:
         return {t: [] for t in candidates}
     sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
-    vectorizer = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, tokenizer=word_tokens,
-                                 token_pattern=None)
-    has = vectorizer.transform([texts[i] for i in sample]).tocsc()
+    has = _containing(texts, sample.tolist(), vocabulary)
     column = {w: j for j, w in enumerate(vocabulary)}
     found = np.asarray(has.sum(axis=0)).ravel()
     sample_labels = labels[sample]
@@ -272,6 +271,26 @@ def word_hits(texts: Sequence[str], labels: np.ndarray,
                 rows.append((word, hits, int(found[j]), size))
         counted[topic] = rows
     return counted
+
+
+def _containing(texts: Sequence[str], rows: Sequence[int], vocabulary: Sequence[str]):
+    """Which of ``vocabulary``'s words and two-word phrases each of the papers ``rows`` has (a
+    binary CSC matrix, a row per paper): what ``CountVectorizer(vocabulary=vocabulary,
+    ngram_range=(1, 2), binary=True, tokenizer=words)`` gives, each paper's words and bigrams
+    put in a set and met with the vocabulary's (no Python code per word)."""
+    import scipy.sparse as sp
+
+    column = {w: j for j, w in enumerate(vocabulary)}
+    wanted = set(vocabulary)
+    indices, indptr = [], [0]
+    for i in rows:
+        words = word_tokens(str(texts[i]).lower())
+        present = wanted.intersection(words)
+        present.update(wanted.intersection(map(" ".join, zip(words, islice(words, 1, None)))))
+        indices.extend(sorted(map(column.__getitem__, present)))
+        indptr.append(len(indices))
+    return sp.csr_matrix((np.ones(len(indices), dtype=np.int64), np.asarray(indices, dtype=np.int64),
+                          np.asarray(indptr, dtype=np.int64)), shape=(len(rows), len(vocabulary))).tocsc()
 
 
 def rank_hits(counted: dict[int, list[tuple[str, int, int, int]]], n: int,

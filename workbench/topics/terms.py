@@ -214,6 +214,14 @@ class SharedVectorizer(CountVectorizer):
         self.fixed_vocabulary_ = False
         return matrix
 
+    def get_feature_names_out(self, input_features=None):
+        """CountVectorizer's, made once per vocabulary (BERTopic and the labels ask three times;
+        sorting the ~300,000 terms of 50,000 papers takes a quarter of a second each time)."""
+        made = getattr(self, "_names", (None, None))
+        if made[0] is not getattr(self, "vocabulary_", None) or made[0] is None:
+            made = self._names = (self.vocabulary_, super().get_feature_names_out(input_features))
+        return made[1].copy()
+
     def transform(self, raw_documents):
         """Papers of the corpus (BERTopic's samples of each topic) as rows of the shared matrix,
         in the fitted vocabulary's columns: what CountVectorizer would count, without tokenising
