@@ -124,6 +124,8 @@ def test_hover_excerpts_are_textwraps_lines():
                        for _ in range(rng.randint(1, 140))) for _ in range(3000)]
     texts += [" ".join("".join(rng.choice("ab-") for _ in range(rng.randint(1, 75))) for _ in range(rng.randint(30, 60)))
               for _ in range(1000)]  # long hyphenated words around the cut
+    texts += [" ".join("".join(rng.choice("abé1…") for _ in range(rng.choice([1, 2, 5, 9, 30, 69, 70, 71, 237, 239])))
+                       for _ in range(rng.randint(1, 60))) for _ in range(3000)]  # no hyphen: packed by rfind
     for text in texts:
         assert excerpt_lines(text) == textwraps(text), text
 

@@ -76,12 +76,36 @@ def excerpt_lines(abstract: str, width: int = ABSTRACT_CHARS, line: int = 70) ->
     if len(text) <= keep:
         text = " ".join(abstract.split())
     text = text[:keep]
+    if "-" not in text:  # (most abstracts: their chunks are their words and the spaces between)
+        lines = _plain_lines(text, width, line)
+        if lines is not None:
+            return lines
     chunks = _chunks(text)
     if any(len(c) > line for c in chunks):
         return textwrap.wrap(textwrap.shorten(text, width, placeholder=" …"), line)
     if len(text) > width:
         chunks = _chunks(_pack(chunks, width, placeholder=" …")[0])
     return _pack(chunks, line)
+
+
+def _plain_lines(text: str, width: int, line: int, placeholder: str = " …") -> list[str] | None:
+    """:func:`excerpt_lines` of single-spaced ``text`` without a hyphen, whose chunks are its
+    words and the spaces between them: textwrap's greedy choices are then the last space that
+    fits, found by ``rfind`` (a few times faster than packing chunk by chunk). None where
+    textwrap would break a word (longer than a line) or keep no word."""
+    if len(text) > width:  # shortened: the most words that fit with the placeholder
+        cut = text.rfind(" ", 0, width - len(placeholder) + 1)
+        if cut <= 0:
+            return None
+        text = text[:cut] + placeholder
+    if text and max(map(len, text.split(" "))) > line:
+        return None
+    lines = []
+    while len(text) > line:
+        cut = text.rfind(" ", 0, line + 1)
+        lines.append(text[:cut])
+        text = text[cut + 1:]
+    return lines + [text] if text else lines
 
 
 def _chunks(text: str) -> list[str]:
