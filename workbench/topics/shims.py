@@ -5,13 +5,17 @@
 when it is missing. Its plots also import jsonschema (through plotly and nbformat), whose
 optional IRI format check imports rfc3987_syntax, which builds a grammar for ~0.9 s. :func:`import_bertopic` hides them during the import (a meta-path finder that
 refuses them), so a build whose embeddings are cached never imports torch; they import normally
-afterwards. Only the topics package uses BERTopic; this is the one place it is imported.
+afterwards. BERTopic's plots (``bertopic.plotting``: pandas' Styler, matplotlib, ~0.6 s) are
+imported when a plot is first asked for, not with BERTopic (:class:`_LaterPlots`). Only the topics
+package uses BERTopic; this is the one place it is imported.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
+import types
 from contextlib import contextmanager
 from importlib.abc import MetaPathFinder
 
@@ -44,10 +48,30 @@ def _without(*names):
         sys.meta_path.remove(finder)
 
 
+class _LaterPlots(types.ModuleType):
+    """Stands for ``bertopic.plotting`` while BERTopic is imported (which binds the module and
+    uses it only when a ``visualize_*`` method is called): the first name looked up in it imports
+    the real module, which takes its place."""
+
+    def __init__(self):
+        super().__init__("bertopic.plotting")
+        self._real = None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # (the import system's questions: a module not yet loaded)
+            raise AttributeError(name)
+        if self._real is None:
+            if sys.modules.get(self.__name__) is self:
+                del sys.modules[self.__name__]
+            self._real = importlib.import_module(self.__name__)
+        return getattr(self._real, name)
+
+
 def import_bertopic():
     """The ``bertopic`` module, imported without torch, transformers, sentence-transformers,
     datamapplot or rfc3987_syntax (unless something imported them before)."""
     if "bertopic" not in sys.modules:
+        sys.modules.setdefault("bertopic.plotting", _LaterPlots())
         with _without(*HIDDEN):
             import bertopic  # noqa: F401
             import bertopic.representation  # noqa: F401
