@@ -122,6 +122,36 @@ def test_dask_build_opens_like_any_review(built):
 
 @pytest.mark.slow
 @pytest.mark.long
+def test_every_notebook_runs_on_a_dask_built_review(built, tmp_path):
+    """The four notebooks, headless, on (a copy of) the review the cluster built: the explore
+    view's search and tagging reach its store, as on any review."""
+    import shutil
+
+    import nbformat
+
+    from conftest import ROOT
+    from workbench.notebooks import NOTEBOOKS, run_notebooks
+    from workbench.store import Store
+
+    review = tmp_path / "review"
+    shutil.copytree(built.path, review)
+    out = tmp_path / "executed"
+    actions = [{"select": "search:galaxies", "tag": "dask-nb"}, {"field": True, "links": True}]
+    run_notebooks(review, ROOT / "notebooks", parameters={"embedder": "fake", "reviewer": "ci-dask"},
+                  per_notebook={"01_explore.ipynb": {"actions": actions}}, out_dir=out)
+    assert sorted(p.name for p in out.glob("*.ipynb")) == sorted(NOTEBOOKS)
+    errors = [(p.name, o.get("ename") or o.get("text", "")[:200]) for p in out.glob("*.ipynb")
+              for cell in nbformat.read(p, as_version=4).cells for o in cell.get("outputs", [])
+              if o.output_type == "error" or (o.output_type == "stream" and o.name == "stderr")]
+    assert errors == []
+    with Store.open(review) as store:
+        tagged = store.papers_tagged("dask-nb")
+    galaxies = {p.id for p in built.papers if "galax" in f"{p.title} {p.text}".lower()}
+    assert len(tagged) >= 10 and len(set(tagged) & galaxies) >= 0.9 * len(tagged)
+
+
+@pytest.mark.slow
+@pytest.mark.long
 def test_sources_and_their_provenance_are_counted_as_a_build_on_one_machine_counts_them(built, sources):
     from workbench.readers import read_sources
 
