@@ -62,6 +62,40 @@ def test_cache_survives_reopening_and_is_keyed_by_embedder(tmp_path):
     assert other["embedded"] == 20
 
 
+def test_a_new_cache_keeps_vectors_in_its_pages_and_an_old_one_still_works(tmp_path):
+    """New cache files use 32 kB pages, where a 384-dimension vector stays in its B-tree page
+    (with 4 kB pages each took an overflow page of its own: four times the file); a file made
+    with 4 kB pages is read and written as before."""
+    import sqlite3
+
+    from workbench.embed.cache import PAGE_SIZE
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 384)).astype(np.float32)
+    hashes = [f"h{i:05d}" for i in range(2000)]
+    with EmbeddingCache(tmp_path / "new.sqlite") as cache:
+        cache.put("m", hashes, X)
+    db = sqlite3.connect(tmp_path / "new.sqlite")
+    assert db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 32768
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    assert (tmp_path / "new.sqlite").stat().st_size < 1.3 * X.nbytes
+    old = sqlite3.connect(tmp_path / "old.sqlite")
+    old.execute("PRAGMA page_size=4096")
+    old.execute("CREATE TABLE vectors (model TEXT NOT NULL, hash TEXT NOT NULL, dim INTEGER NOT NULL,"
+                " vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID")
+    old.execute("INSERT INTO vectors VALUES ('m', 'h00000', 384, ?)", (X[0].tobytes(),))
+    old.commit()
+    old.close()
+    with EmbeddingCache(tmp_path / "old.sqlite") as cache:
+        cache.put("m", hashes[1:], X[1:])
+        got = cache.get("m", hashes)
+    assert sqlite3.connect(tmp_path / "old.sqlite").execute("PRAGMA page_size").fetchone()[0] == 4096
+    np.testing.assert_array_equal(np.vstack([got[h] for h in hashes]), X)
+    with EmbeddingCache(tmp_path / "new.sqlite") as cache:
+        np.testing.assert_array_equal(np.vstack([cache.get("m", hashes)[h] for h in hashes]), X)
+
+
 def test_duplicate_texts_are_embedded_once(tmp_path):
     fake = FakeEmbedder()
     with EmbeddingCache(tmp_path / "e.sqlite") as cache:
