@@ -27,7 +27,7 @@ __all__ = ["EmbeddingCache", "embed_with_cache", "WordVectors"]
 #: A new cache file's page size. A row of a WITHOUT ROWID table holds at most ~1/4 of a page
 #: before the rest goes to overflow pages of its own: with SQLite's default 4,096 bytes a vector
 #: of 256 float32 (1 kB) took a 4 kB overflow page (50,000 vectors: a 223 MB file, 1.24 s to
-#: write); with 32 kB pages rows of up to ~2,000 dimensions stay in their B-tree page (55 MB,
+#: write); with 32 kB pages rows of up to ~2,000 dimensions stay in their B-tree page (57 MB,
 #: 0.3 s). Files made before keep their pages and are read as ever.
 PAGE_SIZE = 32768
 
