@@ -32,14 +32,22 @@ REVIEWER = "browser-user"
 
 
 @contextmanager
-def lab_with_review(folder: Path, token: str):
-    """JupyterLab serving ``folder`` with the notebooks and ``review/`` built from the seeds."""
+def lab_with_review(folder: Path, token: str, kernel_startup: str | None = None):
+    """JupyterLab serving ``folder`` with the notebooks and ``review/`` built from the seeds.
+    ``kernel_startup``: Python every kernel runs first (an IPython startup file of a profile
+    of its own), to arrange what a test needs in the kernel."""
     import workbench
     from workbench._lab import ThrowawayLab
 
     shutil.copytree(ROOT / "notebooks", folder / "notebooks")
     workbench.build([ROOT / "seeds"], review=folder / "review", embedder="fake", seed=42)
-    server = ThrowawayLab(folder, token, env={"WORKBENCH_REVIEWER": REVIEWER})
+    env = {"WORKBENCH_REVIEWER": REVIEWER}
+    if kernel_startup:
+        startup = folder / ".ipython" / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        (startup / "00-test.py").write_text(kernel_startup, encoding="utf-8")
+        env["IPYTHONDIR"] = str(folder / ".ipython")
+    server = ThrowawayLab(folder, token, env=env)
     try:
         yield {"url": server.url, "token": server.token, "ws": folder, "review": folder / "review"}
     finally:

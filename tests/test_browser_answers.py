@@ -30,6 +30,34 @@ REASON_02 = "reason (pick or type; Enter keeps the decision, adds the reason)"
 NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 
 
+# "Show themes" on the seeds takes well under a second in the kernel now, too short for the
+# busy control's seconds to be seen counting; these kernels make it take two seconds longer.
+SLOWER_THEMES = """
+import time
+import workbench
+
+_show_themes = workbench.Review.show_themes
+
+
+def _slower(self, *args, **kwargs):
+    time.sleep(2)
+    return _show_themes(self, *args, **kwargs)
+
+
+workbench.Review.show_themes = _slower
+"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    from _browser import CHROMIUM, lab_with_review
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no {CHROMIUM} (apt-get install -y chromium)")
+    with lab_with_review(tmp_path_factory.mktemp("answers"), "wb-answers-token", kernel_startup=SLOWER_THEMES) as server:
+        yield server
+
+
 def _page(browser, lab, notebook: str, view: str):
     page = open_and_run_all(browser, lab, notebook)
     view_ready(page, view)
