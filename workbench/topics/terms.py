@@ -29,7 +29,6 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from .._memory import release_free_memory
-from .. import scripts
 from ..scripts import tokens
 from .labels import stop_words
 
@@ -40,11 +39,7 @@ class DocumentTerms:
     """Each paper's unigram and bigram counts; see the module docstring."""
 
     def __init__(self, texts: Sequence[str]):
-        stop = frozenset(stop_words())
-        # an ASCII text's tokens are its words() of two letters or more: its one-letter words
-        # are dropped with the stop words (no filter of every word by its length)
-        dropped = (stop | set("abcdefghijklmnopqrstuvwxyz0123456789_")).__contains__
-        stop = stop.__contains__
+        stop = frozenset(stop_words()).__contains__
         # A new term gets the next number as it is first looked up (the dictionary's size then):
         # the loop below is calls of C functions, no Python code per term
         vocabulary: dict[str, int] = defaultdict()
@@ -56,11 +51,7 @@ class DocumentTerms:
         unigrams = []  # entries of each row that are unigrams (the row's first ones)
         ends = []  # (first, last) kept token of each paper, None without one
         for text in texts:
-            text = text.lower()
-            if text.isascii():
-                words = list(filterfalse(dropped, scripts.words(text)))
-            else:
-                words = list(filterfalse(stop, tokens(text)))
+            words = list(filterfalse(stop, tokens(text.lower())))
             grams = Counter(words)
             unigrams.append(len(grams))
             grams.update(map(" ".join, zip(words, islice(words, 1, None))))
