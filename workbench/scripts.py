@@ -52,20 +52,26 @@ CJK_CHAR = re.compile(f"[{CJK}]")
 UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
 
 
+def _ranges(keep, end: int) -> list[list[int]]:
+    """The runs of consecutive code points below ``end`` whose characters ``keep`` accepts, as
+    [first, last] pairs: what a character class is made of."""
+    ranges: list[list[int]] = []
+    for cp in range(end):
+        if keep(chr(cp)):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return ranges
+
+
 @lru_cache(maxsize=1)
 def _marks() -> str:
     """A character class body of every combining mark (categories Mn, Mc, Me).
 
     Marks above U+1FFFF are only the variation selectors U+E0100-E01EF, so the scan stops there.
     """
-    ranges: list[list[int]] = []
-    for cp in range(0x20000):
-        if unicodedata.category(chr(cp))[0] == "M":
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-    ranges.append([0xE0100, 0xE01EF])
+    ranges = _ranges(lambda c: unicodedata.category(c)[0] == "M", 0x20000) + [[0xE0100, 0xE01EF]]
     return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges if b <= sys.maxunicode)
 
 
@@ -101,13 +107,7 @@ def _special() -> re.Pattern:
     ranges of such characters below U+10000: 6 us over an abstract, where a class of every mark
     (its ranges above U+FFFF searched one by one) took 250 us."""
     marks = re.compile(f"[{_marks()}]")
-    ranges: list[list[int]] = []
-    for cp in range(0x10000):
-        if UNSPACED_CHAR.match(chr(cp)) or marks.match(chr(cp)):
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
+    ranges = _ranges(lambda c: UNSPACED_CHAR.match(c) or marks.match(c), 0x10000)
     body = "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
     return re.compile(f"[{body}\\U00010000-\\U0010ffff]")
 
