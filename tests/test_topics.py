@@ -343,7 +343,8 @@ def test_papers_containing_words_are_what_countvectorizer_finds():
     rows = list(range(0, 400, 3))
     reference = CountVectorizer(vocabulary=vocabulary, ngram_range=(1, 2), binary=True, tokenizer=words,
                                 token_pattern=None).transform([texts[i] for i in rows])
-    assert (_containing(texts, rows, vocabulary) != reference).nnz == 0
+    column = {w: j for j, w in enumerate(vocabulary)}
+    assert (_containing(texts, rows, column) != reference).nnz == 0
     assert reference.nnz > 100
     stop = _stop_set()
     in_papers = Counter(w for t in texts for w in set(words(t.lower())))

@@ -255,8 +255,8 @@ def word_hits(texts: Sequence[str], labels: np.ndarray,
     if not vocabulary:
         return {t: [] for t in candidates}
     sample = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), WORD_SAMPLE)).astype(int))
-    has = _containing(texts, sample.tolist(), vocabulary)
     column = {w: j for j, w in enumerate(vocabulary)}
+    has = _containing(texts, sample.tolist(), column)
     found = np.asarray(has.sum(axis=0)).ravel()
     sample_labels = labels[sample]
     counted = {}
@@ -273,15 +273,15 @@ def word_hits(texts: Sequence[str], labels: np.ndarray,
     return counted
 
 
-def _containing(texts: Sequence[str], rows: Sequence[int], vocabulary: Sequence[str]):
-    """Which of ``vocabulary``'s words and two-word phrases each of the papers ``rows`` has (a
-    binary CSC matrix, a row per paper): what ``CountVectorizer(vocabulary=vocabulary,
-    ngram_range=(1, 2), binary=True, tokenizer=words)`` gives, each paper's words and bigrams
-    put in a set and met with the vocabulary's (no Python code per word)."""
+def _containing(texts: Sequence[str], rows: Sequence[int], column: dict[str, int]):
+    """Which of the words and two-word phrases of ``column`` (each one's column) each of the
+    papers ``rows`` has (a binary CSC matrix, a row per paper): what
+    ``CountVectorizer(vocabulary=column, ngram_range=(1, 2), binary=True, tokenizer=words)``
+    gives, each paper's words and bigrams put in a set and met with the vocabulary's (no Python
+    code per word)."""
     import scipy.sparse as sp
 
-    column = {w: j for j, w in enumerate(vocabulary)}
-    wanted = set(vocabulary)
+    wanted = set(column)
     indices, indptr = [], [0]
     for i in rows:
         words = word_tokens(str(texts[i]).lower())
@@ -290,7 +290,7 @@ def _containing(texts: Sequence[str], rows: Sequence[int], vocabulary: Sequence[
         indices.extend(sorted(map(column.__getitem__, present)))
         indptr.append(len(indices))
     return sp.csr_matrix((np.ones(len(indices), dtype=np.int64), np.asarray(indices, dtype=np.int64),
-                          np.asarray(indptr, dtype=np.int64)), shape=(len(rows), len(vocabulary))).tocsc()
+                          np.asarray(indptr, dtype=np.int64)), shape=(len(rows), len(column))).tocsc()
 
 
 def rank_hits(counted: dict[int, list[tuple[str, int, int, int]]], n: int,
