@@ -67,14 +67,28 @@ def seed_abstracts() -> list[str]:
 def lab(request, tmp_path_factory):
     """For a browser-test module: JupyterLab on a copy of the notebooks and a review built from
     the seeds (:func:`_browser.lab_with_review`), its folder named after the module; skipped
-    without Chromium. A module that needs another set-up defines its own ``lab``."""
+    without Chromium. The module's ``KERNEL_STARTUP``, if it has one, runs first in every
+    kernel. A module that needs another set-up defines its own ``lab``."""
     from _browser import CHROMIUM, lab_with_review
 
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no {CHROMIUM} (apt-get install -y chromium)")
     name = request.module.__name__.removeprefix("test_browser").strip("_") or "lab"
-    with lab_with_review(tmp_path_factory.mktemp(name), f"wb-{name}-token") as server:
+    startup = getattr(request.module, "KERNEL_STARTUP", None)
+    with lab_with_review(tmp_path_factory.mktemp(name), f"wb-{name}-token", kernel_startup=startup) as server:
         yield server
+
+
+def stderr_outputs(folder):
+    """Every stream output named stderr in the executed notebooks of ``folder``: (notebook, cell, text)."""
+    import nbformat
+
+    found = []
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            found += [(path.name, i, o.text) for o in cell.get("outputs", [])
+                      if o.output_type == "stream" and o.name == "stderr"]
+    return found
 
 
 @pytest.fixture(scope="module")

@@ -32,8 +32,8 @@ NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 
 # "Show themes" on the seeds takes ~0.6 s in a new kernel now (3.4 s when importing BERTopic
 # also imported its plots), too short for the busy control's seconds to be seen counting;
-# these kernels make it take two seconds longer.
-SLOWER_THEMES = """
+# conftest's lab runs this first in each kernel of this module, two seconds longer.
+KERNEL_STARTUP = """
 import time
 import workbench
 
@@ -47,16 +47,6 @@ def _slower(self, *args, **kwargs):
 
 workbench.Review.show_themes = _slower
 """
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    from _browser import CHROMIUM, lab_with_review
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no {CHROMIUM} (apt-get install -y chromium)")
-    with lab_with_review(tmp_path_factory.mktemp("answers"), "wb-answers-token", kernel_startup=SLOWER_THEMES) as server:
-        yield server
 
 
 def _page(browser, lab, notebook: str, view: str):

@@ -13,7 +13,7 @@ import workbench
 from workbench.notebooks import NOTEBOOKS, run_notebooks
 from workbench.store import Store
 
-from conftest import ROOT
+from conftest import ROOT, stderr_outputs
 
 NB_DIR = ROOT / "notebooks"
 
@@ -38,18 +38,6 @@ def review(tmp_path_factory):
     return path
 
 
-def _stderr_outputs(folder):
-    """Every stream output named stderr in the executed notebooks of ``folder``: (notebook, cell, text)."""
-    found = []
-    for path in sorted(folder.glob("*.ipynb")):
-        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
-            found += [(path.name, i, o.text) for o in cell.get("outputs", [])
-                      if o.output_type == "stream" and o.name == "stderr"]
-    return found
-
-
-# What the first run does beyond opening: a search by keywords and meaning on the map, the field
-# panel opened (over time, co-authorship of the hits) with the links toggle ticked, a title.
 SCRIPTED = {"01_explore.ipynb": {"actions": [{"select": "search:reward model"}, {"field": True, "links": True}]},
             "04_report.ipynb": {"title": "Notebook <run> of the seeds"}}
 
@@ -84,7 +72,7 @@ def test_all_four_run_headlessly_and_write_to_the_review_not_the_sources(review,
 def test_no_cell_of_any_notebook_writes_to_stderr(executed):
     _, out, _, _ = executed
     assert len(list(out.glob("*.ipynb"))) == len(NOTEBOOKS)
-    assert _stderr_outputs(out) == []
+    assert stderr_outputs(out) == []
 
 
 def test_the_kernel_starts_without_a_warning(review, tmp_path, capfd):
@@ -108,7 +96,7 @@ def test_minilm_search_and_report_write_nothing_to_stderr(tmp_path):
     search = {"01_explore.ipynb": {"actions": [{"select": "search:robots that learn kitchen chores from people"}]}}
     run_notebooks(path, NB_DIR, names=["01_explore.ipynb", "04_report.ipynb"], out_dir=out,
                   per_notebook=search, parameters={"reviewer": "ci"})
-    assert _stderr_outputs(out) == []
+    assert stderr_outputs(out) == []
     assert "nearest in meaning" in (out / "01_explore.ipynb").read_text(encoding="utf-8")
 
 
