@@ -53,6 +53,8 @@ def test_torch_only_encoder_gives_sentence_transformers_vectors(folder, texts, r
         got = encoder.encode(texts, batch_size=batch_size)
         assert got.shape == reference.shape == (len(texts), 384) and got.dtype == np.float32
         np.testing.assert_allclose(got, reference, atol=2e-6)
+    by_chunk, whole = encoder._ids(texts, chunk=7), encoder._ids(texts)  # tokenised a chunk at a time
+    assert len(by_chunk) == len(texts) and all(np.array_equal(a, b) for a, b in zip(by_chunk, whole))
     embedder = MiniLMEmbedder(progress=False, precision="float32")
     assert isinstance(embedder.model(), _bert.Encoder)
     np.testing.assert_allclose(embedder.embed(texts), reference, atol=2e-6)

@@ -100,21 +100,30 @@ class Encoder:
         self.model, self.tokenizer, self.dimension = model, tokenizer, dimension
 
     def encode(self, texts: Sequence[str], batch_size: int = 32, bf16: bool = False, progress=None) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(list(texts))
-        lengths = np.fromiter(map(len, encodings), np.int64, len(encodings))
+        ids = self._ids(texts)
+        lengths = np.fromiter(map(len, ids), np.int64, len(ids))
         order = np.argsort(-lengths, kind="stable")
-        out = np.zeros((len(encodings), self.dimension), np.float32)
+        out = np.zeros((len(ids), self.dimension), np.float32)
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             for start in range(0, len(order), batch_size):
                 rows = order[start : start + batch_size]
-                ids = torch.zeros((len(rows), int(lengths[rows[0]])), dtype=torch.long)
+                batch = torch.zeros((len(rows), int(lengths[rows[0]])), dtype=torch.long)
                 for i, row in enumerate(rows):
-                    ids[i, : lengths[row]] = torch.tensor(encodings[row].ids)
-                real = torch.arange(ids.shape[1]) < torch.from_numpy(lengths[rows])[:, None]
-                out[rows] = F.normalize(self.model(ids, real), dim=1).numpy()
+                    batch[i, : lengths[row]] = torch.from_numpy(ids[row])
+                real = torch.arange(batch.shape[1]) < torch.from_numpy(lengths[rows])[:, None]
+                out[rows] = F.normalize(self.model(batch, real), dim=1).numpy()
                 if progress is not None:
                     progress.update(len(rows))
         return out
+
+    def _ids(self, texts: Sequence[str], chunk: int = 2048) -> list[np.ndarray]:
+        """Each text's token ids (special tokens added, truncated), tokenised a chunk at a time:
+        a tokenizer's ``Encoding`` keeps offsets and token strings too, ~20 kB an abstract."""
+        encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)  # fast: no offsets
+        ids: list[np.ndarray] = []
+        for start in range(0, len(texts), chunk):
+            ids.extend(np.asarray(e.ids, dtype=np.int32) for e in encode(list(texts[start : start + chunk])))
+        return ids
 
 
 def _json(path: Path) -> dict | list | None:
