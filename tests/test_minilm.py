@@ -70,6 +70,25 @@ def test_bfloat16_vectors_stay_close_to_float32s(texts, reference):
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
 
 
+def test_attention_stays_float32_in_bfloat16(monkeypatch):
+    """torch's bfloat16 flash attention is ~10x slower once numba's OpenMP runtime has loaded
+    first (a kernel that refits topics, then searches): benchmarks/bench_minilm_threads.py."""
+    import torch
+
+    from workbench.embed import _bert
+    from workbench.embed.minilm import MiniLMEmbedder
+
+    seen, attention = [], _bert.F.scaled_dot_product_attention
+
+    def spy(q, k, v, **kwargs):
+        seen.append((q.dtype, k.dtype, v.dtype, kwargs["attn_mask"].dtype, torch.is_autocast_cpu_enabled()))
+        return attention(q, k, v, **kwargs)
+
+    monkeypatch.setattr(_bert.F, "scaled_dot_product_attention", spy)
+    MiniLMEmbedder(progress=False, precision="bfloat16").embed(["an abstract", "a longer abstract than that"])
+    assert len(seen) == 6 and set(seen) == {(torch.float32,) * 4 + (False,)}
+
+
 def test_the_precision_is_in_the_version_and_a_wrong_one_is_refused(monkeypatch):
     from workbench.embed import minilm
 

@@ -14,9 +14,13 @@ with absolute positions and GELU; the modules Transformer, mean Pooling and Norm
 ``tokenizer_config.json``), else ``None`` and the caller loads sentence-transformers.
 ``tests/test_embed.py`` compares the vectors with sentence-transformers' own.
 
-``bf16=True`` runs the layers under ``torch.autocast`` in bfloat16 (norms, softmax and pooling
-stay float32), as sentence-transformers does when a caller asks for it: 2.4x faster on a CPU
-with AVX512-BF16 or AMX, vectors within a cosine of 1e-4 of float32's.
+``bf16=True`` runs the linear layers under ``torch.autocast`` in bfloat16 (norms and pooling
+stay float32): ~2x faster on a CPU with AVX512-BF16 or AMX, vectors within a cosine of 1e-4 of
+float32's. Attention stays float32. torch's bfloat16 flash-attention kernel becomes ~10x slower
+(3 s -> 30 s for the seeds) once numba has started its own OpenMP runtime, which every UMAP fit
+does (``UMAP.fit`` calls ``numba.set_num_threads``). The two runtimes then share the process, and
+a kernel refits topics before it embeds a query or label words. The float32 kernel is not
+affected (``benchmarks/bench_minilm_threads.py``).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ class _Attention(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         batch, length, hidden = x.shape
         q, k, v = (self.self[n](x).view(batch, length, self.heads, -1).transpose(1, 2) for n in ("query", "key", "value"))
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
+        with torch.autocast("cpu", enabled=False):  # float32: see the module's docstring
+            attended = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask)
         attended = attended.transpose(1, 2).reshape(batch, length, hidden)
         return self.output["LayerNorm"](x + self.output["dense"](attended))
 
