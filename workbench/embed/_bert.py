@@ -12,7 +12,7 @@ pooling over the real tokens, unit length. ``tokenizers`` reads ``tokenizer.json
 with absolute positions and GELU; the modules Transformer, mean Pooling and Normalize; a
 ``model.safetensors`` holding every weight; a ``tokenizer.json`` whose normaliser agrees with
 ``tokenizer_config.json``), else ``None`` and the caller loads sentence-transformers.
-``tests/test_embed.py`` compares the vectors with sentence-transformers' own.
+``tests/test_minilm.py`` compares the vectors with sentence-transformers' own.
 
 ``bf16=True`` runs the linear layers under ``torch.autocast`` in bfloat16 (norms and pooling
 stay float32): ~2x faster on a CPU with AVX512-BF16 or AMX, vectors within a cosine of 1e-4 of
@@ -38,7 +38,7 @@ __all__ = ["Encoder", "load"]
 
 MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
            "sentence_transformers.models.Normalize"]
-CONFIG = {"model_type": "bert", "position_embedding_type": "absolute", "hidden_act": "gelu"}
+CONFIG = {"position_embedding_type": "absolute", "hidden_act": "gelu"}  # as transformers defaults them
 IGNORED = ("embeddings.position_ids", "pooler.")  # in the checkpoint, unused by a sentence encoder
 
 
@@ -138,12 +138,12 @@ def _json(path: Path) -> dict | list | None:
         return None
 
 
-def _tokenizer(folder: Path, max_tokens: int):
+def _tokenizer(folder: Path, settings: dict, max_tokens: int):
     """``tokenizer.json`` truncating at ``max_tokens``, unpadded; None when its normaliser is not
-    the one ``tokenizer_config.json`` asks for (transformers would rebuild it)."""
+    the one ``settings`` (``tokenizer_config.json``) asks for (transformers would rebuild it)."""
     from tokenizers import Tokenizer
 
-    spec, settings = _json(folder / "tokenizer.json"), _json(folder / "tokenizer_config.json") or {}
+    spec = _json(folder / "tokenizer.json")
     normaliser = (spec or {}).get("normalizer") or {}
     wanted = {"lowercase": settings.get("do_lower_case", True), "strip_accents": settings.get("strip_accents"),
               "handle_chinese_chars": settings.get("tokenize_chinese_chars", True)}
@@ -155,10 +155,10 @@ def _tokenizer(folder: Path, max_tokens: int):
     return tokenizer
 
 
-def _max_tokens(folder: Path, config: dict) -> int | None:
+def _max_tokens(folder: Path, config: dict, settings: dict) -> int | None:
     """sentence-transformers' length limit: its config's, within the tokenizer's and the model's."""
     limit = (_json(folder / "sentence_bert_config.json") or {}).get("max_seq_length")
-    model_max = (_json(folder / "tokenizer_config.json") or {}).get("model_max_length", limit)
+    model_max = settings.get("model_max_length", limit)
     if not isinstance(limit, int):
         return None
     return min(limit, model_max if isinstance(model_max, int) else limit, config["max_position_embeddings"])
@@ -176,12 +176,14 @@ def load(folder: str | Path) -> Encoder | None:
     config, modules = _json(folder / "config.json"), _json(folder / "modules.json")
     if not isinstance(config, dict) or not isinstance(modules, list) or [m.get("type") for m in modules] != MODULES:
         return None
-    if any(config.get(k, v) != v for k, v in CONFIG.items()) or config.get("model_type") != "bert":
+    if config.get("model_type") != "bert" or any(config.get(k, v) != v for k, v in CONFIG.items()):
         return None
-    max_tokens = _max_tokens(folder, config)
+    settings = _json(folder / "tokenizer_config.json")
+    settings = settings if isinstance(settings, dict) else {}
+    max_tokens = _max_tokens(folder, config, settings)
     if max_tokens is None or not _pooling_is_mean(folder, modules) or not (folder / "model.safetensors").is_file():
         return None
-    tokenizer = _tokenizer(folder, max_tokens)
+    tokenizer = _tokenizer(folder, settings, max_tokens)
     if tokenizer is None:
         return None
     from safetensors.torch import load_file
