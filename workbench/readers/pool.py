@@ -3,9 +3,10 @@
 A reader hands over its records' raw fields (``items``) and the function that makes one paper of
 one of them (``make(ctx, item) -> Paper | None``, which cleans the text, derives a title and
 computes the ids: most of the time of reading). :func:`make_papers` cuts the items into
-contiguous chunks, makes each chunk's papers in a worker process with a context of its own, and
-puts the chunks back together in order with their warnings and skips, so the papers, their order
-and the report are exactly what one process gives (tests compare the two).
+contiguous chunks, makes each chunk's papers with a context of its own, in worker processes and
+in this one side by side, and puts the chunks back together in order with their warnings and
+skips, so the papers, their order and the report are exactly what one process gives (tests
+compare the two).
 
 The workers are forked (Linux), so they share the items with this process instead of receiving
 a copy; where forking is not available, with fewer than :data:`MIN_ITEMS` items or one core, or
@@ -46,8 +47,8 @@ _FIELDS = tuple(Paper.__dataclass_fields__)
 _values = attrgetter(*_FIELDS)
 _new = object.__new__
 
-# What the forked workers make: set by their initializer, read by _make_chunk.
-_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]]] | None = None
+# What the forked workers make: set by their initializer, read by _work.
+_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any] | None = None
 
 
 def workers() -> int:
@@ -103,18 +104,58 @@ def collector_paused():
 
 
 def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) -> list[Paper]:
+    """The papers of ``items``, made by ``processes - 1`` worker processes and this one together.
+
+    The items are cut into chunks. The workers take them from the first on, this process from
+    the last back, each claiming a chunk (a flag shared with the workers) before making it, so
+    each makes as many as its speed allows and none is made twice. A worker sends its papers
+    once, when no chunk is left: a result sent per chunk would be read by a thread of this
+    process, which waits for the interpreter lock at every block of the pipe while this process
+    makes papers. What this process makes is never sent anywhere."""
     n = min(len(items), processes * _CHUNKS_PER_WORKER)
     bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
-    papers: list[Paper] = []
-    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"), initializer=_start,
-                             initargs=((ctx, items, make, bounds),)) as pool:
-        for rows, keys, chunk_ctx in pool.map(_make_chunk, range(n)):
-            for values, key in zip(rows, keys):
-                paper = _new(Paper)
-                paper.__dict__.update(zip(_FIELDS, values))
-                remember_keys(paper, PaperKeys(*key))
-                papers.append(paper)
-            ctx.absorb(chunk_ctx)
+    fork = multiprocessing.get_context("fork")
+    claimed = fork.Array("b", n)  # made before the fork: shared with every worker
+    chunks: list[list[Paper]] = [[] for _ in range(n)]
+    contexts = [ctx.fresh() for _ in range(n)]
+    with ProcessPoolExecutor(processes - 1, mp_context=fork, initializer=_start,
+                             initargs=((ctx, items, make, bounds, claimed),)) as pool:
+        futures = [pool.submit(_work) for _ in range(processes - 1)]
+        try:
+            while (i := _claim(claimed, last=True)) is not None:
+                start, end = bounds[i]
+                chunks[i] = _make(contexts[i], items[start:end], make)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        for future in futures:
+            for i, rows, keys, chunk_ctx in future.result():
+                chunks[i], contexts[i] = _rebuilt(rows, keys), chunk_ctx
+    papers = []
+    for chunk, chunk_ctx in zip(chunks, contexts):
+        papers += chunk
+        ctx.absorb(chunk_ctx)
+    return papers
+
+
+def _claim(claimed, last: bool = False) -> int | None:
+    """The first chunk nobody claimed (``last``: the last), now claimed; None when all are."""
+    with claimed.get_lock():
+        order = range(len(claimed) - 1, -1, -1) if last else range(len(claimed))
+        i = next((i for i in order if not claimed[i]), None)
+        if i is not None:
+            claimed[i] = 1
+        return i
+
+
+def _rebuilt(rows: list[tuple], keys: list[tuple]) -> list[Paper]:
+    """The papers a worker sent (see :func:`_work`), each with its deduplication keys."""
+    papers = []
+    for values, key in zip(rows, keys):
+        paper = _new(Paper)
+        paper.__dict__.update(zip(_FIELDS, values))
+        remember_keys(paper, PaperKeys(*key))
+        papers.append(paper)
     return papers
 
 
@@ -123,12 +164,16 @@ def _start(job) -> None:
     _job = job
 
 
-def _make_chunk(i: int) -> tuple[list[tuple], list[tuple], ReadContext]:
-    """In a worker: the papers of chunk ``i`` (each as the tuple of its fields' values), their
-    deduplication keys (made with them, as tuples) and the chunk's context (its warnings and
-    skips). Plain tuples cost a third of what pickling the objects costs, here and in the parent."""
-    ctx, items, make, bounds = _job
-    ctx = ctx.fresh()
-    start, end = bounds[i]
-    papers = _make(ctx, items[start:end], make)
-    return [_values(p) for p in papers], [tuple(paper_keys(p)) for p in papers], ctx
+def _work() -> list[tuple[int, list[tuple], list[tuple], ReadContext]]:
+    """In a worker: chunks claimed and made until none is left, each as its index, its papers
+    (each as the tuple of its fields' values), their deduplication keys (made with them, as
+    tuples) and the chunk's context (its warnings and skips). Plain tuples cost a third of what
+    pickling the objects costs, here and in the parent."""
+    ctx, items, make, bounds, claimed = _job
+    made = []
+    while (i := _claim(claimed)) is not None:
+        chunk_ctx = ctx.fresh()
+        start, end = bounds[i]
+        papers = _make(chunk_ctx, items[start:end], make)
+        made.append((i, [_values(p) for p in papers], [tuple(paper_keys(p)) for p in papers], chunk_ctx))
+    return made
