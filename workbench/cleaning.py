@@ -12,6 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from .scripts import printable
 from .titles import POINTING_BACK, TITLE_MAX, derive_title, derived_titles, title_repeats_abstract
 
 __all__ = ["LATEX_MAX_CHARS", "POINTING_BACK", "TITLE_MAX", "clean_text", "derive_title", "derived_titles",
@@ -112,7 +113,7 @@ def single_spaced(text: str) -> str:
     ``re.sub(r"\\s+", " ", text).strip()`` gives (str.split and re's ``\\s`` share one
     definition of white space), without copying text that is single-spaced already."""
     # Every white space character but the ASCII space is "not printable" (categories Cc, Zs, Zl, Zp).
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    if printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     return " ".join(text.split())
 

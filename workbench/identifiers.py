@@ -49,8 +49,10 @@ def _combining_marks() -> dict:
 
 
 _AZ09 = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-#: A ``bytes.translate`` table: ASCII letters and digits kept, every other byte a space.
-_ASCII_SEPARATORS = bytes(c if chr(c) in _AZ09 else 32 for c in range(256))
+#: A ``bytes.translate`` table: ASCII letters (lower-cased) and digits kept, every other byte a space.
+_ASCII_SEPARATORS = bytes(ord(chr(c).lower()) if chr(c).lower() in _AZ09 and c < 128 else 32 for c in range(256))
+#: Runs of spaces (after one of the tables above, the only white space left).
+_SPACES = re.compile(rb"  +")
 #: Above this many distinct characters to drop, a text is scanned with a regular expression
 #: instead (one ``str.replace`` per distinct character is the fast way for real abstracts).
 _MAX_REPLACED = 64
@@ -62,7 +64,7 @@ _UTF8_SEPARATORS = bytes(c if c >= 0x80 or chr(c) in _AZ09 else 32 for c in rang
 def _ascii_words(text: bytes) -> str:
     """The runs of ``[a-z0-9]`` of ASCII ``text`` lower-cased, between single spaces (what
     ``" ".join(re.findall("[a-z0-9]+", text.lower()))`` gives, five times faster)."""
-    return b" ".join(text.lower().translate(_ASCII_SEPARATORS).split()).decode("ascii")
+    return _SPACES.sub(b" ", text.translate(_ASCII_SEPARATORS)).strip(b" ").decode("ascii")
 
 
 @lru_cache(maxsize=65536)
@@ -92,23 +94,37 @@ def normalise_for_id(text: str) -> str:
         return " ".join(word_runs().findall(text))
     for c in others:
         text = text.replace(c, " ")
-    return b" ".join(text.encode("utf-8").translate(_UTF8_SEPARATORS).split()).decode("utf-8")
+    return _SPACES.sub(b" ", text.encode("utf-8").translate(_UTF8_SEPARATORS)).strip(b" ").decode("utf-8")
 
 
 def legacy_normalise_for_id(text: str) -> str:
     """How ids were normalised before every script counted (workbench 0.1): accents stripped,
     then only ``[a-z0-9]`` kept, so text in other scripts normalised to nothing. Used only to
     give papers their old id as an alias (:func:`id_aliases`); equal to :func:`normalise_for_id`
-    on ASCII text."""
+    on ASCII text.
+
+    Written then as NFKD, combining marks removed, lower case, every character left that is not
+    ASCII a separator. NFKD decomposes each character on its own (it then only reorders the
+    marks, which go), so each distinct character beyond ASCII is replaced by what that gives it
+    (:func:`_legacy_char`): a few ``str.replace`` instead of decomposing the whole text."""
     if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        marks = {c for c in _ASCII_RUNS.sub("", text) if unicodedata.combining(c)}
-        if len(marks) > _MAX_REPLACED:
-            text = text.translate(_combining_marks())
-        for c in marks if len(marks) <= _MAX_REPLACED else ():
-            text = text.replace(c, "")
+        others = set(_ASCII_RUNS.sub("", text))
+        if len(others) > _MAX_REPLACED:
+            text = unicodedata.normalize("NFKD", text).translate(_combining_marks())
+        else:
+            for c in others:
+                text = text.replace(c, _legacy_char(c))
     # Every character left that is not ASCII separates words: "?" does the same.
     return _ascii_words(text.lower().encode("ascii", "replace"))
+
+
+@lru_cache(maxsize=65536)
+def _legacy_char(c: str) -> str:
+    """One character as :func:`legacy_normalise_for_id` reads it: its NFKD form without combining
+    marks, each character of that beyond ASCII a ``?`` (a separator; no such character has an
+    ASCII lower case)."""
+    return "".join(ch if ch.isascii() else "?" for ch in unicodedata.normalize("NFKD", c)
+                   if not unicodedata.combining(ch))
 
 
 def _short_hash(key: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .scripts import printable
 from .title_checks import LEAD_IN, title_repeats_abstract
 
 __all__ = ["POINTING_BACK", "TITLE_MAX", "derive_title", "derived_titles", "title_repeats_abstract"]
@@ -50,13 +51,36 @@ _BACK = r"(?:these|this|those|such|it|them|their|its|the above|the aforementione
 _TURNS_BACK = re.compile(rf"(?:,\s*|\s+(?:to|that|which|for|by|through|designed|in order)\s+)(?:\w+\s+){{0,2}}?{_BACK}\b", re.I)
 
 
-def _scan_view(text: str) -> str | None:
+class _View:
+    """A text lower-cased for :func:`_scan`, with the places of each start found in it so far
+    (the two scans of :func:`derive_title` look for "we " and "this " both)."""
+
+    __slots__ = ("lowered", "_found")
+
+    def __init__(self, lowered: str):
+        self.lowered, self._found = lowered, {}
+
+    def places(self, starts: tuple[str, ...]) -> list[int]:
+        out = []
+        for start in starts:
+            found = self._found.get(start)
+            if found is None:
+                found, at = [], self.lowered.find(start)
+                while at >= 0:
+                    found.append(at)
+                    at = self.lowered.find(start, at + 1)
+                self._found[start] = found
+            out += found
+        return sorted(out)
+
+
+def _scan_view(text: str) -> _View | None:
     """``text`` lower-cased, where :func:`_scan` may search it with ``str.find``; None where it
     must be scanned whole (see :func:`_scan`)."""
     lowered = text.lower()
-    if not text.isprintable() or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
+    if not printable(text) or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
         return None
-    return lowered
+    return _View(lowered)
 
 
 _UNSEEN = object()
@@ -73,18 +97,12 @@ def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...], view=_UNSEEN)
     (no character becomes two) and it holds none of the three characters that match a letter of
     the alphabet case-insensitively without lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
     Other text is scanned whole. ``view``: :func:`_scan_view` of ``text``, when known already."""
-    lowered = _scan_view(text) if view is _UNSEEN else view
-    if lowered is None:
+    view = _scan_view(text) if view is _UNSEEN else view
+    if view is None:
         yield from pattern.finditer(text)
         return
-    places = []
-    for start in starts:
-        at = lowered.find(start)
-        while at >= 0:
-            places.append(at)
-            at = lowered.find(start, at + 1)
     end = 0
-    for at in sorted(places):
+    for at in view.places(starts):
         if at >= end and (m := pattern.match(text, at)):
             yield m
             end = m.end()
