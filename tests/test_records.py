@@ -290,3 +290,13 @@ def test_old_normalisation_is_unchanged_in_any_mix_of_scripts():
     texts.append("".join(chr(0x300 + i) + "a" for i in range(80)))  # many distinct marks
     for text in texts:
         assert legacy_normalise_for_id(text) == old_normalise_for_id(text), text
+
+
+def test_old_normalisation_reads_every_character_as_before():
+    """Each character beyond ASCII is decomposed on its own (legacy_normalise_for_id): the same as
+    decomposing the whole text, for every code point, inside words and between them."""
+    from workbench.records import legacy_normalise_for_id
+
+    points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
+    texts = ["".join(f"x{c}Y {c}" for c in points[i:i + 40]) for i in range(0, len(points), 40)]
+    assert [legacy_normalise_for_id(t) for t in texts] == [old_normalise_for_id(t) for t in texts]
