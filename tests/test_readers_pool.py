@@ -23,6 +23,8 @@ def write_table(path, n: int) -> None:
         writer.writerow(["title", "abstract", "doi", "year", "label_included", "authors"])
         for i in range(n):
             text = f"{SEEDS_TEXT[i % 4]} Variant {i} of the study, with sample {i * 7} and arm {i % 13}."
+            if i % 2:  # long enough that a worker sends its place in the row instead of the text
+                text += " It goes on to describe the cohort, the measures and the analysis at length." * 3
             title = "" if i % 3 else f"Study {i}: {SEEDS_TEXT[i % 4][:30]}"
             doi = "not-a-doi" if i % 50 == 7 else (f"10.1000/x{i % 40}" if i % 5 == 0 else "")
             label = "perhaps" if i % 40 == 3 else ("1" if i % 9 == 0 else "0")

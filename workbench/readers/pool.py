@@ -46,6 +46,10 @@ _CHUNKS_PER_WORKER = 4
 _FIELDS = tuple(Paper.__dataclass_fields__)
 _values = attrgetter(*_FIELDS)
 _new = object.__new__
+# Texts a worker does not send when the item it read holds the very same string (the abstract a
+# CSV row gave, unchanged by cleaning): their place in the item goes instead, and this process
+# takes the string from its own copy of the item (the worker was forked from it).
+_SHARED = tuple(_FIELDS.index(name) for name in ("abstract", "text", "title"))
 
 # What the forked workers make: set by their initializer, read by _work.
 _job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any] | None = None
@@ -130,7 +134,7 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
             raise
         for future in futures:
             for i, rows, keys, chunk_ctx in future.result():
-                chunks[i], contexts[i] = _rebuilt(rows, keys), chunk_ctx
+                chunks[i], contexts[i] = _rebuilt(rows, keys, items), chunk_ctx
     papers = []
     for chunk, chunk_ctx in zip(chunks, contexts):
         papers += chunk
@@ -148,15 +152,46 @@ def _claim(claimed, last: bool = False) -> int | None:
         return i
 
 
-def _rebuilt(rows: list[tuple], keys: list[tuple]) -> list[Paper]:
+def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence) -> list[Paper]:
     """The papers a worker sent (see :func:`_work`), each with its deduplication keys."""
     papers = []
-    for values, key in zip(rows, keys):
+    for (k, *values), key in zip(rows, keys):
+        strings = None
+        for f in _SHARED:
+            if type(values[f]) is int:
+                strings = _strings(items[k]) if strings is None else strings
+                values[f] = strings[values[f]]
         paper = _new(Paper)
         paper.__dict__.update(zip(_FIELDS, values))
         remember_keys(paper, PaperKeys(*key))
         papers.append(paper)
     return papers
+
+
+def _strings(item: Any) -> list[str]:
+    """The strings an item holds (in it, or in a list, tuple or dict in it), in a fixed order."""
+    out = []
+    for part in item if isinstance(item, (tuple, list)) else (item,):
+        if type(part) is str:
+            out.append(part)
+        elif isinstance(part, (tuple, list)):
+            out += [x for x in part if type(x) is str]
+        elif isinstance(part, dict):
+            out += [x for x in part.values() if type(x) is str]
+    return out
+
+
+def _sent(k: int, item: Any, paper: Paper) -> tuple:
+    """What a worker sends of ``paper``, made of ``items[k]``: ``k``, then the values of its
+    fields, a text the item holds as it is replaced by its place in :func:`_strings`."""
+    values = [k, *_values(paper)]
+    places = None
+    for f in _SHARED:
+        value = values[f + 1]
+        if len(value) > 200:
+            places = {id(s): n for n, s in enumerate(_strings(item))} if places is None else places
+            values[f + 1] = places.get(id(value), value)
+    return tuple(values)
 
 
 def _start(job) -> None:
@@ -166,14 +201,18 @@ def _start(job) -> None:
 
 def _work() -> list[tuple[int, list[tuple], list[tuple], ReadContext]]:
     """In a worker: chunks claimed and made until none is left, each as its index, its papers
-    (each as the tuple of its fields' values), their deduplication keys (made with them, as
-    tuples) and the chunk's context (its warnings and skips). Plain tuples cost a third of what
-    pickling the objects costs, here and in the parent."""
+    (each as a tuple: :func:`_sent`), their deduplication keys (made with them, as tuples) and
+    the chunk's context (its warnings and skips). Plain tuples cost a third of what pickling the
+    objects costs, here and in the parent."""
     ctx, items, make, bounds, claimed = _job
     made = []
     while (i := _claim(claimed)) is not None:
         chunk_ctx = ctx.fresh()
-        start, end = bounds[i]
-        papers = _make(chunk_ctx, items[start:end], make)
-        made.append((i, [_values(p) for p in papers], [tuple(paper_keys(p)) for p in papers], chunk_ctx))
+        rows, keys = [], []
+        for k in range(*bounds[i]):
+            paper = make(chunk_ctx, items[k])
+            if paper is not None:
+                rows.append(_sent(k, items[k], paper))
+                keys.append(tuple(paper_keys(paper)))
+        made.append((i, rows, keys, chunk_ctx))
     return made
