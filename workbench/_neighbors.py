@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["nearest_neighbors", "umap_epochs", "umap_init", "EXACT_MAX"]
+__all__ = ["nearest_neighbors", "remember_neighbors", "umap_epochs", "umap_init", "EXACT_MAX", "MIN_K"]
 
 EXACT_MAX = 20_000
 MIN_K = 30
@@ -78,6 +78,15 @@ def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[
     _MEMO.move_to_end(key)
     indices, dists = hit
     return indices[:, :k].copy(), dists[:, :k].copy()
+
+
+def remember_neighbors(X: np.ndarray, seed: int, indices: np.ndarray, dists: np.ndarray) -> None:
+    """Keep a graph :func:`nearest_neighbors` gave for ``X`` and ``seed`` in another process (its
+    ``MIN_K`` or more neighbours), so that it is not computed again here."""
+    X = np.asarray(X, dtype=np.float32)
+    _MEMO[_key(X, seed) + (indices.shape[1],)] = (indices, dists)
+    while len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
 
 
 def _unit(X: np.ndarray) -> np.ndarray:

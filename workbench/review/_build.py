@@ -25,13 +25,13 @@ from ..dedupe import absorb
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import ReviewError, WorkbenchError
 from ..fsutil import atomic_write_text
-from ..layout import MapLayout
 from ..readers import read_sources
 from ..readers.cache import code_digest
 from ..records import DECISIONS
 from ..topics import TopicModel
 from ..topics.results import RESULTS_VERSION, load_results
 from . import _provenance
+from ._map_beside import MapBeside
 from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
 from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
@@ -131,11 +131,12 @@ def build(
     params = TopicModel(seed=seed, **topic_params).get_params()
     keys = _cache_keys(report, X, texts, emb, params)
     words = WordVectors(emb, path / CACHE_FILE)
-    model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
-                         lambda entry: load_results(entry, params, texts, X, words))
-    timings["topics"] = time.perf_counter() - t
-    t = time.perf_counter()
-    coords, map_method = cache.layout(keys["map"], lambda: _layout(X, seed))
+    with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:  # the map, laid out meanwhile
+        model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
+                             lambda entry: load_results(entry, params, texts, X, words))
+        timings["topics"] = time.perf_counter() - t
+        t = time.perf_counter()
+        coords, map_method = cache.layout(keys["map"], beside.result)
     timings["map"] = time.perf_counter() - t
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
@@ -212,11 +213,6 @@ def _cache_keys(report, X, texts, emb, params: dict) -> dict:
                     RESULTS_VERSION, __version__, code_digest("topics", "embed", "records.py", "scripts.py", "_memory.py", "_neighbors.py"))
     layout = digest("map", x_key, params["seed"], __version__, code_digest("layout.py", "_neighbors.py"))
     return {"papers": report.cache_key, "topics": topics, "map": layout}
-
-
-def _layout(X, seed: int):
-    layout = MapLayout(seed=seed).fit(X)
-    return layout.coords_, layout.method_
 
 
 def _reused(report, embed_stats: dict, cache: BuildCache) -> tuple[str, ...]:

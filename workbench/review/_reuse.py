@@ -79,6 +79,10 @@ class BuildCache:
         self._put_folder(entry, lambda tmp: save_results(model, tmp))
         return model
 
+    def has_layout(self, key: str) -> bool:
+        """Whether the map of ``key`` is kept (:meth:`layout` may still lay it out again, if damaged)."""
+        return (self.folder / "map" / f"{key}.safetensors").is_file()
+
     def layout(self, key: str, fit: Callable[[], tuple[np.ndarray, str]]) -> tuple[np.ndarray, str]:
         """The map's (coordinates, method) of ``key``: kept, else ``fit()`` (then kept)."""
         from safetensors.numpy import load_file, save_file
