@@ -85,6 +85,10 @@ def test_no_second_process_where_it_is_not_safe_or_does_not_pay():
         os.environ["WORKBENCH_WORKERS"] = "1"
         assert MapBeside(X, 7)._child is None
         del os.environ["WORKBENCH_WORKERS"]
+        import sys
+        sys.modules["torch"] = object()  # (as if imported)
+        assert MapBeside(X, 7)._child is None
+        del sys.modules["torch"]
         lay_out(X, 7)  # a UMAP: numba's threads run in this process from now on
         assert _map_beside._numba_threads_started() and MapBeside(X, 7)._child is None
         print("laid out here each time")

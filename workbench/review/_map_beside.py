@@ -11,8 +11,11 @@ The map is laid out here instead, after the topics as before, where a second pro
 pay or is not safe: below :data:`MIN_PAPERS` papers, with one core (or ``WORKBENCH_WORKERS=1``),
 without ``fork``, in a daemonic process (a Dask worker), and once numba's threading layer runs
 in this process (a second build in a notebook kernel): a forked child of a process whose GNU
-OpenMP runtime has started is stopped by numba when it enters a parallel region. If the child
-fails anyway, the map is laid out here and a warning says why.
+OpenMP runtime has started is stopped by numba when it enters a parallel region. The same goes
+once torch is imported (a MiniLM build): a torch built against the system's OpenMP runtime would
+share it with numba, and such a child may hang instead; those builds spend minutes embedding, so
+the map's seconds do not matter there. If the child fails anyway, the map is laid out here and a
+warning says why.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ def _numba_threads_started() -> bool:
 def can_fork(n: int) -> bool:
     """Whether the map of ``n`` papers is laid out in a second process (see the module docstring)."""
     return (n >= MIN_PAPERS and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon and not _numba_threads_started())
+            and not multiprocessing.current_process().daemon and not _numba_threads_started()
+            and "torch" not in sys.modules)
 
 
 class MapBeside:
