@@ -109,7 +109,7 @@ def make_corpus(size: int, seed: int = 0) -> Path:
     return path
 
 
-STAGES = ["read", "embed", "umap", "hdbscan", "outliers", "merge", "labels", "map", "write"]
+STAGES = ["read", "embed", "neighbours", "umap", "hdbscan", "outliers", "merge", "labels", "map", "write"]
 
 PANDAS = r"""
 import json, sys, time
@@ -335,8 +335,10 @@ def main() -> None:
         print(f"\nrefit in the live process, {result['papers']:,} papers: Review.refit() {result['refit_s']:.1f} s;"
               f" refit(nr_topics=10) {result['refit_k_s']:.1f} s; refit(min_cluster_size=60) {result['refit_mcs_s']:.1f} s;"
               f" show_themes(10) on the reopened review (no UMAP or HDBSCAN) {result['themes_s']:.1f} s")
-    print("\nstages: read = readers + dedupe; umap = neighbours + 5-d UMAP; labels = c-TF-IDF + KeyBERT words; "
-          "map = 2-d UMAP (neighbours shared); the call rows time the call alone, in a fresh process")
+    print("\nstages: read = readers + dedupe; neighbours = the graph both UMAPs share, computed before the topics "
+          "when the map is laid out beside them (else part of umap); umap = 5-d UMAP; labels = c-TF-IDF + KeyBERT "
+          "words; map = the wait for the 2-d UMAP laid out beside the topics (else the 2-d UMAP itself); the call "
+          "rows time the call alone, in a fresh process")
 
 
 if __name__ == "__main__":

@@ -127,17 +127,10 @@ def build(
     with EmbeddingCache(path / CACHE_FILE) as embeddings:
         X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
     timings["embed"] = time.perf_counter() - t
-    t = time.perf_counter()
     params = TopicModel(seed=seed, **topic_params).get_params()
     keys = _cache_keys(report, X, texts, emb, params)
-    words = WordVectors(emb, path / CACHE_FILE)
-    with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:  # the map, laid out meanwhile
-        model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
-                             lambda entry: load_results(entry, params, texts, X, words))
-        timings["topics"] = time.perf_counter() - t
-        t = time.perf_counter()
-        coords, map_method = cache.layout(keys["map"], beside.result)
-    timings["map"] = time.perf_counter() - t
+    model, coords, map_method = _topics_and_map(cache, keys, params, texts, X, WordVectors(emb, path / CACHE_FILE),
+                                                seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
@@ -149,6 +142,22 @@ def build(
     result.last_save = saved
     result.build_report = BuildReport(read=report, save=saved, reused=_reused(report, embed_stats, cache))
     return result
+
+
+def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, seed: int, timings: dict):
+    """The topic model and the map's (coordinates, method), each kept or computed; the map laid
+    out beside the topics where that pays (:class:`MapBeside`). Their seconds go to ``timings``."""
+    t = time.perf_counter()
+    with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:
+        model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
+                             lambda entry: load_results(entry, params, texts, X, words))
+        timings["topics"] = time.perf_counter() - t
+        if beside.graph_seconds:
+            timings["neighbours"] = beside.graph_seconds  # (part of "topics"; UMAP's own stage without it)
+        t = time.perf_counter()
+        coords, map_method = cache.layout(keys["map"], beside.result)
+    timings["map"] = time.perf_counter() - t
+    return model, coords, map_method
 
 
 def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:

@@ -25,6 +25,7 @@ import logging
 import mmap
 import multiprocessing
 import sys
+import time
 
 import numpy as np
 
@@ -69,6 +70,7 @@ class MapBeside:
     def __init__(self, X: np.ndarray, seed: int, start: bool = True):
         self.X, self.seed = X, seed
         self._child = self._conn = None
+        self.graph_seconds = 0.0  # computing the neighbour graph here, for the child (the topics' UMAP then reuses it)
         if not start or not can_fork(len(X)):  # (``start``: False where the map is kept already)
             return
         fork = multiprocessing.get_context("fork")
@@ -89,11 +91,13 @@ class MapBeside:
             log.warning("laying out the map after the topics (no second process: %s)", err)
             self._child = None
             return
+        started = time.perf_counter()
         try:
             indices, dists = nearest_neighbors(X, MIN_K, seed)  # here, after the fork: numba's threads start now
         except BaseException:
             self.close()
             raise
+        self.graph_seconds = time.perf_counter() - started
         try:
             self._conn.send((indices, dists))
         except OSError:  # the child is gone: result() says so
