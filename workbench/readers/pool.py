@@ -77,8 +77,10 @@ def _make(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], 
 def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None],
                 processes: int | None = None, min_items: int | None = None) -> list[Paper]:
     """``[make(ctx, item) for item in items]`` without the Nones, in order, its warnings and
-    skips on ``ctx``: in ``processes`` worker processes (default :func:`workers`) when there are
-    at least ``min_items`` items (default :data:`MIN_ITEMS`), else here."""
+    skips on ``ctx``: in ``processes`` processes (default :func:`workers`; this one and forked
+    workers) when there are at least ``min_items`` items (default :data:`MIN_ITEMS`), else here.
+    ``make`` must leave its item as it is: a worker sends a text the item holds as its place in
+    the item, which this process reads in its own copy."""
     processes = workers() if processes is None else processes
     with collector_paused():
         enough = len(items) >= max(MIN_ITEMS if min_items is None else min_items, 2)
