@@ -4,6 +4,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 # Each case runs in a fresh interpreter: a process whose numba threads have started (any test
 # that fitted a UMAP before, in this pytest worker) never forks the map, by design.
 PRELUDE = """
@@ -37,31 +39,20 @@ def test_the_second_process_lays_out_the_same_map():
     assert "same map" in out
 
 
-def test_a_failing_second_process_leaves_the_map_to_this_one_and_says_why():
-    out = run("""
-        logging.basicConfig(level=logging.WARNING)
-        def broken(*args):
-            raise RuntimeError("no graph here")
-        _map_beside.remember_neighbors = broken  # (only the child calls it)
-        with MapBeside(X, 7) as beside:
-            coords, method = beside.result()
-        assert np.array_equal(coords, lay_out(X, 7)[0])
-        print("laid out here")
-    """)
-    assert "laid out here" in out and "RuntimeError: no graph here" in out
-
-
-def test_a_second_process_that_dies_leaves_the_map_to_this_one():
-    out = run("""
-        import os
-        logging.basicConfig(level=logging.WARNING)
-        _map_beside.remember_neighbors = lambda *args: os._exit(3)
-        with MapBeside(X, 7) as beside:
-            coords, method = beside.result()
-        assert np.array_equal(coords, lay_out(X, 7)[0])
-        print("laid out here")
-    """)
-    assert "laid out here" in out and "exit code 3" in out
+@pytest.mark.parametrize("sabotage, said", [
+    ("def broken(*args):\n    raise RuntimeError('no graph here')", "RuntimeError: no graph here"),
+    ("def broken(*args):\n    import os; os._exit(3)", "exit code 3"),  # the process dies
+])
+def test_a_second_process_that_fails_leaves_the_map_to_this_one_and_says_why(sabotage, said):
+    out = run(sabotage + """
+logging.basicConfig(level=logging.WARNING)
+_map_beside.remember_neighbors = broken  # (only the child calls it)
+with MapBeside(X, 7) as beside:
+    coords, method = beside.result()
+assert np.array_equal(coords, lay_out(X, 7)[0])
+print("laid out here")
+""")
+    assert "laid out here" in out and said in out
 
 
 def test_an_error_in_the_topics_stops_the_second_process():
