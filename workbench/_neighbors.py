@@ -72,9 +72,7 @@ def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[
     hit = _MEMO.get(key)
     if hit is None:
         hit = _exact(X, k_built) if exact else _nndescent(X, k_built, seed)
-        _MEMO[key] = hit
-        while len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        _remember(key, hit)
     _MEMO.move_to_end(key)
     indices, dists = hit
     return indices[:, :k].copy(), dists[:, :k].copy()
@@ -83,8 +81,13 @@ def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[
 def remember_neighbors(X: np.ndarray, seed: int, indices: np.ndarray, dists: np.ndarray) -> None:
     """Keep a graph :func:`nearest_neighbors` gave for ``X`` and ``seed`` in another process (its
     ``MIN_K`` or more neighbours), so that it is not computed again here."""
-    X = np.asarray(X, dtype=np.float32)
-    _MEMO[_key(X, seed) + (indices.shape[1],)] = (indices, dists)
+    _remember(_key(np.asarray(X, dtype=np.float32), seed) + (indices.shape[1],), (indices, dists))
+
+
+def _remember(key: tuple, hit: tuple[np.ndarray, np.ndarray]) -> None:
+    """Keep ``hit`` as the newest of the last :data:`_MEMO_SIZE` graphs."""
+    _MEMO[key] = hit
+    _MEMO.move_to_end(key)
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
 

@@ -20,7 +20,6 @@ warning says why.
 
 from __future__ import annotations
 
-import gc
 import logging
 import mmap
 import multiprocessing
@@ -31,7 +30,7 @@ import numpy as np
 
 from .._neighbors import MIN_K, nearest_neighbors, remember_neighbors
 from ..layout import MapLayout
-from ..readers.pool import workers
+from ..readers.pool import collector_paused, workers
 
 __all__ = ["MIN_PAPERS", "MapBeside", "lay_out"]
 
@@ -58,8 +57,7 @@ def _numba_threads_started() -> bool:
 def can_fork(n: int) -> bool:
     """Whether the map of ``n`` papers is laid out in a second process (see the module docstring)."""
     return (n >= MIN_PAPERS and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon and not _numba_threads_started()
-            and "torch" not in sys.modules)
+            and not _numba_threads_started() and "torch" not in sys.modules)  # (workers(): 1 in a daemonic process)
 
 
 class MapBeside:
@@ -81,11 +79,8 @@ class MapBeside:
             self._conn, theirs = fork.Pipe()
             self._child = fork.Process(target=_child, args=(theirs, X, seed, self._shared), daemon=True,
                                        name="workbench-map")
-            gc.freeze()  # the child's collector then never touches (and so copies) this process's objects
-            try:
+            with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
                 self._child.start()
-            finally:
-                gc.unfreeze()
             theirs.close()
         except OSError as err:  # no memory or processes left
             log.warning("laying out the map after the topics (no second process: %s)", err)

@@ -81,13 +81,16 @@ class BuildCache:
 
     def has_layout(self, key: str) -> bool:
         """Whether the map of ``key`` is kept (:meth:`layout` may still lay it out again, if damaged)."""
-        return (self.folder / "map" / f"{key}.safetensors").is_file()
+        return self._map_path(key).is_file()
+
+    def _map_path(self, key: str) -> Path:
+        return self.folder / "map" / f"{key}.safetensors"
 
     def layout(self, key: str, fit: Callable[[], tuple[np.ndarray, str]]) -> tuple[np.ndarray, str]:
         """The map's (coordinates, method) of ``key``: kept, else ``fit()`` (then kept)."""
         from safetensors.numpy import load_file, save_file
 
-        path = self.folder / "map" / f"{key}.safetensors"
+        path = self._map_path(key)
         try:
             from safetensors import safe_open
 
