@@ -30,10 +30,11 @@ Rows, each a fresh process (wall time includes start-up and imports):
 Per-stage seconds come from the review's ``build.json`` and the topic model's ``timings_``;
 peak RSS is the child's ``ru_maxrss`` (the largest process); the build's peak memory, per stage
 and in all, is sampled every 50 ms: its RSS plus the private memory of its helper processes
-(the reading workers, the map laid out beside the topics). The refit row is ``Review.refit()`` in the live process
-that built the review (embeddings and neighbours in memory), and ``Review.show_themes(10)`` on
-the review opened again (what the explore view's "Show themes" runs). ``--repeat N`` runs
-everything N times and reports means (the machine is shared: compare within one run).
+(the reading workers, the map laid out beside the topics). The refit row is ``Review.refit()``
+in the live process that built the review (embeddings and neighbours in memory), and
+``Review.show_themes(10)`` on the review opened again (what the explore view's "Show themes"
+runs). ``--repeat N`` runs everything N times and reports means (the machine is shared: compare
+within one run).
 """
 
 from __future__ import annotations
