@@ -90,3 +90,42 @@ def test_map_html_is_written_again_only_when_what_it_shows_changed(tmp_path, sou
         store.rename_topic(0, "A name a person gave")
     build(sources, tmp_path / "r")
     assert page.stat().st_mtime_ns != written and "A name a person gave" in page.read_text(encoding="utf-8")
+
+
+def corpus(review) -> list[tuple]:
+    """The store's papers: every stored column, in the corpus or not."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{review.path / 'annotations.sqlite'}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT * FROM papers ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def test_an_unchanged_rebuild_leaves_the_stores_papers_as_they_are_without_reading_them(tmp_path, sources):
+    first = build(sources, tmp_path / "r")
+    assert not first.last_save.sync_report.unchanged
+    stored = corpus(first)
+    again = build(sources, tmp_path / "r")
+    assert again.last_save.sync_report.unchanged and again.last_save.sync_report.n_papers == len(again)
+    assert corpus(again) == stored
+
+
+def test_a_paper_merged_by_a_person_and_taken_back_is_synced_again_each_time(tmp_path, sources):
+    """A "same paper" verdict changes the build's papers (and key): the next build syncs them;
+    undone, the one after syncs them again; the next is unchanged."""
+    first = build(sources, tmp_path / "r")
+    a, b = first.papers[0].id, first.papers[1].id
+    with first.store(reviewer="ana") as store:
+        store.settle_duplicates(a, b, "same")
+    merged = build(sources, tmp_path / "r")
+    assert not merged.last_save.sync_report.unchanged and b not in {p.id for p in merged.papers}
+    in_corpus = {row[0]: row[-1] for row in corpus(merged)}
+    assert in_corpus[b] == 0 and in_corpus[a] == 1
+    with first.store(reviewer="ana") as store:
+        store.undo()
+    back = build(sources, tmp_path / "r")
+    assert not back.last_save.sync_report.unchanged and b in {p.id for p in back.papers}
+    assert {row[0]: row[-1] for row in corpus(back)}[b] == 1  # (the undo put it back; the sync agrees)
+    assert build(sources, tmp_path / "r").last_save.sync_report.unchanged

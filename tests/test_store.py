@@ -203,6 +203,38 @@ def test_sync_reports_orphans_and_never_deletes_annotations(store):
     assert back.updated == (pid(3),) and store.paper(pid(3))["title"] == "Retitled"
 
 
+def test_a_sync_with_the_last_syncs_key_reads_no_row_and_still_carries_annotations_over(store):
+    """A rebuild of unchanged sources syncs with the same key: the rows are not read (a
+    generator that fails if touched), the corpus stays as it was, and an annotation made
+    since under an old id of a paper still moves to it."""
+    first = store.sync_papers(rows(5), key="k1")
+    assert not first.unchanged and first.left_corpus  # (the fixture's other papers)
+
+    def untouched():
+        raise AssertionError("the rows were read")
+        yield
+
+    again = store.sync_papers(untouched(), key="k1")
+    assert again.unchanged and again.n_papers == 5 and again.added == again.updated == ()
+    assert "unchanged" in str(again) and "unchanged" in store.history(1)[0].summary
+    assert [store.paper(pid(i))["in_corpus"] for i in (0, 4, 5)] == [True, True, False]
+    store.tag(pid(9), "under-an-old-id")  # pid(9) left the corpus; it is an old id of pid(0)
+    moved = store.sync_papers([dict(row, aliases=[pid(9)] if row["id"] == pid(0) else []) for row in rows(5)],
+                              key="k1")
+    assert moved.unchanged and moved.carried_over == ((pid(9), pid(0)),) and store.tags(pid(0)) == ["under-an-old-id"]
+
+
+def test_a_sync_by_anything_else_between_two_with_one_key_makes_the_second_read_its_rows(store):
+    """Another sync in between (another key, none: an older workbench) changed the corpus:
+    the key's rows are read and synced again."""
+    store.sync_papers(rows(5), key="k1")
+    store.sync_papers(rows(3))
+    back = store.sync_papers(rows(5), key="k1")
+    assert not back.unchanged and back.returned == (pid(3), pid(4))
+    store.sync_papers(rows(2), key="k2")
+    assert store.sync_papers(rows(5), key="k1").returned == (pid(2), pid(3), pid(4))
+
+
 def test_sync_refuses_bad_rows_and_names_the_row(store):
     with pytest.raises(AnnotationInputError, match="row 1: paper id 'nothex' is not usable"):
         store.sync_papers(rows(1) + [dict(rows(1)[0], id="nothex")])

@@ -117,7 +117,7 @@ def build(
     cache = BuildCache(path)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    papers, report = _read_settled(sources, input_format, path, cache)
+    papers, report, merged = _read_settled(sources, input_format, path, cache)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -128,7 +128,7 @@ def build(
         X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
     timings["embed"] = time.perf_counter() - t
     params = TopicModel(seed=seed, **topic_params).get_params()
-    keys = _cache_keys(report, X, texts, emb, params)
+    keys = _cache_keys(report, merged, X, texts, emb, params)
     model, coords, map_method = _topics_and_map(cache, keys, params, texts, X, WordVectors(emb, path / CACHE_FILE),
                                                 seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
@@ -196,10 +196,11 @@ def _build_on_dask(sources, path, client, embedder, seed, input_format, progress
 
 def _read_settled(sources, input_format, path: Path, cache: BuildCache):
     """The sources' papers, read as :func:`_read` reads them, with the duplicate verdicts people
-    gave: pairs kept apart for good, and papers said to be one merged."""
+    gave: pairs kept apart for good, and papers said to be one merged; the report, and the
+    "same paper" verdicts (``{merged id: kept id}``) applied."""
     apart, merged = _verdicts(path)
     papers, report = _read(sources, input_format, path, cache, apart)
-    return _same_papers_merged(papers, merged), report
+    return _same_papers_merged(papers, merged), report, merged
 
 
 def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset()):
@@ -215,13 +216,15 @@ def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset
         raise
 
 
-def _cache_keys(report, X, texts, emb, params: dict) -> dict:
-    """What the papers, the topics and the map of this build depend on (see :mod:`._reuse`)."""
+def _cache_keys(report, merged: dict[str, str], X, texts, emb, params: dict) -> dict:
+    """What the papers (the files read, the pairs kept apart: ``report.cache_key``; the papers
+    ``merged``), the topics and the map of this build depend on (see :mod:`._reuse`)."""
+    papers = report.cache_key if report.cache_key is None or not merged else digest(report.cache_key, sorted(merged.items()))
     x_key = embeddings_digest(X)
     topics = digest("topics", x_key, texts_digest(texts), sorted(params.items()), emb.name, emb.version,
                     RESULTS_VERSION, __version__, code_digest("topics", "embed", "records.py", "scripts.py", "_memory.py", "_neighbors.py"))
     layout = digest("map", x_key, params["seed"], __version__, code_digest("layout.py", "_neighbors.py"))
-    return {"papers": report.cache_key, "topics": topics, "map": layout}
+    return {"papers": papers, "topics": topics, "map": layout}
 
 
 def _reused(report, embed_stats: dict, cache: BuildCache) -> tuple[str, ...]:
@@ -278,7 +281,7 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
         try:
             snap = store.backup(f"before-{reason}", force=False)
             with store.transaction():
-                sync_report = _sync_store(review, store) if sync else None
+                sync_report = _sync_store(review, store, reason == "build") if sync else None
                 if sources is not None:
                     store.record_sources(sources)
                 topic_report, edited = _record_topics(review, store)
@@ -364,11 +367,14 @@ def _publish_map(review: Review) -> None:
         atomic_write_text(stamp, key)
 
 
-def _sync_store(review: Review, store):
-    """Tell the annotation store which papers are in the corpus; labels in the files become decisions."""
+def _sync_store(review: Review, store, built: bool = False):
+    """Tell the annotation store which papers are in the corpus; labels in the files become
+    decisions. ``built``: the papers are a build's, a function of its papers key (the sources
+    read, the verdicts): the same key as the last sync, and the store has them already."""
     from ..store import Store
 
-    report = store.sync_papers(p.to_dict() for p in review.papers)
+    key = review.manifest.get("cache_keys", {}).get("papers") if built else None
+    report = store.sync_papers((p.to_dict() for p in review.papers), key=key)
     labelled = [p for p in review.papers if p.label in DECISIONS]
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:

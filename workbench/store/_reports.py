@@ -152,12 +152,14 @@ class SyncReport:
     returned: tuple[str, ...] = ()
     orphaned: tuple[str, ...] = ()
     carried_over: tuple[tuple[str, str], ...] = ()  # (old id, new id) whose annotations moved
+    unchanged: bool = False  # the same papers as the last sync (same sources): none read again
 
     def __str__(self) -> str:
         carried = (f"; annotations of {len(self.carried_over)} papers carried over to their new "
                    "ids" if self.carried_over else "")
+        same = " (unchanged since the last build)" if self.unchanged else ""
         return (
-            f"{self.n_papers} papers in the corpus: {len(self.added)} new, "
+            f"{self.n_papers} papers in the corpus{same}: {len(self.added)} new, "
             f"{len(self.updated)} updated, {len(self.left_corpus)} left the corpus, "
             f"{len(self.returned)} came back; {len(self.orphaned)} annotated papers are "
             f"orphaned (kept, not in the corpus){carried}"

@@ -147,13 +147,14 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     # ------------------------------------------------------------------ corpus
     @writes
-    def sync_papers(self, rows: Iterable[Mapping]) -> SyncReport:
+    def sync_papers(self, rows: Iterable[Mapping], key: str | None = None) -> SyncReport:
         """Upsert paper metadata and mark these papers as the current corpus.
 
         Papers missing from ``rows`` stay in the store with their annotations; the report
-        lists the annotated ones as ``orphaned``.
+        lists the annotated ones as ``orphaned``. ``key``: a digest of what ``rows`` were made
+        from; when the last sync had the same key, ``rows`` is not read (``report.unchanged``).
         """
-        return _papers.sync_papers(self._conn, self.reviewer, rows)
+        return _papers.sync_papers(self._conn, self.reviewer, rows, key)
 
     @guarded
     def orphaned(self) -> list[str]:
