@@ -321,13 +321,9 @@ def warm_up(args, work: Path) -> str:
     pynndescent's code (the workbench's on-disk cache keeps it; the naive pipeline's UMAP caches
     what umap marks cacheable) and the static model is distilled. A build and the naive pipeline
     of a small corpus, each in a fresh process, before anything is timed; what they took."""
-    corpus = make_corpus(WARMUP_SIZE)
-    folder = OUT / f"sources_{WARMUP_SIZE}"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    shutil.copy(corpus, folder / corpus.name)
+    folder = source_folder(WARMUP_SIZE)
     _, build_s, _ = run_child(BUILD, [str(work / "warmup"), str(folder), args.embedder, "0"])
-    naive_s = run_child(NAIVE, [str(corpus)])[1] if not args.no_naive else None
+    naive_s = run_child(NAIVE, [str(make_corpus(WARMUP_SIZE))])[1] if not args.no_naive else None
     shutil.rmtree(work / "warmup", ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
     naive = f", naive pipeline {naive_s:.1f} s" if naive_s is not None else ""

@@ -117,8 +117,7 @@ def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict], k
     for i, paper in enumerate(rows):
         row = _row(paper, i)
         new[row[0]] = row
-        for alias in paper.get("aliases") or ():
-            aliases.setdefault(str(alias), row[0])
+        _note_aliases(aliases, paper, row[0])
     cols = ("id",) + META_COLUMNS
     with Action(conn, reviewer, "sync", undoable=False) as act:
         existing = {r[0]: (tuple(r[1:-1]), r[-1]) for r in conn.execute(
@@ -147,6 +146,12 @@ def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict], k
         n_papers=len(new), added=tuple(added), updated=tuple(updated), left_corpus=tuple(left),
         returned=tuple(returned), orphaned=tuple(orphaned(conn)), carried_over=carried,
     )
+
+
+def _note_aliases(aliases: dict[str, str], paper: dict, pid: str) -> None:
+    """``aliases[old id] = pid`` for each other id ``paper`` lists (the first paper naming one keeps it)."""
+    for alias in paper.get("aliases") or ():
+        aliases.setdefault(str(alias), pid)
 
 
 def _synced_with(conn: sqlite3.Connection, key: str) -> bool:
@@ -182,14 +187,15 @@ def _unchanged(conn: sqlite3.Connection, reviewer: str, key: str, rows: Iterable
         act.summary = f"sync {n} papers: unchanged (the same sources and verdicts as the last sync)"
         _remember_sync(act, key)
     carried: tuple[tuple[str, str], ...] = ()
-    if orphaned(conn):  # (else no annotation waits under an id that is not in the corpus)
+    orphans = orphaned(conn)
+    if orphans:  # (else no annotation waits under an id that is not in the corpus)
         aliases: dict[str, str] = {}
         for paper in rows:
-            for alias in paper.get("aliases") or ():
-                aliases.setdefault(str(alias), str(paper.get("id")))
+            _note_aliases(aliases, paper, str(paper.get("id")))
         corpus = {r[0] for r in conn.execute("SELECT id FROM papers WHERE in_corpus = 1")}
         carried = carry_over(conn, reviewer, aliases, corpus)
-    return SyncReport(n_papers=n, orphaned=tuple(orphaned(conn)), carried_over=carried, unchanged=True)
+        orphans = orphaned(conn) if carried else orphans
+    return SyncReport(n_papers=n, orphaned=tuple(orphans), carried_over=carried, unchanged=True)
 
 
 def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
