@@ -16,6 +16,7 @@ from workbench.embed import (
     embed_with_cache,
     get_embedder,
 )
+from workbench._halves import in_halves
 from workbench.errors import EmbedderError, InputError
 
 from conftest import seed_abstracts
@@ -308,6 +309,24 @@ def test_static_encode_gives_model2vecs_vectors_bit_for_bit(bert_static_model, m
             assert got.dtype == expected.dtype and got.shape == expected.shape
             assert np.array_equal(got.view(np.uint16), expected.view(np.uint16))
     assert static.encode(bert_static_model, [], pieces=pieces).shape == (0, 32)
+
+
+def test_the_static_embedder_gives_the_same_vectors_with_half_of_them_made_in_a_second_process(bert_static_model,
+                                                                                               monkeypatch):
+    from workbench.embed import static
+
+    texts = (_HARD + _random_texts(300, seed=3) + seed_abstracts()) * 4  # a batch here, the rest there
+    embedder = static.StaticEmbedder(progress=False)
+    embedder._model = bert_static_model
+    monkeypatch.setenv("WORKBENCH_WORKERS", "1")
+    one = embedder.embed(texts)
+    monkeypatch.setenv("WORKBENCH_WORKERS", "2")
+    monkeypatch.setattr(static, "SPLIT_MIN", 100)
+    split, calls = [], []
+    monkeypatch.setattr(static, "in_halves", lambda *a, **k: calls.append(1) or split.extend(in_halves(*a, **k)) or split)
+    two = embedder.embed(texts)
+    assert calls and len(split) == 2 and len(split[0]) % static.BATCH == 0 and len(split[1])  # (whole batches here)
+    assert two.dtype == one.dtype and np.array_equal(two, one)
 
 
 def test_word_pieces_on_real_exports_when_present(bert_static_model):

@@ -14,6 +14,7 @@ and the legend still counts every paper of a topic. The explore notebook draws t
 
 from __future__ import annotations
 
+import bisect
 import html
 import os
 import textwrap
@@ -80,12 +81,8 @@ def excerpt_lines(abstract: str, width: int = ABSTRACT_CHARS, line: int = 70) ->
         lines = _plain_lines(text, width, line)
         if lines is not None:
             return lines
-    chunks = _chunks(text)
-    if any(len(c) > line for c in chunks):
-        return textwrap.wrap(textwrap.shorten(text, width, placeholder=" …"), line)
-    if len(text) > width:
-        chunks = _chunks(_pack(chunks, width, placeholder=" …")[0])
-    return _pack(chunks, line)
+    lines = _hyphenated_lines(text, width, line)
+    return textwrap.wrap(textwrap.shorten(text, width, placeholder=" …"), line) if lines is None else lines
 
 
 def _plain_lines(text: str, width: int, line: int, placeholder: str = " …") -> list[str] | None:
@@ -108,42 +105,50 @@ def _plain_lines(text: str, width: int, line: int, placeholder: str = " …") ->
     return lines + [text] if text else lines
 
 
-def _chunks(text: str) -> list[str]:
-    """What ``TextWrapper._split_chunks`` makes of single-spaced ``text``: words and the spaces
-    between them, a hyphenated word split after its hyphens (its pattern looks no further than
-    the word: applied to the words that hold a hyphen only, ~10 times faster)."""
+def _breaks(text: str) -> list[int]:
+    """Where textwrap may end a line of single-spaced ``text``: 0, then the end of each chunk
+    ``TextWrapper._split_chunks`` makes (words and the spaces between them, a hyphenated word
+    split after its hyphens; its pattern looks no further than the word, so it is applied to
+    the words that hold a hyphen only, ~10 times faster)."""
     split = textwrap.TextWrapper.wordsep_re.split
-    chunks: list[str] = []
+    out, at = [0], 0
     for word in text.split(" "):
-        if chunks:
-            chunks.append(" ")
+        if at:
+            at += 1
+            out.append(at)  # (after the space before this word)
         if "-" in word:
-            chunks.extend(c for c in split(word) if c)
+            for piece in split(word):
+                if piece:
+                    at += len(piece)
+                    out.append(at)
         elif word:
-            chunks.append(word)
-    return chunks
+            at += len(word)
+            out.append(at)
+    return out
 
 
-def _pack(chunks: list[str], width: int, placeholder: str | None = None) -> list[str]:
-    """``TextWrapper._wrap_chunks`` for chunks none longer than ``width`` (drop_whitespace on);
-    with a ``placeholder``, one line ending in it when the chunks do not all fit (max_lines=1)."""
-    lines: list[str] = []
-    chunks = chunks[::-1]
-    while chunks:
-        if lines and not chunks[-1].strip():
-            del chunks[-1]
-        current, size = [], 0
-        while chunks and size + len(chunks[-1]) <= width:
-            size += len(chunks[-1])
-            current.append(chunks.pop())
-        if current and not current[-1].strip():
-            size -= len(current.pop())
-        if placeholder is not None and chunks and not (len(chunks) == 1 and not chunks[0].strip()):
-            while current and not (current[-1].strip() and size + len(placeholder) <= width):
-                size -= len(current.pop())
-            return ["".join(current) + placeholder if current else placeholder.lstrip()]
-        if current:
-            lines.append("".join(current))
+def _hyphenated_lines(text: str, width: int, line: int, placeholder: str = " …") -> list[str] | None:
+    """:func:`excerpt_lines` of single-spaced ``text``: textwrap's greedy choices (the most chunks
+    that fit, a space at either end of a line dropped) as the last chunk end that fits, found by
+    bisection. None where textwrap would break a chunk longer than a line."""
+    breaks = _breaks(text)
+    if len(text) > width:  # shortened: the most chunks that fit with the placeholder, ending in a word
+        i = bisect.bisect_right(breaks, width - len(placeholder)) - 1
+        while i > 0 and text[breaks[i] - 1] == " ":
+            i -= 1
+        if breaks[-1] > width and max(b - a for a, b in zip(breaks, breaks[1:])) > width:
+            return None  # (textwrap breaks a chunk longer than the whole excerpt)
+        text = text[: breaks[i]] + placeholder if i > 0 else placeholder.lstrip()
+        breaks = _breaks(text)
+    lines, at = [], 0
+    while at < len(text):
+        if text[at] == " ":  # (between two lines)
+            at += 1
+        end = breaks[bisect.bisect_right(breaks, at + line) - 1]
+        if end <= at:
+            return None
+        lines.append(text[at : end - 1] if text[end - 1] == " " else text[at:end])
+        at = end
     return lines
 
 

@@ -21,9 +21,11 @@ with the tokenizer's on real abstracts and on random text from many scripts.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import unicodedata
+import weakref
 from array import array
 from itertools import chain, repeat
 from typing import Sequence
@@ -33,6 +35,18 @@ import numpy as np
 __all__ = ["WordPieces"]
 
 MAX_WORDS = 2_000_000  # words remembered before the memo starts again
+
+# A process forked while another thread held an instance's lock gets it unlocked (that thread
+# is not in the child): the child embeds half of a batch of texts (workbench._halves).
+_INSTANCES: "weakref.WeakSet[WordPieces]" = weakref.WeakSet()
+
+
+def _unlock_after_fork() -> None:
+    for pieces in _INSTANCES:
+        pieces.unlock()
+
+
+os.register_at_fork(after_in_child=_unlock_after_fork)
 
 
 class WordPieces:
@@ -44,6 +58,7 @@ class WordPieces:
         self.tokenizer = tokenizer
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
+        _INSTANCES.add(self)
         self._table: dict[int, str] = {}
         self._seen: set[str] = set()
         self._unsafe: set[str] = set()
@@ -62,6 +77,10 @@ class WordPieces:
             and isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
             and isinstance(tokenizer.model, models.WordPiece)
         )
+
+    def unlock(self) -> None:
+        """A new lock (in a forked process: the thread that held the old one is not there)."""
+        self._lock = threading.Lock()
 
     def batch(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """All the texts' ids in one int64 array, and each text's count of them."""

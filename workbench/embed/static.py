@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._halves import in_halves
 from ..errors import EmbedderError
 from ..fsutil import workbench_cache_dir
 from .minilm import minilm_path
@@ -92,11 +93,22 @@ class StaticEmbedder(BaseEmbedder):
         model = self.model()
         if self._pieces is None and WordPieces.supports(model.tokenizer):
             self._pieces = WordPieces(model.tokenizer, model.max_length)
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"  # (before a fork, too: see encode)
+        here = os.getpid()
         with progress_bar(texts, "embedding (static)", 2_000_000, self.progress) as bar:
-            return normalise_rows(encode(model, texts, progress=bar.update, pieces=self._pieces))
+            def part(items: Sequence[str]) -> np.ndarray:  # here, or (the second half) in a forked process
+                return encode(model, items, progress=bar.update if os.getpid() == here else None, pieces=self._pieces)
+
+            parts = in_halves(part, texts, SPLIT_MIN, step=BATCH, what="embedding")
+            if len(parts) > 1:
+                bar.update(len(parts[1]))
+            return normalise_rows(parts[0] if len(parts) == 1 else np.concatenate(parts))
 
 
 BATCH = 1024  # model2vec's batch size: the means below are computed per batch, as its are
+#: From this many texts, the second half is embedded in a second process (:mod:`workbench._halves`):
+#: the token ids are Python work, ~170 us an abstract.
+SPLIT_MIN = 4_000
 KERNEL_MIN = 20_000  # texts from which the compiled means (numba) pay for loading them
 
 

@@ -17,17 +17,15 @@ when the pool fails to start, the papers are made here, one after the other.
 
 from __future__ import annotations
 
-import gc
 import logging
 import multiprocessing
-import os
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from operator import attrgetter
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from .._halves import collector_paused, workers
 from ..dedupe import PaperKeys, paper_keys, remember_keys
 from ..records import Paper
 from .fields import ReadContext
@@ -55,21 +53,6 @@ _SHARED = tuple(_FIELDS.index(name) for name in ("abstract", "text", "title"))
 _job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any] | None = None
 
 
-def workers() -> int:
-    """How many processes make papers: ``WORKBENCH_WORKERS``, else the cores this process may use;
-    one in a daemonic process (a Dask worker reading a source: it may not start children, and
-    Dask spreads the work itself)."""
-    if multiprocessing.current_process().daemon:
-        return 1
-    setting = os.environ.get("WORKBENCH_WORKERS", "").strip()
-    if setting.isdigit() and int(setting) > 0:
-        return int(setting)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _make(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None]) -> list[Paper]:
     return [p for p in (make(ctx, item) for item in items) if p is not None]
 
@@ -91,22 +74,6 @@ def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, 
         except (BrokenProcessPool, OSError) as err:  # no memory or processes left for workers
             log.warning("%s: making the papers in one process (the worker processes failed: %s)", ctx.name, err)
             return _make(ctx, items, make)
-
-
-@contextmanager
-def collector_paused():
-    """Python's cycle collector paused while papers are made (they hold no cycles; its passes over
-    a growing heap cost ~8% of reading), and what exists frozen, so that forked workers do not
-    copy this process's memory by touching every object."""
-    enabled = gc.isenabled()
-    gc.disable()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) -> list[Paper]:

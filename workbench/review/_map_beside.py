@@ -30,7 +30,7 @@ import numpy as np
 
 from .._neighbors import MIN_K, nearest_neighbors, remember_neighbors
 from ..layout import MapLayout
-from ..readers.pool import collector_paused, workers
+from .._halves import collector_paused, workers
 
 __all__ = ["MIN_PAPERS", "MapBeside", "lay_out"]
 

@@ -1,0 +1,125 @@
+"""Work on a long list in two processes: its second half in a forked child, its first here.
+
+Embedding with the static model and counting the labels' words are Python loops over every
+paper (~9 s each at 50,000 papers here) during which a second core has nothing to do.
+:func:`in_halves` runs ``work`` on the first part of the items in this process and on the rest in
+a forked child, which sends its result back through a pipe and ends; the caller puts the two
+results together (``parts``: in the items' order). The child runs the same code on the same
+items, so the parts are what this process would make of them.
+
+Everything is done here instead, as one part, where a second process does not pay or is not
+safe: fewer than ``min_items`` items, one core (or ``WORKBENCH_WORKERS=1``), no ``fork``, a
+daemonic process (a Dask worker: it may not start children, and Dask spreads the work itself).
+``work`` must not start parallel numba or torch code in the child (its threading runtimes do
+not survive a fork); the Python, numpy and single-threaded numba code used here does not. If
+the child fails (killed, out of memory, an error), its part is made here, and a warning says why.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+__all__ = ["collector_paused", "in_halves", "workers"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def workers() -> int:
+    """How many processes share work: ``WORKBENCH_WORKERS``, else the cores this process may use;
+    one in a daemonic process (a Dask worker: it may not start children, and Dask spreads the
+    work itself)."""
+    if multiprocessing.current_process().daemon:
+        return 1
+    setting = os.environ.get("WORKBENCH_WORKERS", "").strip()
+    if setting.isdigit() and int(setting) > 0:
+        return int(setting)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextmanager
+def collector_paused():
+    """Python's cycle collector paused (papers and counters hold no cycles; its passes over a
+    growing heap cost ~8% of reading), and what exists frozen, so that a forked process does
+    not copy this process's memory by touching every object."""
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def can_split(n: int, min_items: int) -> bool:
+    """Whether ``n`` items are worked on in two processes (see the module docstring)."""
+    return n >= max(min_items, 2) and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def in_halves(work: Callable[[Sequence], T], items: Sequence, min_items: int, *, step: int = 1,
+              what: str = "work") -> list[T]:
+    """``[work(items)]``, or ``[work(items[:half]), work(items[half:])]`` with the second made in a
+    forked process (see the module docstring). ``half`` is a multiple of ``step``; ``what`` names
+    the work in the warning a failed child gives."""
+    if not can_split(len(items), min_items):
+        return [work(items)]
+    half = max(step, (len(items) // 2) // step * step)
+    first, second = items[:half], items[half:]
+    fork = multiprocessing.get_context("fork")
+    try:
+        mine, theirs = fork.Pipe(duplex=False)
+        child = fork.Process(target=_child, args=(theirs, work, second), daemon=True, name="workbench-half")
+        with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
+            child.start()
+        theirs.close()
+    except OSError as err:  # no memory or processes left
+        log.warning("%s in one process (no second process: %s)", what, err)
+        return [work(items)]
+    try:
+        done = work(first)
+        try:
+            kind, value = mine.recv()
+        except (EOFError, OSError) as err:
+            child.join(timeout=10)
+            kind, value = "error", f"the process ended ({type(err).__name__}, exit code {child.exitcode})"
+    except BaseException:  # (an error or an interrupt here: the child's half is not wanted)
+        child.terminate()
+        child.join()
+        raise
+    finally:
+        mine.close()
+    child.join(timeout=10)  # it ends as soon as it has sent its part
+    if child.is_alive():
+        child.terminate()
+        child.join()
+    if kind != "done":
+        log.warning("%s: the second half in this process: its second process failed: %s", what, value)
+        value = work(second)
+    return [done, value]
+
+
+def _child(conn, work: Callable, items: Sequence) -> None:
+    """In the forked process: ``work(items)`` sent back, or the error it raised."""
+    try:
+        with collector_paused():
+            result = work(items)
+        conn.send(("done", result))
+    except BaseException as err:  # (the parent makes this half itself, and says why)
+        try:
+            conn.send(("error", f"{type(err).__name__}: {err}"))
+        except OSError:
+            pass
+    finally:
+        conn.close()
