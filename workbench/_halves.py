@@ -1,7 +1,7 @@
 """Work on a long list in two processes: its second half in a forked child, its first here.
 
-Embedding with the static model and counting the labels' words are Python loops over every
-paper (~9 s each at 50,000 papers here) during which a second core has nothing to do.
+Embedding with the static model is a Python loop over every paper (its token ids: ~9 s at
+50,000 papers here) during which a second core has nothing to do (:mod:`workbench.embed.static`).
 :func:`in_halves` runs ``work`` on the first part of the items in this process and on the rest in
 a forked child, which sends its result back through a pipe and ends; the caller puts the two
 results together (``parts``: in the items' order). The child runs the same code on the same

@@ -99,6 +99,8 @@ class StaticEmbedder(BaseEmbedder):
             def part(items: Sequence[str]) -> np.ndarray:  # here, or (the second half) in a forked process
                 return encode(model, items, progress=bar.update if os.getpid() == here else None, pieces=self._pieces)
 
+            if len(texts) >= 2 * KERNEL_MIN and model.embedding.dtype in (np.float16, np.float32):
+                _kernel(), _table32(model)  # loaded once, before a fork: shared with the second process, not made again
             parts = in_halves(part, texts, SPLIT_MIN, step=BATCH, what="embedding")
             if len(parts) > 1:
                 bar.update(len(parts[1]))
