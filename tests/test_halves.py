@@ -90,3 +90,18 @@ def test_a_daemonic_process_never_starts_one():
     child.start()
     child.join(60)
     assert queue.get(timeout=5) == 1 and _halves.workers() >= 1
+
+
+def test_a_core_taken_by_a_process_beside_this_one_is_left_to_it(two_cores):
+    import multiprocessing
+    import time
+
+    helper = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,), daemon=True)
+    helper.start()
+    _halves.beside.add(helper)
+    try:
+        assert len(in_halves(made, ITEMS, 10)) == 1  # its core is taken
+    finally:
+        helper.terminate()
+        helper.join()
+    assert len(in_halves(made, ITEMS, 10)) == 2  # free again once it has ended

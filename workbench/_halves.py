@@ -8,8 +8,9 @@ results together (``parts``: in the items' order). The child runs the same code 
 items, so the parts are what this process would make of them.
 
 Everything is done here instead, as one part, where a second process does not pay or is not
-safe: fewer than ``min_items`` items, one core (or ``WORKBENCH_WORKERS=1``), no ``fork``, a
-daemonic process (a Dask worker: it may not start children, and Dask spreads the work itself).
+safe: fewer than ``min_items`` items, one core (or ``WORKBENCH_WORKERS=1``), or the other core
+taken by a process working :data:`beside` this one, no ``fork``, a daemonic process (a Dask
+worker: it may not start children, and Dask spreads the work itself).
 ``work`` must not start parallel numba or torch code in the child (its threading runtimes do
 not survive a fork); the Python, numpy and single-threaded numba code used here does not. If
 the child fails (killed, out of memory, an error), its part is made here, and a warning says why.
@@ -21,11 +22,12 @@ import gc
 import logging
 import multiprocessing
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["collector_paused", "in_halves", "workers"]
+__all__ = ["beside", "can_split", "collector_paused", "in_halves", "workers"]
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +65,16 @@ def collector_paused():
             gc.enable()
 
 
+#: Processes this one started to work beside it (a build's word counter,
+#: ``review._words_beside``): while one runs, it has a core, which :func:`in_halves` leaves to it.
+beside: "weakref.WeakSet[multiprocessing.process.BaseProcess]" = weakref.WeakSet()
+
+
 def can_split(n: int, min_items: int) -> bool:
-    """Whether ``n`` items are worked on in two processes (see the module docstring)."""
-    return n >= max(min_items, 2) and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether ``n`` items are worked on in two processes (see the module docstring): enough of
+    them, and a core that no process :data:`beside` this one has."""
+    busy = sum(1 for process in list(beside) if process.is_alive())
+    return n >= max(min_items, 2) and workers() - busy > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def in_halves(work: Callable[[Sequence], T], items: Sequence, min_items: int, *, step: int = 1,

@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +33,7 @@ from ..topics import TopicModel
 from ..topics.results import RESULTS_VERSION, load_results
 from . import _provenance
 from ._map_beside import MapBeside
+from ._words_beside import WordsBeside
 from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
 from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
@@ -105,9 +107,8 @@ def build(
     ``provenance``: where each source was searched, for PRISMA(-S), by source (path, file name
     or folder): ``{"pubmed.ris": {"database": "PubMed", "query": "...", "searched_on":
     "2024-05-01"}}`` (or ``"register": ...``); kept in the store (see ``_provenance``).
-    ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``).
-    The returned review's ``build_report`` says what was read and saved. ``client``: build on
-    Dask instead (:func:`_build_on_dask`).
+    ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``). The
+    returned review's ``build_report`` says what was read and saved. ``client``: build on Dask instead.
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
@@ -124,13 +125,17 @@ def build(
     emb = get_embedder(embedder, progress=progress)
     texts = [document_text(p) for p in papers]
     t = time.perf_counter()
-    with EmbeddingCache(path / CACHE_FILE) as embeddings:
-        X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
-    timings["embed"] = time.perf_counter() - t
-    params = TopicModel(seed=seed, **topic_params).get_params()
-    keys = _cache_keys(report, merged, X, texts, emb, params)
-    model, coords, map_method = _topics_and_map(cache, keys, params, texts, X, WordVectors(emb, path / CACHE_FILE),
-                                                seed, timings)
+    with ExitStack() as beside:
+        with EmbeddingCache(path / CACHE_FILE) as embeddings:
+            new = embeddings.count(f"{emb.name}:{emb.version}") < len(texts)  # papers to embed: topics to label,
+            words = beside.enter_context(WordsBeside(texts, cache.folder, start=new))  # their words counted beside
+            X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
+        words.wait()  # (its memory given back before the topics' peak)
+        timings["embed"] = time.perf_counter() - t
+        params = TopicModel(seed=seed, **topic_params).get_params()
+        keys = _cache_keys(report, merged, X, texts, emb, params)
+        model, coords, map_method = _topics_and_map(cache, keys, params, texts, X,
+                                                    WordVectors(emb, path / CACHE_FILE), seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,

@@ -20,10 +20,11 @@ same process counts no word again.
 from __future__ import annotations
 
 import hashlib
+import os
 from array import array
 from collections import Counter, defaultdict
 from itertools import filterfalse, islice
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
@@ -32,7 +33,7 @@ from .._memory import release_free_memory
 from ..scripts import tokens
 from .labels import stop_words
 
-__all__ = ["DocumentTerms", "SharedVectorizer", "document_terms"]
+__all__ = ["DocumentTerms", "SharedVectorizer", "counted_elsewhere", "document_terms", "texts_key"]
 
 
 class DocumentTerms:
@@ -79,6 +80,39 @@ class DocumentTerms:
 
     def __len__(self) -> int:
         return self.matrix.shape[0]
+
+    def to_file(self, path: str | os.PathLike) -> None:
+        """Write the counts to ``path`` (numpy's ``.npz``, no pickle): the terms one per line (a
+        term holds no line end: tokens are words, a bigram two of them and a space)."""
+        terms = "\n".join(self.terms)
+        if terms.count("\n") != max(len(self.terms) - 1, 0):
+            raise ValueError("a term holds a line end")
+        ends = ["" if e is None else e[0] for e in self.ends], ["" if e is None else e[1] for e in self.ends]
+        text = {name: np.frombuffer(value.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+                for name, value in (("terms", terms), ("firsts", "\n".join(ends[0])), ("lasts", "\n".join(ends[1])))}
+        with open(path, "wb") as f:
+            np.savez(f, data=self.matrix.data, indices=self.matrix.indices, indptr=self.matrix.indptr,
+                     shape=np.asarray(self.matrix.shape, dtype=np.int64), unigrams=self.unigrams, **text)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "DocumentTerms":
+        """The counts :meth:`to_file` wrote."""
+        import scipy.sparse as sp
+
+        with np.load(path, allow_pickle=False) as f:
+            def lines(name: str) -> list[str]:
+                return f[name].tobytes().decode("utf-8", "surrogatepass").split("\n")
+
+            self = cls.__new__(cls)
+            self.matrix = sp.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"].tolist()))
+            self.unigrams = f["unigrams"]
+            self.terms = lines("terms") if self.matrix.shape[1] else []
+            firsts, lasts = (lines("firsts"), lines("lasts")) if self.matrix.shape[0] else ([], [])
+        self.vocabulary = dict(zip(self.terms, range(len(self.terms))))
+        self.ends = [(a, b) if a else None for a, b in zip(firsts, lasts)]
+        if len(self.terms) != self.matrix.shape[1] or len(self.ends) != self.matrix.shape[0]:
+            raise ValueError(f"{path}: {len(self.terms)} terms and {len(self.ends)} papers for a matrix of {self.matrix.shape}")
+        return self
 
     def topic_counts(self, groups: Sequence[Sequence[int]], min_df: int):
         """The document-term matrix (CSR, int64) of the documents made by joining the papers of
@@ -170,18 +204,28 @@ class DocumentTerms:
 
 
 _last: tuple[str, DocumentTerms] | None = None
+#: Where the matrix of a corpus may be counted already, in another process (a build's second
+#: process, ``review._words_beside``): called with the corpus's :func:`texts_key` before its
+#: texts are counted here, it gives their :class:`DocumentTerms`, or None (then counted here).
+counted_elsewhere: Callable[[str], DocumentTerms | None] | None = None
+
+
+def texts_key(texts: Sequence[str]) -> str:
+    """What :func:`document_terms` knows a corpus by."""
+    h = hashlib.blake2b(digest_size=16)
+    for text in texts:
+        h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
 
 
 def document_terms(texts: Sequence[str]) -> DocumentTerms:
     """The :class:`DocumentTerms` of ``texts``, counted once per corpus (the last one is kept)."""
     global _last
-    h = hashlib.blake2b(digest_size=16)
-    for text in texts:
-        h.update(text.encode("utf-8", "surrogatepass") + b"\0")
-    key = h.hexdigest()
+    key = texts_key(texts)
     if _last is None or _last[0] != key:
         _last = None  # the previous corpus's matrix goes before this one is made
-        _last = (key, DocumentTerms(texts))
+        found = counted_elsewhere(key) if counted_elsewhere is not None else None
+        _last = (key, DocumentTerms(texts) if found is None else found)
     return _last[1]
 
 

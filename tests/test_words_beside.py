@@ -1,0 +1,153 @@
+"""The labels' words counted in a second process beside the topics are the words one process
+counts; where that process fails, they are counted here and a warning says why."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from workbench.topics.terms import DocumentTerms
+
+# Each case runs in a fresh interpreter (a fork of a pytest worker would copy all of it).
+PRELUDE = """
+import logging, os, numpy as np
+from workbench.review import _words_beside
+from workbench.review._words_beside import WordsBeside
+from workbench.topics import terms
+from workbench.topics.represent import documents
+_words_beside.MIN_PAPERS = 100
+os.environ["WORKBENCH_WORKERS"] = "2"
+texts = [f"Paper {i} studies topic {i % 3} with method {i % 7}; a sample of {i} cells. Größe 大型 {i}" for i in range(400)]
+texts[5] = ""  # (empty: counted as "(empty)")
+docs = documents(texts)
+def same(a, b):
+    return (a.terms == b.terms and a.vocabulary == b.vocabulary and a.ends == b.ends and (a.matrix != b.matrix).nnz == 0
+            and np.array_equal(a.matrix.indices, b.matrix.indices) and np.array_equal(a.unigrams, b.unigrams))
+"""
+
+
+def run(body: str, tmp_path) -> str:
+    code = PRELUDE + f"folder = {str(tmp_path)!r}\n" + textwrap.dedent(body)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout + out.stderr
+
+
+def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
+    out = run("""
+        with WordsBeside(texts, folder) as beside:
+            assert beside._child is not None and terms.counted_elsewhere == beside.terms
+            count = terms.DocumentTerms.__init__
+            def refused(self, texts):
+                raise AssertionError("counted in this process")
+            terms.DocumentTerms.__init__ = refused  # (the child, forked before, counts as ever)
+            loaded = terms.document_terms(docs)
+            terms.DocumentTerms.__init__ = count
+            assert beside._child is None and os.listdir(folder) == []  # ended, its file removed
+        assert terms.counted_elsewhere is None
+        assert same(loaded, terms.DocumentTerms(docs))
+        print("same words")
+    """, tmp_path)
+    assert "same words" in out
+
+
+def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path):
+    out = run("""
+        with WordsBeside(texts, folder) as beside:
+            other = terms.document_terms(documents(texts[:150]))
+            assert beside._child is not None  # not taken: it counts other texts
+            loaded = terms.document_terms(docs)
+        assert same(other, terms.DocumentTerms(documents(texts[:150]))) and same(loaded, terms.DocumentTerms(docs))
+        print("each its own")
+    """, tmp_path)
+    assert "each its own" in out
+
+
+@pytest.mark.parametrize("sabotage, said", [
+    ("def broken(self, path):\n    raise OSError(28, 'No space left on device')", "No space left on device"),
+    ("def broken(self, path):\n    os._exit(3)", "exit code 3"),  # the process dies
+    ("def broken(self, path):\n    open(path, 'wb').write(b'cut')", "unreadable"),  # a cut file
+])
+def test_a_second_process_that_fails_leaves_the_words_to_this_one_and_says_why(tmp_path, sabotage, said):
+    out = run(sabotage + """
+logging.basicConfig(level=logging.WARNING)
+terms.DocumentTerms.to_file = broken  # (only the child writes the count)
+with WordsBeside(texts, folder) as beside:
+    loaded = terms.document_terms(docs)
+assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
+print("counted here")
+""", tmp_path)
+    assert "counted here" in out and said in out
+
+
+def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
+    out = run("""
+        import time
+        slow = terms.DocumentTerms.__init__
+        def slowly(self, texts):
+            time.sleep(60)
+        terms.DocumentTerms.__init__ = slowly
+        with WordsBeside(texts, folder) as beside:
+            child = beside._child
+        assert not child.is_alive() and os.listdir(folder) == [] and terms.counted_elsewhere is None
+        print("stopped")
+    """, tmp_path)
+    assert "stopped" in out
+
+
+def test_no_second_process_where_it_does_not_pay_or_cannot_run(tmp_path):
+    out = run("""
+        assert WordsBeside(texts, folder, start=False)._child is None  # (the topics are kept)
+        assert WordsBeside(texts[:99], folder)._child is None
+        os.environ["WORKBENCH_WORKERS"] = "1"
+        assert WordsBeside(texts, folder)._child is None
+        print("none")
+    """, tmp_path)
+    assert "none" in out
+
+
+def test_the_counts_go_to_a_file_and_back_as_they_are(tmp_path):
+    from test_topic_terms import corpus
+
+    for texts in (corpus(300), [], ["(empty)"], ["the of and", "reward model"]):
+        counted = DocumentTerms(texts)
+        counted.to_file(tmp_path / "words.npz")
+        loaded = DocumentTerms.from_file(tmp_path / "words.npz")
+        assert loaded.terms == counted.terms and loaded.vocabulary == counted.vocabulary and loaded.ends == counted.ends
+        assert loaded.matrix.shape == counted.matrix.shape and (loaded.matrix != counted.matrix).nnz == 0
+        for part in ("data", "indices", "indptr"):
+            assert getattr(loaded.matrix, part).dtype == getattr(counted.matrix, part).dtype
+            assert (getattr(loaded.matrix, part) == getattr(counted.matrix, part)).all()
+        assert (loaded.unigrams == counted.unigrams).all()
+
+
+def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
+    """A whole build, words counted in the second process or here: the same topics and words;
+    a rebuild that keeps its topics starts no such process."""
+    out = run(f"""
+        import csv
+        rows = [("", f"Paper {{i}} studies topic {{i % 3}} with method {{i % 7}} and sample {{i}}. " * 3) for i in range(300)]
+        with open("{tmp_path}/papers.csv", "w", newline="") as f:
+            csv.writer(f).writerows([("title", "abstract"), *rows])
+        import workbench
+        started, loaded, init, take = [], [], WordsBeside.__init__, WordsBeside.terms
+        def recording(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            started.append(self._child is not None)
+        def keeping(self, key):
+            found = take(self, key)
+            loaded.append(found is not None)
+            return found
+        WordsBeside.__init__, WordsBeside.terms = recording, keeping
+        a = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/a", embedder="fake", progress=False)
+        again = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/a", embedder="fake", progress=False)
+        _words_beside.MIN_PAPERS = 10**9
+        terms._last = None  # (b counts its words itself)
+        b = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/b", embedder="fake", progress=False)
+        assert started == [True, False, False] and loaded == [True], (started, loaded)
+        assert a.topics.equals(b.topics) and a.model.words_ == b.model.words_ and again.topics.equals(a.topics)
+        assert not [p for p in os.listdir("{tmp_path}/a/cache") if p.startswith(".words")]
+        print("same review words")
+    """, tmp_path)
+    assert "same review words" in out

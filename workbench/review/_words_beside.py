@@ -1,0 +1,153 @@
+"""The labels' word counts made beside the embedding and the topics, in a second process.
+
+The labels' document-term matrix (:mod:`workbench.topics.terms`: every paper's words and
+bigrams, ~9 s at 50,000 papers) depends only on the papers' texts, and the labels are the
+topics' last stage. A build that has papers to embed forks a :class:`WordsBeside` before it
+embeds them: the child counts the words, writes the matrix to a file in the review's cache
+folder and ends, giving its memory back before the UMAPs (the build's peak) run. The labels
+then load the file instead of counting (:func:`~workbench.topics.terms.document_terms` asks
+:data:`~workbench.topics.terms.counted_elsewhere`). The child counts the same texts with the
+same code, so the matrix is the one this process would count; a count of other texts (its
+key differs) is not used.
+
+The words are counted at the labels, as before, where the child does not pay or cannot run:
+nothing new to embed (topics kept from an earlier build, or only new parameters: no second
+process is started then), fewer than :data:`MIN_PAPERS` papers, one core (or
+``WORKBENCH_WORKERS=1``), no ``fork``, a daemonic process (a Dask worker). If the child fails
+(killed, a full disk, an error), they are counted here and a warning says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import secrets
+from pathlib import Path
+from typing import Sequence
+
+from .._halves import beside, can_split, collector_paused
+from ..topics import terms as _terms
+
+__all__ = ["MIN_PAPERS", "WordsBeside"]
+
+log = logging.getLogger(__name__)
+
+#: Fewer papers are counted in this process: their words take a second or two.
+MIN_PAPERS = 5_000
+
+
+class WordsBeside:
+    """The words of ``texts`` being counted in a forked process (see the module docstring). A
+    context manager: inside it, :func:`~workbench.topics.terms.document_terms` of these texts
+    takes the child's count; leaving it stops a child still counting and removes its file."""
+
+    def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = True):
+        self._child = self._conn = self._file = None
+        self._key: str | None = None  # the key of the texts the child counts, once it has said
+        self._done: tuple[bool, str] | None = None  # how the count ended: (True, "counted") or (False, why)
+        if not start or len(texts) < MIN_PAPERS or not can_split(len(texts), MIN_PAPERS):
+            return
+        fork = multiprocessing.get_context("fork")
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self._file = Path(folder) / f".words-{os.getpid()}-{secrets.token_hex(4)}.npz"
+            self._conn, theirs = fork.Pipe(duplex=False)
+            self._child = fork.Process(target=_child, args=(theirs, texts, str(self._file)), daemon=True,
+                                       name="workbench-words")
+            with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
+                self._child.start()
+            theirs.close()
+            beside.add(self._child)  # (its core: the embedder does not split its texts meanwhile)
+        except OSError as err:  # no memory or processes left, a read-only folder
+            log.warning("counting the topic words in this process (no second process: %s)", err)
+            self._child = self._file = None
+
+    def wait(self) -> None:
+        """Wait until the child has counted (or failed) and ended: a build waits before its
+        topics, so that the child's memory is given back before the topics' peak."""
+        if self._child is None or self._done is not None:
+            return
+        if self._key is None:
+            ok, value = self._receive()
+            if not ok:
+                self._done = (ok, value)
+                return
+        self._done = self._receive()
+        self._child.join(timeout=10)
+
+    def terms(self, key: str) -> _terms.DocumentTerms | None:
+        """The child's :class:`~workbench.topics.terms.DocumentTerms` if it counted the texts of
+        ``key`` (:func:`~workbench.topics.terms.texts_key`); else None: counted here."""
+        if self._child is None:
+            return None
+        if self._key is None and self._done is None:
+            ok, value = self._receive()
+            if not ok:
+                self._done = (ok, value)
+        if self._key is not None and self._key != key:  # (other texts: the child's count is kept for its own)
+            return None
+        self.wait()
+        ok, value = self._done
+        try:
+            if ok:
+                return _terms.DocumentTerms.from_file(self._file)
+            log.warning("counting the topic words in this process: its second process failed: %s", value)
+        except Exception as err:  # noqa: BLE001 - a cut or unreadable file: counted here
+            log.warning("counting the topic words in this process: its second process's count is unreadable (%s)", err)
+        finally:
+            self.close()
+        return None
+
+    def _receive(self) -> tuple[bool, str]:
+        """The child's next message: (True, the key of its texts) first, then (True, "counted")
+        once the file is written; (False, why) where it failed."""
+        try:
+            ok, value = self._conn.recv()
+        except (EOFError, OSError) as err:
+            self._child.join(timeout=10)
+            ok, value = False, f"the process ended ({type(err).__name__}, exit code {self._child.exitcode})"
+        if ok and self._key is None:
+            self._key = value
+        return ok, value
+
+    def close(self) -> None:
+        if self._child is not None:
+            if self._child.is_alive():
+                self._child.terminate()  # (still counting: kept topics need no words)
+            self._child.join()
+            self._conn.close()
+            self._child = None
+        if self._file is not None:
+            for path in (self._file, Path(f"{self._file}.tmp")):  # (the temporary one: a child stopped while writing)
+                path.unlink(missing_ok=True)
+            self._file = None
+
+    def __enter__(self) -> "WordsBeside":
+        if self._child is not None:
+            _terms.counted_elsewhere = self.terms
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if _terms.counted_elsewhere == self.terms:
+            _terms.counted_elsewhere = None
+        self.close()
+
+
+def _child(conn, texts: Sequence[str], path: str) -> None:
+    """In the forked process: the key of the texts the labels count, then their counts written
+    to ``path`` (through a temporary file and a rename), then a message that they are."""
+    from ..topics.represent import documents
+
+    try:
+        docs = documents(texts)
+        conn.send((True, _terms.texts_key(docs)))
+        counted = _terms.DocumentTerms(docs)
+        tmp = f"{path}.tmp"
+        counted.to_file(tmp)
+        os.replace(tmp, path)
+        conn.send((True, "counted"))
+    except Exception as err:  # noqa: BLE001 - the parent counts them itself and says why
+        conn.send((False, f"{type(err).__name__}: {err}"))
+    finally:
+        conn.close()
