@@ -36,7 +36,7 @@ def run(body: str, tmp_path) -> str:
 
 def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
     out = run("""
-        with WordsBeside(texts, folder) as beside:
+        with WordsBeside(texts, folder, start=True) as beside:
             assert beside._child is not None and terms.counted_elsewhere == beside.terms
             count = terms.DocumentTerms.__init__
             def refused(self, texts):
@@ -54,7 +54,7 @@ def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
 
 def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path):
     out = run("""
-        with WordsBeside(texts, folder) as beside:
+        with WordsBeside(texts, folder, start=True) as beside:
             other = terms.document_terms(documents(texts[:150]))
             assert beside._child is not None  # not taken: it counts other texts
             loaded = terms.document_terms(docs)
@@ -73,7 +73,7 @@ def test_a_second_process_that_fails_leaves_the_words_to_this_one_and_says_why(t
     out = run(sabotage + """
 logging.basicConfig(level=logging.WARNING)
 terms.DocumentTerms.to_file = broken  # (only the child writes the count)
-with WordsBeside(texts, folder) as beside:
+with WordsBeside(texts, folder, start=True) as beside:
     loaded = terms.document_terms(docs)
 assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
 print("counted here")
@@ -88,7 +88,7 @@ def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
         def slowly(self, texts):
             time.sleep(60)
         terms.DocumentTerms.__init__ = slowly
-        with WordsBeside(texts, folder) as beside:
+        with WordsBeside(texts, folder, start=True) as beside:
             child = beside._child
         assert not child.is_alive() and os.listdir(folder) == [] and terms.counted_elsewhere is None
         print("stopped")
@@ -98,10 +98,10 @@ def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
 
 def test_no_second_process_where_it_does_not_pay_or_cannot_run(tmp_path):
     out = run("""
-        assert WordsBeside(texts, folder, start=False)._child is None  # (the topics are kept)
-        assert WordsBeside(texts[:99], folder)._child is None
+        assert WordsBeside(texts, folder)._child is None  # (nothing to embed: not started)
+        assert WordsBeside(texts[:99], folder, start=True)._child is None
         os.environ["WORKBENCH_WORKERS"] = "1"
-        assert WordsBeside(texts, folder)._child is None
+        assert WordsBeside(texts, folder, start=True)._child is None
         print("none")
     """, tmp_path)
     assert "none" in out
@@ -131,22 +131,30 @@ def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
         with open("{tmp_path}/papers.csv", "w", newline="") as f:
             csv.writer(f).writerows([("title", "abstract"), *rows])
         import workbench
-        started, loaded, init, take = [], [], WordsBeside.__init__, WordsBeside.terms
-        def recording(self, *args, **kwargs):
-            init(self, *args, **kwargs)
+        started, loaded, begin, take = [], [], WordsBeside.start, WordsBeside.terms
+        def recording(self, *args):
+            begin(self, *args)
             started.append(self._child is not None)
         def keeping(self, key):
             found = take(self, key)
             loaded.append(found is not None)
             return found
-        WordsBeside.__init__, WordsBeside.terms = recording, keeping
+        WordsBeside.start, WordsBeside.terms = recording, keeping
         a = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/a", embedder="fake", progress=False)
         again = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/a", embedder="fake", progress=False)
+        assert started == [True] and loaded == [True], (started, loaded)  # (again: nothing to embed, no start)
+        with open("{tmp_path}/more.csv", "w", newline="") as f:
+            csv.writer(f).writerows([("title", "abstract"), *[("", f"An added paper {{i}} on method {{i % 7}}. " * 3)
+                                                               for i in range(5)]])
+        more = workbench.build(["{tmp_path}/papers.csv", "{tmp_path}/more.csv"], review="{tmp_path}/a", embedder="fake",
+                               progress=False)
+        assert started == [True, True] and loaded == [True, True], (started, loaded)  # five new papers to embed
         _words_beside.MIN_PAPERS = 10**9
         terms._last = None  # (b counts its words itself)
         b = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/b", embedder="fake", progress=False)
-        assert started == [True, False, False] and loaded == [True], (started, loaded)
+        assert started == [True, True, False] and loaded == [True, True], (started, loaded)
         assert a.topics.equals(b.topics) and a.model.words_ == b.model.words_ and again.topics.equals(a.topics)
+        assert len(more) == 305, len(more)
         assert not [p for p in os.listdir("{tmp_path}/a/cache") if p.startswith(".words")]
         print("same review words")
     """, tmp_path)

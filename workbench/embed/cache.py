@@ -125,21 +125,23 @@ class EmbeddingCache:
 
 
 def embed_with_cache(
-    texts: Sequence[str], embedder: Embedder, cache: EmbeddingCache | None, corpus: bool = False
+    texts: Sequence[str], embedder: Embedder, cache: EmbeddingCache | None, corpus: bool = False,
+    before: Callable[[int], None] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Embed ``texts``, computing only those the cache does not hold.
 
     ``corpus=True`` says these texts are the whole corpus (corpus-relative embedders such as
     tfidf fit on it). A text longer than :data:`~workbench.records.MAX_TEXT_CHARS` is embedded
     by its start (:func:`~workbench.records.bounded_text`). Returns the (n, d) float32 matrix in
-    input order and stats: ``{"cached", "embedded", "seconds"}``.
+    input order and stats: ``{"cached", "embedded", "seconds"}``. ``before(n)`` is called with the
+    number of texts to embed before they are (not when the cache holds them all).
     """
     t0 = time.perf_counter()
     texts = [bounded_text(t) for t in texts]
     hashes = [text_hash(t) for t in texts]
     if corpus:
         embedder.bind_corpus(texts, hashes)
-    matrix, missing = _through_cache(texts, hashes, embedder, cache, embedder.embed)
+    matrix, missing = _through_cache(texts, hashes, embedder, cache, embedder.embed, before)
     stats = {
         "cached": sum(1 for h in hashes if h not in missing),
         "embedded": len(missing),
@@ -149,15 +151,19 @@ def embed_with_cache(
 
 
 def _through_cache(texts: list[str], hashes: list[str], embedder: Embedder, cache: EmbeddingCache | None,
-                   compute: Callable[[Sequence[str]], np.ndarray]) -> tuple[np.ndarray, set[str]]:
+                   compute: Callable[[Sequence[str]], np.ndarray],
+                   before: Callable[[int], None] | None = None) -> tuple[np.ndarray, set[str]]:
     """The vectors of ``texts`` (by their ``hashes``): from ``cache``, the rest from ``compute``
-    (each distinct text once) and put in the cache. Returns them and the hashes computed."""
+    (each distinct text once; ``before(n)`` first) and put in the cache. Returns them and the
+    hashes computed."""
     if not embedder.bound:
         cache = None  # a corpus-relative embedder with no corpus: its vectors mean nothing later
     key = f"{embedder.name}:{embedder.version}"
     found = cache.get(key, hashes) if cache is not None else {}
     missing = list(dict.fromkeys(h for h in hashes if h not in found))
     if missing:
+        if before is not None:
+            before(len(missing))
         by_hash = dict(zip(hashes, texts))
         new = np.asarray(compute([by_hash[h] for h in missing]), dtype=np.float32)
         if new.shape[0] != len(missing) or not np.all(np.isfinite(new)):

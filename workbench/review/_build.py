@@ -127,9 +127,8 @@ def build(
     t = time.perf_counter()
     with ExitStack() as beside:
         with EmbeddingCache(path / CACHE_FILE) as embeddings:
-            new = embeddings.count(f"{emb.name}:{emb.version}") < len(texts)  # papers to embed: topics to label,
-            words = beside.enter_context(WordsBeside(texts, cache.folder, start=new))  # their words counted beside
-            X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True)
+            words = beside.enter_context(WordsBeside(texts, cache.folder))  # papers to embed: new topics, whose
+            X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)  # words count
         words.wait()  # (its memory given back before the topics' peak)
         timings["embed"] = time.perf_counter() - t
         params = TopicModel(seed=seed, **topic_params).get_params()

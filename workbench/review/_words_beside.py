@@ -3,7 +3,7 @@
 The labels' document-term matrix (:mod:`workbench.topics.terms`: every paper's words and
 bigrams, ~9 s at 50,000 papers) depends only on the papers' texts, and the labels are the
 topics' last stage. A build that has papers to embed forks a :class:`WordsBeside` before it
-embeds them: the child counts the words, writes the matrix to a file in the review's cache
+embeds them (:meth:`WordsBeside.start`, called by ``embed_with_cache``): the child counts the words, writes the matrix to a file in the review's cache
 folder and ends, giving its memory back before the UMAPs (the build's peak) run. The labels
 then load the file instead of counting (:func:`~workbench.topics.terms.document_terms` asks
 :data:`~workbench.topics.terms.counted_elsewhere`). The child counts the same texts with the
@@ -42,16 +42,25 @@ class WordsBeside:
     context manager: inside it, :func:`~workbench.topics.terms.document_terms` of these texts
     takes the child's count; leaving it stops a child still counting and removes its file."""
 
-    def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = True):
+    def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = False):
+        self.texts, self.folder = texts, Path(folder)
         self._child = self._conn = self._file = None
         self._key: str | None = None  # the key of the texts the child counts, once it has said
         self._done: tuple[bool, str] | None = None  # how the count ended: (True, "counted") or (False, why)
-        if not start or len(texts) < MIN_PAPERS or not can_split(len(texts), MIN_PAPERS):
+        self._entered = False
+        if start:
+            self.start()
+
+    def start(self, *_) -> None:
+        """Fork the child, where it pays and can run (see the module docstring); a build calls
+        this when it has papers to embed (``*_``: how many)."""
+        texts = self.texts
+        if self._child is not None or len(texts) < MIN_PAPERS or not can_split(len(texts), MIN_PAPERS):
             return
         fork = multiprocessing.get_context("fork")
         try:
-            Path(folder).mkdir(parents=True, exist_ok=True)
-            self._file = Path(folder) / f".words-{os.getpid()}-{secrets.token_hex(4)}.npz"
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._file = self.folder / f".words-{os.getpid()}-{secrets.token_hex(4)}.npz"
             self._conn, theirs = fork.Pipe(duplex=False)
             self._child = fork.Process(target=_child, args=(theirs, texts, str(self._file)), daemon=True,
                                        name="workbench-words")
@@ -62,6 +71,9 @@ class WordsBeside:
         except OSError as err:  # no memory or processes left, a read-only folder
             log.warning("counting the topic words in this process (no second process: %s)", err)
             self._child = self._file = None
+            return
+        if self._entered:
+            _terms.counted_elsewhere = self.terms
 
     def wait(self) -> None:
         """Wait until the child has counted (or failed) and ended: a build waits before its
@@ -124,11 +136,13 @@ class WordsBeside:
             self._file = None
 
     def __enter__(self) -> "WordsBeside":
+        self._entered = True
         if self._child is not None:
             _terms.counted_elsewhere = self.terms
         return self
 
     def __exit__(self, *exc) -> None:
+        self._entered = False
         if _terms.counted_elsewhere == self.terms:
             _terms.counted_elsewhere = None
         self.close()
