@@ -129,11 +129,12 @@ def build(
         with EmbeddingCache(path / CACHE_FILE) as embeddings:
             words = beside.enter_context(WordsBeside(texts, cache.folder))  # papers to embed: new topics, whose
             X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)  # words count
+        words.wait()  # (done before the topics: its memory back before their peak; the wait is in "embed")
         timings["embed"] = time.perf_counter() - t
         params = TopicModel(seed=seed, **topic_params).get_params()
         keys = _cache_keys(report, merged, X, texts, emb, params)
         model, coords, map_method = _topics_and_map(cache, keys, params, texts, X,
-                                                    WordVectors(emb, path / CACHE_FILE), seed, timings, words.wait)
+                                                    WordVectors(emb, path / CACHE_FILE), seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
@@ -147,13 +148,11 @@ def build(
     return result
 
 
-def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, seed: int, timings: dict, settle):
+def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, seed: int, timings: dict):
     """The topic model and the map's (coordinates, method), each kept or computed; the map laid
-    out beside the topics where that pays (:class:`MapBeside`); ``settle()`` after the neighbour
-    graph, before the UMAPs (the build's memory peak). Their seconds go to ``timings``."""
+    out beside the topics where that pays (:class:`MapBeside`). Their seconds go to ``timings``."""
     t = time.perf_counter()
     with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:
-        settle()  # (the words counted beside while the graph was computed: done, their memory back)
         model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
                              lambda entry: load_results(entry, params, texts, X, words))
         timings["topics"] = time.perf_counter() - t

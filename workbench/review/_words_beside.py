@@ -4,9 +4,10 @@ The labels' document-term matrix (:mod:`workbench.topics.terms`: every paper's w
 bigrams, ~9 s at 50,000 papers) depends only on the papers' texts, and the labels are the
 topics' last stage. A build that has papers to embed forks a :class:`WordsBeside` before it
 embeds them (:meth:`WordsBeside.start`, called by ``embed_with_cache``): the child counts the
-words while this process embeds and computes the neighbour graph (one thread), writes the
-matrix to a file in the review's cache folder and ends; the build waits for it before the
-UMAPs, so its memory is back before the build's peak (:meth:`WordsBeside.wait`). The labels
+words while this process embeds, writes the matrix to a file in the review's cache folder and
+ends; the build waits for it before the topics, so its memory is back before their peak
+(:meth:`WordsBeside.wait`; waiting after the neighbour graph instead took a build that had
+only 100 papers to embed to 1.7 GB). The labels
 then load the file instead of counting (:func:`~workbench.topics.terms.document_terms` asks
 :data:`~workbench.topics.terms.counted_elsewhere`). The child counts the same texts with the
 same code, so the matrix is the one this process would count; a count of other texts (its
@@ -78,9 +79,8 @@ class WordsBeside:
             _terms.counted_elsewhere = self.terms
 
     def wait(self) -> None:
-        """Wait until the child has counted (or failed) and ended: a build waits after the
-        neighbour graph, before the UMAPs, so that the child's memory is given back before
-        the build's peak."""
+        """Wait until the child has counted (or failed) and ended: a build waits before its
+        topics, so that the child's memory is given back before the topics' peak."""
         if self._child is None or self._done is not None:
             return
         if self._key is None:
