@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["beside", "can_split", "collector_paused", "in_halves", "workers"]
+__all__ = ["beside", "can_split", "collector_paused", "ended", "in_halves", "received", "reporting", "start_child",
+           "workers"]
 
 log = logging.getLogger(__name__)
 
@@ -86,33 +87,20 @@ def in_halves(work: Callable[[Sequence], T], items: Sequence, min_items: int, *,
         return [work(items)]
     half = max(step, (len(items) // 2) // step * step)
     first, second = items[:half], items[half:]
-    fork = multiprocessing.get_context("fork")
     try:
-        mine, theirs = fork.Pipe(duplex=False)
-        child = fork.Process(target=_child, args=(theirs, work, second), daemon=True, name="workbench-half")
-        with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
-            child.start()
-        theirs.close()
+        child, mine = start_child(_child, (work, second), "workbench-half")
     except OSError as err:  # no memory or processes left
         log.warning("%s in one process (no second process: %s)", what, err)
         return [work(items)]
     try:
         done = work(first)
-        try:
-            kind, value = mine.recv()
-        except (EOFError, OSError) as err:
-            child.join(timeout=10)
-            kind, value = "error", f"the process ended ({type(err).__name__}, exit code {child.exitcode})"
+        kind, value = received(mine, child)
     except BaseException:  # (an error or an interrupt here: the child's half is not wanted)
-        child.terminate()
-        child.join()
+        ended(child)
         raise
     finally:
         mine.close()
-    child.join(timeout=10)  # it ends as soon as it has sent its part
-    if child.is_alive():
-        child.terminate()
-        child.join()
+    ended(child, wait=10)  # it ends as soon as it has sent its part
     if kind != "done":
         log.warning("%s: the second half in this process: its second process failed: %s", what, value)
         value = work(second)
@@ -120,15 +108,58 @@ def in_halves(work: Callable[[Sequence], T], items: Sequence, min_items: int, *,
 
 
 def _child(conn, work: Callable, items: Sequence) -> None:
-    """In the forked process: ``work(items)`` sent back, or the error it raised."""
+    """In the forked process: ``work(items)`` sent back."""
+    with reporting(conn), collector_paused():
+        conn.send(("done", work(items)))
+
+
+def start_child(target: Callable, args: tuple, name: str, *, duplex: bool = False):
+    """A daemonic forked process running ``target(conn, *args)``, and this process's end of the
+    pipe whose other end is ``conn``: ``(child, conn)``. Raises OSError where no process can be
+    started (no memory or processes left); the caller then does the work itself."""
+    fork = multiprocessing.get_context("fork")
+    mine, theirs = fork.Pipe(duplex=duplex)
     try:
-        with collector_paused():
-            result = work(items)
-        conn.send(("done", result))
-    except BaseException as err:  # (the parent makes this half itself, and says why)
+        child = fork.Process(target=target, args=(theirs, *args), daemon=True, name=name)
+        with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
+            child.start()
+    except BaseException:
+        mine.close()
+        raise
+    finally:
+        theirs.close()
+    return child, mine
+
+
+def received(conn, child) -> tuple[str, object]:
+    """The child's next message, a ``(kind, value)`` pair; ``("error", why)`` where it ended
+    without sending one (killed, out of memory: the exit code says which)."""
+    try:
+        return conn.recv()
+    except (EOFError, OSError) as err:
+        child.join(timeout=10)
+        return "error", f"the process ended ({type(err).__name__}, exit code {child.exitcode})"
+
+
+@contextmanager
+def reporting(conn):
+    """In a forked child, around its work: an error is sent to the parent as ``("error", why)``
+    (which does the work itself and says why), and the pipe is closed at the end."""
+    try:
+        yield
+    except BaseException as err:  # noqa: BLE001 - the parent does the work, and says why
         try:
             conn.send(("error", f"{type(err).__name__}: {err}"))
-        except OSError:
+        except OSError:  # (the parent is gone, or stopped listening)
             pass
     finally:
         conn.close()
+
+
+def ended(child, wait: float = 0) -> None:
+    """``child`` ended: given ``wait`` seconds to end by itself, then stopped."""
+    if wait:
+        child.join(timeout=wait)
+    if child.is_alive():
+        child.terminate()
+    child.join()

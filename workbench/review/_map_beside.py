@@ -30,7 +30,7 @@ import numpy as np
 
 from .._neighbors import MIN_K, nearest_neighbors, remember_neighbors
 from ..layout import MapLayout
-from .._halves import collector_paused, workers
+from .._halves import ended, received, reporting, start_child, workers
 
 __all__ = ["MIN_PAPERS", "MapBeside", "lay_out"]
 
@@ -71,17 +71,11 @@ class MapBeside:
         self.graph_seconds = 0.0  # computing the neighbour graph here, for the child (the topics' UMAP then reuses it)
         if not start or not can_fork(len(X)):  # (``start``: False where the map is kept already)
             return
-        fork = multiprocessing.get_context("fork")
         try:
             # The coordinates come back through memory shared with the child, which can then end at
             # once (a result sent through the pipe would keep it, and its memory, until read).
             self._shared = mmap.mmap(-1, max(len(X), 1) * 2 * 8)
-            self._conn, theirs = fork.Pipe()
-            self._child = fork.Process(target=_child, args=(theirs, X, seed, self._shared), daemon=True,
-                                       name="workbench-map")
-            with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
-                self._child.start()
-            theirs.close()
+            self._child, self._conn = start_child(_child, (X, seed, self._shared), "workbench-map", duplex=True)
         except OSError as err:  # no memory or processes left
             log.warning("laying out the map after the topics (no second process: %s)", err)
             self._child = None
@@ -101,11 +95,7 @@ class MapBeside:
     def result(self) -> tuple[np.ndarray, str]:
         """The map's coordinates and method: the child's, else laid out here."""
         if self._child is not None:
-            try:
-                kind, value = self._conn.recv()
-            except (EOFError, OSError) as err:
-                self._child.join(timeout=10)
-                kind, value = "error", f"the process ended ({type(err).__name__}, exit code {self._child.exitcode})"
+            kind, value = received(self._conn, self._child)
             if kind == "map":
                 coords = np.frombuffer(self._shared, dtype=np.float64, count=len(self.X) * 2).reshape(-1, 2).copy()
                 self._child.join(timeout=10)  # it ends as soon as it has sent the method
@@ -117,9 +107,7 @@ class MapBeside:
 
     def close(self) -> None:
         if self._child is not None:
-            if self._child.is_alive():
-                self._child.terminate()
-            self._child.join()
+            ended(self._child)
             self._conn.close()
             self._shared.close()
             self._child = None
@@ -134,13 +122,9 @@ class MapBeside:
 def _child(conn, X: np.ndarray, seed: int, shared: mmap.mmap) -> None:
     """In the forked process: the graph from the parent, then the map: its coordinates into
     ``shared``, its method sent back."""
-    try:
+    with reporting(conn):
         indices, dists = conn.recv()
         remember_neighbors(X, seed, indices, dists)
         coords, method = lay_out(X, seed)
         np.frombuffer(shared, dtype=np.float64, count=coords.size).reshape(coords.shape)[:] = coords
         conn.send(("map", method))
-    except Exception as err:  # noqa: BLE001 - the parent lays the map out itself and says why
-        conn.send(("error", f"{type(err).__name__}: {err}"))
-    finally:
-        conn.close()

@@ -23,13 +23,12 @@ process is started then), fewer than :data:`MIN_PAPERS` papers, one core (or
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import secrets
 from pathlib import Path
 from typing import Sequence
 
-from .._halves import beside, can_split, collector_paused
+from .._halves import beside, can_split, ended, received, reporting, start_child
 from ..topics import terms as _terms
 
 __all__ = ["MIN_PAPERS", "WordsBeside"]
@@ -49,7 +48,7 @@ class WordsBeside:
         self.texts, self.folder = texts, Path(folder)
         self._child = self._conn = self._file = None
         self._key: str | None = None  # the key of the texts the child counts, once it has said
-        self._done: tuple[bool, str] | None = None  # how the count ended: (True, "counted") or (False, why)
+        self._done: tuple[str, str | None] | None = None  # how the count ended: ("counted", None) or ("error", why)
         self._entered = False
         if start:
             self.start()
@@ -60,16 +59,10 @@ class WordsBeside:
         texts = self.texts
         if self._child is not None or len(texts) < MIN_PAPERS or not can_split(len(texts), MIN_PAPERS):
             return
-        fork = multiprocessing.get_context("fork")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._file = self.folder / f".words-{os.getpid()}-{secrets.token_hex(4)}.npz"
-            self._conn, theirs = fork.Pipe(duplex=False)
-            self._child = fork.Process(target=_child, args=(theirs, texts, str(self._file)), daemon=True,
-                                       name="workbench-words")
-            with collector_paused():  # frozen: the child's collector never touches (so copies) this process's objects
-                self._child.start()
-            theirs.close()
+            self._child, self._conn = start_child(_child, (texts, str(self._file)), "workbench-words")
             beside.add(self._child)  # (its core: the embedder does not split its texts meanwhile)
         except OSError as err:  # no memory or processes left, a read-only folder
             log.warning("counting the topic words in this process (no second process: %s)", err)
@@ -83,29 +76,32 @@ class WordsBeside:
         topics, so that the child's memory is given back before the topics' peak."""
         if self._child is None or self._done is not None:
             return
-        if self._key is None:
-            ok, value = self._receive()
-            if not ok:
-                self._done = (ok, value)
-                return
-        self._done = self._receive()
+        self._await_key()
+        if self._done is None:
+            self._done = received(self._conn, self._child)
         self._child.join(timeout=10)
+
+    def _await_key(self) -> None:
+        """The key of the texts the child counts (its first message), once; or how it failed first."""
+        if self._key is None and self._done is None:
+            kind, value = received(self._conn, self._child)
+            if kind == "key":
+                self._key = value
+            else:
+                self._done = (kind, value)
 
     def terms(self, key: str) -> _terms.DocumentTerms | None:
         """The child's :class:`~workbench.topics.terms.DocumentTerms` if it counted the texts of
         ``key`` (:func:`~workbench.topics.terms.texts_key`); else None: counted here."""
         if self._child is None:
             return None
-        if self._key is None and self._done is None:
-            ok, value = self._receive()
-            if not ok:
-                self._done = (ok, value)
+        self._await_key()
         if self._key is not None and self._key != key:  # (other texts: the child's count is kept for its own)
             return None
         self.wait()
-        ok, value = self._done
+        kind, value = self._done
         try:
-            if ok:
+            if kind == "counted":
                 return _terms.DocumentTerms.from_file(self._file)
             log.warning("counting the topic words in this process: its second process failed: %s", value)
         except Exception as err:  # noqa: BLE001 - a cut or unreadable file: counted here
@@ -114,23 +110,9 @@ class WordsBeside:
             self.close()
         return None
 
-    def _receive(self) -> tuple[bool, str]:
-        """The child's next message: (True, the key of its texts) first, then (True, "counted")
-        once the file is written; (False, why) where it failed."""
-        try:
-            ok, value = self._conn.recv()
-        except (EOFError, OSError) as err:
-            self._child.join(timeout=10)
-            ok, value = False, f"the process ended ({type(err).__name__}, exit code {self._child.exitcode})"
-        if ok and self._key is None:
-            self._key = value
-        return ok, value
-
     def close(self) -> None:
         if self._child is not None:
-            if self._child.is_alive():
-                self._child.terminate()  # (still counting: kept topics need no words)
-            self._child.join()
+            ended(self._child)  # (still counting: kept topics need no words)
             self._conn.close()
             self._child = None
         if self._file is not None:
@@ -156,15 +138,11 @@ def _child(conn, texts: Sequence[str], path: str) -> None:
     to ``path`` (through a temporary file and a rename), then a message that they are."""
     from ..topics.represent import documents
 
-    try:
+    with reporting(conn):
         docs = documents(texts)
-        conn.send((True, _terms.texts_key(docs)))
+        conn.send(("key", _terms.texts_key(docs)))
         counted = _terms.DocumentTerms(docs)
         tmp = f"{path}.tmp"
         counted.to_file(tmp)
         os.replace(tmp, path)
-        conn.send((True, "counted"))
-    except Exception as err:  # noqa: BLE001 - the parent counts them itself and says why
-        conn.send((False, f"{type(err).__name__}: {err}"))
-    finally:
-        conn.close()
+        conn.send(("counted", None))
