@@ -165,6 +165,27 @@ def test_blocking_keeps_comparisons_far_below_n_squared():
     assert found.comparisons < 0.001 * len(papers) ** 2
 
 
+def test_records_with_neither_year_nor_author_are_not_compared_by_title(monkeypatch):
+    """Rule 3 joins near-identical titles whose records agree on a year or a first author: a
+    record with neither (an untitled scraped abstract) is left out of the long-title blocks,
+    and the clusters are the ones comparing every block whole gives."""
+    import workbench.dedupe as dedupe
+
+    base = "Reward models for aligning large language models with human preferences"
+    papers = [paper(base + ("s" if i % 2 else ""), source=f"s:{i}", abstract=f"Abstract {i} " * 30,
+                    year=2024 if i < 4 else None, authors=("Smith, J.",) if i == 4 else ())
+              for i in range(10)]
+    found = find_duplicates(papers)
+    assert [c for c in found.clusters if len(c) > 1] == [[0, 1, 2, 3]]  # (4 names an author nobody else does)
+    # Only the five with a year or an author: all five share the first three words; the last three
+    # are "... human preferences" (0, 2, 4) or "... human preferencess" (1, 3).
+    assert found.comparisons == 5 ** 2 + 3 ** 2 + 2 ** 2
+
+    monkeypatch.setattr(dedupe, "title_blocks", lambda title: [("whole", 1)] if title else [])
+    everyone = find_duplicates(papers)  # (every record in one block: the rule alone keeps the bare ones out)
+    assert everyone.clusters == found.clusters and everyone.merges == found.merges
+
+
 # ----------------------------------------------------------------------------- every script
 
 

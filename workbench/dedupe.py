@@ -227,8 +227,13 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
     authors = [first_author_key(p) for p in papers]
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
+        # Near-identical titles join only where their records agree on a year or a first author
+        # (agreement): a record with neither (an untitled scraped abstract) joins no long-title
+        # block, whose comparisons could not join it. A short block compares with its first record.
+        bare = papers[i].year is None and not authors[i]
         for block in title_blocks(title):
-            blocks[block].append(i)
+            if not bare or block[0] == "short":
+                blocks[block].append(i)
     comparisons = 0
     for block, members in blocks.items():
         if len(members) < 2:
