@@ -83,7 +83,7 @@ def test_workers_follow_the_setting(monkeypatch):
     assert pool.workers() >= 1
 
 
-def test_large_inputs_are_made_in_a_worker_process_and_this_one_in_order(tmp_path):
+def test_large_inputs_are_made_in_a_worker_process_and_this_one_in_order(tmp_path, monkeypatch):
     import os
     import time
 
@@ -98,9 +98,15 @@ def test_large_inputs_are_made_in_a_worker_process_and_this_one_in_order(tmp_pat
             return None
         return Paper(id=str(i), title=f"t{i}", abstract="", text="", collection=str(os.getpid()))
 
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rebuilt, written = pool._rebuilt, []
+    monkeypatch.setattr(pool, "_scratch", lambda: str(scratch))
+    monkeypatch.setattr(pool, "_rebuilt", lambda rows, keys, items: written.append(len(rows)) or rebuilt(rows, keys, items))
     ctx = ReadContext("made.csv", "made", FileReport("made.csv", "csv"))
     papers = pool.make_papers(ctx, list(range(1000)), make, processes=2, min_items=100)
     assert [p.id for p in papers] == [str(i) for i in range(1000) if i % 10 != 9]
+    assert len(written) > 1 and list(scratch.iterdir()) == []  # a worker's chunks, read from their files, which are gone
     made_by = {p.collection for p in papers}
     assert len(made_by) == 2 and str(os.getpid()) in made_by  # a worker and this process, side by side
     ctx.finish()
@@ -132,3 +138,28 @@ def test_a_daemonic_process_reads_large_files_without_a_pool(table, monkeypatch)
     got = out.get(timeout=120)
     child.join(30)
     assert got == (1, len(expected))
+
+
+def test_a_worker_that_cannot_write_its_papers_leaves_them_to_this_process(tmp_path, monkeypatch, caplog):
+    """A full disk under a worker's chunk files: the papers are made here, with a warning."""
+    import pickle
+    import time
+
+    from workbench.readers.fields import ReadContext
+    from workbench.readers.report import FileReport
+    from workbench.records import Paper
+
+    def full(*args, **kwargs):  # (only the workers write)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pool, "_scratch", lambda: str(tmp_path))
+    monkeypatch.setattr(pickle, "dump", full)
+    def make(ctx, i):
+        time.sleep(0.001)  # long enough for the worker to start before this process made every chunk
+        return Paper(id=str(i), title=f"t{i}", abstract="", text="")
+
+    ctx = ReadContext("made.csv", "made", FileReport("made.csv", "csv"))
+    with caplog.at_level("WARNING"):
+        papers = pool.make_papers(ctx, list(range(1000)), make, processes=2, min_items=100)
+    assert [p.id for p in papers] == [str(i) for i in range(1000)]
+    assert "No space left on device" in caplog.text and list(tmp_path.iterdir()) == []

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
+import pickle
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 from concurrent.futures import ProcessPoolExecutor
@@ -37,7 +41,10 @@ log = logging.getLogger(__name__)
 #: Fewer items are made in this process: starting workers and sending papers back costs more
 #: than it saves below a few thousand records.
 MIN_ITEMS = 4000
-_CHUNKS_PER_WORKER = 4
+_CHUNKS_PER_WORKER = 8
+# A chunk's state in the array shared with the workers: nobody's, claimed, made by a worker (its
+# papers are in its file).
+_FREE, _CLAIMED, _SENT = 0, 1, 2
 
 # A paper travels from a worker as the values of its fields, in this order, and is made again
 # here as the same object (every field set, no __post_init__): what unpickling it would give.
@@ -50,7 +57,7 @@ _new = object.__new__
 _SHARED = tuple(_FIELDS.index(name) for name in ("abstract", "text", "title"))
 
 # What the forked workers make: set by their initializer, read by _work.
-_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any] | None = None
+_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any, str] | None = None
 
 
 def _make(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None]) -> list[Paper]:
@@ -81,29 +88,37 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
 
     The items are cut into chunks. The workers take them from the first on, this process from
     the last back, each claiming a chunk (a flag shared with the workers) before making it, so
-    each makes as many as its speed allows and none is made twice. A worker sends its papers
-    once, when no chunk is left: a result sent per chunk would be read by a thread of this
+    each makes as many as its speed allows and none is made twice. A worker writes each chunk's
+    papers to a file of its own as soon as they are made, and this process reads the files
+    between its own chunks: the workers never wait for this process, and little is left to read
+    once the last chunk is made (a result sent through a pipe is read by a thread of this
     process, which waits for the interpreter lock at every block of the pipe while this process
-    makes papers. What this process makes is never sent anywhere."""
+    makes papers; sent at the end, it left this process waiting up to a second for it). What
+    this process makes is never written anywhere."""
     n = min(len(items), processes * _CHUNKS_PER_WORKER)
     bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
     fork = multiprocessing.get_context("fork")
     claimed = fork.Array("b", n)  # made before the fork: shared with every worker
-    chunks: list[list[Paper]] = [[] for _ in range(n)]
+    chunks: list[list[Paper] | None] = [None] * n
     contexts = [ctx.fresh() for _ in range(n)]
-    with ProcessPoolExecutor(processes - 1, mp_context=fork, initializer=_start,
-                             initargs=((ctx, items, make, bounds, claimed),)) as pool:
-        futures = [pool.submit(_work) for _ in range(processes - 1)]
-        try:
-            while (i := _claim(claimed, last=True)) is not None:
-                start, end = bounds[i]
-                chunks[i] = _make(contexts[i], items[start:end], make)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        for future in futures:
-            for i, rows, keys, chunk_ctx in future.result():
-                chunks[i], contexts[i] = _rebuilt(rows, keys, items), chunk_ctx
+    folder = tempfile.mkdtemp(prefix="workbench-papers-", dir=_scratch())
+    try:
+        with ProcessPoolExecutor(processes - 1, mp_context=fork, initializer=_start,
+                                 initargs=((ctx, items, make, bounds, claimed, folder),)) as pool:
+            futures = [pool.submit(_work) for _ in range(processes - 1)]
+            try:
+                while (i := _claim(claimed, last=True)) is not None:
+                    start, end = bounds[i]
+                    chunks[i] = _make(contexts[i], items[start:end], make)
+                    _read_sent(claimed, folder, chunks, contexts, items)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            for future in futures:
+                future.result()  # (a worker's error, or BrokenProcessPool where one died)
+        _read_sent(claimed, folder, chunks, contexts, items)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     papers = []
     for chunk, chunk_ctx in zip(chunks, contexts):
         papers += chunk
@@ -111,13 +126,29 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
     return papers
 
 
+def _scratch() -> str | None:
+    """Where the workers write their papers: memory (``/dev/shm``) where there is such a folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+
+
+def _read_sent(claimed, folder: str, chunks: list, contexts: list, items: Sequence) -> None:
+    """The chunks the workers have made and not yet read here, from their files."""
+    for i, state in enumerate(claimed[:]):
+        if state == _SENT and chunks[i] is None:
+            path = os.path.join(folder, f"{i}.pickle")
+            with open(path, "rb") as f:
+                rows, keys, contexts[i] = pickle.load(f)
+            os.unlink(path)
+            chunks[i] = _rebuilt(rows, keys, items)
+
+
 def _claim(claimed, last: bool = False) -> int | None:
     """The first chunk nobody claimed (``last``: the last), now claimed; None when all are."""
     with claimed.get_lock():
         order = range(len(claimed) - 1, -1, -1) if last else range(len(claimed))
-        i = next((i for i in order if not claimed[i]), None)
+        i = next((i for i in order if claimed[i] == _FREE), None)
         if i is not None:
-            claimed[i] = 1
+            claimed[i] = _CLAIMED
         return i
 
 
@@ -168,13 +199,14 @@ def _start(job) -> None:
     _job = job
 
 
-def _work() -> list[tuple[int, list[tuple], list[tuple], ReadContext]]:
-    """In a worker: chunks claimed and made until none is left, each as its index, its papers
-    (each as a tuple: :func:`_sent`), their deduplication keys (made with them, as tuples) and
-    the chunk's context (its warnings and skips). Plain tuples cost a third of what pickling the
-    objects costs, here and in the parent."""
-    ctx, items, make, bounds, claimed = _job
-    made = []
+def _work() -> int:
+    """In a worker: chunks claimed and made until none is left, each written to its file (see
+    :func:`_in_pool`) as its papers (each as a tuple: :func:`_sent`), their deduplication keys
+    (made with them, as tuples) and the chunk's context (its warnings and skips), then marked
+    sent; how many it made. Plain tuples cost a third of what pickling the objects costs, here
+    and in the parent."""
+    ctx, items, make, bounds, claimed, folder = _job
+    made = 0
     while (i := _claim(claimed)) is not None:
         chunk_ctx = ctx.fresh()
         rows, keys = [], []
@@ -183,5 +215,10 @@ def _work() -> list[tuple[int, list[tuple], list[tuple], ReadContext]]:
             if paper is not None:
                 rows.append(_sent(k, items[k], paper))
                 keys.append(tuple(paper_keys(paper)))
-        made.append((i, rows, keys, chunk_ctx))
+        path = os.path.join(folder, f"{i}.pickle")
+        with open(f"{path}.tmp", "wb") as f:
+            pickle.dump((rows, keys, chunk_ctx), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(f"{path}.tmp", path)
+        claimed[i] = _SENT  # (after the file is whole: this process reads it once it sees this)
+        made += 1
     return made
