@@ -204,7 +204,8 @@ def _named_system(text: str, tidy: bool = True, view=_UNSEEN) -> str | None:
 
 
 def _first_clause(sentence: str) -> str:
-    clause = _CLAUSE_END.split(sentence)[0]
+    end = _CLAUSE_END.search(sentence)  # (where split() would cut first: it stops there)
+    clause = sentence[: end.start()] if end else sentence
     return sentence if len(clause) < 25 else clause
 
 
@@ -278,6 +279,7 @@ _TO_VERB = re.compile(r"^(?:out\s+)?to\s+(?P<verb>[a-z]+)\s+(?P<rest>.+)", re.I)
 _THREE_LETTERS = re.compile(r"[^\W\d_]{3}")
 _COLON_OR_SEMICOLON = re.compile(r";\s|:\s")
 _DANGLING = re.compile(r"(?:[\s,:]+(?:that|which|and|but|or|to|by|with|of|for|the|a|an|in|on))+[\s,:]*$", re.I)
+_DANGLING_WORDS = frozenset("that which and but or to by with of for the a an in on".split())
 _OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
 _NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
 _DESC_CALLED_NAME = re.compile(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
@@ -328,7 +330,27 @@ def _object_clause(rest: str) -> str:
     cut = _COLON_OR_SEMICOLON.split(head, maxsplit=1)[0]
     if len(cut) >= 20:
         head = cut
-    return _DANGLING.sub("", head).strip(" ,:")
+    return _without_dangling(head).strip(" ,:")
+
+
+def _without_dangling(head: str) -> str:
+    """``_DANGLING.sub("", head)``: the words a clause may not end with taken off its end, one by
+    one from the last (the pattern is tried at every position of the text: ~13 us a title)."""
+    if not head.isascii():  # (re.I matches some letters beyond ASCII too)
+        return _DANGLING.sub("", head)
+    kept = end = len(head)
+    while True:
+        word_end = end
+        while word_end and (head[word_end - 1].isspace() or head[word_end - 1] in ",:"):
+            word_end -= 1
+        start = word_end
+        while start and not (head[start - 1].isspace() or head[start - 1] in ",:"):
+            start -= 1
+        if not start or head[start:word_end].lower() not in _DANGLING_WORDS:
+            return head[:kept]
+        kept = end = start
+        while kept and (head[kept - 1].isspace() or head[kept - 1] in ",:"):
+            kept -= 1
 
 
 # Where a sentence may go on to another thing done: ", and show ...", ", analyze ...", ", by ...".
