@@ -113,3 +113,31 @@ def test_modules_and_functions_stay_readable(module):
             if length > MAX_FUNCTION_LINES:
                 long.append(f"{node.name} ({length} lines)")
     assert long == [], f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+# What reading imports that cannot change the papers a file gives: errors, the version (in every
+# key already), how the work is spread over processes, and memory given back.
+READING_NEEDS_NOT_KEY = {"errors", "_version", "_halves", "_memory"}
+
+
+def test_the_record_cache_is_keyed_by_all_the_code_reading_runs():
+    """The record cache serves a file's papers as the code of ``READING_CODE`` made them: every
+    workbench module that code imports must be in it, or a change there (ids, titles, keys)
+    would be served from a stale cache."""
+    from workbench.readers.cache import READING_CODE
+
+    def covered(module: str) -> bool:
+        path = module.replace(".", "/")
+        return any(path == name.removesuffix(".py") or path.startswith(f"{name}/") for name in READING_CODE)
+
+    files = [p for name in READING_CODE for p in ((PACKAGE / name).glob("*.py") if (PACKAGE / name).is_dir()
+                                                 else [PACKAGE / name])]
+    missing = set()
+    for path in files:
+        package = list(path.parent.relative_to(PACKAGE).parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                module = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+                if module and module not in READING_NEEDS_NOT_KEY and not covered(module):
+                    missing.add(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert sorted(missing) == [], "add these to READING_CODE (workbench/readers/cache.py)"

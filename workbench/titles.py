@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .scripts import printable
+from .phrase_scan import UNSEEN, scan, view_of
 from .title_checks import LEAD_IN, title_repeats_abstract
 
 __all__ = ["POINTING_BACK", "TITLE_MAX", "derive_title", "derived_titles", "title_repeats_abstract"]
@@ -49,63 +49,6 @@ _BACK = r"(?:these|this|those|such|it|them|their|its|the above|the aforementione
 # Where a description turns to what an earlier sentence said: "... a solution to address these
 # challenges", "... a model that bridges this gap", "... designed for such settings".
 _TURNS_BACK = re.compile(rf"(?:,\s*|\s+(?:to|that|which|for|by|through|designed|in order)\s+)(?:\w+\s+){{0,2}}?{_BACK}\b", re.I)
-
-
-class _View:
-    """A text lower-cased for :func:`_scan`, with the places of each start found in it so far
-    (the two scans of :func:`derive_title` look for "we " and "this " both)."""
-
-    __slots__ = ("lowered", "_found")
-
-    def __init__(self, lowered: str):
-        self.lowered, self._found = lowered, {}
-
-    def places(self, starts: tuple[str, ...]) -> list[int]:
-        out = []
-        for start in starts:
-            found = self._found.get(start)
-            if found is None:
-                found, at = [], self.lowered.find(start)
-                while at >= 0:
-                    found.append(at)
-                    at = self.lowered.find(start, at + 1)
-                self._found[start] = found
-            out += found
-        return sorted(out)
-
-
-def _scan_view(text: str) -> _View | None:
-    """``text`` lower-cased, where :func:`_scan` may search it with ``str.find``; None where it
-    must be scanned whole (see :func:`_scan`)."""
-    lowered = text.lower()
-    if not printable(text) or len(lowered) != len(text) or not text.isascii() and ("ı" in text or "ſ" in text):
-        return None
-    return _View(lowered)
-
-
-_UNSEEN = object()
-
-
-def _scan(pattern: re.Pattern, text: str, starts: tuple[str, ...], view=_UNSEEN) -> Iterator[re.Match]:
-    """What ``pattern.finditer(text)`` gives, where every match of ``pattern`` starts with one of
-    ``starts`` (lower case, any case in ``text``; a space in them stands for any white space).
-
-    The regular expression engine tries a case-insensitive pattern at every position of the
-    text; ``str.find`` finds the few places worth trying several times faster. Text is searched
-    that way when its only white space is the space (what :func:`_plain` makes of an abstract;
-    every other white space character is "not printable"), lower-casing it keeps every position
-    (no character becomes two) and it holds none of the three characters that match a letter of
-    the alphabet case-insensitively without lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
-    Other text is scanned whole. ``view``: :func:`_scan_view` of ``text``, when known already."""
-    view = _scan_view(text) if view is _UNSEEN else view
-    if view is None:
-        yield from pattern.finditer(text)
-        return
-    end = 0
-    for at in view.places(starts):
-        if at >= end and (m := pattern.match(text, at)):
-            yield m
-            end = m.end()
 
 
 def _shorten(text: str, limit: int = TITLE_MAX) -> str:
@@ -175,11 +118,11 @@ def _own_desc(name: str, desc: str, text: str) -> str:
     return head if head.split() else desc
 
 
-def _named_system(text: str, tidy: bool = True, view=_UNSEEN) -> str | None:
+def _named_system(text: str, tidy: bool = True, view=UNSEEN) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
     ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14);
-    ``view``: :func:`_scan_view` of ``text``, when known."""
-    for m in _scan(_INTRO, text, _INTRO_STARTS, view):
+    ``view``: :func:`~workbench.phrase_scan.view_of` of ``text``, when known."""
+    for m in scan(_INTRO, text, _INTRO_STARTS, view):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
         if hit:
@@ -370,11 +313,11 @@ def _named_object(title: str) -> str:
     return title
 
 
-def _stated_aim(text: str, view=_UNSEEN) -> str | None:
+def _stated_aim(text: str, view=UNSEEN) -> str | None:
     """The title the first sentence saying what the paper does gives ("We study methods for
     aligning LLMs with human preferences" -> "Methods for aligning LLMs with human preferences";
     "We investigate whether X" -> "Investigating whether X"; "We show that X" -> "X")."""
-    for m in _scan(_STATES, text, _STATES_STARTS, view):
+    for m in scan(_STATES, text, _STATES_STARTS, view):
         verb = _VERB_FORMS.get(m.group("verb").lower())
         title = _stated(verb, _first_sentence(text[m.end():])) if verb else None
         if title:
@@ -395,7 +338,7 @@ def derive_title(text: str, *, cleaned: bool = False) -> str:
     text = text if cleaned else _plain(text)
     if not text:
         return "(untitled)"
-    view = _scan_view(text)  # lower-cased once for both scans
+    view = view_of(text)  # lower-cased once for both scans
     return _named_system(text, view=view) or _stated_aim(text, view) or _fallback_title(text)
 
 
