@@ -95,3 +95,24 @@ def test_a_damaged_entry_is_read_again_and_only_the_last_reads_entries_are_kept(
     write_csv(source, rows(12))
     read([source], folder)
     assert len(list(folder.glob("file-*"))) == 1 and len(list(folder.glob("duplicates-*"))) == 1
+
+
+def test_text_in_any_script_comes_back_as_it_was_and_a_short_row_is_read_again(tmp_path):
+    import json
+
+    source = write_csv(tmp_path / "scripts.csv", [
+        ("Über Größe — naïve Bayes", "Wir untersuchen Größe und Maß — „Anführungszeichen“, ﬁ-Ligaturen. " * 3, "", 2021),
+        ("大型语言模型的对齐", "我们研究大型语言模型与人类偏好的对齐。🙂 表情符号与 ‘quotes’。" * 3, "", 2022),
+        ("Ελληνικά και русский", "Μελετάμε τα μοντέλα. Мы изучаем модели вознаграждения. " * 3, "", 2023),
+    ])
+    folder = tmp_path / "cache"
+    first, _ = read([source], folder)
+    again, report = read([source], folder)
+    assert report.reused == [str(source)] and again == first
+    assert [p.to_dict() for p in read_sources([source])[0]] == first
+    (entry,) = folder.glob("file-*")
+    lines = entry.read_text(encoding="utf-8").splitlines()
+    lines[1] = json.dumps(json.loads(lines[1])[1:])  # valid JSON, a field short
+    entry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    third, report = read([source], folder)
+    assert report.reused == [] and third == first

@@ -24,6 +24,7 @@ import os
 import secrets
 from dataclasses import asdict
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 
 from .._version import __version__
@@ -41,6 +42,10 @@ READER_VERSION = 1
 _FIELDS = list(Paper.__dataclass_fields__)
 _TEXT, _ABSTRACT = _FIELDS.index("text"), _FIELDS.index("abstract")
 _TUPLES = [_FIELDS.index(f) for f in ("authors", "keywords", "sources", "aliases", *LINK_FIELDS)]
+_values = attrgetter(*_FIELDS)
+# One encoder for every row (json.dumps with an option makes one per call), escaping what is
+# not ASCII: ~12 us a paper at 50,000 against ~19 us writing UTF-8 (CPython's ASCII path is faster).
+_encode = json.JSONEncoder().encode
 
 
 @lru_cache(maxsize=None)
@@ -149,11 +154,12 @@ class RecordCache:
 
 
 def _row(paper: Paper) -> str:
-    row = [getattr(paper, f) for f in _FIELDS]
+    row = list(_values(paper))
     if row[_TEXT] == row[_ABSTRACT]:
         row[_TEXT] = None  # most papers: the text once
     keys = paper_keys(paper)
-    return json.dumps(row + [keys.text.hex(), keys.words, keys.title], ensure_ascii=False)
+    row += keys.text.hex(), keys.words, keys.title
+    return _encode(row)
 
 
 def _parts(lines, head: dict) -> tuple[list[Paper], FileReport]:
@@ -163,13 +169,16 @@ def _parts(lines, head: dict) -> tuple[list[Paper], FileReport]:
     papers = []
     for _ in range(n):
         row = json.loads(next(lines))
+        if len(row) != len(_FIELDS) + 3:
+            raise ValueError("a damaged row")
         digest, words, title = row[len(_FIELDS):]
-        row = row[: len(_FIELDS)]
+        del row[len(_FIELDS):]
         if row[_TEXT] is None:
             row[_TEXT] = row[_ABSTRACT]
         for i in _TUPLES:
             row[i] = tuple(row[i])
-        paper = Paper(*row)
+        paper = object.__new__(Paper)  # what Paper(*row) makes (no __post_init__), without a frozen setattr a field
+        paper.__dict__.update(zip(_FIELDS, row))
         remember_keys(paper, PaperKeys(bytes.fromhex(digest), words, title))
         papers.append(paper)
     return papers, report
