@@ -58,7 +58,7 @@ def _decode_utf8(raw: bytes, bom: bool = False) -> str:
         if b"\r" in raw:
             raw = raw.replace(b"\r", b"\n")
     text = raw.decode("utf-8").lstrip("\ufeff") if bom else raw.decode("utf-8")
-    return text.replace("\x00", "") if "\x00" in text else text
+    return text.replace("\x00", "") if b"\x00" in raw else text  # (in UTF-8 a 0 byte is only ever U+0000)
 
 
 #: When charset-normalizer finds several encodings equally likely (short texts often decode

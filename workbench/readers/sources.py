@@ -34,6 +34,9 @@ _HEAD = 65536
 _TRIM_AFTER = 4000
 # Control characters no text export holds (C0 but tab, line ends and form feed; C1): garbage
 _CONTROL = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+#: A file of nothing but white space, NULs and byte order marks (matched from the start: a large
+#: file fails at its first byte, where bytes.strip would copy it whole).
+_BLANK = re.compile(rb"[ \t\r\n\x00\xef\xbb\xbf\xff\xfe]*")
 
 
 #: Files that make a folder a workbench review (its annotation store, its build manifest): such a
@@ -157,7 +160,7 @@ def read_bytes_report(
     """Read the bytes of one file called ``name`` (which gives its suffix and is the name in every
     message): its papers, in file order and not deduplicated, and what happened."""
     path = Path(name.rsplit("!", 1)[-1])
-    if not raw.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
+    if _BLANK.fullmatch(raw):
         raise ReaderError("the file is empty; expected records as one of " + supported_formats(), name)
     if format is None and (kind := archive_kind(raw)):
         raise ReaderError(f"a {kind} archive; read it with read_sources or `workbench read`, which open its "
