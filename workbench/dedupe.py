@@ -385,8 +385,8 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
         by_id[paper.id] = group
         merged[paper.id] = paper
     for paper in merged.values():
-        labels = {papers[i].label for i in by_id[paper.id]} - {None}
-        if len(labels) > 1:
+        group = by_id[paper.id]
+        if len(group) > 1 and len({papers[i].label for i in group} - {None}) > 1:
             found.notes.append(f"{paper.source}: its duplicates disagree on the label (include and exclude); "
                                "kept include, check it")
     return sorted(merged.values(), key=lambda p: by_id[p.id][0]), found
