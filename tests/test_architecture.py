@@ -141,3 +141,12 @@ def test_the_record_cache_is_keyed_by_all_the_code_reading_runs():
                 if module and module not in READING_NEEDS_NOT_KEY and not covered(module):
                     missing.add(f"{path.relative_to(PACKAGE)} imports {module}")
     assert sorted(missing) == [], "add these to READING_CODE (workbench/readers/cache.py)"
+
+
+def test_importing_the_workbench_leaves_the_heavy_libraries_for_later():
+    """``import workbench`` (every command, every kernel) loads none of the libraries that take
+    seconds to import; the stages that use them import them (scikit-learn alone took ~1.4 s)."""
+    heavy = ["sklearn", "bertopic", "umap", "hdbscan", "torch", "numba", "pynndescent", "sentence_transformers"]
+    code = f"import sys, workbench; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"

@@ -34,8 +34,7 @@ _HEAD = 65536
 _TRIM_AFTER = 4000
 # Control characters no text export holds (C0 but tab, line ends and form feed; C1): garbage
 _CONTROL = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
-#: A file of nothing but white space, NULs and byte order marks (matched from the start: a large
-#: file fails at its first byte, where bytes.strip would copy it whole).
+#: A file of nothing but white space, NULs and byte order marks (bytes.strip would copy it whole).
 _BLANK = re.compile(rb"[ \t\r\n\x00\xef\xbb\xbf\xff\xfe]*")
 
 

@@ -37,7 +37,7 @@ from .labels import (
     word_hits,
 )
 from .shims import import_bertopic
-from .terms import SharedVectorizer, document_terms
+from .terms import document_terms
 
 __all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "represent", "representatives", "documents", "seeded",
            "topic_frame"]
@@ -113,6 +113,8 @@ def _ranked_words(model, texts, labels, top_n_words: int):
 def _vectorizer(n: int):
     """Words of any script; Chinese and Japanese characters are tokens (bigrams: their words).
     Small corpora keep every word; large ones drop words seen in fewer than 2 papers."""
+    from .vectorizer import SharedVectorizer
+
     return SharedVectorizer(stop_words=stop_words(), ngram_range=(1, 2), min_df=1 if n < 200 else 2,
                             tokenizer=tokens, token_pattern=None)
 
