@@ -115,32 +115,42 @@ def test_modules_and_functions_stay_readable(module):
     assert long == [], f"functions over {MAX_FUNCTION_LINES} lines: {long}"
 
 
-# What reading imports that cannot change the papers a file gives: errors, the version (in every
-# key already), how the work is spread over processes, and memory given back.
-READING_NEEDS_NOT_KEY = {"errors", "_version", "_halves", "_memory"}
+# Modules that cannot change what a kept result holds: errors, the version (in every key
+# already), how the work is spread over processes and cores, memory given back, files' modes.
+CANNOT_CHANGE_RESULTS = {"errors", "_version", "_halves", "_memory", "_numba_cache", "fsutil"}
 
 
-def test_the_record_cache_is_keyed_by_all_the_code_reading_runs():
-    """The record cache serves a file's papers as the code of ``READING_CODE`` made them: every
-    workbench module that code imports must be in it, or a change there (ids, titles, keys)
-    would be served from a stale cache."""
-    from workbench.readers.cache import READING_CODE
-
+def _not_in_its_key(code: tuple[str, ...], also_covered: tuple[str, ...] = ()) -> list[str]:
+    """The workbench modules the files of ``code`` import that neither ``code`` nor
+    ``also_covered`` lists, and that could change what they make."""
     def covered(module: str) -> bool:
         path = module.replace(".", "/")
-        return any(path == name.removesuffix(".py") or path.startswith(f"{name}/") for name in READING_CODE)
+        return any(path == name.removesuffix(".py") or path.startswith(f"{name}/") for name in code + also_covered)
 
-    files = [p for name in READING_CODE for p in ((PACKAGE / name).glob("*.py") if (PACKAGE / name).is_dir()
-                                                 else [PACKAGE / name])]
+    files = [p for name in code for p in ((PACKAGE / name).glob("*.py") if (PACKAGE / name).is_dir()
+                                          else [PACKAGE / name])]
     missing = set()
     for path in files:
         package = list(path.parent.relative_to(PACKAGE).parts)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level:
                 module = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
-                if module and module not in READING_NEEDS_NOT_KEY and not covered(module):
+                if module and module not in CANNOT_CHANGE_RESULTS and not covered(module):
                     missing.add(f"{path.relative_to(PACKAGE)} imports {module}")
-    assert sorted(missing) == [], "add these to READING_CODE (workbench/readers/cache.py)"
+    return sorted(missing)
+
+
+def test_kept_results_are_keyed_by_all_the_code_that_makes_them():
+    """The record cache serves a file's papers, and a build keeps its topics and map, as the
+    code in their keys made them: every workbench module that code imports must be in the key
+    too, or a change there (ids, titles, the neighbour graph) would be served from a stale cache."""
+    from workbench.readers.cache import READING_CODE
+    from workbench.review._reuse import LAYOUT_CODE, TOPICS_CODE
+
+    assert _not_in_its_key(READING_CODE) == [], "add these to READING_CODE (workbench/readers/cache.py)"
+    # (the reading code's effects reach the topics' key as the texts)
+    assert _not_in_its_key(TOPICS_CODE, READING_CODE) == [], "add these to TOPICS_CODE (workbench/review/_reuse.py)"
+    assert _not_in_its_key(LAYOUT_CODE) == [], "add these to LAYOUT_CODE (workbench/review/_reuse.py)"
 
 
 def test_importing_the_workbench_leaves_the_heavy_libraries_for_later():

@@ -34,7 +34,7 @@ from ..topics.results import RESULTS_VERSION, load_results
 from . import _provenance
 from ._map_beside import MapBeside
 from ._words_beside import WordsBeside
-from ._reuse import BuildCache, digest, embeddings_digest, texts_digest
+from ._reuse import LAYOUT_CODE, TOPICS_CODE, BuildCache, digest, embeddings_digest, texts_digest
 from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
 
@@ -226,8 +226,8 @@ def _cache_keys(report, merged: dict[str, str], X, texts, emb, params: dict) -> 
     papers = report.cache_key if report.cache_key is None or not merged else digest(report.cache_key, sorted(merged.items()))
     x_key = embeddings_digest(X)
     topics = digest("topics", x_key, texts_digest(texts), sorted(params.items()), emb.name, emb.version,
-                    RESULTS_VERSION, __version__, code_digest("topics", "embed", "records.py", "scripts.py", "_memory.py", "_neighbors.py"))
-    layout = digest("map", x_key, params["seed"], __version__, code_digest("layout.py", "_neighbors.py"))
+                    RESULTS_VERSION, __version__, code_digest(*TOPICS_CODE))
+    layout = digest("map", x_key, params["seed"], __version__, code_digest(*LAYOUT_CODE))
     return {"papers": papers, "topics": topics, "map": layout}
 
 

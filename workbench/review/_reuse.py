@@ -27,7 +27,13 @@ import numpy as np
 
 from ..fsutil import default_file_mode
 
-__all__ = ["KEEP", "BuildCache", "digest"]
+__all__ = ["KEEP", "LAYOUT_CODE", "TOPICS_CODE", "BuildCache", "digest"]
+
+#: The code kept topics and a kept map are made by, in their keys (``readers.cache.code_digest``):
+#: every module this code imports is here or cannot change them (a test checks). What the
+#: reading code does reaches the topics' key through the texts.
+TOPICS_CODE = ("topics", "embed", "records.py", "scripts.py", "_memory.py", "_neighbors.py", "_nndescent.py")
+LAYOUT_CODE = ("layout.py", "_neighbors.py", "_nndescent.py")
 
 KEEP = 3  # entries kept per kind (the one just used and the newest others)
 
