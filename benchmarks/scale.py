@@ -15,7 +15,8 @@ its own, by the normal reader.
 Rows, each a fresh process (wall time includes start-up and imports):
 
 - pandas: ``pandas.read_csv`` of the same file (the call alone), the reading baseline;
-- read: ``read_sources`` (read, clean, ids, titles, deduplicate; no cache), the call alone;
+- read: ``read_sources`` (read, clean, ids, titles, deduplicate; no cache), the call alone
+  (these two: the mean of three calls each, alternating, in fresh processes);
 - CountVectorizer: one ``fit_transform`` of the corpus's texts with the labels' vectorizer
   (the call alone), the labels' baseline;
 - naive pipeline: what a user would write: pandas, the same static embeddings, BERTopic's
@@ -255,8 +256,9 @@ def run_size(size: int, args, work: Path) -> dict:
     corpus = make_corpus(size)
     runs: dict[str, list] = {}
     for _ in range(args.repeat):
-        runs.setdefault("pandas", []).append(run_child(PANDAS, [str(corpus)]))
-        runs.setdefault("read", []).append(run_child(READ, [str(corpus)]))
+        for _ in range(3):  # alternating, three each: one call of either moves up to 2x with the machine's load
+            runs.setdefault("pandas", []).append(run_child(PANDAS, [str(corpus)]))
+            runs.setdefault("read", []).append(run_child(READ, [str(corpus)]))
         runs.setdefault("CountVectorizer", []).append(run_child(VECTORIZE, [str(corpus)]))
         if not args.no_naive:
             runs.setdefault("naive pipeline", []).append(run_child(NAIVE, [str(corpus)]))
