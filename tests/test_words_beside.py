@@ -149,10 +149,17 @@ def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
         more = workbench.build(["{tmp_path}/papers.csv", "{tmp_path}/more.csv"], review="{tmp_path}/a", embedder="fake",
                                progress=False)
         assert started == [True, True] and loaded == [True, True], (started, loaded)  # five new papers to embed
+        waited, wait = [], WordsBeside.wait
+        WordsBeside.wait = lambda self: waited.append(1) or wait(self)
+        os.remove("{tmp_path}/a/cache/embeddings.sqlite")  # (papers to embed again, their topics kept)
+        kept = workbench.build(["{tmp_path}/papers.csv", "{tmp_path}/more.csv"], review="{tmp_path}/a",
+                               embedder="fake", progress=False)
+        assert started == [True, True, True] and loaded == [True, True] and waited == [], (started, loaded, waited)
+        assert "topics" in kept.build_report.reuse_line() and kept.topics.equals(more.topics)
         _words_beside.MIN_PAPERS = 10**9
         terms._last = None  # (b counts its words itself)
         b = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/b", embedder="fake", progress=False)
-        assert started == [True, True, False] and loaded == [True, True], (started, loaded)
+        assert started == [True, True, True, False] and loaded == [True, True], (started, loaded)
         assert a.topics.equals(b.topics) and a.model.words_ == b.model.words_ and again.topics.equals(a.topics)
         assert len(more) == 305, len(more)
         assert not [p for p in os.listdir("{tmp_path}/a/cache") if p.startswith(".words")]

@@ -129,10 +129,10 @@ def build(
         with EmbeddingCache(path / CACHE_FILE) as embeddings:
             words = beside.enter_context(WordsBeside(texts, cache.folder))  # papers to embed: new topics, whose
             X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)  # words count
-        words.wait()  # (done before the topics: its memory back before their peak; the wait is in "embed")
-        timings["embed"] = time.perf_counter() - t
         params = TopicModel(seed=seed, **topic_params).get_params()
         keys = _cache_keys(report, merged, X, texts, emb, params)
+        words.close() if cache.has_topics(keys["topics"]) else words.wait()  # (kept topics need no words; the
+        timings["embed"] = time.perf_counter() - t  # wait is here: the child's memory back before the topics')
         model, coords, map_method = _topics_and_map(cache, keys, params, texts, X,
                                                     WordVectors(emb, path / CACHE_FILE), seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)

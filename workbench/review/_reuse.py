@@ -85,6 +85,10 @@ class BuildCache:
         self._put_folder(entry, lambda tmp: save_results(model, tmp))
         return model
 
+    def has_topics(self, key: str) -> bool:
+        """Whether topics of ``key`` are kept (:meth:`topics` may still fit them again, if damaged)."""
+        return (self.folder / "topics" / key).is_dir()
+
     def has_layout(self, key: str) -> bool:
         """Whether the map of ``key`` is kept (:meth:`layout` may still lay it out again, if damaged)."""
         return self._map_path(key).is_file()
