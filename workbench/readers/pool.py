@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 #: than it saves below a few thousand records.
 MIN_ITEMS = 4000
 _CHUNKS_PER_WORKER = 8
+#: Items a chunk holds at most (a chunk's papers wait in a file until this process reads them).
+_MAX_CHUNK = 5000
 # A chunk's state in the array shared with the workers: nobody's, claimed, made by a worker (its
 # papers are in its file).
 _FREE, _CLAIMED, _SENT = 0, 1, 2
@@ -95,7 +97,7 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
     process, which waits for the interpreter lock at every block of the pipe while this process
     makes papers; sent at the end, it left this process waiting up to a second for it). What
     this process makes is never written anywhere."""
-    n = min(len(items), processes * _CHUNKS_PER_WORKER)
+    n = min(len(items), max(processes * _CHUNKS_PER_WORKER, -(-len(items) // _MAX_CHUNK)))
     bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
     fork = multiprocessing.get_context("fork")
     claimed = fork.Array("b", n)  # made before the fork: shared with every worker
@@ -127,8 +129,15 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
 
 
 def _scratch() -> str | None:
-    """Where the workers write their papers: memory (``/dev/shm``) where there is such a folder."""
-    return "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+    """Where the workers write their papers: memory (``/dev/shm``) where there is such a folder
+    with room (a container's holds 64 MB), else the temporary folder."""
+    try:
+        room = os.statvfs("/dev/shm")
+        if os.access("/dev/shm", os.W_OK | os.X_OK) and room.f_bavail * room.f_frsize >= 256 * 2**20:
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
 
 
 def _read_sent(claimed, folder: str, chunks: list, contexts: list, items: Sequence) -> None:
