@@ -177,8 +177,7 @@ def _parts(lines, head: dict) -> tuple[list[Paper], FileReport]:
             row[_TEXT] = row[_ABSTRACT]
         for i in _TUPLES:
             row[i] = tuple(row[i])
-        paper = object.__new__(Paper)  # what Paper(*row) makes (no __post_init__), without a frozen setattr a field
-        paper.__dict__.update(zip(_FIELDS, row))
+        paper = Paper.from_values(row)
         remember_keys(paper, PaperKeys(bytes.fromhex(digest), words, title))
         papers.append(paper)
     return papers, report

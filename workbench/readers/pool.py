@@ -52,7 +52,6 @@ _FREE, _CLAIMED, _SENT = 0, 1, 2
 # here as the same object (every field set, no __post_init__): what unpickling it would give.
 _FIELDS = tuple(Paper.__dataclass_fields__)
 _values = attrgetter(*_FIELDS)
-_new = object.__new__
 # Texts a worker does not send when the item it read holds the very same string (the abstract a
 # CSV row gave, unchanged by cleaning): their place in the item goes instead, and this process
 # takes the string from its own copy of the item (the worker was forked from it).
@@ -170,8 +169,7 @@ def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence) -> list[Pape
             if type(values[f]) is int:
                 strings = _strings(items[k]) if strings is None else strings
                 values[f] = strings[values[f]]
-        paper = _new(Paper)
-        paper.__dict__.update(zip(_FIELDS, values))
+        paper = Paper.from_values(values)
         remember_keys(paper, PaperKeys(*key))
         papers.append(paper)
     return papers
