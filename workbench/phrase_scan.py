@@ -53,10 +53,11 @@ def scan(pattern: re.Pattern, text: str, starts: tuple[str, ...], view=UNSEEN) -
 
     The regular expression engine tries a case-insensitive pattern at every position of the
     text; ``str.find`` finds the few places worth trying several times faster. Text is searched
-    that way when its only white space is the space (an abstract whose white space derived titles
-    normalised; every other white space character is "not printable"), lower-casing it keeps every position
-    (no character becomes two) and it holds none of the three characters that match a letter of
-    the alphabet case-insensitively without lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
+    that way when its only white space is the space (an abstract with its white space
+    normalised, as derived titles read it; every other white space character is "not
+    printable"), lower-casing it keeps every position (no character becomes two) and it holds
+    none of the three characters that match a letter of the alphabet case-insensitively without
+    lower-casing to it (``ı`` and ``ſ``; ``İ`` becomes two).
     Other text is scanned whole. ``view``: :func:`view_of` of ``text``, when known already."""
     view = view_of(text) if view is UNSEEN else view
     if view is None:

@@ -223,6 +223,9 @@ _THREE_LETTERS = re.compile(r"[^\W\d_]{3}")
 _COLON_OR_SEMICOLON = re.compile(r";\s|:\s")
 _DANGLING = re.compile(r"(?:[\s,:]+(?:that|which|and|but|or|to|by|with|of|for|the|a|an|in|on))+[\s,:]*$", re.I)
 _DANGLING_WORDS = frozenset("that which and but or to by with of for the a an in on".split())
+# What separates those words in ASCII text (``[\s,:]``), and every other ASCII character.
+_SEPARATORS = "".join(c for c in map(chr, range(128)) if c.isspace()) + ",:"
+_WORD_CHARS = "".join(c for c in map(chr, range(128)) if c not in _SEPARATORS)
 _OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
 _NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
 _DESC_CALLED_NAME = re.compile(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
@@ -281,19 +284,13 @@ def _without_dangling(head: str) -> str:
     one from the last (the pattern is tried at every position of the text: ~13 us a title)."""
     if not head.isascii():  # (re.I matches some letters beyond ASCII too)
         return _DANGLING.sub("", head)
-    kept = end = len(head)
+    kept = len(head)
     while True:
-        word_end = end
-        while word_end and (head[word_end - 1].isspace() or head[word_end - 1] in ",:"):
-            word_end -= 1
-        start = word_end
-        while start and not (head[start - 1].isspace() or head[start - 1] in ",:"):
-            start -= 1
-        if not start or head[start:word_end].lower() not in _DANGLING_WORDS:
+        body = head[:kept].rstrip(_SEPARATORS)
+        start = len(body.rstrip(_WORD_CHARS))  # where its last word starts
+        if not start or body[start:].lower() not in _DANGLING_WORDS:
             return head[:kept]
-        kept = end = start
-        while kept and (head[kept - 1].isspace() or head[kept - 1] in ",:"):
-            kept -= 1
+        kept = len(head[:start].rstrip(_SEPARATORS))
 
 
 # Where a sentence may go on to another thing done: ", and show ...", ", analyze ...", ", by ...".
