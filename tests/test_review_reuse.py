@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench.review import _build
+from workbench.review import _reuse
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = ("papers.jsonl", "topics.json", "map.csv", "arrays.safetensors")
@@ -64,7 +64,7 @@ def test_a_changed_file_is_read_again_and_the_topics_refitted(tmp_path, sources)
 
 def test_another_workbench_version_reuses_no_topics_or_map(tmp_path, sources, monkeypatch):
     build(sources, tmp_path / "r")
-    monkeypatch.setattr(_build, "__version__", "99.0")
+    monkeypatch.setattr(_reuse, "__version__", "99.0")  # (what the topics' and map's keys hold)
     again = build(sources, tmp_path / "r")
     assert "topics" not in again.build_report.reused and "map" not in again.build_report.reused
 

@@ -30,11 +30,11 @@ from ..readers import read_sources
 from ..readers.cache import code_digest
 from ..records import DECISIONS
 from ..topics import TopicModel
-from ..topics.results import RESULTS_VERSION, load_results
+from ..topics.results import load_results
 from . import _provenance
 from ._map_beside import MapBeside
 from ._words_beside import WordsBeside
-from ._reuse import LAYOUT_CODE, TOPICS_CODE, BuildCache, digest, embeddings_digest, texts_digest
+from ._reuse import BuildCache, cache_keys, digest
 from ._review import CACHE_FILE, STORE_FILE, Review
 from ._text import document_text
 
@@ -126,13 +126,16 @@ def build(
     texts = [document_text(p) for p in papers]
     t = time.perf_counter()
     with ExitStack() as beside:
-        with EmbeddingCache(path / CACHE_FILE) as embeddings:
-            words = beside.enter_context(WordsBeside(texts, cache.folder))  # papers to embed: new topics, whose
-            X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)  # words count
+        with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
+            words = beside.enter_context(WordsBeside(texts, cache.folder))
+            X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)
         params = TopicModel(seed=seed, **topic_params).get_params()
-        keys = _cache_keys(report, merged, X, texts, emb, params)
-        words.close() if cache.has_topics(keys["topics"]) else words.wait()  # (kept topics need no words; the
-        timings["embed"] = time.perf_counter() - t  # wait is here: the child's memory back before the topics')
+        keys = cache_keys(report, merged, X, texts, emb, params)
+        if cache.has_topics(keys["topics"]):
+            words.close()  # kept topics need no words
+        else:
+            words.wait()  # here, in "embed": the child's memory back before the topics' peak
+        timings["embed"] = time.perf_counter() - t
         model, coords, map_method = _topics_and_map(cache, keys, params, texts, X,
                                                     WordVectors(emb, path / CACHE_FILE), seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
@@ -218,17 +221,6 @@ def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset
         if not existed:
             shutil.rmtree(path, ignore_errors=True)
         raise
-
-
-def _cache_keys(report, merged: dict[str, str], X, texts, emb, params: dict) -> dict:
-    """What the papers (the files read, the pairs kept apart: ``report.cache_key``; the papers
-    ``merged``), the topics and the map of this build depend on (see :mod:`._reuse`)."""
-    papers = report.cache_key if report.cache_key is None or not merged else digest(report.cache_key, sorted(merged.items()))
-    x_key = embeddings_digest(X)
-    topics = digest("topics", x_key, texts_digest(texts), sorted(params.items()), emb.name, emb.version,
-                    RESULTS_VERSION, __version__, code_digest(*TOPICS_CODE))
-    layout = digest("map", x_key, params["seed"], __version__, code_digest(*LAYOUT_CODE))
-    return {"papers": papers, "topics": topics, "map": layout}
 
 
 def _reused(report, embed_stats: dict, cache: BuildCache) -> tuple[str, ...]:

@@ -25,9 +25,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .._version import __version__
 from ..fsutil import default_file_mode
+from ..readers.cache import code_digest
+from ..topics.results import RESULTS_VERSION
 
-__all__ = ["KEEP", "LAYOUT_CODE", "TOPICS_CODE", "BuildCache", "digest"]
+__all__ = ["KEEP", "LAYOUT_CODE", "TOPICS_CODE", "BuildCache", "cache_keys", "digest"]
 
 #: The code kept topics and a kept map are made by, in their keys (``readers.cache.code_digest``):
 #: every module this code imports is here or cannot change them (a test checks). What the
@@ -58,6 +61,17 @@ def texts_digest(texts: Sequence[str]) -> str:
         h.update(text.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     return h.hexdigest()
+
+
+def cache_keys(report, merged: dict[str, str], X, texts, emb, params: dict) -> dict:
+    """What the papers (the files read, the pairs kept apart: ``report.cache_key``; the papers
+    ``merged``), the topics and the map of this build depend on (see the module docstring)."""
+    papers = report.cache_key if report.cache_key is None or not merged else digest(report.cache_key, sorted(merged.items()))
+    x_key = embeddings_digest(X)
+    topics = digest("topics", x_key, texts_digest(texts), sorted(params.items()), emb.name, emb.version,
+                    RESULTS_VERSION, __version__, code_digest(*TOPICS_CODE))
+    layout = digest("map", x_key, params["seed"], __version__, code_digest(*LAYOUT_CODE))
+    return {"papers": papers, "topics": topics, "map": layout}
 
 
 class BuildCache:
