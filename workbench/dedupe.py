@@ -306,7 +306,9 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
 def merge_papers(members: list[Paper]) -> Paper:
     """One paper from duplicates (in reading order): first non-empty values, all sources."""
     first = members[0]
-    if len(members) == 1:  # most papers: a copy with its sources (one, as read)
+    if len(members) == 1 and len(first.sources) == 1:  # most papers: as read (its one source set)
+        return first
+    if len(members) == 1:  # a copy with its sources
         copy = object.__new__(type(first))
         copy.__dict__.update(first.__dict__, sources=tuple(dict.fromkeys(first.sources)) if first.sources
                              else (first.source,))

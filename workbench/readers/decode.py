@@ -9,6 +9,7 @@ the caller gets a warning saying which, because a wrong guess garbles accented l
 from __future__ import annotations
 
 import codecs
+import re
 from typing import NamedTuple
 
 __all__ = ["Decoded", "decode"]
@@ -47,6 +48,10 @@ def _normalise(text: str) -> str:
     return text.replace("\x00", "") if "\x00" in text else text
 
 
+#: A CR that is no CRLF's (an old Mac line end).
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
 def _decode_utf8(raw: bytes, bom: bool = False) -> str:
     """``_normalise(raw.decode("utf-8"))`` (after a ``bom``: its BOMs stripped first), its line ends unified on the bytes: CR and LF are
     never part of another character's bytes in UTF-8, and ``bytes.replace`` takes a few times
@@ -54,9 +59,10 @@ def _decode_utf8(raw: bytes, bom: bool = False) -> str:
     A file is valid UTF-8 after it exactly when before it (NULs go after decoding: removing one
     could join the bytes around it into a character)."""
     if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n")
-        if b"\r" in raw:
-            raw = raw.replace(b"\r", b"\n")
+        if _LONE_CR.search(raw) is None:  # CRLF only (Windows): deleting every CR is 2x faster
+            raw = raw.translate(None, b"\r")
+        else:
+            raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     text = raw.decode("utf-8").lstrip("\ufeff") if bom else raw.decode("utf-8")
     return text.replace("\x00", "") if b"\x00" in raw else text  # (in UTF-8 a 0 byte is only ever U+0000)
 
