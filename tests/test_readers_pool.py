@@ -163,3 +163,45 @@ def test_a_worker_that_cannot_write_its_papers_leaves_them_to_this_process(tmp_p
         papers = pool.make_papers(ctx, list(range(1000)), make, processes=2, min_items=100)
     assert [p.id for p in papers] == [str(i) for i in range(1000)]
     assert "No space left on device" in caplog.text and list(tmp_path.iterdir()) == []
+
+
+class Refused(Exception):
+    pass
+
+
+def _made(ctx, chunk):
+    import time
+
+    from workbench.records import Paper
+
+    start, end, refuse, folder = chunk
+    if refuse:
+        raise Refused(f"chunk from {start}")
+    time.sleep(0.05 if folder else 0.005)
+    if folder:
+        (folder / str(start)).touch()
+    return [Paper(id=str(i), title=f"t{i}", abstract="", text="") for i in range(start, end)]
+
+
+@pytest.mark.parametrize("refused_by", ["this process", "a worker"])
+def test_an_error_in_a_chunk_stops_every_process_and_leaves_the_next_pool_whole(refused_by, tmp_path):
+    """The error is raised here; the other processes make no more chunks (this process begins
+    with the last, so the worker makes one or two at most), and none is left running to mark
+    its claims in the shared memory the next pool's chunks are claimed in."""
+    from workbench.readers.fields import ReadContext
+    from workbench.readers.report import FileReport
+
+    ctx = ReadContext("made.csv", "made", FileReport("made.csv", "csv"))
+    refused = 14 if refused_by == "this process" else 0  # (this process makes the last chunk first)
+    try:  # (not pytest.raises: its traceback would keep the pool's shared array alive)
+        pool.make_chunks(ctx, [(i * 10, i * 10 + 10, i == refused, tmp_path) for i in range(16)], _made, processes=2)
+    except Refused:
+        pass
+    else:
+        pytest.fail("the chunk's error was not raised")
+    if refused_by == "this process":
+        assert len(list(tmp_path.iterdir())) < 8
+    for _ in range(3):
+        papers = pool.make_chunks(ctx, [(i * 10, i * 10 + 10, False, None) for i in range(16)], _made, processes=2)
+        assert [p.id for p in papers] == [str(i) for i in range(160)]
+    assert ctx.n_skipped == ctx.n_warnings == 0

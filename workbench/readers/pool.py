@@ -34,7 +34,7 @@ from ..dedupe import PaperKeys, paper_keys, remember_keys
 from ..records import Paper
 from .fields import ReadContext
 
-__all__ = ["MIN_ITEMS", "collector_paused", "make_papers", "workers"]
+__all__ = ["MIN_ITEMS", "collector_paused", "make_chunks", "make_papers", "workers"]
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ _values = attrgetter(*_FIELDS)
 _SHARED = tuple(_FIELDS.index(name) for name in ("abstract", "text", "title"))
 
 # What the forked workers make: set by their initializer, read by _work.
-_job: tuple[ReadContext, Sequence, Callable, list[tuple[int, int]], Any, str] | None = None
+_job: tuple[ReadContext, Any, Any, str] | None = None
 
 
 def _make(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, Any], Paper | None]) -> list[Paper]:
@@ -73,31 +73,111 @@ def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, 
     ``make`` must leave its item as it is: a worker sends a text the item holds as its place in
     the item, which this process reads in its own copy."""
     processes = workers() if processes is None else processes
-    with collector_paused():
-        enough = len(items) >= max(MIN_ITEMS if min_items is None else min_items, 2)
-        if processes < 2 or not enough or "fork" not in multiprocessing.get_all_start_methods():
+    enough = len(items) >= max(MIN_ITEMS if min_items is None else min_items, 2)
+    if processes < 2 or not enough:
+        with collector_paused():
             return _make(ctx, items, make)
-        try:
-            return _in_pool(ctx, items, make, processes)
-        except (BrokenProcessPool, OSError) as err:  # no memory or processes left for workers
-            log.warning("%s: making the papers in one process (the worker processes failed: %s)", ctx.name, err)
-            return _make(ctx, items, make)
-
-
-def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) -> list[Paper]:
-    """The papers of ``items``, made by ``processes - 1`` worker processes and this one together.
-
-    The items are cut into chunks. The workers take them from the first on, this process from
-    the last back, each claiming a chunk (a flag shared with the workers) before making it, so
-    each makes as many as its speed allows and none is made twice. A worker writes each chunk's
-    papers to a file of its own as soon as they are made, and this process reads the files
-    between its own chunks: the workers never wait for this process, and little is left to read
-    once the last chunk is made (a result sent through a pipe is read by a thread of this
-    process, which waits for the interpreter lock at every block of the pipe while this process
-    makes papers; sent at the end, it left this process waiting up to a second for it). What
-    this process makes is never written anywhere."""
     n = min(len(items), max(processes * _CHUNKS_PER_WORKER, -(-len(items) // _MAX_CHUNK)))
     bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
+    return _pooled(ctx, _Items(items, make, bounds), processes)
+
+
+def make_chunks(ctx: ReadContext, chunks: Sequence, make_chunk: Callable[[ReadContext, Any], list[Paper]],
+                processes: int | None = None) -> list[Paper]:
+    """``make_chunk(ctx, chunk)`` of every chunk, one after the other, in ``processes`` processes
+    as :func:`make_papers` does (each chunk with a context of its own, taken into ``ctx`` in
+    order). For work that finds its own items (a range of a file): the papers a worker makes
+    travel whole. An error raised by ``make_chunk`` anywhere is raised here."""
+    processes = workers() if processes is None else processes
+    job = _Chunks(chunks, make_chunk)
+    if processes < 2 or len(chunks) < 2:
+        with collector_paused():
+            return _here(ctx, job)
+    return _pooled(ctx, job, processes)
+
+
+def _pooled(ctx: ReadContext, job: "_Items | _Chunks", processes: int) -> list[Paper]:
+    with collector_paused():
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return _here(ctx, job)
+        try:
+            return _in_pool(ctx, job, processes)
+        except (BrokenProcessPool, OSError) as err:  # no memory or processes left for workers
+            log.warning("%s: making the papers in one process (the worker processes failed: %s)", ctx.name, err)
+            return _here(ctx, job)
+
+
+def _here(ctx: ReadContext, job: "_Items | _Chunks") -> list[Paper]:
+    """Every chunk of ``job`` made in this process; its messages on ``ctx`` only once all are
+    made (a chunk's error leaves ``ctx`` as it was)."""
+    papers, contexts = [], [ctx.fresh() for _ in range(job.n)]
+    for i, chunk_ctx in enumerate(contexts):
+        papers += job.here(chunk_ctx, i)
+    for chunk_ctx in contexts:
+        ctx.absorb(chunk_ctx)
+    return papers
+
+
+class _Items:
+    """Chunks of ``items`` (``bounds``), each item made by ``make``: a worker sends a text an
+    item holds as its place in the item (:func:`_sent`)."""
+
+    def __init__(self, items: Sequence, make: Callable, bounds: list[tuple[int, int]]):
+        self.items, self.make, self.bounds, self.n = items, make, bounds, len(bounds)
+
+    def here(self, ctx: ReadContext, i: int) -> list[Paper]:
+        start, end = self.bounds[i]
+        return _make(ctx, self.items[start:end], self.make)
+
+    def there(self, ctx: ReadContext, i: int) -> tuple[list[tuple], list[tuple]]:
+        rows, keys = [], []
+        for k in range(*self.bounds[i]):
+            paper = self.make(ctx, self.items[k])
+            if paper is not None:
+                rows.append(_sent(k, self.items[k], paper))
+                keys.append(tuple(paper_keys(paper)))
+        return rows, keys
+
+    def back(self, rows: list[tuple], keys: list[tuple]) -> list[Paper]:
+        return _rebuilt(rows, keys, self.items)
+
+
+class _Chunks:
+    """``chunks``, each made by ``make_chunk``; a worker sends every value."""
+
+    def __init__(self, chunks: Sequence, make_chunk: Callable):
+        self.chunks, self.make_chunk, self.n = chunks, make_chunk, len(chunks)
+
+    def here(self, ctx: ReadContext, i: int) -> list[Paper]:
+        return self.make_chunk(ctx, self.chunks[i])
+
+    def there(self, ctx: ReadContext, i: int) -> tuple[list[tuple], list[tuple]]:
+        papers = self.make_chunk(ctx, self.chunks[i])
+        return [_values(p) for p in papers], [tuple(paper_keys(p)) for p in papers]
+
+    def back(self, rows: list[tuple], keys: list[tuple]) -> list[Paper]:
+        papers = []
+        for values, key in zip(rows, keys):
+            paper = Paper.from_values(values)
+            remember_keys(paper, PaperKeys(*key))
+            papers.append(paper)
+        return papers
+
+
+def _in_pool(ctx: ReadContext, job: "_Items | _Chunks", processes: int) -> list[Paper]:
+    """The papers of ``job``'s chunks, made by ``processes - 1`` worker processes and this one
+    together.
+
+    The workers take the chunks from the first on, this process from the last back, each
+    claiming a chunk (a flag shared with the workers) before making it, so each makes as many as
+    its speed allows and none is made twice. A worker writes each chunk's papers to a file of
+    its own as soon as they are made, and this process reads the files between its own chunks:
+    the workers never wait for this process, and little is left to read once the last chunk is
+    made (a result sent through a pipe is read by a thread of this process, which waits for the
+    interpreter lock at every block of the pipe while this process makes papers; sent at the
+    end, it left this process waiting up to a second for it). What this process makes is never
+    written anywhere."""
+    n = job.n
     fork = multiprocessing.get_context("fork")
     claimed = fork.Array("b", n)  # made before the fork: shared with every worker
     chunks: list[list[Paper] | None] = [None] * n
@@ -105,19 +185,21 @@ def _in_pool(ctx: ReadContext, items: Sequence, make: Callable, processes: int) 
     folder = tempfile.mkdtemp(prefix="workbench-papers-", dir=_scratch())
     try:
         with ProcessPoolExecutor(processes - 1, mp_context=fork, initializer=_start,
-                                 initargs=((ctx, items, make, bounds, claimed, folder),)) as pool:
+                                 initargs=((ctx, job, claimed, folder),)) as pool:
             futures = [pool.submit(_work) for _ in range(processes - 1)]
             try:
                 while (i := _claim(claimed, last=True)) is not None:
-                    start, end = bounds[i]
-                    chunks[i] = _make(contexts[i], items[start:end], make)
-                    _read_sent(claimed, folder, chunks, contexts, items)
+                    chunks[i] = job.here(contexts[i], i)
+                    _read_sent(claimed, folder, chunks, contexts, job)
             except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
+                # The workers stop after the chunk each is making (leaving the pool waits for
+                # them): one left running would mark its claims in the shared memory this
+                # array leaves behind, which the next pool's array may take.
+                _abandon(claimed)
                 raise
             for future in futures:
                 future.result()  # (a worker's error, or BrokenProcessPool where one died)
-        _read_sent(claimed, folder, chunks, contexts, items)
+        _read_sent(claimed, folder, chunks, contexts, job)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     papers = []
@@ -139,7 +221,7 @@ def _scratch() -> str | None:
     return None
 
 
-def _read_sent(claimed, folder: str, chunks: list, contexts: list, items: Sequence) -> None:
+def _read_sent(claimed, folder: str, chunks: list, contexts: list, job: "_Items | _Chunks") -> None:
     """The chunks the workers have made and not yet read here, from their files."""
     for i, state in enumerate(claimed[:]):
         if state == _SENT and chunks[i] is None:
@@ -147,7 +229,7 @@ def _read_sent(claimed, folder: str, chunks: list, contexts: list, items: Sequen
             with open(path, "rb") as f:
                 rows, keys, contexts[i] = pickle.load(f)
             os.unlink(path)
-            chunks[i] = _rebuilt(rows, keys, items)
+            chunks[i] = job.back(rows, keys)
 
 
 def _claim(claimed, last: bool = False) -> int | None:
@@ -158,6 +240,14 @@ def _claim(claimed, last: bool = False) -> int | None:
         if i is not None:
             claimed[i] = _CLAIMED
         return i
+
+
+def _abandon(claimed) -> None:
+    """Every chunk nobody claimed, claimed: each process stops after the chunk it is making."""
+    with claimed.get_lock():
+        for i in range(len(claimed)):
+            if claimed[i] == _FREE:
+                claimed[i] = _CLAIMED
 
 
 def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence) -> list[Paper]:
@@ -208,20 +298,19 @@ def _start(job) -> None:
 
 def _work() -> int:
     """In a worker: chunks claimed and made until none is left, each written to its file (see
-    :func:`_in_pool`) as its papers (each as a tuple: :func:`_sent`), their deduplication keys
-    (made with them, as tuples) and the chunk's context (its warnings and skips), then marked
-    sent; how many it made. Plain tuples cost a third of what pickling the objects costs, here
-    and in the parent."""
-    ctx, items, make, bounds, claimed, folder = _job
+    :func:`_in_pool`) as its papers (each as a tuple of its values: ``job.there``), their
+    deduplication keys (made with them, as tuples) and the chunk's context (its warnings and
+    skips), then marked sent; how many it made. Plain tuples cost a third of what pickling the
+    objects costs, here and in the parent."""
+    ctx, job, claimed, folder = _job
     made = 0
     while (i := _claim(claimed)) is not None:
         chunk_ctx = ctx.fresh()
-        rows, keys = [], []
-        for k in range(*bounds[i]):
-            paper = make(chunk_ctx, items[k])
-            if paper is not None:
-                rows.append(_sent(k, items[k], paper))
-                keys.append(tuple(paper_keys(paper)))
+        try:
+            rows, keys = job.there(chunk_ctx, i)
+        except BaseException:
+            _abandon(claimed)  # this process raises it (future.result()) without making the rest
+            raise
         path = os.path.join(folder, f"{i}.pickle")
         with open(f"{path}.tmp", "wb") as f:
             pickle.dump((rows, keys, chunk_ctx), f, protocol=pickle.HIGHEST_PROTOCOL)

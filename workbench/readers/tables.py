@@ -34,11 +34,15 @@ from functools import partial
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
-from .pool import make_papers
+from . import csv_ranges
+from .csv_ranges import NotRows, line_ranges, lines, range_rows
+from .pool import make_chunks, make_papers, workers
 
 __all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
+#: A large table is cut into this many ranges a process (:mod:`.csv_ranges`).
+_RANGES_PER_PROCESS = 8
 
 
 def _springer_authors(row: dict, cols: dict) -> None:
@@ -110,17 +114,6 @@ def looks_like_xlsx(head: bytes) -> bool:
     return head[:4] == b"PK\x03\x04" and b"xl/" in head
 
 
-def _lines(text: str):
-    """The lines of ``text`` one by one, without copying it all (as ``io.StringIO`` would, at
-    four bytes a character)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end + 1
-        yield text[start:end]
-        start = end
-
-
 def _unique(names: list[str]) -> list[str]:
     """Column names as pandas makes them: blank ones numbered, repeats as ``name.1``, ``name.2``."""
     seen: dict[str, int] = {}
@@ -145,7 +138,7 @@ def _quoting(text: str, delim: str) -> int:
 
 def _rows(text: str, delim: str):
     """(first line, values) of every non-blank row, the header first."""
-    reader = csv.reader(_lines(text), delimiter=delim, quoting=_quoting(text, delim))
+    reader = csv.reader(lines(text), delimiter=delim, quoting=_quoting(text, delim))
     prev_end = 0
     for row in reader:
         start, prev_end = prev_end + 1, reader.line_num
@@ -194,16 +187,16 @@ def _open_quote_at_end(text: str, line: int, delim: str) -> bool:
     for _ in range(line - 1):
         at = text.find("\n", at) + 1
     try:
-        for _ in csv.reader(_lines(text[at:]), delimiter=delim, strict=True):
+        for _ in csv.reader(lines(text[at:]), delimiter=delim, strict=True):
             pass
     except csv.Error as err:
         return "unexpected end of data" in str(err)
     return False
 
 
-def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unneutralise: bool = False) -> list[Paper]:
-    """Papers from a header and (line, values) rows, through the column aliases and dialects;
-    ``unneutralise``: values lose the apostrophe put before a would-be formula (CSV)."""
+def _columns(ctx: ReadContext, header: list[str], first_line: int) -> tuple[list[str], dict, Callable | None]:
+    """The header's column names (made unique), the fields they mean and the dialect's fix-up
+    (None for most tables); :class:`ReaderError` where no column holds a title or an abstract."""
     names = _unique([str(c) for c in header])
     columns = resolve_columns(names)
     fix = None
@@ -219,12 +212,23 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unn
             ctx.name,
             first_line,
         )
+    return names, columns, fix
+
+
+def _picked(names: list[str], columns: dict) -> tuple[tuple[str, int], ...]:
+    """(name, index) of the columns read, in the table's order."""
+    return tuple((names[i], i) for i in sorted({names.index(c) for cols in columns.values() for c in cols}))
+
+
+def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unneutralise: bool = False) -> list[Paper]:
+    """Papers from a header and (line, values) rows, through the column aliases and dialects;
+    ``unneutralise``: values lose the apostrophe put before a would-be formula (CSV)."""
+    names, columns, fix = _columns(ctx, header, first_line)
     if fix is None:
         # The rows are the items as they are: each worker makes its records' mappings, of the
         # columns read only (one pass over the values, not one in this process and one there).
-        pick = tuple((names[i], i) for i in sorted({names.index(c) for cols in columns.values() for c in cols}))
         items = rows if isinstance(rows, list) else list(rows)
-        return make_papers(ctx, items, partial(_row_paper, pick, columns, unneutralise))
+        return make_papers(ctx, items, partial(_row_paper, _picked(names, columns), columns, unneutralise))
     items = []
     for line, values in rows:
         values = [_unneutralise(v) for v in values] if unneutralise else values
@@ -233,6 +237,35 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unn
         items.append((row, line))
     # a fix-up may add columns: resolve them per row
     return make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, item[0], item[1]))
+
+
+def _in_ranges(text: str, delim: str, ctx: ReadContext) -> list[Paper] | None:
+    """The papers of a large table, each range of its lines split by the process that makes
+    its papers (:mod:`.csv_ranges`); None where the whole table must be split at once (a
+    dialect's fix-up, no header, or a range that does not end at a row's end)."""
+    quoting = _quoting(text, delim)
+    header_line, header_end, header = next(_rows(text, delim), (0, 0, None))
+    if header is None:
+        return None
+    names, columns, fix = _columns(ctx, header, header_line)
+    if fix is not None:
+        return None
+    at = 0
+    for _ in range(header_end):
+        at = text.find("\n", at) + 1
+    if not at:
+        return None
+    ranges = line_ranges(text, at, header_end + 1, quoting, workers() * _RANGES_PER_PROCESS)
+    make_row = partial(_row_paper, _picked(names, columns), columns, True)
+
+    def make_range(range_ctx: ReadContext, lines: tuple[int, int, int]) -> list[Paper]:
+        rows = range_rows(text, *lines, delim, quoting, len(header), range_ctx)
+        return [p for p in (make_row(range_ctx, row) for row in rows) if p is not None]
+
+    try:
+        return make_chunks(ctx, ranges, make_range)
+    except NotRows:
+        return None
 
 
 def _row_paper(pick: tuple[tuple[str, int], ...], columns: dict, unneutralise: bool, ctx: ReadContext,
@@ -268,6 +301,10 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
     limit = csv.field_size_limit()
     csv.field_size_limit(2**31 - 1)  # a value may be megabytes long (full text in an abstract)
     try:
+        if len(text) >= csv_ranges.MIN_CHARS and workers() > 1:
+            papers = _in_ranges(text, delim, ctx)
+            if papers is not None:
+                return papers
         header_line, header, rows = _split(text, delim, ctx)
     except csv.Error as err:  # only a NUL or a too-large value; the decoder removes NULs
         raise ReaderError(f"cannot split into rows ({err}); expected {delim!r}-separated values: "
