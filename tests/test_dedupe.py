@@ -247,3 +247,13 @@ def test_first_author_key_ignores_accents_but_keeps_every_script():
     assert first_author_key(paper("t", source="x", authors=["Müller, Jürgen"])) == "muller"
     assert first_author_key(paper("t", source="x", authors=["张伟"])) == "张伟"
     assert first_author_key(paper("t", source="x", authors=["Παπαδόπουλος, Γ."])) == "παπαδοπουλοσ"  # casefold: final ς is σ
+
+
+def test_deduplicate_keeps_reading_order_whatever_order_the_clusters_come_in():
+    papers = [Paper(id=f"p{i}", title=f"A study of topic {i} in depth", abstract="", text=f"Abstract {i}. " * 30)
+              for i in range(6)] + [Paper(id="p0", title="A study of topic 0 in depth", abstract="", text="Abstract 0. " * 30)]
+    found = find_duplicates(papers)
+    found.clusters.reverse()
+    kept, _ = deduplicate(papers, found=found)
+    assert [p.id for p in kept] == [f"p{i}" for i in range(6)]
+    assert [p.id for p in deduplicate(papers)[0]] == [f"p{i}" for i in range(6)]

@@ -109,6 +109,7 @@ class _Clusters:
         self.names = [{p.id, *p.aliases} & self.apart.keys() for p in papers] if apart else None
         self.ids = [
             {k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
+            if p.doi or p.arxiv_id or p.pmid else {}
             for p in papers
         ]
         self.edges: list[tuple[int, int, str]] = []
@@ -230,10 +231,12 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
         # Near-identical titles join only where their records agree on a year or a first author
         # (agreement): a record with neither (an untitled scraped abstract) joins no long-title
         # block, whose comparisons could not join it. A short block compares with its first record.
-        bare = papers[i].year is None and not authors[i]
+        if papers[i].year is None and not authors[i]:
+            if title and len(title) < MIN_FUZZY_TITLE:
+                blocks[("short", title)].append(i)
+            continue
         for block in title_blocks(title):
-            if not bare or block[0] == "short":
-                blocks[block].append(i)
+            blocks[block].append(i)
     comparisons = 0
     for block, members in blocks.items():
         if len(members) < 2:
@@ -374,7 +377,9 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
     found = find_duplicates(papers, threshold, fuzzy) if found is None else found
     by_id: dict[str, list[int]] = {}
     merged: dict[str, Paper] = {}
-    for group in found.clusters:
+    clusters = found.clusters  # (find_duplicates gives them in reading order; merged keeps it, unless one moves)
+    moved = any(a[0] > b[0] for a, b in zip(clusters, clusters[1:]))
+    for group in clusters:
         paper = merge_papers([papers[i] for i in group])
         if paper.id in by_id:
             # Only possible for records without identifiers or abstracts whose merged title and
@@ -383,7 +388,7 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
             found.merges.append(Merge(earlier[0], group[0], "same title and year once merged"))
             group = sorted(earlier + group)
             merged.pop(paper.id)
-            paper = merge_papers([papers[i] for i in group])
+            paper, moved = merge_papers([papers[i] for i in group]), True
         by_id[paper.id] = group
         merged[paper.id] = paper
     for paper in merged.values():
@@ -391,4 +396,5 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
         if len(group) > 1 and len({papers[i].label for i in group} - {None}) > 1:
             found.notes.append(f"{paper.source}: its duplicates disagree on the label (include and exclude); "
                                "kept include, check it")
-    return sorted(merged.values(), key=lambda p: by_id[p.id][0]), found
+    kept = list(merged.values())
+    return sorted(kept, key=lambda p: by_id[p.id][0]) if moved else kept, found

@@ -47,7 +47,11 @@ def title_repeats_abstract(title: str, text: str) -> bool:
         return True
     if core and core[1:] and _follows_a_statement(core, text):
         return True
-    if ":" not in title or not set(_WORD.findall(title.lower())) <= set(_WORD.findall(text.lower())):
+    if ":" not in title:
+        return False
+    words, lowered = set(_WORD.findall(title.lower())), text.lower()
+    # (a word not even in the text as a substring settles it before the text's words are listed)
+    if not all(word in lowered for word in words) or not words <= set(_WORD.findall(lowered)):
         return False
     name = title.split(":", 1)[0].strip()
     return _INTRODUCES.search(text) is not None or re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text,
