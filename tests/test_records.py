@@ -255,20 +255,23 @@ def test_a_title_made_from_a_short_abstract_leaves_its_id_alone():
     assert paper_id(text=abstract) != paper_id(text=abstract, title="A real, different title")
 
 
-def test_normalise_for_id_is_the_runs_of_word_characters_in_any_mix_of_scripts():
-    """The fast normalisation (one str.replace per distinct other character) gives what its
-    definition, the regular expression of word runs, gives; also past the number of distinct
-    characters where it falls back to that expression."""
-    import random
+def by_definition(text):
+    """normalise_for_id as defined: NFKC, casefold, the runs of word characters of any script."""
     import re
     import unicodedata
 
     from workbench.scripts import word_runs
 
-    def by_definition(text):
-        if text.isascii():
-            return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-        return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
+    if text.isascii():
+        return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(word_runs().findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")))
+
+
+def test_normalise_for_id_is_the_runs_of_word_characters_in_any_mix_of_scripts():
+    """The fast normalisation (one str.replace per distinct character it changes) gives what its
+    definition, the regular expression of word runs, gives; also past the number of distinct
+    characters where it falls back to that expression."""
+    import random
 
     rng = random.Random(3)
     pieces = list("aZ9_ -–’.,;:()[]/\n\t") + ["é", "e\u0301", "ß", "İ", "ﬁ", "大型", "हिन्दी", "Σ", "\u00a0", "①", "😀",
@@ -277,6 +280,14 @@ def test_normalise_for_id_is_the_runs_of_word_characters_in_any_mix_of_scripts()
     texts.append("x" + "".join(chr(0x2000 + i) for i in range(100)) + "é")  # many distinct separators
     for text in texts:
         assert normalise_for_id(text) == by_definition(text), text
+
+
+def test_normalise_for_id_reads_every_character_as_its_definition():
+    """Each character beyond ASCII is casefolded on its own (normalise_for_id): the same as
+    casefolding the whole text, for every code point, inside words and between them."""
+    points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
+    texts = ["".join(f"x{c}Y {c}_ß" for c in points[i:i + 20]) for i in range(0, len(points), 20)]
+    assert [normalise_for_id(t) for t in texts] == [by_definition(t) for t in texts]
 
 
 def test_old_normalisation_is_unchanged_in_any_mix_of_scripts():

@@ -58,7 +58,7 @@ _SPACES = re.compile(rb"  +")
 _MAX_REPLACED = 64
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 #: The same for UTF-8: bytes of characters beyond ASCII kept as well.
-_UTF8_SEPARATORS = bytes(c if c >= 0x80 or chr(c) in _AZ09 else 32 for c in range(256))
+_UTF8_LOWER_SEPARATORS = bytes(c if c >= 0x80 else _ASCII_SEPARATORS[c] for c in range(256))
 
 
 def _ascii_words(text: bytes) -> str:
@@ -84,17 +84,26 @@ def normalise_for_id(text: str) -> str:
     """
     if text.isascii():  # its own NFKC form, and casefold is lower() for ASCII
         return _ascii_words(text.encode("ascii"))
-    text = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
-    # What separates words: each distinct non-ASCII character that is no word character (a few
-    # str.replace in C), then every ASCII character but a-z and 0-9 (casefold left no capitals).
-    others = {c for c in _ASCII_RUNS.sub("", text) if not _is_word_char(c)}
-    if len(others) > _MAX_REPLACED:
+    text = unicodedata.normalize("NFKC", text)
+    # Casefolding maps each character on its own: each distinct character beyond ASCII becomes
+    # its folded form, with what is no word character in it a space (a few str.replace in C,
+    # where casefolding the whole text costs ~9 ns a character); the ASCII ones are lowered, and
+    # all but a-z and 0-9 made spaces, by one bytes.translate.
+    changed = [(c, folded) for c in set(_ASCII_RUNS.sub("", text)) if (folded := _folded(c)) != c]
+    if len(changed) > _MAX_REPLACED:
         from .scripts import word_runs
 
-        return " ".join(word_runs().findall(text))
-    for c in others:
-        text = text.replace(c, " ")
-    return _SPACES.sub(b" ", text.encode("utf-8").translate(_UTF8_SEPARATORS)).strip(b" ").decode("utf-8")
+        return " ".join(word_runs().findall(text.casefold().replace("_", " ")))
+    for c, folded in changed:
+        text = text.replace(c, folded)
+    return _SPACES.sub(b" ", text.encode("utf-8").translate(_UTF8_LOWER_SEPARATORS)).strip(b" ").decode("utf-8")
+
+
+@lru_cache(maxsize=65536)
+def _folded(c: str) -> str:
+    """What :func:`normalise_for_id` makes of one character beyond ASCII (in NFKC form): its
+    casefolded form, each character of it beyond ASCII that is no word character a space."""
+    return "".join(x if x.isascii() or _is_word_char(x) else " " for x in c.casefold())
 
 
 def legacy_normalise_for_id(text: str) -> str:
