@@ -252,13 +252,16 @@ def _arxiv_id(values: Mapping[str, Any], doi: str | None, url: str) -> str | Non
     if values.get("arxiv_id"):
         return normalise_arxiv_id(_text(values.get("arxiv_id")))
     maybe = _text(values.get("maybe_arxiv_id"))
-    if _ARXIV_ID.fullmatch(maybe):
+    if maybe and _ARXIV_ID.fullmatch(maybe):
         return normalise_arxiv_id(maybe)
     if doi and doi.startswith("10.48550/arxiv."):
         return normalise_arxiv_id(doi.split("arxiv.", 1)[1])
     if "arxiv.org/" in url:
         return normalise_arxiv_id(url)
     return None
+
+
+_LINKS = frozenset({"external_ids", "references", "cited_by"})
 
 
 def _links(values: Mapping[str, Any]) -> dict:
@@ -306,23 +309,29 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         ids = f" (DOI {doi})" if doi else ""
         ctx.skip(f"no title or abstract{ids}; nothing to read or map", line)
         return None
-    warn_if_huge(ctx, line, title=title, abstract=text)
+    if len(title) > MAX_TEXT_CHARS or len(text) > MAX_TEXT_CHARS:
+        warn_if_huge(ctx, line, title=title, abstract=text)
+    # (a field the source does not have costs a look-up, not a parse: most tables have few)
     raw_year = values.get("year")
-    year = parse_year(raw_year)
+    year = parse_year(raw_year) if raw_year is not None else None
     if year is None and not _is_missing(raw_year):
         ctx.warn(f"year {_first_line(raw_year)!r} is not a year; left empty", line)
     url = _text(values.get("url"))
     arxiv_id = _arxiv_id(values, doi, url)
     pmid = parse_pmid(values.get("pmid")) if values.get("pmid") is not None else None
-    label = parse_label(values.get("label")) if "label" in values else label_from_notes(values.get("notes"))
+    notes = values.get("notes")
+    label = (parse_label(values.get("label")) if "label" in values
+             else label_from_notes(notes) if notes is not None else None)
     if label == UNKNOWN:
         ctx.bad_label(_first_line(values.get("label")))
         label = None
-    authors, et_al = split_authors(values.get("authors"))
+    raw_authors = values.get("authors")
+    authors, et_al = split_authors(raw_authors) if raw_authors is not None else ((), False)
     keywords = values.get("keywords") or ()
-    if not isinstance(keywords, (list, tuple)):
-        keywords = split_keywords(keywords)
-    keywords = tuple(dict.fromkeys(k for k in keywords if k))
+    if keywords:
+        if not isinstance(keywords, (list, tuple)):
+            keywords = split_keywords(keywords)
+        keywords = tuple(dict.fromkeys(k for k in keywords if k))
     author = authors[0] if authors else ""
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
     pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
@@ -337,17 +346,17 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         authors=authors,
         et_al=et_al,
         year=year,
-        collection=clean(_text(values.get("collection"))) or ctx.collection,
+        collection=clean(_text(values["collection"])) or ctx.collection if "collection" in values else ctx.collection,
         source=(source := ctx.where(line)),
         sources=(source,),
         doi=doi,
         arxiv_id=arxiv_id,
         pmid=pmid,
-        venue=clean(_text(values.get("venue"))) or None,
+        venue=clean(_text(values["venue"])) or None if "venue" in values else None,
         url=url or None,
         keywords=keywords,
         label=label,
-        **_links(values),
+        **(_links(values) if _LINKS & values.keys() else {}),
     )
     remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None))
     return paper
