@@ -34,14 +34,16 @@ from ..dedupe import PaperKeys, paper_keys, remember_keys
 from ..records import Paper
 from .fields import ReadContext
 
-__all__ = ["MIN_ITEMS", "collector_paused", "make_chunks", "make_papers", "workers"]
+__all__ = ["CHUNKS_PER_PROCESS", "MIN_ITEMS", "collector_paused", "make_chunks", "make_papers", "workers"]
 
 log = logging.getLogger(__name__)
 
 #: Fewer items are made in this process: starting workers and sending papers back costs more
 #: than it saves below a few thousand records.
 MIN_ITEMS = 4000
-_CHUNKS_PER_WORKER = 8
+#: Chunks a process: the two processes end at most one chunk apart, and a chunk costs little
+#: (reading 50,000 abstracts, 16 took 0.2 s less than 8 did: means of six runs each, alternating).
+CHUNKS_PER_PROCESS = 16
 #: Items a chunk holds at most (a chunk's papers wait in a file until this process reads them).
 _MAX_CHUNK = 5000
 # A chunk's state in the array shared with the workers: nobody's, claimed, made by a worker (its
@@ -77,7 +79,7 @@ def make_papers(ctx: ReadContext, items: Sequence, make: Callable[[ReadContext, 
     if processes < 2 or not enough:
         with collector_paused():
             return _make(ctx, items, make)
-    n = min(len(items), max(processes * _CHUNKS_PER_WORKER, -(-len(items) // _MAX_CHUNK)))
+    n = min(len(items), max(processes * CHUNKS_PER_PROCESS, -(-len(items) // _MAX_CHUNK)))
     bounds = [(len(items) * i // n, len(items) * (i + 1) // n) for i in range(n)]
     return _pooled(ctx, _Items(items, make, bounds), processes)
 

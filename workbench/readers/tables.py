@@ -36,13 +36,11 @@ from ..records import Paper
 from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
 from .csv_ranges import NotRows, line_ranges, lines, range_rows
-from .pool import make_chunks, make_papers, workers
+from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
 
 __all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
-#: A large table is cut into this many ranges a process (:mod:`.csv_ranges`).
-_RANGES_PER_PROCESS = 8
 
 
 def _springer_authors(row: dict, cols: dict) -> None:
@@ -255,7 +253,7 @@ def _in_ranges(text: str, delim: str, ctx: ReadContext) -> list[Paper] | None:
         at = text.find("\n", at) + 1
     if not at:
         return None
-    ranges = line_ranges(text, at, header_end + 1, quoting, workers() * _RANGES_PER_PROCESS)
+    ranges = line_ranges(text, at, header_end + 1, quoting, workers() * CHUNKS_PER_PROCESS)
     make_row = partial(_row_paper, _picked(names, columns), columns, True)
 
     def make_range(range_ctx: ReadContext, lines: tuple[int, int, int]) -> list[Paper]:
