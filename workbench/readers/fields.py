@@ -294,6 +294,23 @@ def _new_paper(**values: Any) -> Paper:
     return paper
 
 
+def _label(ctx: ReadContext, values: Mapping[str, Any]) -> str | None:
+    """The screening decision a record carries (a label column, or ASReview's RIS notes)."""
+    notes = values.get("notes")
+    label = (parse_label(values.get("label")) if "label" in values
+             else label_from_notes(notes) if notes is not None else None)
+    if label == UNKNOWN:
+        ctx.bad_label(_first_line(values.get("label")))
+        return None
+    return label
+
+
+def _keywords(given: Any) -> tuple[str, ...]:
+    if not given:
+        return ()
+    return tuple(dict.fromkeys(k for k in (given if isinstance(given, (list, tuple)) else split_keywords(given)) if k))
+
+
 def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
     """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
     raw_title = _text(values.get("title"))
@@ -319,19 +336,10 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     url = _text(values.get("url"))
     arxiv_id = _arxiv_id(values, doi, url)
     pmid = parse_pmid(values.get("pmid")) if values.get("pmid") is not None else None
-    notes = values.get("notes")
-    label = (parse_label(values.get("label")) if "label" in values
-             else label_from_notes(notes) if notes is not None else None)
-    if label == UNKNOWN:
-        ctx.bad_label(_first_line(values.get("label")))
-        label = None
+    label = _label(ctx, values)
     raw_authors = values.get("authors")
     authors, et_al = split_authors(raw_authors) if raw_authors is not None else ((), False)
-    keywords = values.get("keywords") or ()
-    if keywords:
-        if not isinstance(keywords, (list, tuple)):
-            keywords = split_keywords(keywords)
-        keywords = tuple(dict.fromkeys(k for k in keywords if k))
+    keywords = _keywords(values.get("keywords"))
     author = authors[0] if authors else ""
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
     pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
