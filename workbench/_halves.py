@@ -54,13 +54,17 @@ def workers() -> int:
 def collector_paused():
     """Python's cycle collector paused (papers and counters hold no cycles; its passes over a
     growing heap cost ~8% of reading), and what exists frozen, so that a forked process does
-    not copy this process's memory by touching every object."""
+    not copy this process's memory by touching every object. Afterwards what was made meanwhile
+    goes to the oldest generation unexamined (frozen and thawed at once): left in the youngest,
+    the first collection after reading 50,000 abstracts went over every one of them (0.08 s),
+    and a full one soon after (0.17 s)."""
     enabled = gc.isenabled()
     gc.disable()
     gc.freeze()
     try:
         yield
     finally:
+        gc.freeze()
         gc.unfreeze()
         if enabled:
             gc.enable()
