@@ -107,11 +107,8 @@ class _Clusters:
             self.apart[a].add(b)
             self.apart[b].add(a)
         self.names = [{p.id, *p.aliases} & self.apart.keys() for p in papers] if apart else None
-        self.ids = [
-            {k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
-            if p.doi or p.arxiv_id or p.pmid else {}
-            for p in papers
-        ]
+        self.ids = [{k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
+                    if p.doi or p.arxiv_id or p.pmid else {} for p in papers]
         self.edges: list[tuple[int, int, str]] = []
 
     def find(self, i: int) -> int:
@@ -171,7 +168,7 @@ _REASONS = (("doi", "same DOI {}"), ("arxiv_id", "same arXiv id {}"), ("pmid", "
 def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> None:
     seen: dict[tuple, int] = {}
     for i, p in enumerate(papers):
-        for field_name, reason in _REASONS:
+        for field_name, reason in _REASONS if p.doi or p.arxiv_id or p.pmid else _REASONS[3:]:
             value = getattr(p, field_name)
             if value:
                 first = seen.setdefault((field_name, value), i)
@@ -282,8 +279,9 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
     titles = [k.title for k in keys]
     _exact(papers, clusters, keys)
     comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0
+    joined = sorted({i for edge in clusters.edges for i in edge[:2]})  # (the records in a cluster of 2 or more)
     groups: dict[int, list[int]] = defaultdict(list)
-    for i in range(len(papers)):
+    for i in joined:
         groups[clusters.find(i)].append(i)
     # Each cluster's edges form a tree; walk it from the first record to say who joined whom.
     neighbours: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -302,7 +300,8 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
                         merges.append(Merge(node, other, reason))
                         stack.append(other)
     merges.sort(key=lambda m: m.merged)
-    ordered = sorted(groups.values(), key=lambda g: g[0])
+    first, in_one = {members[0]: members for members in groups.values()}, set(joined)
+    ordered = [first.get(i) or [i] for i in range(len(papers)) if i in first or i not in in_one]
     return Duplicates(clusters=ordered, merges=merges, comparisons=comparisons)
 
 
@@ -380,7 +379,9 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
     clusters = found.clusters  # (find_duplicates gives them in reading order; merged keeps it, unless one moves)
     moved = any(a[0] > b[0] for a, b in zip(clusters, clusters[1:]))
     for group in clusters:
-        paper = merge_papers([papers[i] for i in group])
+        paper = papers[group[0]]
+        if len(group) > 1 or len(paper.sources) != 1:  # (most papers: found once, as read)
+            paper = merge_papers([papers[i] for i in group])
         if paper.id in by_id:
             # Only possible for records without identifiers or abstracts whose merged title and
             # year coincide with another cluster's: they are the same paper by rule 3 too.
@@ -391,9 +392,8 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
             paper, moved = merge_papers([papers[i] for i in group]), True
         by_id[paper.id] = group
         merged[paper.id] = paper
-    for paper in merged.values():
-        group = by_id[paper.id]
-        if len(group) > 1 and len({papers[i].label for i in group} - {None}) > 1:
+    for paper in (merged[pid] for pid, group in by_id.items() if len(group) > 1):
+        if len({papers[i].label for i in by_id[paper.id]} - {None}) > 1:
             found.notes.append(f"{paper.source}: its duplicates disagree on the label (include and exclude); "
                                "kept include, check it")
     kept = list(merged.values())
