@@ -8,7 +8,6 @@ the report; a file that yields no record gets a warning; and when no file yields
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from .archives import archive_kind, members
 from .cache import RecordCache
 from .decode import decode
 from .fields import ReadContext
+from .folders import REVIEW_MARKERS, expand, not_read
 from .pool import collector_paused
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
@@ -36,109 +36,6 @@ _TRIM_AFTER = 4000
 _CONTROL = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 #: A file of nothing but white space, NULs and byte order marks (bytes.strip would copy it whole).
 _BLANK = re.compile(rb"[ \t\r\n\x00\xef\xbb\xbf\xff\xfe]*")
-
-
-#: Files that make a folder a workbench review (its annotation store, its build manifest): such a
-#: folder holds the review's own papers and exports, never sources, so reading skips it.
-REVIEW_MARKERS = ("annotations.sqlite", "build.json")
-
-
-def _same_folder(folder: Path, others: list[os.stat_result]) -> bool:
-    try:
-        here = folder.stat()
-    except OSError:
-        return False
-    return any(os.path.samestat(here, other) for other in others)
-
-
-def _skip_reason(folder: Path, excluded: list[os.stat_result]) -> str | None:
-    if _same_folder(folder, excluded):
-        return "it is the review being built (its papers.jsonl and exports are not sources)"
-    marker = next((m for m in REVIEW_MARKERS if (folder / m).is_file()), None)
-    if marker:
-        return (f"it looks like a review folder (it has {marker}); name its files to read "
-                "them anyway")
-    return None
-
-
-def _not_read(path, why: str) -> FileReport:
-    return FileReport(path=str(path), format="-", error=why)
-
-
-def _walk(folder: Path, found: list, seen: set[str], excluded: list[os.stat_result], skipped: list[str]) -> None:
-    """Files under ``folder`` in sorted order as (path, None), and what cannot be read as
-    (path, FileReport); linked folders are followed once; review folders are left out, with a
-    line in ``skipped``."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as err:
-        found.append((folder, _not_read(folder, f"cannot open the folder ({err.strerror}); "
-                                               "check its permissions, or read its files one by one")))
-        return
-    for entry in entries:
-        path = Path(entry.path)
-        if entry.name.startswith("."):
-            found.append((path, _not_read(path, "hidden (its name starts with '.'); rename it to read it")))
-            continue
-        try:
-            if entry.is_dir():
-                why = _skip_reason(path, excluded)
-                real = os.path.realpath(path)
-                if why:
-                    skipped.append(f"{path}{os.sep}: not read: {why}")
-                elif real not in seen:
-                    seen.add(real)
-                    _walk(path, found, seen, excluded, skipped)
-            elif entry.is_file():
-                found.append((path, None))
-            elif entry.is_symlink():
-                found.append((path, _not_read(path, f"a broken link (to {os.readlink(path)!r}); fix or remove it")))
-            else:
-                found.append((path, _not_read(path, "not a regular file (a socket, device or pipe)")))
-        except OSError as err:
-            found.append((path, _not_read(path, f"cannot be examined ({err.strerror}); check its permissions")))
-
-
-def _expand(sources: Iterable[str | Path], exclude: Iterable[str | Path] = (),
-            skipped: list[str] | None = None) -> list[tuple[Path, bool, FileReport | None]]:
-    """(path, named explicitly?, why it cannot be read or None) for each source; folders give
-    their files, sorted, and every entry of theirs that is not read.
-
-    Folders inside a source that are in ``exclude`` or look like a review (see
-    :data:`REVIEW_MARKERS`) are left out, with a line in ``skipped``; a source folder that is
-    one is an error (it was named, so say why it is not read).
-    """
-    if isinstance(sources, (str, Path)):
-        sources = [sources]
-    skipped = [] if skipped is None else skipped
-    excluded = []
-    for folder in exclude:
-        try:
-            excluded.append(Path(folder).stat())
-        except OSError:
-            continue  # a review that does not exist yet holds nothing to skip
-    paths: list[tuple[Path, bool, FileReport | None]] = []
-    for src in sources:
-        p = Path(src)
-        if p.is_dir():
-            why = _skip_reason(p, excluded)
-            if why:
-                raise ReaderError(f"not read: {why}; give the folder or files of your exports", p)
-            found: list = []
-            before = len(skipped)
-            _walk(p, found, {os.path.realpath(p)}, excluded, skipped)
-            if not found:
-                besides = f" besides review folders, which are not read ({'; '.join(skipped[before:])})" if len(skipped) > before else ""
-                raise ReaderError(f"the folder has no files{besides}; expected exports such as "
-                                  + supported_formats(), p)
-            paths.extend((f, False, problem) for f, problem in found)
-        elif p.is_file():
-            paths.append((p, True, None))
-        elif p.is_symlink():
-            raise ReaderError(f"a broken link (to {os.readlink(p)!r}); give the file it should point to", p)
-        else:
-            raise ReaderError("no such file or folder; give an existing file or folder of exports", p)
-    return paths
 
 
 def _unknown(path: Path) -> str:
@@ -279,7 +176,7 @@ def _read_one(path: Path, explicit: bool, format: str | None,
     except OSError as err:
         if explicit:
             raise ReaderError(f"cannot read the file ({err.strerror}); check the path and permissions", name) from err
-        yield [], _not_read(name, f"cannot read the file ({err.strerror}); check its permissions")
+        yield [], not_read(name, f"cannot read the file ({err.strerror}); check its permissions")
         return
     kind = archive_kind(raw) if format is None else None
     if kind is None:
@@ -288,26 +185,26 @@ def _read_one(path: Path, explicit: bool, format: str | None,
         except ReaderError as err:
             if explicit:
                 raise
-            yield [], _not_read(name, _message(err, name))  # a file found in a folder: report it, read the others
+            yield [], not_read(name, _message(err, name))  # a file found in a folder: report it, read the others
         return
     any_member = False
     try:
         for member in members(raw, name, kind):
             any_member = True
             if member.error is not None:
-                yield [], _not_read(member.name, member.error)
+                yield [], not_read(member.name, member.error)
                 continue
             try:
                 yield read_bytes_report(member.data, member.name, with_references=with_references)
             except ReaderError as err:
-                yield [], _not_read(member.name, _message(err, member.name))
+                yield [], not_read(member.name, _message(err, member.name))
     except ValueError as err:
         if explicit and not any_member:
             raise ReaderError(f"{err}; download or pack it again", name) from err
-        yield [], _not_read(name, f"{err}; download or pack it again")
+        yield [], not_read(name, f"{err}; download or pack it again")
         return
     if not any_member:
-        yield [], _not_read(name, "the archive holds no files")
+        yield [], not_read(name, "the archive holds no files")
 
 
 # Reading makes no reference cycles: the cycle collector's passes over 50,000 new papers cost a
@@ -344,7 +241,7 @@ def read_sources(
 
     cache = RecordCache(cache) if cache is not None and not isinstance(cache, RecordCache) else cache
     report, papers, origin, keys = ReadReport(), [], [], []
-    for path, explicit, problem in _expand(sources, exclude, report.skipped_folders):
+    for path, explicit, problem in expand(sources, exclude, report.skipped_folders):
         if problem is not None:
             report.files.append(problem)
             continue
@@ -379,7 +276,7 @@ def source_files(sources, exclude: Iterable[str | Path] = ()) -> tuple[list, lis
     """What :func:`read_sources` reads, in its order: each file as ``(path, named explicitly?)``,
     each found that cannot be read as its :class:`FileReport`; and the folders it leaves out."""
     skipped: list[str] = []
-    found = [(str(p), named) if why is None else why for p, named, why in _expand(sources, exclude, skipped)]
+    found = [(str(p), named) if why is None else why for p, named, why in expand(sources, exclude, skipped)]
     return found, skipped
 
 
@@ -391,7 +288,7 @@ def read_found(path: str, explicit: bool, format: str | None = None) -> tuple[li
     except ReaderError as err:
         if explicit or isinstance(err, NoRecordsError):  # (the report has the file's own line)
             raise
-        raise NoRecordsError(ReadReport(files=[_not_read(path, _message(err, path))])) from err
+        raise NoRecordsError(ReadReport(files=[not_read(path, _message(err, path))])) from err
 
 
 def _trim(n_read: int) -> None:
