@@ -6,10 +6,11 @@ import io
 
 import pytest
 
-from workbench.readers import csv_ranges, pool, read_file_report
+from workbench.readers import csv_ranges, pool, read_file_report, sources
 from workbench.readers.csv_ranges import NotRows, line_ranges, range_rows
 from workbench.readers.fields import ReadContext
 from workbench.readers.report import FileReport
+from workbench.readers.tables import read_csv_bytes
 
 from test_readers_pool import write_table
 
@@ -94,3 +95,53 @@ def test_a_range_that_starts_inside_a_value_is_not_taken_for_rows():
     with pytest.raises(NotRows):
         range_rows(text, 0, len("a,\"one\n"), 1, ",", csv.QUOTE_MINIMAL, 2, ctx)
     assert range_rows(text, 0, len(text), 1, ",", csv.QUOTE_MINIMAL, 2, ctx) == [(1, ["a", "one\ntwo"]), (3, ["b", "c"])]
+
+
+def _crlf(raw: bytes) -> bytes:
+    return raw.replace(b"\n", b"\r\n")
+
+
+def _bom(raw: bytes) -> bytes:  # Excel's
+    return b"\xef\xbb\xbf" + raw
+
+
+def _nul(raw: bytes) -> bytes:  # which the decoder drops
+    return raw.replace(b"study", b"st\x00udy", 50)
+
+
+def _cp1252(raw: bytes) -> bytes:  # not UTF-8: decoded whole, its encoding guessed
+    return raw.decode("utf-8").encode("cp1252", "replace")
+
+
+def _lone_cr(raw: bytes) -> bytes:  # a few old Mac line ends
+    return raw.replace(b"\n", b"\r", 40)
+
+
+def _sep_line(raw: bytes) -> bytes:  # Excel's delimiter line
+    return b"sep=,\n" + raw
+
+
+def _late_cr(raw: bytes) -> bytes:  # past the first lines: a range finds it
+    return raw[:-20000] + raw[-20000:].replace(b"\n", b"\r", 3)
+
+
+def _late_latin1(raw: bytes) -> bytes:  # one byte that is not UTF-8, past the first lines
+    return raw[:-20000] + raw[-20000:].replace(b"study", b"\xe9tude", 1)
+
+
+@pytest.mark.parametrize("change", [_crlf, _bom, _nul, _cp1252, _lone_cr, _sep_line, _late_cr, _late_latin1])
+def test_ranges_of_bytes_read_as_the_decoded_file(tmp_path, monkeypatch, change):
+    """Each range decoded where it is split gives what decoding the whole file gives, and a
+    file that is not plain UTF-8 (or has line ends only the whole file's lines count right) is
+    decoded whole."""
+    path = tmp_path / "records.csv"
+    write_table(path, 900)
+    with_lines(path, MULTI_LINE)
+    path.write_bytes(change(path.read_bytes()))
+    whole = read(monkeypatch, path, "1", ranges=False)
+    from_bytes = []
+    monkeypatch.setattr(sources, "read_csv_bytes", lambda raw, ctx: from_bytes.append(read_csv_bytes(raw, ctx))
+                        or from_bytes[-1])
+    assert read(monkeypatch, path, "2", ranges=True) == whole
+    assert len(whole[0]) > 800
+    assert (bool(from_bytes) and from_bytes[0] is not None) == (change.__name__ in ("_crlf", "_bom", "_nul"))

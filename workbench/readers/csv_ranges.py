@@ -15,16 +15,22 @@ starts after the header, so each range then starts where a row starts, one after
 Where a range does not end at a row's end (:class:`NotRows`), and where a row has more values
 than columns, all empty (a trailing delimiter, reported once for the whole file), the caller
 splits the whole file in one process instead.
+
+A large file in UTF-8 is not even decoded whole (:func:`~.tables.read_csv_bytes`): its ranges
+are ranges of bytes, each decoded by the process that splits it (:func:`decode_range`, what
+:func:`~workbench.readers.decode.decode` gives), and a range that is not UTF-8 sends the file
+back to be decoded whole, its encoding guessed.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from itertools import chain
 
 from .fields import ReadContext
 
-__all__ = ["MIN_CHARS", "NotRows", "line_ranges", "lines", "range_rows"]
+__all__ = ["MIN_CHARS", "NotRows", "decode_range", "line_ranges", "lines", "range_rows"]
 
 #: Tables shorter than this (characters) are split whole, in one process: ranges pay only when
 #: there are thousands of rows.
@@ -33,6 +39,7 @@ MIN_CHARS = 4_000_000
 _LOOK_AHEAD = 200
 # The line split after a range: a row of its own where the range ended at the end of a row.
 _END = "\x1e"
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 class NotRows(Exception):
@@ -52,30 +59,48 @@ def lines(text: str):
         start = end
 
 
-def line_ranges(text: str, start: int, first_line: int, quoting: int, n: int) -> list[tuple[int, int, int]]:
+def line_ranges(text: str | bytes, start: int, first_line: int, quoting: int, n: int) -> list[tuple[int, int, int]]:
     """About ``n`` ranges ``(start, end, first line)`` covering ``text[start:]`` (which starts
     a row, on line ``first_line``), each starting at the start of a line after an even number
-    of quotes since ``start`` (any line with ``csv.QUOTE_NONE``)."""
+    of quotes since ``start`` (any line with ``csv.QUOTE_NONE``). ``text`` may be the bytes of
+    UTF-8 text (each range then decoded by :func:`decode_range`)."""
+    newline, quote = ("\n", '"') if isinstance(text, str) else (b"\n", b'"')
     bounds = [(start, first_line)]
     size = len(text) - start
     for k in range(1, n):
         prev, line = bounds[-1]
-        at = text.find("\n", max(start + size * k // n, prev)) + 1
+        at = text.find(newline, max(start + size * k // n, prev)) + 1
         if not at or at >= len(text):
             break
-        odd = quoting != csv.QUOTE_NONE and text.count('"', prev, at) % 2
+        odd = quoting != csv.QUOTE_NONE and text.count(quote, prev, at) % 2
         for _ in range(_LOOK_AHEAD if odd else 0):
-            after = text.find("\n", at) + 1
+            after = text.find(newline, at) + 1
             if not after or after >= len(text):
                 break
-            odd ^= text.count('"', at, after) % 2
+            odd ^= text.count(quote, at, after) % 2
             at = after
             if not odd:
                 break
         if not odd:
-            bounds.append((at, line + text.count("\n", prev, at)))
+            bounds.append((at, line + text.count(newline, prev, at)))
     ends = [b for b, _ in bounds[1:]] + [len(text)]
     return [(b, end, line) for (b, line), end in zip(bounds, ends)]
+
+
+def decode_range(raw: bytes, start: int, end: int) -> str:
+    """``raw[start:end]`` as :func:`~workbench.readers.decode.decode` gives UTF-8 (CRLF line ends
+    as LF, NULs dropped); :class:`NotRows` where it is not UTF-8 or a line ends with a CR alone
+    (the whole file is decoded then, and its line numbers count that line end)."""
+    piece = raw[start:end]
+    if b"\r" in piece:
+        if _LONE_CR.search(piece):
+            raise NotRows(f"bytes {start}-{end}: a line ends with a CR alone")
+        piece = piece.translate(None, b"\r")
+    try:
+        text = piece.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise NotRows(f"bytes {start}-{end}: not UTF-8") from err
+    return text.replace("\x00", "") if b"\x00" in piece else text
 
 
 def range_rows(text: str, start: int, end: int, first_line: int, delim: str, quoting: int, ncols: int,

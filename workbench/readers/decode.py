@@ -12,7 +12,7 @@ import codecs
 import re
 from typing import NamedTuple
 
-__all__ = ["Decoded", "decode"]
+__all__ = ["Decoded", "decode", "utf8_start"]
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -83,6 +83,19 @@ def _detect(raw: bytes) -> tuple[str, str]:
     rank = {name: i for i, name in enumerate(PREFERRED)}
     choice = min(tied, key=lambda m: rank.get(m.encoding, len(rank)))
     return choice.encoding, str(choice)
+
+
+def utf8_start(raw: bytes) -> int | None:
+    """Where the text of ``raw`` starts when :func:`decode` would read it as UTF-8 were it valid
+    (after its UTF-8 byte order marks); None where a BOM or NULs say UTF-16 or UTF-32."""
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return None
+    if _utf16_without_bom(raw):
+        return None
+    start = 0
+    while raw.startswith(codecs.BOM_UTF8, start):
+        start += len(codecs.BOM_UTF8)
+    return start
 
 
 def decode(raw: bytes) -> Decoded:

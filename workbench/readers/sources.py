@@ -17,12 +17,15 @@ from ..errors import NoRecordsError, ReaderError
 from ..records import Paper
 from .archives import archive_kind, members
 from .cache import RecordCache
-from .decode import decode
+from . import csv_ranges
+from .csv_ranges import NotRows, decode_range
+from .decode import decode, utf8_start
 from .fields import ReadContext
 from .folders import REVIEW_MARKERS, expand, not_read
-from .pool import collector_paused
+from .pool import collector_paused, workers
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport, ReadReport
+from .tables import read_csv, read_csv_bytes
 
 __all__ = ["REVIEW_MARKERS", "read_bytes_report", "read_file", "read_file_report", "read_found", "read_sources",
            "source_files"]
@@ -64,6 +67,10 @@ def read_bytes_report(
     head_bytes = raw[:_HEAD]
     text, encoding, warning = None, "binary", None
     looks_binary = head_bytes[:4] == b"PK\x03\x04"
+    if not looks_binary and len(raw) >= csv_ranges.MIN_CHARS and workers() > 1:
+        read = _large_table(raw, name, path, format, with_references)
+        if read is not None:
+            return read
     if not looks_binary:
         text, encoding, warning = decode(raw)
     reader = choose_reader(path, head_bytes, (text or "")[:_HEAD], format)
@@ -91,6 +98,38 @@ def read_bytes_report(
     papers = _run(reader, data, ctx)
     if not papers:
         _say_why_nothing(ctx, reader, recognised)
+    ctx.finish()
+    report.read = len(papers)
+    return papers, report
+
+
+def _large_table(raw: bytes, name: str, path: Path, format: str | None,
+                 with_references: bool) -> tuple[list[Paper], FileReport] | None:
+    """:func:`read_bytes_report` of a large table in UTF-8, never decoded whole (each range of
+    its lines is decoded where it is split: :func:`~.tables.read_csv_bytes`); None where the
+    file is read as any other is (another format, not UTF-8, ...), which then says why."""
+    start = utf8_start(raw)
+    end = raw.rfind(b"\n", start, start + _HEAD) + 1 if start is not None else 0
+    try:
+        head = decode_range(raw, start, end) if end else ""
+    except NotRows:
+        return None
+    reader = choose_reader(path, raw[:_HEAD], head, format)
+    if not head or reader is None or reader.read is not read_csv or len(_CONTROL.findall(head)) > 0.05 * len(head):
+        return None
+    report = FileReport(path=name, format=reader.name, encoding="utf-8")
+    ctx = ReadContext(name=name, collection=path.stem, report=report, with_references=with_references,
+                      suffix=path.suffix.lower())
+    try:
+        papers = read_csv_bytes(raw, ctx)
+    except ReaderError:
+        raise
+    except Exception:  # (read again as any file is, which says what is wrong with it)
+        return None
+    if papers is None:
+        return None
+    if not papers:
+        _say_why_nothing(ctx, reader, format is not None or reader.sniff is None or bool(reader.sniff(head)))
     ctx.finish()
     report.read = len(papers)
     return papers, report

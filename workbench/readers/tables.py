@@ -29,18 +29,23 @@ import importlib.util
 import io
 import re
 from collections.abc import Callable
+from contextlib import contextmanager
 from functools import partial
 
 from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
-from .csv_ranges import NotRows, line_ranges, lines, range_rows
+from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows
+from .decode import utf8_start
 from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
 
-__all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_xlsx"]
+__all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_csv_bytes", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
+#: The first lines of a large table (whole lines within this many characters or bytes) hold its
+#: header.
+_HEAD = 65536
 
 
 def _springer_authors(row: dict, cols: dict) -> None:
@@ -237,27 +242,33 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unn
     return make_papers(ctx, items, lambda ctx, item: record_from_mapping(ctx, item[0], item[1]))
 
 
-def _in_ranges(text: str, delim: str, ctx: ReadContext) -> list[Paper] | None:
+def _in_ranges(data: str | bytes, head: str, start: int, delim: str, ctx: ReadContext) -> list[Paper] | None:
     """The papers of a large table, each range of its lines split by the process that makes
     its papers (:mod:`.csv_ranges`); None where the whole table must be split at once (a
-    dialect's fix-up, no header, or a range that does not end at a row's end)."""
-    quoting = _quoting(text, delim)
-    header_line, header_end, header = next(_rows(text, delim), (0, 0, None))
-    if header is None:
+    dialect's fix-up, no header, or a range that does not end at a row's end). ``data``: the
+    table's text, or its bytes in UTF-8 (each range then decoded where it is split); ``head``:
+    its first lines, as text, from ``start``."""
+    quoting = _quoting(head, delim)
+    header_line, header_end, header = next(_rows(head, delim), (0, 0, None))
+    if header is None or header_end >= head.count("\n"):
         return None
     names, columns, fix = _columns(ctx, header, header_line)
     if fix is not None:
         return None
-    at = 0
+    newline = "\n" if isinstance(data, str) else b"\n"
+    at = start
     for _ in range(header_end):
-        at = text.find("\n", at) + 1
-    if not at:
-        return None
-    ranges = line_ranges(text, at, header_end + 1, quoting, workers() * CHUNKS_PER_PROCESS)
+        at = data.find(newline, at) + 1
+    ranges = line_ranges(data, at, header_end + 1, quoting, workers() * CHUNKS_PER_PROCESS)
     make_row = partial(_row_paper, _picked(names, columns), columns, True)
 
     def make_range(range_ctx: ReadContext, lines: tuple[int, int, int]) -> list[Paper]:
-        rows = range_rows(text, *lines, delim, quoting, len(header), range_ctx)
+        begin, end, first_line = lines
+        text = data
+        if isinstance(data, bytes):
+            text = decode_range(data, begin, end)
+            begin, end = 0, len(text)
+        rows = range_rows(text, begin, end, first_line, delim, quoting, len(header), range_ctx)
         return [p for p in (make_row(range_ctx, row) for row in rows) if p is not None]
 
     try:
@@ -296,20 +307,48 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
         text = "\n" + text[m.end():]  # a blank line instead: every line keeps its number
     else:
         delim = _delimiter(text, ctx.suffix)
-    limit = csv.field_size_limit()
-    csv.field_size_limit(2**31 - 1)  # a value may be megabytes long (full text in an abstract)
-    try:
+    with _splitting(ctx, delim):
         if len(text) >= csv_ranges.MIN_CHARS and workers() > 1:
-            papers = _in_ranges(text, delim, ctx)
+            papers = _in_ranges(text, text[:text.rfind("\n", 0, _HEAD) + 1], 0, delim, ctx)
             if papers is not None:
                 return papers
         header_line, header, rows = _split(text, delim, ctx)
+    return _records(ctx, header, rows, header_line, unneutralise=True)
+
+
+def read_csv_bytes(raw: bytes, ctx: ReadContext) -> list[Paper] | None:
+    """:func:`read_csv` of a large table in UTF-8, from its bytes: each range of lines is
+    decoded by the process that splits it, so no text of the whole file is made (up to four
+    bytes a character) and nothing is decoded before the workers start. None where the text
+    must be read whole (:func:`read_csv` of it then: not UTF-8, an Excel ``sep=`` line, ...)."""
+    start = utf8_start(raw)
+    end = raw.rfind(b"\n", start, start + _HEAD) + 1 if start is not None else 0
+    if not end:
+        return None
+    try:
+        head = decode_range(raw, start, end)
+    except NotRows:
+        return None
+    if _EXCEL_SEP.match(head):
+        return None
+    delim = _delimiter(head, ctx.suffix)
+    with _splitting(ctx, delim):
+        return _in_ranges(raw, head, start, delim, ctx)
+
+
+@contextmanager
+def _splitting(ctx: ReadContext, delim: str):
+    """Values of any length (a full text in an abstract), and the ``csv`` module's error said
+    as a reader's."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)
+    try:
+        yield
     except csv.Error as err:  # only a NUL or a too-large value; the decoder removes NULs
         raise ReaderError(f"cannot split into rows ({err}); expected {delim!r}-separated values: "
                           "export the table again", ctx.name) from err
     finally:
         csv.field_size_limit(limit)
-    return _records(ctx, header, rows, header_line, unneutralise=True)
 
 
 def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
