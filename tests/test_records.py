@@ -311,3 +311,13 @@ def test_old_normalisation_reads_every_character_as_before():
     points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
     texts = ["".join(f"x{c}Y {c}" for c in points[i:i + 40]) for i in range(0, len(points), 40)]
     assert [legacy_normalise_for_id(t) for t in texts] == [old_normalise_for_id(t) for t in texts]
+
+
+def test_counting_words_stops_where_the_spaces_say_enough():
+    from workbench.records import count_words
+
+    mixed = normalise_for_id("大型语言模型的评测 " + "word " * 25)
+    assert count_words(mixed) == 26 + 9  # each character of an unspaced script is a word
+    assert count_words(mixed, 20) == 26  # compared with 20 only: the spaces settle it
+    short = normalise_for_id("大型语言模型 tiny text")
+    assert count_words(short, 20) == count_words(short) == 3 + 6

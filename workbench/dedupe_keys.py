@@ -8,7 +8,7 @@ import hashlib
 import weakref
 from typing import NamedTuple
 
-from .records import Paper, count_words, normalise_for_id
+from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id
 
 __all__ = ["PaperKeys", "paper_keys", "remember_keys"]
 
@@ -17,7 +17,7 @@ class PaperKeys(NamedTuple):
     """What deduplication compares of a paper besides its identifiers, worked out once per paper."""
 
     text: bytes  # a digest of the normalised abstract (b"" without one): equal abstracts, equal digests
-    words: int  # words of the normalised abstract (count_words)
+    words: int  # words of the normalised abstract (count_words; exact below MIN_ID_WORDS, what it is compared with)
     title: str  # the normalised title ("" without one, or for "(untitled)")
 
     @classmethod
@@ -30,7 +30,7 @@ class PaperKeys(NamedTuple):
         elif title is None:
             title = normalise_for_id(paper.title)
         digest = hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest() if text else b""
-        return cls(digest, count_words(text), title)
+        return cls(digest, count_words(text, MIN_ID_WORDS), title)
 
 
 # Keys are a function of the (immutable) paper, so a paper's keys are never stale: they are made
