@@ -101,3 +101,27 @@ def test_dangling_words_come_off_a_clause_as_the_pattern_takes_them():
         head = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 7)))
         head = head.rstrip() if rng.random() < 0.3 else head
         assert titles._without_dangling(head) == titles._DANGLING.sub("", head), head
+
+
+def test_the_patterns_that_skip_to_their_first_character_match_as_written():
+    """_TURN, _CLAUSE_END and _NEW_THOUGHT start with one of a few characters, so the regular
+    expression engine skips to where one is; the same matches as the patterns as first written."""
+    import random
+    import re
+
+    from workbench import titles
+
+    written = {
+        titles._TURN: re.compile(r",?\s+(?:and|but)\s+(?:we\s+)?(?:then\s+)?(?P<word>[a-z]+)\b|,\s+(?P<after_comma>[a-z]+)\s",
+                                 re.I),
+        titles._CLAUSE_END: re.compile(r"(?<=\w),\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+"),
+        titles._NEW_THOUGHT: re.compile(r"\s(?:which|that|where|while|whereby)\s|;"),
+    }
+    rng = random.Random(5)
+    pieces = [",", ", ", " ", "  ", "\t", ";", ": ", "and", "AND", "But", "we", "then", "which", "that", "where",
+              "while", "whereby", "so", "however", "x", "Yet", "é", "\n", "_", "2"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))) for _ in range(20000)]
+    for fast, slow in written.items():
+        for text in texts:
+            assert [(m.span(), m.groupdict()) for m in fast.finditer(text)] == \
+                   [(m.span(), m.groupdict()) for m in slow.finditer(text)], (fast.pattern, text)
