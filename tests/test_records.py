@@ -321,3 +321,18 @@ def test_counting_words_stops_where_the_spaces_say_enough():
     assert count_words(mixed, 20) == 26  # compared with 20 only: the spaces settle it
     short = normalise_for_id("大型语言模型 tiny text")
     assert count_words(short, 20) == count_words(short) == 3 + 6
+
+
+@pytest.mark.parametrize("text, title", [
+    ("We study the effects of things on other things at some length. " * 3, ""),
+    ("A short abstract.", "A title of its own"),  # the content key holds the title too
+    ("∑∏", ""),  # only symbols: no normalised text
+    ("", "A title alone"),
+])
+def test_a_digest_made_once_gives_the_same_ids(text, title):
+    from workbench.records import paper_ids, text_digest
+
+    normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
+    digest = text_digest(normalised[0]) if normalised[0] else None
+    assert paper_ids(text=text, title=title, normalised=normalised, digest=digest) == paper_ids(text=text, title=title)
+    assert paper_ids(text=text, title=title)[0] == paper_id(text=text, title=title)

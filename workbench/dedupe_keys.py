@@ -4,11 +4,10 @@ out once per paper, by the reader that made it (:func:`remember_keys`) or at fir
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import NamedTuple
 
-from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id
+from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, text_digest
 
 __all__ = ["PaperKeys", "paper_keys", "remember_keys"]
 
@@ -16,20 +15,22 @@ __all__ = ["PaperKeys", "paper_keys", "remember_keys"]
 class PaperKeys(NamedTuple):
     """What deduplication compares of a paper besides its identifiers, worked out once per paper."""
 
-    text: bytes  # a digest of the normalised abstract (b"" without one): equal abstracts, equal digests
+    text: bytes  # a digest of the normalised abstract (text_digest; b"" without one): equal abstracts, equal digests
     words: int  # words of the normalised abstract (count_words; exact below MIN_ID_WORDS, what it is compared with)
     title: str  # the normalised title ("" without one, or for "(untitled)")
 
     @classmethod
-    def of(cls, paper: Paper, text: str | None = None, title: str | None = None) -> "PaperKeys":
+    def of(cls, paper: Paper, text: str | None = None, title: str | None = None,
+           digest: bytes | None = None) -> "PaperKeys":
         """The keys of ``paper``; ``text`` and ``title``: its text and title through
-        :func:`~workbench.records.normalise_for_id` already (a reader has them at hand)."""
+        :func:`~workbench.records.normalise_for_id` already, ``digest``: :func:`text_digest` of
+        that text (a reader has them at hand)."""
         text = (normalise_for_id(paper.text) if paper.text else "") if text is None else text
         if paper.title in ("", "(untitled)"):
             title = ""
         elif title is None:
             title = normalise_for_id(paper.title)
-        digest = hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest() if text else b""
+        digest = (text_digest(text) if text else b"") if digest is None else digest
         return cls(digest, count_words(text, MIN_ID_WORDS), title)
 
 

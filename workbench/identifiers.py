@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .titles import derived_titles
 
-__all__ = ['ID_LENGTH', 'MIN_ID_WORDS', 'count_words', 'id_aliases', 'legacy_normalise_for_id', 'normalise_arxiv_id', 'normalise_doi', 'normalise_for_id', 'paper_id', 'paper_ids', 'surname_key']
+__all__ = ['ID_LENGTH', 'MIN_ID_WORDS', 'count_words', 'id_aliases', 'legacy_normalise_for_id', 'normalise_arxiv_id', 'normalise_doi', 'normalise_for_id', 'paper_id', 'paper_ids', 'surname_key', 'text_digest']
 
 ID_LENGTH = 12
 
@@ -140,6 +140,13 @@ def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
+def text_digest(normalised: str) -> bytes:
+    """The SHA-256 digest the content id of an abstract alone is the start of (in hex), its text
+    through :func:`normalise_for_id` already: deduplication's key of the abstract too
+    (:class:`~workbench.dedupe_keys.PaperKeys`), hashed once for both."""
+    return hashlib.sha256(("text:" + normalised).encode("utf-8")).digest()
+
+
 #: An abstract this short ("lorem", "Editorial comment.") does not name a paper on its own: the
 #: content id of a record with a shorter abstract also hashes its title (see :func:`paper_id`).
 MIN_ID_WORDS = 20
@@ -229,21 +236,24 @@ def paper_ids(
     year: int | None = None,
     author: str = "",
     normalised: tuple[str, str] | None = None,
+    digest: bytes | None = None,
 ) -> tuple[str, tuple[str, ...]]:
     """:func:`paper_id` and :func:`id_aliases` at once, each text normalised once
-    (``normalised``: ``text`` and ``title`` through :func:`normalise_for_id` already)."""
-    content, legacy = _content_ids(text, title, year, author, normalised)
+    (``normalised``: ``text`` and ``title`` through :func:`normalise_for_id` already; ``digest``:
+    :func:`text_digest` of the normalised text, where made already)."""
+    content, legacy = _content_ids(text, title, year, author, normalised, digest)
     key = _identifier_key(doi, arxiv_id, pmid)
     pid = _short_hash(key) if key else content
     return pid, tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
 
 
 def _content_ids(text: str, title: str, year: int | None, author: str,
-                 normalised: tuple[str, str] | None = None) -> tuple[str, str]:
+                 normalised: tuple[str, str] | None = None, digest: bytes | None = None) -> tuple[str, str]:
     """The content id, and the content id of the old scheme."""
     normalised = normalised or _normalised(text, title)
     content, legacy = _content_key(text, title, year, author, normalised), _legacy_key(text, title, year, normalised)
-    content_id = _short_hash(content)
+    alone = digest is not None and len(content) == 5 + len(normalised[0]) and content.startswith("text:")
+    content_id = digest.hex()[:ID_LENGTH] if alone else _short_hash(content)  # ("text:" and the abstract)
     return content_id, content_id if legacy == content else _short_hash(legacy)  # (equal for most ASCII texts)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .cleaning import clean_text
 from .identifiers import (MIN_ID_WORDS, count_words, id_aliases, legacy_normalise_for_id, normalise_arxiv_id,
-                          normalise_doi, normalise_for_id, paper_id, paper_ids, surname_key)
+                          normalise_doi, normalise_for_id, paper_id, paper_ids, surname_key, text_digest)
 from .titles import derive_title, title_repeats_abstract
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "bounded_text",
     "paper_id",
     "paper_ids",
+    "text_digest",
     "id_aliases",
     "paper_line",
     "stored_file",

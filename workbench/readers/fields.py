@@ -25,6 +25,7 @@ from ..records import (
     normalise_doi,
     normalise_for_id,
     paper_ids,
+    text_digest,
     title_repeats_abstract,
 )
 from .citations import reference_keys, work_keys
@@ -342,8 +343,9 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     keywords = _keywords(values.get("keywords"))
     author = authors[0] if authors else ""
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
+    digest = text_digest(normalised[0]) if normalised[0] else b""  # (hashed once for the id and deduplication)
     pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
-                             normalised=normalised)
+                             normalised=normalised, digest=digest or None)
     paper = _new_paper(
         id=pid,
         aliases=aliases,
@@ -366,5 +368,5 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         label=label,
         **(_links(values) if _LINKS & values.keys() else {}),
     )
-    remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None))
+    remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None, digest))
     return paper
