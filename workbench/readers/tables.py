@@ -34,11 +34,12 @@ from functools import partial
 
 from ..errors import ReaderError
 from ..records import Paper
-from .fields import ReadContext, normalise_key, record_from_mapping, resolve_columns
+from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
 from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows
 from .decode import utf8_start
 from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
+from .values import _is_missing, split_keywords
 
 __all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_csv_bytes", "read_xlsx"]
 
@@ -218,9 +219,10 @@ def _columns(ctx: ReadContext, header: list[str], first_line: int) -> tuple[list
     return names, columns, fix
 
 
-def _picked(names: list[str], columns: dict) -> tuple[tuple[str, int], ...]:
-    """(name, index) of the columns read, in the table's order."""
-    return tuple((names[i], i) for i in sorted({names.index(c) for cols in columns.values() for c in cols}))
+def _plan(names: list[str], columns: dict) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each field read, with the places of its columns in a row, in the order of
+    :func:`~.fields.resolve_columns` (the first with a value gives the field)."""
+    return tuple((field, tuple(names.index(c) for c in cols)) for field, cols in columns.items())
 
 
 def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unneutralise: bool = False) -> list[Paper]:
@@ -231,7 +233,7 @@ def _records(ctx: ReadContext, header: list[str], rows, first_line: int = 1, unn
         # The rows are the items as they are: each worker makes its records' mappings, of the
         # columns read only (one pass over the values, not one in this process and one there).
         items = rows if isinstance(rows, list) else list(rows)
-        return make_papers(ctx, items, partial(_row_paper, _picked(names, columns), columns, unneutralise))
+        return make_papers(ctx, items, partial(_row_paper, _plan(names, columns), unneutralise))
     items = []
     for line, values in rows:
         values = [_unneutralise(v) for v in values] if unneutralise else values
@@ -260,7 +262,7 @@ def _in_ranges(data: str | bytes, head: str, start: int, delim: str, ctx: ReadCo
     for _ in range(header_end):
         at = data.find(newline, at) + 1
     ranges = line_ranges(data, at, header_end + 1, quoting, workers() * CHUNKS_PER_PROCESS)
-    make_row = partial(_row_paper, _picked(names, columns), columns, True)
+    make_row = partial(_row_paper, _plan(names, columns), True)
 
     def make_range(range_ctx: ReadContext, lines: tuple[int, int, int]) -> list[Paper]:
         begin, end, first_line = lines
@@ -277,16 +279,29 @@ def _in_ranges(data: str | bytes, head: str, start: int, delim: str, ctx: ReadCo
         return None
 
 
-def _row_paper(pick: tuple[tuple[str, int], ...], columns: dict, unneutralise: bool, ctx: ReadContext,
+def _row_paper(plan: tuple[tuple[str, tuple[int, ...]], ...], unneutralise: bool, ctx: ReadContext,
                item: tuple[int, list]) -> Paper | None:
-    """The paper of one row ``(line, values)``: the columns ``pick`` names, as a mapping."""
-    line, values = item
-    n = len(values)
-    if unneutralise:
-        row = {name: _unneutralise(values[i]) if i < n else "" for name, i in pick}
-    else:
-        row = {name: values[i] if i < n else "" for name, i in pick}
-    return record_from_mapping(ctx, row, line, columns)
+    """The paper of one row ``(line, values)``: each field of ``plan`` from the first of its
+    columns with a value, as :func:`~.fields.record_from_mapping` takes them from a mapping
+    (read straight from the row: no mapping of it is made)."""
+    line, row = item
+    n = len(row)
+    values: dict = {}
+    for field, places in plan:
+        if field == "keywords":
+            values[field] = [k for i in places for k in split_keywords(_cell(row, i, n, unneutralise))]
+            continue
+        for i in places:
+            value = _cell(row, i, n, unneutralise)
+            if value.strip() if type(value) is str else not _is_missing(value):
+                values[field] = value
+                break
+    return build_paper(ctx, values, line)
+
+
+def _cell(row: list, i: int, n: int, unneutralise: bool):
+    value = row[i] if i < n else ""
+    return _unneutralise(value) if unneutralise and type(value) is str and value[:1] == "'" else value
 
 
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r\n]")
