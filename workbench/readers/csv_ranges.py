@@ -25,12 +25,12 @@ back to be decoded whole, its encoding guessed.
 from __future__ import annotations
 
 import csv
-import re
 from itertools import chain
 
+from .decode import LoneCR, decode_utf8, utf8_start
 from .fields import ReadContext
 
-__all__ = ["MIN_CHARS", "NotRows", "decode_range", "line_ranges", "lines", "range_rows"]
+__all__ = ["MIN_CHARS", "NotRows", "decode_range", "line_ranges", "lines", "range_rows", "utf8_head"]
 
 #: Tables shorter than this (characters) are split whole, in one process: ranges pay only when
 #: there are thousands of rows.
@@ -39,7 +39,6 @@ MIN_CHARS = 4_000_000
 _LOOK_AHEAD = 200
 # The line split after a range: a row of its own where the range ended at the end of a row.
 _END = "\x1e"
-_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 class NotRows(Exception):
@@ -91,16 +90,27 @@ def decode_range(raw: bytes, start: int, end: int) -> str:
     """``raw[start:end]`` as :func:`~workbench.readers.decode.decode` gives UTF-8 (CRLF line ends
     as LF, NULs dropped); :class:`NotRows` where it is not UTF-8 or a line ends with a CR alone
     (the whole file is decoded then, and its line numbers count that line end)."""
-    piece = raw[start:end]
-    if b"\r" in piece:
-        if _LONE_CR.search(piece):
-            raise NotRows(f"bytes {start}-{end}: a line ends with a CR alone")
-        piece = piece.translate(None, b"\r")
     try:
-        text = piece.decode("utf-8")
+        return decode_utf8(raw[start:end], lone_cr=False)
     except UnicodeDecodeError as err:
         raise NotRows(f"bytes {start}-{end}: not UTF-8") from err
-    return text.replace("\x00", "") if b"\x00" in piece else text
+    except LoneCR as err:
+        raise NotRows(f"bytes {start}-{end}: a line ends with a CR alone") from err
+
+
+def utf8_head(raw: bytes, size: int) -> tuple[int, str] | None:
+    """Where the text of ``raw`` starts (after its UTF-8 byte order marks), and its first whole
+    lines within ``size`` bytes from there, decoded as :func:`decode_range` decodes; None where
+    :func:`~workbench.readers.decode.decode` would not read ``raw`` as UTF-8 (a BOM or NULs say
+    UTF-16 or UTF-32), those lines are not UTF-8, or no line ends within ``size`` bytes."""
+    start = utf8_start(raw)
+    end = raw.rfind(b"\n", start, start + size) + 1 if start is not None else 0
+    if not end:
+        return None
+    try:
+        return start, decode_range(raw, start, end)
+    except NotRows:
+        return None
 
 
 def range_rows(text: str, start: int, end: int, first_line: int, delim: str, quoting: int, ncols: int,

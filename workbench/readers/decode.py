@@ -12,7 +12,7 @@ import codecs
 import re
 from typing import NamedTuple
 
-__all__ = ["Decoded", "decode", "utf8_start"]
+__all__ = ["Decoded", "LoneCR", "decode", "decode_utf8", "utf8_start"]
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -52,15 +52,22 @@ def _normalise(text: str) -> str:
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
-def _decode_utf8(raw: bytes, bom: bool = False) -> str:
+class LoneCR(ValueError):
+    """A line that ends with a CR alone, where the caller counts lines by their LF."""
+
+
+def decode_utf8(raw: bytes, bom: bool = False, lone_cr: bool = True) -> str:
     """``_normalise(raw.decode("utf-8"))`` (after a ``bom``: its BOMs stripped first), its line ends unified on the bytes: CR and LF are
     never part of another character's bytes in UTF-8, and ``bytes.replace`` takes a few times
     less than ``str.replace`` on the decoded text (whose characters are up to four bytes wide).
     A file is valid UTF-8 after it exactly when before it (NULs go after decoding: removing one
-    could join the bytes around it into a character)."""
+    could join the bytes around it into a character). ``UnicodeDecodeError`` where ``raw`` is
+    not UTF-8; with ``lone_cr=False``, :class:`LoneCR` where a line ends with a CR alone."""
     if b"\r" in raw:
         if _LONE_CR.search(raw) is None:  # CRLF only (Windows): deleting every CR is 2x faster
             raw = raw.translate(None, b"\r")
+        elif not lone_cr:
+            raise LoneCR("a line ends with a CR alone")
         else:
             raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     text = raw.decode("utf-8").lstrip("\ufeff") if bom else raw.decode("utf-8")
@@ -104,7 +111,7 @@ def decode(raw: bytes) -> Decoded:
         if raw.startswith(bom):
             try:
                 if encoding == "utf-8-sig":  # (the most common BOM: Excel's CSV files)
-                    return Decoded(_decode_utf8(raw[len(bom):], bom=True), "utf-8")
+                    return Decoded(decode_utf8(raw[len(bom):], bom=True), "utf-8")
                 text = raw.decode(encoding)
             except UnicodeDecodeError:
                 break
@@ -116,7 +123,7 @@ def decode(raw: bytes) -> Decoded:
         except UnicodeDecodeError:
             pass
     try:
-        return Decoded(_decode_utf8(raw), "utf-8")
+        return Decoded(decode_utf8(raw), "utf-8")
     except UnicodeDecodeError:
         pass
     try:

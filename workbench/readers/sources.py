@@ -18,8 +18,8 @@ from ..records import Paper
 from .archives import archive_kind, members
 from .cache import RecordCache
 from . import csv_ranges
-from .csv_ranges import NotRows, decode_range
-from .decode import decode, utf8_start
+from .csv_ranges import utf8_head
+from .decode import decode
 from .fields import ReadContext
 from .folders import REVIEW_MARKERS, expand, not_read
 from .pool import collector_paused, workers
@@ -86,21 +86,13 @@ def read_bytes_report(
     if reader.binary and text is not None and format is None and not reader.sniff(head_bytes):
         raise ReaderError(f"not a valid {reader.name} file (wrong signature); open and save it again, "
                           "or export CSV", name)
-    recognised = format is not None or reader.sniff is None or bool(
-        reader.sniff(head_bytes if reader.binary else (text or "")[:_HEAD]))
-    report = FileReport(path=name, format=reader.name, encoding=encoding)
-    ctx = ReadContext(name=name, collection=path.stem, report=report, with_references=with_references,
-                      suffix=path.suffix.lower())
+    recognised = _recognised(reader, format, head_bytes if reader.binary else (text or "")[:_HEAD])
+    ctx = _context(name, path, reader, encoding, with_references)
     if warning:
         ctx.warn(warning)
     data = raw if reader.binary else text
     del raw  # a large export need not be held twice
-    papers = _run(reader, data, ctx)
-    if not papers:
-        _say_why_nothing(ctx, reader, recognised)
-    ctx.finish()
-    report.read = len(papers)
-    return papers, report
+    return _finished(ctx, reader, _run(reader, data, ctx), recognised)
 
 
 def _large_table(raw: bytes, name: str, path: Path, format: str | None,
@@ -108,31 +100,46 @@ def _large_table(raw: bytes, name: str, path: Path, format: str | None,
     """:func:`read_bytes_report` of a large table in UTF-8, never decoded whole (each range of
     its lines is decoded where it is split: :func:`~.tables.read_csv_bytes`); None where the
     file is read as any other is (another format, not UTF-8, ...), which then says why."""
-    start = utf8_start(raw)
-    end = raw.rfind(b"\n", start, start + _HEAD) + 1 if start is not None else 0
-    try:
-        head = decode_range(raw, start, end) if end else ""
-    except NotRows:
+    head = utf8_head(raw, _HEAD)
+    if head is None:
         return None
-    reader = choose_reader(path, raw[:_HEAD], head, format)
-    if not head or reader is None or reader.read is not read_csv or len(_CONTROL.findall(head)) > 0.05 * len(head):
+    text = head[1]
+    reader = choose_reader(path, raw[:_HEAD], text, format)
+    if reader is None or reader.read is not read_csv or len(_CONTROL.findall(text)) > 0.05 * len(text):
         return None
-    report = FileReport(path=name, format=reader.name, encoding="utf-8")
-    ctx = ReadContext(name=name, collection=path.stem, report=report, with_references=with_references,
-                      suffix=path.suffix.lower())
+    ctx = _context(name, path, reader, "utf-8", with_references)
     try:
-        papers = read_csv_bytes(raw, ctx)
+        papers = read_csv_bytes(raw, head, ctx)
     except ReaderError:
         raise
     except Exception:  # (read again as any file is, which says what is wrong with it)
         return None
     if papers is None:
         return None
+    return _finished(ctx, reader, papers, _recognised(reader, format, text))
+
+
+def _recognised(reader: Reader, format: str | None, head: bytes | str) -> bool:
+    """Whether the file was named as ``reader``'s format or looks like it (its ``head``)."""
+    return format is not None or reader.sniff is None or bool(reader.sniff(head))
+
+
+def _context(name: str, path: Path, reader: Reader, encoding: str, with_references: bool) -> ReadContext:
+    """Where the records of the file ``name`` go, with what happens to them."""
+    report = FileReport(path=name, format=reader.name, encoding=encoding)
+    return ReadContext(name=name, collection=path.stem, report=report, with_references=with_references,
+                       suffix=path.suffix.lower())
+
+
+def _finished(ctx: ReadContext, reader: Reader, papers: list[Paper],
+              recognised: bool) -> tuple[list[Paper], FileReport]:
+    """The papers of a file read and its report: why it has none, where it has none; every
+    message in file order."""
     if not papers:
-        _say_why_nothing(ctx, reader, format is not None or reader.sniff is None or bool(reader.sniff(head)))
+        _say_why_nothing(ctx, reader, recognised)
     ctx.finish()
-    report.read = len(papers)
-    return papers, report
+    ctx.report.read = len(papers)
+    return papers, ctx.report
 
 
 def _say_why_nothing(ctx: ReadContext, reader: Reader, recognised: bool) -> None:

@@ -37,15 +37,13 @@ from ..records import Paper
 from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
 from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows
-from .decode import utf8_start
 from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
 from .values import _is_missing, split_keywords
 
 __all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_csv_bytes", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
-#: The first lines of a large table (whole lines within this many characters or bytes) hold its
-#: header.
+#: The first lines of a large table (whole lines within this many characters) hold its header.
 _HEAD = 65536
 
 
@@ -331,19 +329,13 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
     return _records(ctx, header, rows, header_line, unneutralise=True)
 
 
-def read_csv_bytes(raw: bytes, ctx: ReadContext) -> list[Paper] | None:
-    """:func:`read_csv` of a large table in UTF-8, from its bytes: each range of lines is
-    decoded by the process that splits it, so no text of the whole file is made (up to four
-    bytes a character) and nothing is decoded before the workers start. None where the text
-    must be read whole (:func:`read_csv` of it then: not UTF-8, an Excel ``sep=`` line, ...)."""
-    start = utf8_start(raw)
-    end = raw.rfind(b"\n", start, start + _HEAD) + 1 if start is not None else 0
-    if not end:
-        return None
-    try:
-        head = decode_range(raw, start, end)
-    except NotRows:
-        return None
+def read_csv_bytes(raw: bytes, head: tuple[int, str], ctx: ReadContext) -> list[Paper] | None:
+    """:func:`read_csv` of a large table in UTF-8, from its bytes (``head``: their
+    :func:`~.csv_ranges.utf8_head`): each range of lines is decoded by the process that splits
+    it, so no text of the whole file is made (up to four bytes a character) and nothing is
+    decoded before the workers start. None where the text must be read whole (:func:`read_csv`
+    of it then: not UTF-8, an Excel ``sep=`` line, ...)."""
+    start, head = head
     if _EXCEL_SEP.match(head):
         return None
     delim = _delimiter(head, ctx.suffix)
