@@ -190,14 +190,16 @@ def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> N
                     clusters.union(first, i, "same title and abstract", check=True)
 
 
-def title_blocks(title: str) -> list[tuple]:
+def title_blocks(title: str, long: bool = True) -> list[tuple]:
     """The blocks a normalised title is compared in (rule 3; none without a title): its first
     and last three words, its first and last characters when written without spaces, the
-    title itself when short."""
+    title itself when short. ``long=False``: only a short title's block."""
     if not title:
         return []
     if len(title) < MIN_FUZZY_TITLE:
         return [("short", title)]
+    if not long:
+        return []
     words = title.split()
     if len(words) < _BLOCK_WORDS and UNSPACED_CHAR.search(title):  # no spaces between its words
         return [("first chars", title[:_BLOCK_CHARS]), ("last chars", title[-_BLOCK_CHARS:])]
@@ -228,11 +230,7 @@ def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshol
         # Near-identical titles join only where their records agree on a year or a first author
         # (agreement): a record with neither (an untitled scraped abstract) joins no long-title
         # block, whose comparisons could not join it. A short block compares with its first record.
-        if papers[i].year is None and not authors[i]:
-            if title and len(title) < MIN_FUZZY_TITLE:
-                blocks[("short", title)].append(i)
-            continue
-        for block in title_blocks(title):
+        for block in title_blocks(title, long=papers[i].year is not None or bool(authors[i])):
             blocks[block].append(i)
     comparisons = 0
     for block, members in blocks.items():
@@ -308,8 +306,6 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
 def merge_papers(members: list[Paper]) -> Paper:
     """One paper from duplicates (in reading order): first non-empty values, all sources."""
     first = members[0]
-    if len(members) == 1 and len(first.sources) == 1:  # most papers: as read (its one source set)
-        return first
     if len(members) == 1:  # a copy with its sources
         copy = object.__new__(type(first))
         copy.__dict__.update(first.__dict__, sources=tuple(dict.fromkeys(first.sources)) if first.sources
@@ -380,7 +376,7 @@ def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy
     moved = any(a[0] > b[0] for a, b in zip(clusters, clusters[1:]))
     for group in clusters:
         paper = papers[group[0]]
-        if len(group) > 1 or len(paper.sources) != 1:  # (most papers: found once, as read)
+        if len(group) > 1 or len(paper.sources) != 1:  # (most papers: found once, kept as read)
             paper = merge_papers([papers[i] for i in group])
         if paper.id in by_id:
             # Only possible for records without identifiers or abstracts whose merged title and
