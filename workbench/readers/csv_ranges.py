@@ -30,7 +30,8 @@ from itertools import chain
 from .decode import LoneCR, decode_utf8, utf8_start
 from .fields import ReadContext
 
-__all__ = ["MIN_CHARS", "NotRows", "decode_range", "line_ranges", "lines", "range_rows", "utf8_head"]
+__all__ = ["MIN_CHARS", "NotRows", "decode_range", "line_ranges", "lines", "range_rows", "row_spans", "skip_extra_values",
+           "utf8_head"]
 
 #: Tables shorter than this (characters) are split whole, in one process: ranges pay only when
 #: there are thousands of rows.
@@ -113,6 +114,24 @@ def utf8_head(raw: bytes, size: int) -> tuple[int, str] | None:
         return None
 
 
+def row_spans(reader, first_line: int = 1):
+    """``(first line, last line, values)`` of each row that is not blank, of a ``csv.reader``
+    whose first line is line ``first_line`` (a quoted value may span lines)."""
+    prev_end = first_line - 1
+    for values in reader:
+        start, prev_end = prev_end + 1, first_line - 1 + reader.line_num
+        if values:
+            yield start, prev_end, values
+
+
+def skip_extra_values(ctx: ReadContext, n: int, ncols: int, delim: str, start: int, end: int) -> None:
+    """Skip the row on lines ``start``-``end``: ``n`` values, one past the header's ``ncols``
+    columns not empty."""
+    spans = f" (the row runs from line {start} to line {end})" if end > start else ""
+    ctx.skip(f"{n} values where the header has {ncols} columns (an unquoted {delim!r} "
+             f"inside a value?){spans}; quote that value and read again", start)
+
+
 def range_rows(text: str, start: int, end: int, first_line: int, delim: str, quoting: int, ncols: int,
                ctx: ReadContext) -> list[tuple[int, list[str]]]:
     """The data rows ``(first line, values)`` of ``text[start:end]``, as splitting the whole
@@ -121,17 +140,11 @@ def range_rows(text: str, start: int, end: int, first_line: int, delim: str, quo
     past the last column that are all empty."""
     reader = csv.reader(chain(lines(text[start:end]), (_END + "\n",)), delimiter=delim, quoting=quoting)
     data: list[tuple[int, list[str]]] = []
-    prev_end = first_line - 1
-    for values in reader:
-        row_start, prev_end = prev_end + 1, first_line - 1 + reader.line_num
-        if not values:
-            continue
+    for row_start, row_end, values in row_spans(reader, first_line):
         if len(values) > ncols:
             if not any(v.strip() for v in values[ncols:]):
                 raise NotRows(f"line {row_start}: values past the last column, all empty")
-            spans = f" (the row runs from line {row_start} to line {prev_end})" if prev_end > row_start else ""
-            ctx.skip(f"{len(values)} values where the header has {ncols} columns (an unquoted {delim!r} "
-                     f"inside a value?){spans}; quote that value and read again", row_start)
+            skip_extra_values(ctx, len(values), ncols, delim, row_start, row_end)
             continue
         data.append((row_start, values))
     if not data or data[-1][1] != [_END]:

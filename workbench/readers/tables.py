@@ -36,7 +36,7 @@ from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
-from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows
+from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows, row_spans, skip_extra_values
 from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
 from .values import _is_missing, split_keywords
 
@@ -139,13 +139,8 @@ def _quoting(text: str, delim: str) -> int:
 
 
 def _rows(text: str, delim: str):
-    """(first line, values) of every non-blank row, the header first."""
-    reader = csv.reader(lines(text), delimiter=delim, quoting=_quoting(text, delim))
-    prev_end = 0
-    for row in reader:
-        start, prev_end = prev_end + 1, reader.line_num
-        if row:
-            yield start, prev_end, row
+    """(first line, last line, values) of every non-blank row, the header first."""
+    return row_spans(csv.reader(lines(text), delimiter=delim, quoting=_quoting(text, delim)))
 
 
 def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], list[tuple[int, list[str]]]]:
@@ -166,9 +161,7 @@ def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], lis
                 trailing.append(start)
                 values = values[:ncols]
             else:
-                spans = f" (the row runs from line {start} to line {end})" if end > start else ""
-                ctx.skip(f"{len(values)} values where the header has {ncols} columns (an unquoted {delim!r} "
-                         f"inside a value?){spans}; quote that value and read again", start)
+                skip_extra_values(ctx, len(values), ncols, delim, start, end)
                 continue
         data.append((start, values))
     if data and _quoting(text, delim) != csv.QUOTE_NONE and _open_quote_at_end(text, data[-1][0], delim):
