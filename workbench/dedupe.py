@@ -37,7 +37,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .dedupe_keys import PaperKeys, paper_keys, remember_keys
+from .dedupe_keys import PaperKeys, keys_of, paper_keys, remember_keys
 from .records import MIN_ID_WORDS, Paper, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
 
@@ -107,8 +107,9 @@ class _Clusters:
             self.apart[a].add(b)
             self.apart[b].add(a)
         self.names = [{p.id, *p.aliases} & self.apart.keys() for p in papers] if apart else None
-        self.ids = [{k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
-                    if p.doi or p.arxiv_id or p.pmid else {} for p in papers]
+        self.ids: list[dict | None] = [  # each cluster's identifiers by kind (None: it has none)
+            {k: {v} for k, v in (("DOI", p.doi), ("arXiv id", p.arxiv_id), ("PMID", p.pmid)) if v}
+            if p.doi or p.arxiv_id or p.pmid else None for p in papers]
         self.edges: list[tuple[int, int, str]] = []
 
     def find(self, i: int) -> int:
@@ -119,6 +120,8 @@ class _Clusters:
 
     def conflict(self, a: int, b: int) -> str | None:
         ids_a, ids_b = self.ids[a], self.ids[b]
+        if ids_a is None or ids_b is None:
+            return None
         for kind in ids_a.keys() & ids_b.keys():
             if not ids_a[kind] & ids_b[kind]:
                 return kind
@@ -136,7 +139,8 @@ class _Clusters:
         self.parent[b] = a
         if self.names is not None:
             self.names[a] |= self.names[b]
-        for kind, values in self.ids[b].items():
+        for kind, values in (self.ids[b] or {}).items():
+            self.ids[a] = self.ids[a] or {}
             self.ids[a].setdefault(kind, set()).update(values)
         self.edges.append((i, j, reason))
         return True
@@ -162,32 +166,30 @@ def agreement(year_a: int | None, year_b: int | None, author_a: str, author_b: s
     return None
 
 
-_REASONS = (("doi", "same DOI {}"), ("arxiv_id", "same arXiv id {}"), ("pmid", "same PMID {}"), ("id", ""))
+_IDENTIFIERS = (("doi", "same DOI {}"), ("arxiv_id", "same arXiv id {}"), ("pmid", "same PMID {}"))
 
 
 def _exact(papers: list[Paper], clusters: _Clusters, keys: list[PaperKeys]) -> None:
-    seen: dict[tuple, int] = {}
-    for i, p in enumerate(papers):
-        for field_name, reason in _REASONS if p.doi or p.arxiv_id or p.pmid else _REASONS[3:]:
-            value = getattr(p, field_name)
-            if value:
-                first = seen.setdefault((field_name, value), i)
-                if first != i:
-                    if field_name == "id":
-                        year = f"year {p.year}" if p.year else "no year"
-                        reason = (f"same title, {year}, no abstract or identifier" if not p.text else "same abstract"
-                                  if keys[i].words >= MIN_SAME_ABSTRACT_WORDS else "same title and abstract")
+    """Rules 1 and 2: each record joins the first with the same value (a table per kind of value)."""
+    seen: dict[tuple, int] = {}  # (identifier's field, value)
+    # the first record of each id, abstract (its digest), and title with a short abstract
+    by_id, by_abstract, by_both = {}, {}, {}
+    for i, (p, (text, words, title)) in enumerate(zip(papers, keys)):
+        if p.doi or p.arxiv_id or p.pmid:
+            for field_name, reason in _IDENTIFIERS:
+                value = getattr(p, field_name)
+                if value and (first := seen.setdefault((field_name, value), i)) != i:
                     clusters.union(first, i, reason.format(value))
-        text, words, title = keys[i]
+        if (first := by_id.setdefault(p.id, i)) != i:
+            year = f"year {p.year}" if p.year else "no year"
+            clusters.union(first, i, f"same title, {year}, no abstract or identifier" if not p.text
+                           else "same abstract" if words >= MIN_SAME_ABSTRACT_WORDS else "same title and abstract")
         if text:
             if words >= MIN_SAME_ABSTRACT_WORDS:
-                first = seen.setdefault(("abstract", text), i)
-                if first != i:
+                if (first := by_abstract.setdefault(text, i)) != i:
                     clusters.union(first, i, "same abstract", check=True)
-            elif title:
-                first = seen.setdefault(("title+abstract", title, text), i)
-                if first != i:
-                    clusters.union(first, i, "same title and abstract", check=True)
+            elif title and (first := by_both.setdefault((title, text), i)) != i:
+                clusters.union(first, i, "same title and abstract", check=True)
 
 
 def title_blocks(title: str, long: bool = True) -> list[tuple]:
@@ -224,14 +226,16 @@ def block_pairs(kind: str, titles: list[str], years: list, authors: list[str], t
 
 
 def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:
-    authors = [first_author_key(p) for p in papers]
+    authors = [surname_key(p.authors[0]) if p.authors else "" for p in papers]  # (first_author_key)
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
         # Near-identical titles join only where their records agree on a year or a first author
         # (agreement): a record with neither (an untitled scraped abstract) joins no long-title
         # block, whose comparisons could not join it. A short block compares with its first record.
-        for block in title_blocks(title, long=papers[i].year is not None or bool(authors[i])):
-            blocks[block].append(i)
+        long = papers[i].year is not None or bool(authors[i])
+        if title and (long or len(title) < MIN_FUZZY_TITLE):
+            for block in title_blocks(title, long):
+                blocks[block].append(i)
     comparisons = 0
     for block, members in blocks.items():
         if len(members) < 2:
@@ -273,7 +277,7 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
     """Clusters of duplicate records (indices into ``papers``, each in reading order); ``apart``:
     pairs (frozensets) of ids a person said are different papers, never joined by any rule."""
     clusters = _Clusters(papers, apart)
-    keys = [paper_keys(p) for p in papers]
+    keys = keys_of(papers)
     titles = [k.title for k in keys]
     _exact(papers, clusters, keys)
     comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0
