@@ -96,7 +96,12 @@ def _first_sentence(text: str) -> str:
 
 
 def _desc_clause(desc: str) -> str:
-    desc = _WHICH_IS.sub("", _first_sentence(desc))
+    return _clause(_first_sentence(desc))
+
+
+def _clause(sentence: str) -> str:
+    """:func:`_desc_clause` of one sentence (of text that :func:`_first_sentence` gives whole)."""
+    desc = _WHICH_IS.sub("", sentence)
     # Stop at the next clause that starts a new thought, unless that leaves too little to read.
     head = _NEW_THOUGHT.split(desc, maxsplit=1)[0]
     return (head if len(head) >= 40 else desc).strip().rstrip(",")
@@ -231,6 +236,7 @@ _SEPARATORS = "".join(c for c in map(chr, range(128)) if c.isspace()) + ",:"
 _WORD_CHARS = "".join(c for c in map(chr, range(128)) if c not in _SEPARATORS)
 _OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
 _NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
+_CALLED_WORDS = ("called", "named", "namely", "dubbed", "termed")  # (one is in every match of:)
 _DESC_CALLED_NAME = re.compile(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
                                r"(?P<name>[^\s,.;]*[A-Z\d]\S*(?:\s+[A-Z]\S*){0,3})"
                                r"(?:\s*\((?P<paren>[^)]{2,20})\))?")
@@ -275,7 +281,7 @@ def _object_clause(rest: str) -> str:
         if word in _VERB_FORMS and len(word) > 3 or word == "by" and turn.group("after_comma"):
             rest = rest[: turn.start()]
             break
-    head = _desc_clause(rest)
+    head = _clause(rest)  # (rest: one sentence, or the start of one)
     cut = _COLON_OR_SEMICOLON.split(head, maxsplit=1)[0]
     if len(cut) >= 20:
         head = cut
@@ -308,7 +314,7 @@ def _named_object(title: str) -> str:
     hit = _NAME_COMMA_DESC.match(title)
     if hit:
         return f"{hit.group('name')}: {hit.group('desc')}"
-    hit = _DESC_CALLED_NAME.match(title)
+    hit = _DESC_CALLED_NAME.match(title) if any(word in title for word in _CALLED_WORDS) else None
     if hit:
         name = hit.group("paren") or hit.group("name").rstrip(",.")
         return f"{name}: {hit.group('desc')[0].lower()}{hit.group('desc')[1:]}"

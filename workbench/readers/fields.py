@@ -263,6 +263,7 @@ def _arxiv_id(values: Mapping[str, Any], doi: str | None, url: str) -> str | Non
 
 
 _LINKS = frozenset({"external_ids", "references", "cited_by"})
+_ARXIV_FIELDS = frozenset({"arxiv_id", "maybe_arxiv_id"})
 
 
 def _links(values: Mapping[str, Any]) -> dict:
@@ -285,13 +286,17 @@ _PAPER_FIELDS = Paper.__dataclass_fields__
 _TEMPLATE = {name: f.default for name, f in _PAPER_FIELDS.items()}
 _REQUIRED = frozenset(name for name, f in _PAPER_FIELDS.items()
                       if f.default is MISSING and f.default_factory is MISSING)
+assert all(f.default_factory is MISSING for f in _PAPER_FIELDS.values()), "_TEMPLATE holds every default"
 
 
-def _new_paper(**values: Any) -> Paper:
+def _new_paper(values: dict) -> Paper:
+    """``Paper(**values)``; ``values`` are not copied (build_paper's own dict)."""
     if not _REQUIRED <= values.keys() <= _PAPER_FIELDS.keys():
         return Paper(**values)  # raises the TypeError naming the field
     paper = object.__new__(Paper)
-    paper.__dict__.update(_TEMPLATE, **values)
+    fields = paper.__dict__
+    fields.update(_TEMPLATE)
+    fields.update(values)
     return paper
 
 
@@ -319,8 +324,10 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if abstract and len(abstract) < 40 and PLACEHOLDER_ABSTRACT.match(abstract):
         abstract = ""
     title, text = clean(strip_markup(raw_title)), clean(strip_markup(abstract))
-    raw_doi = _text(values.get("doi"))
-    doi = normalise_doi(raw_doi)
+    # (a field the source does not have costs a look-up, not a parse: most tables have few)
+    get = values.get
+    raw_doi = _text(v) if (v := get("doi")) is not None else ""
+    doi = normalise_doi(raw_doi) if raw_doi else None
     if raw_doi and not doi:
         ctx.warn(f"DOI {raw_doi[:60]!r} is not a DOI (expected 10.<digits>/...); left empty", line)
     if not title and not text:
@@ -329,44 +336,41 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
         return None
     if len(title) > MAX_TEXT_CHARS or len(text) > MAX_TEXT_CHARS:
         warn_if_huge(ctx, line, title=title, abstract=text)
-    # (a field the source does not have costs a look-up, not a parse: most tables have few)
-    raw_year = values.get("year")
+    raw_year = get("year")
     year = parse_year(raw_year) if raw_year is not None else None
     if year is None and not _is_missing(raw_year):
         ctx.warn(f"year {_first_line(raw_year)!r} is not a year; left empty", line)
-    url = _text(values.get("url"))
-    arxiv_id = _arxiv_id(values, doi, url)
-    pmid = parse_pmid(values.get("pmid")) if values.get("pmid") is not None else None
-    label = _label(ctx, values)
-    raw_authors = values.get("authors")
+    url = _text(v) if (v := get("url")) is not None else ""
+    arxiv_id = _arxiv_id(values, doi, url) if doi or url or _ARXIV_FIELDS & values.keys() else None
+    pmid = parse_pmid(v) if (v := get("pmid")) is not None else None
+    label = _label(ctx, values) if "label" in values or "notes" in values else None
+    raw_authors = get("authors")
     authors, et_al = split_authors(raw_authors) if raw_authors is not None else ((), False)
-    keywords = _keywords(values.get("keywords"))
+    keywords = _keywords(v) if (v := get("keywords")) else ()
     author = authors[0] if authors else ""
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
     digest = text_digest(normalised[0]) if normalised[0] else b""  # (hashed once for the id and deduplication)
     pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
                              normalised=normalised, digest=digest or None)
-    paper = _new_paper(
-        id=pid,
-        aliases=aliases,
-        title=title or derive_title(text, cleaned=True),
-        title_derived=title_repeats_abstract(title, text) if text else False,
-        abstract=abstract,
-        text=text,
-        authors=authors,
-        et_al=et_al,
-        year=year,
-        collection=(clean(_text(values["collection"])) or ctx.collection) if "collection" in values else ctx.collection,
-        source=(source := ctx.where(line)),
-        sources=(source,),
-        doi=doi,
-        arxiv_id=arxiv_id,
-        pmid=pmid,
-        venue=(clean(_text(values["venue"])) or None) if "venue" in values else None,
-        url=url or None,
-        keywords=keywords,
-        label=label,
-        **(_links(values) if _LINKS & values.keys() else {}),
-    )
+    fields = {
+        "id": pid,
+        "aliases": aliases,
+        "title": title or derive_title(text, cleaned=True),
+        "title_derived": title_repeats_abstract(title, text) if text else False,
+        "abstract": abstract, "text": text,
+        "authors": authors, "et_al": et_al, "year": year,
+        "collection": (clean(_text(values["collection"])) or ctx.collection) if "collection" in values
+        else ctx.collection,
+        "source": (source := ctx.where(line)),
+        "sources": (source,),
+        "doi": doi, "arxiv_id": arxiv_id, "pmid": pmid,
+        "venue": (clean(_text(values["venue"])) or None) if "venue" in values else None,
+        "url": url or None,
+        "keywords": keywords,
+        "label": label,
+    }
+    if _LINKS & values.keys():
+        fields.update(_links(values))
+    paper = _new_paper(fields)
     remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None, digest))
     return paper
