@@ -86,8 +86,11 @@ def clean_text(text: str | None) -> str:
 
 
 def _has_special(text: str) -> bool:
-    """Whether ``_SPECIAL`` finds anything in ``text`` (a few ``in`` tests, not a regex scan)."""
-    return "--" in text or "~" in text or "``" in text or "''" in text or "!`" in text or "?`" in text
+    """Whether ``_SPECIAL`` finds anything in ``text`` (a few ``in`` tests, not a regex scan; a
+    two-character one only where its rarer character is: one character is found with ``memchr``,
+    ~0.1 us an abstract, two are compared at every place, ~2 us)."""
+    return ("~" in text or "`" in text and ("``" in text or "!`" in text or "?`" in text)
+            or "'" in text and "''" in text or "-" in text and "--" in text)
 
 
 def _special(m: re.Match) -> str:
