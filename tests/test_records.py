@@ -338,6 +338,12 @@ def test_counting_words_stops_where_the_spaces_say_enough():
     assert count_words(mixed, 20) == 26  # compared with 20 only: the spaces settle it
     short = normalise_for_id("大型语言模型 tiny text")
     assert count_words(short, 20) == count_words(short) == 3 + 6
+    # Compared with ``enough`` alone, the number says the same as the full count, whatever the
+    # length and however far the spaces of the start go.
+    for text in ["word " * n for n in range(0, 400, 7)] + ["longwordwithoutspaces" * n + " x" * 30 for n in (1, 20, 60)]:
+        for enough in (1, 5, 20, 100):
+            assert (count_words(text, enough) >= enough) == (count_words(text) >= enough), (len(text), enough)
+            assert count_words(text, enough) == count_words(text) or count_words(text, enough) >= enough
 
 
 @pytest.mark.parametrize("text, title", [
