@@ -125,3 +125,32 @@ def test_the_patterns_that_skip_to_their_first_character_match_as_written():
         for text in texts:
             assert [(m.span(), m.groupdict()) for m in fast.finditer(text)] == \
                    [(m.span(), m.groupdict()) for m in slow.finditer(text)], (fast.pattern, text)
+
+
+def test_we_did_to_name_is_the_pattern_it_replaces():
+    """"We <verb> NAME" (is a "NAME: ..." title made from its abstract?) is looked for at each
+    place of the name instead of with a pattern compiled for each name: the same answer as that
+    pattern, for names and texts in any case, spacing and script."""
+    import random
+
+    from workbench.title_checks import _INTRODUCES, _we_did_to
+    from workbench.phrase_scan import scan
+
+    def pattern(name, text):
+        return re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text, re.I) is not None
+
+    rng = random.Random(5)
+    names = ["GPT-4", "GPT", "ab", "Ab)", "(x", "x", "the x", "we", "é", "a.b", "-4", ""]
+    words = ["present", "x", "the", "a_b", "1", "é", "GPT", "we"]
+    found = 0
+    for _ in range(20000):
+        name = rng.choice(names)
+        between = "".join(rng.choice(words) + rng.choice([" ", "  ", "\t", "", ","]) for _ in range(rng.randrange(5)))
+        text = (rng.choice(["", "x ", ". ", "awe"]) + rng.choice(["we", "We", "WE", "owe", "we,", "(we"])
+                + rng.choice([" ", "  ", "", "\n"]) + between + rng.choice([name, name.upper(), name.lower()])
+                + rng.choice(["", " ", "x", ".", "_", "é"]))
+        assert _we_did_to(name, text) == pattern(name, text), (name, text)
+        found += pattern(name, text)
+        assert ((next(scan(_INTRODUCES, text, ("we ", "this ")), None) is None)
+                == (_INTRODUCES.search(text) is None)), text
+    assert found > 1000
