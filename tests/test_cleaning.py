@@ -47,3 +47,52 @@ def test_single_spaced_is_what_collapsing_white_space_gives():
 def test_single_spaced_returns_single_spaced_text_as_it_is():
     text = "Already single spaced, with Ünïcode and 大型 words."
     assert single_spaced(text) is text
+
+
+# Text with LaTeX is cut into its formulas, its macros and what they take, and the text between
+# (workbench.latex_pieces): the pieces converted one by one must give what the whole gives.
+LATEX_PIECES = [
+    ["$x$", "$", "$\\alpha$", "\\emph{a}", "\\alpha ", "{", "}", "\\$", "\\%", "%", " ", "  ", ". ", "--", "''",
+     "``", "~", "a", "b c", "\\'e", "\\\"o", "^2", "$x^2$", "{\\it y}", "\\cite{k}", "\\\\", "&", "\n", "é", "$ a $",
+     "\\frac12", "\\textbf{$x$}", "$\\text{a $b$}$", "\\hat x", "\\, ", "\\ ", "x_1", "#", "\\mathcal{O}(n)", "\\u",
+     "\\frac", "$\\frac a$", "\\hat", "\\\\%", "\\\\&", "$\\u$", "${x}$", "$}", "{$", "\\sqrt", "[", "]", "*", "\\(",
+     "\\)", "$$", "\\,"],
+    ["word ", "abcdefgh ", "x. ", "  ", " ", "\\frac a b ", "\\frac", "\\hat x", "\\hat", "\\u ", "\\cite k",
+     "\\cite{k}", "{", "}", "$", "$x$", "\\emph{a b c}", "\\alpha", "\\alpha ", "{\\it y}", "--", "''", "\\%", "%",
+     "\\\\", "\\\\[2pt]", "[", "]", "*", "\\'", "\\'e", "\\textbf", "\\sqrt[3]{x}", "\\sqrt", "\\mbox{ $y$ }", "\\,",
+     "\\ ", "é", "\\^o", "^", "_", "~", "\\S", "\\ldots", "\\footnote{n}", "\\fbox{$a$}"],
+]
+
+
+def converted_whole(text: str, monkeypatch) -> str:
+    import workbench.cleaning as cleaning
+
+    with monkeypatch.context() as m:
+        m.setattr(cleaning, "latex_pieces", lambda text: None)
+        return clean_text(text)
+
+
+def test_latex_cut_into_pieces_is_converted_as_the_whole_text(monkeypatch):
+    from workbench.latex_pieces import latex_pieces
+
+    texts = generated_texts(2000, LATEX_PIECES[0], seed=7) + generated_texts(2000, LATEX_PIECES[1], seed=11)
+    texts += ["flat $\\log N$ {\\it vs.} $\\log S$ of bursts. These data", "a variable $\\u$ on the $1$-level set",
+              "\\frac--$x$\\textbf{y} and more words after it", "\\hat$x$\\hat% and then $y$ text"]
+    cut = 0
+    for text in texts:
+        assert clean_text(text) == converted_whole(text, monkeypatch), repr(text)
+        cut += len(latex_pieces(text) or ()) > 1
+    assert cut > 250  # (many are cut: the test would pass without cutting anything)
+
+
+def test_arxiv_abstracts_cut_into_pieces_are_converted_as_whole(shared_data, monkeypatch):
+    import csv
+
+    from workbench.latex_pieces import latex_pieces
+
+    with open(shared_data / "corpora/arxiv_lite_8fields/arxiv_lite.csv", encoding="utf-8") as f:
+        texts = [text for row in csv.DictReader(f) for text in (row["summary"], row["title"]) if "$" in text]
+    assert len(texts) > 300
+    assert sum(len(latex_pieces(text) or ()) > 1 for text in texts) > 0.9 * len(texts)
+    for text in texts:
+        assert clean_text(text) == converted_whole(text, monkeypatch), text

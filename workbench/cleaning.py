@@ -12,6 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from .latex_pieces import latex_pieces
 from .scripts import printable
 from .titles import POINTING_BACK, TITLE_MAX, derive_title, derived_titles, title_repeats_abstract
 
@@ -98,17 +99,36 @@ def _special(m: re.Match) -> str:
 
 
 def _parsed(text: str) -> str:
-    """``text`` through pylatexenc (bare ``%`` and ``&`` kept as characters), superscripts, NFC."""
+    """``text`` through pylatexenc (bare ``%`` and ``&`` kept as characters), superscripts, NFC;
+    its formulas one by one and the text between them as what it is, where it may be cut there
+    (:func:`~workbench.latex_pieces.latex_pieces`: the same text, a fraction of the parsing)."""
     try:
         if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
             raise ValueError("too long for pylatexenc")
-        text = _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
+        pieces = latex_pieces(text)
+        text = _to_text(text) if pieces is None else "".join(map(_piece_text, pieces))
     except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
         text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
     text = _SUPERSCRIPT.sub(_superscript, text)
     # pylatexenc gives an accent it has no precomposed letter for as a combining mark
     # (t + U+0308): compose again, so cleaning clean text changes nothing.
     return unicodedata.normalize("NFC", text.replace("{", "").replace("}", ""))
+
+
+def _to_text(text: str) -> str:
+    return _latex_converter().latex_to_text(_BARE_PERCENT_OR_AMPERSAND.sub(r"\\\1", text))
+
+
+@lru_cache(maxsize=16384)
+def _markup_text(piece: str) -> str:
+    """A piece with markup as text (the same ``$n$`` and ``\\%`` recur across abstracts)."""
+    return _to_text(piece)
+
+
+def _piece_text(piece: str) -> str:
+    if has_parser_markup(piece):
+        return _markup_text(piece)
+    return _SPECIAL.sub(_special, piece) if _has_special(piece) else piece
 
 
 def single_spaced(text: str) -> str:

@@ -62,8 +62,8 @@ def code_digest(*names: str) -> str:
 
 
 #: What reading a file runs: the readers, the clean-up, titles, ids and deduplication keys.
-READING_CODE = ("readers", "records.py", "cleaning.py", "titles.py", "title_checks.py", "phrase_scan.py", "scripts.py",
-                "identifiers.py", "dedupe.py", "dedupe_keys.py")
+READING_CODE = ("readers", "records.py", "cleaning.py", "latex_pieces.py", "titles.py", "title_checks.py",
+                "phrase_scan.py", "scripts.py", "identifiers.py", "dedupe.py", "dedupe_keys.py")
 
 
 def _digest(*parts) -> str:
