@@ -106,7 +106,11 @@ def _parsed(text: str) -> str:
         if len(text) > LATEX_MAX_CHARS:  # pylatexenc: about 4 s per million characters
             raise ValueError("too long for pylatexenc")
         pieces = latex_pieces(text)
-        text = _to_text(text) if pieces is None else "".join(map(_piece_text, pieces))
+        try:
+            converted = None if pieces is None else "".join(map(_piece_text, pieces))
+        except Exception:  # (a piece pylatexenc cannot read alone: it may read the whole)
+            converted = None
+        text = _to_text(text) if converted is None else converted
     except Exception:  # pylatexenc is tolerant; never lose an abstract over markup
         text = re.sub(r"\\[a-zA-Z]+\*?|[{}$]", " ", text)
     text = _SUPERSCRIPT.sub(_superscript, text)
