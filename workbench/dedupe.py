@@ -37,7 +37,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .dedupe_keys import PaperKeys, keys_of, paper_keys, remember_keys
+from .dedupe_keys import PaperKeys, paper_keys, remember_keys
 from .records import MIN_ID_WORDS, Paper, paper_id, surname_key, title_repeats_abstract
 from .scripts import UNSPACED_CHAR
 
@@ -226,16 +226,14 @@ def block_pairs(kind: str, titles: list[str], years: list, authors: list[str], t
 
 
 def _fuzzy(papers: list[Paper], clusters: _Clusters, titles: list[str], threshold: float) -> int:
-    authors = [surname_key(p.authors[0]) if p.authors else "" for p in papers]  # (first_author_key)
+    authors = [first_author_key(p) for p in papers]
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
         # Near-identical titles join only where their records agree on a year or a first author
         # (agreement): a record with neither (an untitled scraped abstract) joins no long-title
         # block, whose comparisons could not join it. A short block compares with its first record.
-        long = papers[i].year is not None or bool(authors[i])
-        if title and (long or len(title) < MIN_FUZZY_TITLE):
-            for block in title_blocks(title, long):
-                blocks[block].append(i)
+        for block in title_blocks(title, long=papers[i].year is not None or bool(authors[i])):
+            blocks[block].append(i)
     comparisons = 0
     for block, members in blocks.items():
         if len(members) < 2:
@@ -277,7 +275,7 @@ def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, f
     """Clusters of duplicate records (indices into ``papers``, each in reading order); ``apart``:
     pairs (frozensets) of ids a person said are different papers, never joined by any rule."""
     clusters = _Clusters(papers, apart)
-    keys = keys_of(papers)
+    keys = [paper_keys(p) for p in papers]
     titles = [k.title for k in keys]
     _exact(papers, clusters, keys)
     comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0

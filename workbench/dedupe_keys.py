@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from .records import MIN_ID_WORDS, Paper, count_words, normalise_for_id, text_digest
 
-__all__ = ["PaperKeys", "keys_of", "paper_keys", "remember_keys"]
+__all__ = ["PaperKeys", "paper_keys", "remember_keys"]
 
 
 class PaperKeys(NamedTuple):
@@ -61,17 +61,6 @@ def paper_keys(paper: Paper) -> PaperKeys:
     keys = PaperKeys.of(paper)
     remember_keys(paper, keys)
     return keys
-
-
-def keys_of(papers: list[Paper]) -> list[PaperKeys]:
-    """``[paper_keys(p) for p in papers]``, the kept ones looked up here (50,000 calls cost more
-    than finding the duplicates' identifiers)."""
-    get = _KEYS.get
-    out = []
-    for paper in papers:
-        entry = get(id(paper))
-        out.append(entry[1] if entry is not None and entry[0]() is paper else paper_keys(paper))
-    return out
 
 
 def remember_keys(paper: Paper, keys: PaperKeys) -> None:

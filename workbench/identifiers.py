@@ -233,8 +233,9 @@ def _separates_both(c: str) -> bool:
     """Whether nothing of ``c`` is kept by either normalisation: no ASCII letter or digit in its
     old form (:func:`_legacy_char`), and nothing but separators in its new one (:func:`_folded`
     of its NFKC form: ``…`` is ``...``, ``²`` is ``2``)."""
+    new = _folded(unicodedata.normalize("NFKC", c))
     return (not _AZ09.intersection(_legacy_char(c).lower())
-            and all(x == " " or x.isascii() and x.lower() not in _AZ09 for x in _folded(unicodedata.normalize("NFKC", c))))
+            and all(x == " " or x.isascii() and x.lower() not in _AZ09 for x in new))
 
 
 def _identifier_key(doi: str | None, arxiv_id: str | None, pmid: str | None) -> str | None:

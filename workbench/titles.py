@@ -237,7 +237,7 @@ _WORD_CHARS = "".join(c for c in map(chr, range(128)) if c not in _SEPARATORS)
 _OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
 _NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
 _CALLED_WORDS = ("called", "named", "namely", "dubbed", "termed")  # (one is in every match of:)
-_DESC_CALLED_NAME = re.compile(r"^(?P<desc>.{6,80}?),?\s+(?:called|named|namely|dubbed|termed)\s+"
+_DESC_CALLED_NAME = re.compile(rf"^(?P<desc>.{{6,80}}?),?\s+(?:{'|'.join(_CALLED_WORDS)})\s+"
                                r"(?P<name>[^\s,.;]*[A-Z\d]\S*(?:\s+[A-Z]\S*){0,3})"
                                r"(?:\s*\((?P<paren>[^)]{2,20})\))?")
 
