@@ -32,7 +32,7 @@ CORPORA = ("arxiv_lite", "medical", "synergy")
 
 
 def bench_cache_dir() -> Path:
-    from workbench.fsutil import workbench_cache_dir
+    from workbench._runtime.fsutil import workbench_cache_dir
 
     return Path(os.environ.get("WORKBENCH_BENCH_CACHE") or workbench_cache_dir() / "bench")
 
@@ -58,7 +58,7 @@ class Corpus:
         alone when the title adds no word); ``abstract``: the abstract alone."""
         if mode == "abstract" or not self.has_titles:
             return list(self.abstracts)
-        from workbench.records import Paper
+        from workbench.corpus.paper import Paper
         from workbench.review import document_text
 
         return [document_text(Paper(id="", title=t, abstract=a, text=a)) for t, a in zip(self.titles, self.abstracts)]
@@ -67,7 +67,7 @@ class Corpus:
 def load_corpus(name: str) -> Corpus:
     import pandas as pd
 
-    from workbench.records import clean_text
+    from workbench.corpus.clean import clean_text
 
     if name == "arxiv_lite":
         df = pd.read_csv(DATA / "arxiv_lite_8fields" / "arxiv_lite.csv")

@@ -20,7 +20,8 @@ def load_reviews() -> dict:
     """``{review name: DataFrame(title, abstract, text, label_included)}``, sorted by name."""
     import pandas as pd
 
-    from workbench.records import Paper, clean_text
+    from workbench.corpus.paper import Paper
+    from workbench.corpus.clean import clean_text
     from workbench.review import document_text
 
     df = pd.read_csv(SYNERGY)

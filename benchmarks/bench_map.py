@@ -44,11 +44,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the throw-away JupyterLab of the browser tests
 
 from _common import ROOT, machine, run_child  # noqa: E402
 
-from workbench._lab import ThrowawayLab  # noqa: E402
-from workbench.widgets.views.feedback import CONFIRM_OVER  # noqa: E402
+from _lab import ThrowawayLab  # noqa: E402
+from workbench.widgets._feedback import CONFIRM_OVER  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -181,7 +182,7 @@ def _explore_notebook(review_dir: Path) -> dict:
 
 
 class Lab(ThrowawayLab):
-    """JupyterLab on 127.0.0.1 with throw-away settings (workbench._lab); stopped by its PID."""
+    """JupyterLab on 127.0.0.1 with throw-away settings (tests/_lab.py); stopped by its PID."""
 
     def __init__(self, ws: Path):
         try:

@@ -332,7 +332,7 @@ def latency(args, models) -> str:
 
     csv = make_corpus(args.latency_size)
     df = pd.read_csv(csv).fillna("")
-    from workbench.records import Paper
+    from workbench.corpus.paper import Paper
     from workbench.review import document_text
 
     texts = [document_text(Paper(id="", title=t, abstract=a, text=a)) for t, a in zip(df.title, df.abstract)]

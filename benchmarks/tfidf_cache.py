@@ -24,7 +24,7 @@ def texts_of(size: int) -> list[str]:
     import pandas as pd
     from scale import make_corpus
 
-    from workbench.records import Paper
+    from workbench.corpus.paper import Paper
     from workbench.review import document_text
 
     df = pd.read_csv(make_corpus(size)).fillna("")

@@ -37,7 +37,7 @@ def lab_with_review(folder: Path, token: str, kernel_startup: str | None = None)
     ``kernel_startup``: Python every kernel runs first (an IPython startup file of a profile
     of its own), to arrange what a test needs in the kernel."""
     import workbench
-    from workbench._lab import ThrowawayLab
+    from _lab import ThrowawayLab
 
     shutil.copytree(ROOT / "notebooks", folder / "notebooks")
     workbench.build([ROOT / "seeds"], review=folder / "review", embedder="fake", seed=42)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench.palette import DECISION_COLOURS
+from workbench.space.palette import DECISION_COLOURS
 
 from _browser import ARGS, CHROMIUM, REVIEWER, doc_shot, open_and_run_all, said, store, view_ready
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench._lab import ThrowawayLab
+from _lab import ThrowawayLab
 
 from _browser import ARGS, CHROMIUM, ViewError, forget_answers, lasso, open_and_run_all, shot, status, view_ready
 from _kernels import Cli, Ledger, read_store

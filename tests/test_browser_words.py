@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench._lab import ThrowawayLab
+from _lab import ThrowawayLab
 
 from _browser import CHROMIUM, lasso, open_and_run_all, shot
 from conftest import ROOT

@@ -7,7 +7,7 @@ import unicodedata
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-from workbench.cleaning import clean_text, single_spaced
+from workbench.corpus.clean import clean_text, single_spaced
 
 SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 TO_TEXT = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
@@ -65,7 +65,7 @@ LATEX_PIECES = [
 
 
 def converted_whole(text: str, monkeypatch) -> str:
-    import workbench.cleaning as cleaning
+    import workbench.corpus.clean as cleaning
 
     with monkeypatch.context() as m:
         m.setattr(cleaning, "latex_pieces", lambda text: None)
@@ -73,7 +73,7 @@ def converted_whole(text: str, monkeypatch) -> str:
 
 
 def test_latex_cut_into_pieces_is_converted_as_the_whole_text(monkeypatch):
-    from workbench.latex_pieces import latex_pieces
+    from workbench.corpus.latex_pieces import latex_pieces
 
     texts = generated_texts(2000, LATEX_PIECES[0], seed=7) + generated_texts(2000, LATEX_PIECES[1], seed=11)
     texts += ["flat $\\log N$ {\\it vs.} $\\log S$ of bursts. These data", "a variable $\\u$ on the $1$-level set",
@@ -88,7 +88,7 @@ def test_latex_cut_into_pieces_is_converted_as_the_whole_text(monkeypatch):
 def test_arxiv_abstracts_cut_into_pieces_are_converted_as_whole(shared_data, monkeypatch):
     import csv
 
-    from workbench.latex_pieces import latex_pieces
+    from workbench.corpus.latex_pieces import latex_pieces
 
     with open(shared_data / "corpora/arxiv_lite_8fields/arxiv_lite.csv", encoding="utf-8") as f:
         texts = [text for row in csv.DictReader(f) for text in (row["summary"], row["title"]) if "$" in text]

@@ -11,7 +11,7 @@ import shutil
 import pytest
 from conftest import seed_abstracts, write_seed_file
 
-import workbench.fsutil
+from workbench._runtime import fsutil
 from workbench.cli import main
 from workbench.store import Store
 
@@ -129,7 +129,7 @@ def test_a_review_on_a_network_file_system_is_refused_with_the_way_out(review, t
     mountinfo = tmp_path / "mountinfo"
     mountinfo.write_text(f"27 1 254:0 / / rw - ext4 /dev/vda rw\n"
                          f"70 27 0:70 / {tmp_path.resolve()} rw - cifs //nas/team rw\n")
-    monkeypatch.setattr(workbench.fsutil, "MOUNTINFO", str(mountinfo))
+    monkeypatch.setattr(fsutil, "MOUNTINFO", str(mountinfo))
     monkeypatch.delenv("WORKBENCH_ALLOW_NETWORK_FS", raising=False)
     assert main(["blind", "--review", review]) == 1
     err = capsys.readouterr().err

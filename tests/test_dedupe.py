@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from workbench.dedupe import deduplicate, find_duplicates, first_author_key, merge_papers
+from workbench.dedupe.rules import deduplicate, find_duplicates, first_author_key, merge_papers
 from workbench.readers import read_sources
-from workbench.records import Paper, paper_id
+from workbench.corpus.paper import Paper
+from workbench.corpus.ids import paper_id
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 LONG = ("Autologous chondrocyte implantation was compared with microfracture in nine randomised trials of "
@@ -169,7 +170,7 @@ def test_records_with_neither_year_nor_author_are_not_compared_by_title(monkeypa
     """Rule 3 joins near-identical titles whose records agree on a year or a first author: a
     record with neither (an untitled scraped abstract) is left out of the long-title blocks,
     and the clusters are the ones comparing every block whole gives."""
-    import workbench.dedupe as dedupe
+    import workbench.dedupe.rules as dedupe
 
     base = "Reward models for aligning large language models with human preferences"
     papers = [paper(base + ("s" if i % 2 else ""), source=f"s:{i}", abstract=f"Abstract {i} " * 30,

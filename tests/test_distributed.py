@@ -128,7 +128,7 @@ def test_every_notebook_runs_on_a_dask_built_review(built, tmp_path):
     import shutil
 
     from conftest import ROOT, stderr_outputs
-    from workbench.notebooks import NOTEBOOKS, run_notebooks
+    from workbench.cli.notebooks import NOTEBOOKS, run_notebooks
     from workbench.store import Store
 
     review = tmp_path / "review"
@@ -311,8 +311,10 @@ def test_ctfidf_words_breaks_ties_alphabetically_and_drops_one_topic_terms():
 def test_words_of_term_buckets_summed_apart_are_the_words_of_the_whole(k, min_topics):
     """As the Dask build finds words: partitions' counts cut by term, each bucket summed over
     the partitions, weighed with every bucket's topic totals, the buckets' best words merged."""
-    from workbench.topics import (best_words, ctfidf_words, merged_words, summed, term_buckets, topic_term_counts,
-                                  topic_totals, weighing)
+    from workbench.topics import (
+        best_words, ctfidf_words, merged_words, summed, term_buckets, topic_term_counts,
+        topic_totals, weighing
+    )
 
     rng = random.Random(7)
     texts = [_abstract(rng, theme) for theme in THEMES for _ in range(15)]
@@ -438,9 +440,10 @@ def test_near_identical_titles_in_different_partitions_are_candidates():
     compared there, and only the pairs the single-machine rules join come back."""
     import pandas as pd
 
-    from workbench.dedupe import find_duplicates
+    from workbench.dedupe.rules import find_duplicates
     from workbench.distributed.corpus import _groups, _pairs, blocking_keys
-    from workbench.records import Paper, paper_id
+    from workbench.corpus.paper import Paper
+    from workbench.corpus.ids import paper_id
 
     def paper(title, year, author, source):
         text = f"{title} was studied in {source} with methods of its own and results of its own, " * 2

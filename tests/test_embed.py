@@ -6,17 +6,10 @@ import numpy as np
 import pytest
 
 from workbench.embed import (
-    EMBEDDERS,
-    BaseEmbedder,
-    Embedder,
-    EmbeddingCache,
-    FakeEmbedder,
-    TfidfEmbedder,
-    WordVectors,
-    embed_with_cache,
-    get_embedder,
+    EMBEDDERS, BaseEmbedder, Embedder, EmbeddingCache, FakeEmbedder, TfidfEmbedder, WordVectors,
+    embed_with_cache, get_embedder
 )
-from workbench._halves import in_halves
+from workbench._runtime.halves import in_halves
 from workbench.errors import EmbedderError, InputError
 
 from conftest import seed_abstracts
@@ -153,7 +146,7 @@ def test_tfidf_corpus_vectors_are_the_two_scikit_learn_calls_and_nothing_more():
 
 
 def test_a_huge_text_is_embedded_by_its_first_characters(tmp_path):
-    from workbench.records import MAX_TEXT_CHARS, bounded_text
+    from workbench.corpus.paper import MAX_TEXT_CHARS, bounded_text
 
     huge = "agents plan with memory " * 100_000  # 2.4 million characters
     assert len(bounded_text(huge)) <= MAX_TEXT_CHARS and huge.startswith(bounded_text(huge))

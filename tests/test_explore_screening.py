@@ -10,7 +10,7 @@ from matplotlib.colors import to_hex
 
 import workbench
 from workbench.errors import InputError
-from workbench.palette import DECISION_COLOURS, RELEVANCE_RAMP
+from workbench.space.palette import DECISION_COLOURS, RELEVANCE_RAMP
 from workbench.store import Store
 from workbench.widgets import Session, explore, screen
 

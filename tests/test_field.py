@@ -233,7 +233,7 @@ def test_reviews_written_before_citations_were_kept_still_open(review):
 
 def test_cards_in_01_and_02_show_the_citations(review):
     from workbench.widgets import ScreeningQueue, Session
-    from workbench.widgets.views.card import paper_card
+    from workbench.widgets._card import paper_card
 
     w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
     w104 = next(p.id for p in review.papers if p.doi == "10.5555/field.4")

@@ -7,13 +7,9 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import StoreError
-from workbench.fsutil import (
-    Mount,
-    NetworkFilesystemError,
-    mount_of,
-    network_filesystem,
-    parse_mountinfo,
-    refuse_network_filesystem,
+from workbench._runtime.fsutil import (
+    Mount, NetworkFilesystemError, mount_of, network_filesystem, parse_mountinfo,
+    refuse_network_filesystem
 )
 
 MOUNTINFO = r"""22 27 0:21 / /proc rw,relatime - proc proc rw

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from workbench import _halves
-from workbench._halves import in_halves
+from workbench._runtime import halves as _halves
+from workbench._runtime.halves import in_halves
 
 ITEMS = list(range(101))
 
@@ -111,7 +111,7 @@ def test_what_is_made_while_the_collector_is_paused_skips_the_young_generations(
     """The next young collection does not go over every paper just read (0.08 s at 50,000)."""
     import gc
 
-    from workbench._halves import collector_paused
+    from workbench._runtime.halves import collector_paused
 
     with collector_paused():
         made = [[i] for i in range(10_000)]

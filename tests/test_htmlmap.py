@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench.htmlmap import map_figure, write_map_html
-from workbench.palette import OUTLIER_COLOUR, point_size, topic_colour
+from workbench.space.htmlmap import map_figure, write_map_html
+from workbench.space.palette import OUTLIER_COLOUR, point_size, topic_colour
 
 from conftest import ROOT, write_seed_file
 
@@ -77,7 +77,7 @@ def test_hovers_carry_year_authors_and_the_start_of_the_abstract_escaped(review)
 
 
 def test_sample_rows_keeps_every_topic_in_proportion_and_is_seeded():
-    from workbench.htmlmap import sample_rows
+    from workbench.space.htmlmap import sample_rows
 
     topics = np.repeat([-1, 0, 1, 2, 3], [5_000, 60_000, 30_000, 4_990, 10])
     rows = sample_rows(topics, limit=10_000)
@@ -111,7 +111,7 @@ def test_hover_excerpts_are_textwraps_lines():
     import random
     import textwrap
 
-    from workbench.htmlmap import excerpt_lines
+    from workbench.space.htmlmap import excerpt_lines
 
     def textwraps(abstract):
         return textwrap.wrap(textwrap.shorten(abstract, 240, placeholder=" …"), 70)
@@ -134,7 +134,7 @@ def test_the_page_is_written_trace_by_trace_as_plotly_writes_it_whole(review, tm
     """write_page streams the traces (plotly holds the whole page several times over: the
     build's peak at 50,000 papers): the same bytes as Figure.write_html, for a map whose hovers
     hold non-ASCII text and a "NaN" (which sends plotly's encoder down its second path)."""
-    from workbench.htmlmap import CONFIG, write_page
+    from workbench.space.htmlmap import CONFIG, write_page
 
     fig = map_figure(review)
     fig.data[0].text = (f"Größe NaN 大型 {fig.data[0].text[0]}",) + tuple(fig.data[0].text[1:])

@@ -5,7 +5,7 @@ import pytest
 
 from workbench.embed import FakeEmbedder, embed_with_cache
 from workbench.errors import InputError
-from workbench.layout import MIN_PAPERS_FOR_UMAP, MapLayout
+from workbench.space.layout import MIN_PAPERS_FOR_UMAP, MapLayout
 
 from conftest import seed_abstracts
 

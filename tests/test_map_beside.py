@@ -10,8 +10,8 @@ import pytest
 # that fitted a UMAP before, in this pytest worker) never forks the map, by design.
 PRELUDE = """
 import logging, multiprocessing, numpy as np
-from workbench.review import _map_beside
-from workbench.review._map_beside import MapBeside, lay_out
+from workbench.review.build import _map_beside
+from workbench.review.build._map_beside import MapBeside, lay_out
 _map_beside.MIN_PAPERS = 100
 X = np.random.default_rng(0).normal(size=(400, 16)).astype(np.float32)
 X[:200] += 3  # two groups

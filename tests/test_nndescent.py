@@ -16,8 +16,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
-from workbench import _neighbors
-from workbench import _nndescent as ours
+from workbench.space import neighbors as _neighbors
+from workbench.space import _nndescent as ours
 
 ROOT = Path(__file__).resolve().parents[1]
 

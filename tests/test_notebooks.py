@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 import workbench
-from workbench.notebooks import NOTEBOOKS, run_notebooks
+from workbench.cli.notebooks import NOTEBOOKS, run_notebooks
 from workbench.store import Store
 
 from conftest import ROOT, stderr_outputs

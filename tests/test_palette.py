@@ -7,9 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from workbench.palette import (DISTINCT, OUTLIER_COLOUR, PALETTE, category_colours, point_size, theme_parts,
-                               topic_colour, topic_colours)
-from workbench.records import OUTLIER
+from workbench.space.palette import (
+    DISTINCT, OUTLIER_COLOUR, PALETTE, category_colours, point_size, theme_parts, topic_colour,
+    topic_colours
+)
+from workbench.corpus.paper import OUTLIER
 
 
 def test_every_colour_is_hex_and_distinct_and_none_is_the_outliers_grey():

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from workbench.readers import read_file, read_file_report
-from workbench.records import id_aliases, paper_id, title_repeats_abstract
+from workbench.corpus.ids import id_aliases, paper_id
+from workbench.corpus.titles import title_repeats_abstract
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from workbench.dedupe import PaperKeys, paper_keys
+from workbench.dedupe.rules import PaperKeys, paper_keys
 from workbench.readers import pool, read_file_report, read_sources
 
 SEEDS_TEXT = [
@@ -89,7 +89,7 @@ def test_large_inputs_are_made_in_a_worker_process_and_this_one_in_order(tmp_pat
 
     from workbench.readers.fields import ReadContext
     from workbench.readers.report import FileReport
-    from workbench.records import Paper
+    from workbench.corpus.paper import Paper
 
     def make(ctx, i):
         time.sleep(0.001)  # long enough for the worker to start before this process made every chunk
@@ -147,7 +147,7 @@ def test_a_worker_that_cannot_write_its_papers_leaves_them_to_this_process(tmp_p
 
     from workbench.readers.fields import ReadContext
     from workbench.readers.report import FileReport
-    from workbench.records import Paper
+    from workbench.corpus.paper import Paper
 
     def full(*args, **kwargs):  # (only the workers write)
         raise OSError(28, "No space left on device")
@@ -172,7 +172,7 @@ class Refused(Exception):
 def _made(ctx, chunk):
     import time
 
-    from workbench.records import Paper
+    from workbench.corpus.paper import Paper
 
     start, end, refuse, folder = chunk
     if refuse:

@@ -11,7 +11,7 @@ import pytest
 from workbench.errors import NoRecordsError, ReaderError
 from workbench.readers import read_file, read_file_report, read_sources
 from workbench.readers.fields import clean
-from workbench.records import clean_text
+from workbench.corpus.clean import clean_text
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 ROOT = Path(__file__).resolve().parents[1]
@@ -335,7 +335,7 @@ def test_fast_clean_and_normalise_for_id_match_the_reference_on_the_corpora():
 
     import pandas as pd
 
-    from workbench.records import legacy_normalise_for_id
+    from workbench.corpus.ids import legacy_normalise_for_id
 
     corpora = ROOT / ".." / "shared" / "data" / "corpora"
     files = sorted(corpora.glob("*/*.csv"))

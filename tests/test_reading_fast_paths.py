@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from workbench import dedupe
-from workbench.cleaning import has_latex_markup, has_parser_markup
-from workbench.dedupe import find_duplicates
+from workbench.dedupe import rules as dedupe
+from workbench.corpus.clean import has_latex_markup, has_parser_markup
+from workbench.dedupe.rules import find_duplicates
 from workbench.readers import pool, read_file_report, read_sources
 from workbench.readers.decode import decode
-from workbench.records import Paper
+from workbench.corpus.paper import Paper
 
 TRICKY = [
     r"\textbf{Reward} models reach $75\%$ on R$^3$ -- and G\"odel's ``theorem''.",
@@ -39,7 +39,7 @@ def test_the_latex_checks_are_the_regular_expressions_they_replace():
 def test_the_specials_check_is_the_regular_expression_it_replaces():
     import itertools
 
-    from workbench.cleaning import _SPECIAL, _has_special
+    from workbench.corpus.clean import _SPECIAL, _has_special
 
     pieces = ["-", "~", "`", "'", "!", "?", "a", " "]
     texts = TRICKY + ["".join(p) for n in range(1, 5) for p in itertools.product(pieces, repeat=n)]

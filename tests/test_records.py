@@ -2,17 +2,10 @@
 
 import pytest
 
-from workbench.records import (
-    Paper,
-    clean_text,
-    derive_title,
-    id_aliases,
-    normalise_arxiv_id,
-    normalise_doi,
-    normalise_for_id,
-    paper_id,
-    papers_to_frame,
-)
+from workbench.corpus.paper import Paper, papers_to_frame
+from workbench.corpus.clean import clean_text
+from workbench.corpus.titles import derive_title
+from workbench.corpus.ids import id_aliases, normalise_arxiv_id, normalise_doi, normalise_for_id, paper_id
 
 
 @pytest.mark.parametrize(
@@ -248,7 +241,7 @@ def test_records_of_symbols_only_do_not_share_an_id():
 
 def test_a_title_made_from_a_short_abstract_leaves_its_id_alone():
     """An export writes a derived title as a title; read back, the paper keeps its id."""
-    from workbench.records import derive_title
+    from workbench.corpus.titles import derive_title
 
     abstract = "We propose TRACE, a short benchmark for continual learning."
     assert paper_id(text=abstract) == paper_id(text=abstract, title=derive_title(abstract))
@@ -260,7 +253,7 @@ def by_definition(text):
     import re
     import unicodedata
 
-    from workbench.scripts import word_runs
+    from workbench.corpus.writing_systems import word_runs
 
     if text.isascii():
         return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
@@ -293,7 +286,7 @@ def test_normalise_for_id_reads_every_character_as_its_definition():
 def test_old_normalisation_is_unchanged_in_any_mix_of_scripts():
     import random
 
-    from workbench.records import legacy_normalise_for_id
+    from workbench.corpus.ids import legacy_normalise_for_id
 
     rng = random.Random(4)
     pieces = list("aZ9_ -–’.,\n") + ["é", "e\u0301", "ß", "İ", "ﬁ", "大型", "हिन्दी", "Σ", "①", "\u0301\u0302"]
@@ -306,7 +299,7 @@ def test_old_normalisation_is_unchanged_in_any_mix_of_scripts():
 def test_old_normalisation_reads_every_character_as_before():
     """Each character beyond ASCII is decomposed on its own (legacy_normalise_for_id): the same as
     decomposing the whole text, for every code point, inside words and between them."""
-    from workbench.records import legacy_normalise_for_id
+    from workbench.corpus.ids import legacy_normalise_for_id
 
     points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
     texts = ["".join(f"x{c}Y {c}" for c in points[i:i + 40]) for i in range(0, len(points), 40)]
@@ -317,8 +310,8 @@ def test_both_normalisations_agree_where_every_character_beyond_ascii_separates_
     """The old normalisation is skipped (the new one's words taken) for text whose characters
     beyond ASCII all separate words both ways: for every code point where that is said, inside
     words and between them, both give the same; and they are skipped no more than that."""
-    from workbench.identifiers import _normalised_alike, _separates_both
-    from workbench.records import legacy_normalise_for_id
+    from workbench.corpus.ids import _normalised_alike, _separates_both
+    from workbench.corpus.ids import legacy_normalise_for_id
 
     points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
     separating = [c for c in points if _separates_both(c)]
@@ -331,7 +324,7 @@ def test_both_normalisations_agree_where_every_character_beyond_ascii_separates_
 
 
 def test_counting_words_stops_where_the_spaces_say_enough():
-    from workbench.records import count_words
+    from workbench.corpus.ids import count_words
 
     mixed = normalise_for_id("大型语言模型的评测 " + "word " * 25)
     assert count_words(mixed) == 26 + 9  # each character of an unspaced script is a word
@@ -353,7 +346,7 @@ def test_counting_words_stops_where_the_spaces_say_enough():
     ("", "A title alone"),
 ])
 def test_a_digest_made_once_gives_the_same_ids(text, title):
-    from workbench.records import paper_ids, text_digest
+    from workbench.corpus.ids import paper_ids, text_digest
 
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
     digest = text_digest(normalised[0]) if normalised[0] else None

@@ -109,8 +109,8 @@ def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(b
     import os
     from types import SimpleNamespace
 
-    from workbench.folder import WRITE_STEPS
-    from workbench.records import stored_file
+    from workbench.review._folder import WRITE_STEPS
+    from workbench.corpus.paper import stored_file
     from workbench.review._text import read_papers
 
     lines = tmp_path / "lines.jsonl"
@@ -327,7 +327,7 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
     """A review built while ids kept only [a-z0-9] (accents stripped, other scripts dropped),
     hashed a short abstract without its title and a title without its first author, annotated,
     then rebuilt with today's ids: every tag, note and decision is on its paper."""
-    from workbench import dedupe
+    from workbench.dedupe import rules as dedupe
     from workbench.readers import cache as record_cache, fields, seeds as seed_reader
 
     abstracts = [

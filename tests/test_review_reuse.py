@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench.review import _reuse
+from workbench.review.build import _reuse
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = ("papers.jsonl", "topics.json", "map.csv", "arrays.safetensors")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench import folder
+from workbench.review import _folder as folder
 from workbench.errors import ReviewError, StoreError
 from workbench.store import Store
 

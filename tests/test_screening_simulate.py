@@ -8,15 +8,7 @@ import numpy as np
 import pytest
 
 from workbench.errors import InputError
-from workbench.screening import (
-    Features,
-    asreview_priors,
-    atd,
-    recall_at,
-    simulate,
-    stopping_points,
-    wss,
-)
+from workbench.screening import Features, asreview_priors, atd, recall_at, simulate, stopping_points, wss
 
 # Two kinds of paper: about bees (the includes) and about markets.
 BEES = ["honey bee pollination of apple orchards", "wild bee pollination in spring orchards",

@@ -9,13 +9,8 @@ import pytest
 
 from workbench.errors import InputError
 from workbench.screening import (
-    ScreeningHistory,
-    estimate_remaining,
-    hypergeometric_test,
-    irrelevant_in_a_row,
-    min_ranked_p,
-    ranked_p_values,
-    stopping_advice,
+    ScreeningHistory, estimate_remaining, hypergeometric_test, irrelevant_in_a_row, min_ranked_p,
+    ranked_p_values, stopping_advice
 )
 
 

@@ -5,8 +5,10 @@ import re
 
 import pytest
 
-from workbench.scripts import (TermFinder, has_cjk, join_cjk, search_terms, strip_marks, term_pattern, tokens, words,
-                               words_as_written)
+from workbench.corpus.writing_systems import (
+    TermFinder, has_cjk, join_cjk, search_terms, strip_marks, term_pattern, tokens, words,
+    words_as_written
+)
 
 
 def test_words_keep_their_combining_marks():
@@ -105,7 +107,7 @@ def test_strip_marks_and_has_cjk():
 def test_plain_text_takes_the_plain_patterns_and_finds_what_the_any_script_ones_find():
     """tokens and words use \\w runs for text without marks, Chinese or Japanese characters or
     characters above U+FFFF: the same as the any-script patterns, on text of every kind."""
-    from workbench.scripts import _plain, _token_re, _written_re
+    from workbench.corpus.writing_systems import _plain, _token_re, _written_re
 
     pieces = ["Größe", "naïve", "café", "Ωμέγα", "Москва", "x²", "½", "Ⅻ", "١٢٣", "—", "’", "…", "_ab",
               "हिन्दी", "e\u0301", "\u3099", "强化", "カナ", "강화학습을", "𝛼β", "😀", "𠀀", " ", "\xa0", "\u2028", "a", "1"]

@@ -7,7 +7,7 @@ import pytest
 
 import workbench
 from workbench.review import KEYWORD, MEANING, SearchHit
-from workbench.widgets.text import highlight
+from workbench.session.text import highlight
 
 PAPERS = [
     ("Process reward models", "We train a reward model on step labels. The reward model scores each step."),

@@ -8,11 +8,7 @@ import pytest
 
 from workbench.errors import StoreError, WorkbenchError
 from workbench.store import (
-    AmbiguousPaperError,
-    AnnotationInputError,
-    Store,
-    UndoConflictError,
-    UnknownPaperError,
+    AmbiguousPaperError, AnnotationInputError, Store, UndoConflictError, UnknownPaperError
 )
 
 

@@ -24,7 +24,7 @@ import rispy
 
 from workbench.cli import main
 from workbench.readers import read_file
-from workbench.records import paper_id
+from workbench.corpus.ids import paper_id
 from workbench.store import AnnotationInputError, Store, StoreError
 
 # ----------------------------------------------------------------------------- destinations

@@ -13,12 +13,7 @@ import pytest
 import rispy
 
 from workbench.store import (
-    FORMATS,
-    SCHEMA_VERSION,
-    AnnotationInputError,
-    NotAStoreError,
-    Store,
-    StoreVersionError,
+    FORMATS, SCHEMA_VERSION, AnnotationInputError, NotAStoreError, Store, StoreVersionError
 )
 
 DATA = Path(__file__).parent / "data" / "store"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import workbench.fsutil
-from workbench.fsutil import NetworkFilesystemError
+from workbench._runtime import fsutil
+from workbench._runtime.fsutil import NetworkFilesystemError
 from workbench.store import SCHEMA_VERSION, AnnotationInputError, Store
 
 DATA = Path(__file__).parent / "data" / "store"
@@ -188,7 +188,7 @@ def test_a_store_on_a_network_file_system_is_refused_unless_overridden(tmp_path,
     mountinfo = tmp_path / "mountinfo"
     mountinfo.write_text(f"27 1 254:0 / / rw - ext4 /dev/vda rw\n"
                          f"70 27 0:70 / {tmp_path.resolve()} rw - nfs4 files:/export/ana rw\n")
-    monkeypatch.setattr(workbench.fsutil, "MOUNTINFO", str(mountinfo))
+    monkeypatch.setattr(fsutil, "MOUNTINFO", str(mountinfo))
     monkeypatch.delenv("WORKBENCH_ALLOW_NETWORK_FS", raising=False)
     with pytest.raises(NetworkFilesystemError) as info:
         Store.open(tmp_path / "review", reviewer="ana")

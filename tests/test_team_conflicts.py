@@ -5,15 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.errors import InputError
-from workbench.team.conflicts import (
-    AGREED,
-    AWAITING,
-    CONFLICT,
-    RESOLVED,
-    FinalDecision,
-    classify,
-    resolve,
-)
+from workbench.team.conflicts import AGREED, AWAITING, CONFLICT, RESOLVED, FinalDecision, classify, resolve
 
 TWO = [
     ("agree-in", "ana", "include"), ("agree-in", "ben", "include"),

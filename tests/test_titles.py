@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from workbench.cleaning import clean_text
-from workbench.titles import POINTING_BACK, derive_title, derived_titles, title_repeats_abstract
-from workbench.records import paper_id
+from workbench.corpus.clean import clean_text
+from workbench.corpus.titles import POINTING_BACK, derive_title, derived_titles, title_repeats_abstract
+from workbench.corpus.ids import paper_id
 
 from conftest import SEEDS
 
@@ -92,7 +92,7 @@ def test_dangling_words_come_off_a_clause_as_the_pattern_takes_them():
     """``_without_dangling`` (from the end) gives what ``_DANGLING.sub`` (tried everywhere) gives."""
     import random
 
-    from workbench import titles
+    from workbench.corpus import titles
 
     rng = random.Random(1)
     words = "that which and but or to by with of for the a an in on data model The AND An x ton another É".split()
@@ -109,7 +109,7 @@ def test_the_patterns_that_skip_to_their_first_character_match_as_written():
     import random
     import re
 
-    from workbench import titles
+    from workbench.corpus import titles
 
     written = {
         titles._TURN: re.compile(r",?\s+(?:and|but)\s+(?:we\s+)?(?:then\s+)?(?P<word>[a-z]+)\b|,\s+(?P<after_comma>[a-z]+)\s",
@@ -133,8 +133,8 @@ def test_we_did_to_name_is_the_pattern_it_replaces():
     pattern, for names and texts in any case, spacing and script."""
     import random
 
-    from workbench.title_checks import _INTRODUCES, _we_did_to
-    from workbench.phrase_scan import scan
+    from workbench.corpus.title_checks import _INTRODUCES, _we_did_to
+    from workbench.corpus.phrase_scan import scan
 
     def pattern(name, text):
         return re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text, re.I) is not None

@@ -8,7 +8,7 @@ import pytest
 
 import workbench
 from workbench.widgets import Session
-from workbench.widgets.views.common import topic_bars
+from workbench.widgets._common import topic_bars
 
 # Papers more and less typical of their group (no ties in how near its centre they are).
 ROBOTS = [

@@ -330,7 +330,7 @@ def test_papers_containing_words_are_what_countvectorizer_finds():
 
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from workbench.scripts import words
+    from workbench.corpus.writing_systems import words
     from workbench.topics import frequent_words
     from workbench.topics.labels import _containing, _stop_set
 
@@ -427,7 +427,7 @@ def test_topic_text_is_the_words_of_the_topics_papers_joined():
     words of the topic's papers joined, whatever scripts they mix."""
     import random
 
-    from workbench.scripts import words_as_written
+    from workbench.corpus.writing_systems import words_as_written
     from workbench.topics.labels import topic_text
 
     rng = random.Random(3)

@@ -11,7 +11,7 @@ import workbench
 from workbench.errors import InputError, StoreError
 from workbench.store import Store
 from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, topics
-from workbench.widgets.text import escape, highlight
+from workbench.session.text import escape, highlight
 
 from conftest import ROOT, seed_abstracts, write_seed_file
 
@@ -179,7 +179,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
 
 
 def test_hover_previews_are_the_title_and_the_abstracts_start_cut_after_a_word(session):
-    from workbench.widgets.views.mapview import shorten
+    from workbench.widgets._mapview import shorten
 
     view = explore(session)
     paper = session.review.papers[0]
@@ -244,7 +244,7 @@ def test_a_row_opens_the_papers_card_and_lights_it_up_on_the_map(session):
 
 
 def test_the_legend_lists_topics_in_order_with_palette_colours_and_a_rename_keeps_them(session):
-    from workbench.palette import topic_colour
+    from workbench.space.palette import topic_colour
 
     view = explore(session)
     entries = view.map.legend.entries
@@ -374,7 +374,7 @@ def test_state_classes_do_not_import_ipywidgets():
     import sys
 
     code = (
-        "import sys; import workbench.widgets as w; from workbench.widgets import session, queue, compare, text; import workbench.review.report;"
+        "import sys; import workbench.widgets as w; from workbench.session import session, queue, compare, text; import workbench.review.report;"
         "print('ipywidgets' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

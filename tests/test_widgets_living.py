@@ -13,7 +13,7 @@ import workbench
 from workbench.errors import InputError
 from workbench.store import Store
 from workbench.widgets import ScreeningQueue, Session, screen
-from workbench.widgets.living import DuplicateQueue, split_paths
+from workbench.session.living import DuplicateQueue, split_paths
 
 from conftest import seed_abstracts, write_csv
 

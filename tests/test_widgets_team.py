@@ -10,7 +10,7 @@ import pytest
 
 import workbench
 from workbench.errors import InputError
-from workbench.records import FULL_TEXT
+from workbench.corpus.paper import FULL_TEXT
 from workbench.widgets import ScreeningQueue, Session, agreement_table, forget_reviewer, prisma_figure, screen
 
 from conftest import ROOT

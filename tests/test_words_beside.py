@@ -12,8 +12,8 @@ from workbench.topics.terms import DocumentTerms
 # Each case runs in a fresh interpreter (a fork of a pytest worker would copy all of it).
 PRELUDE = """
 import logging, os, numpy as np
-from workbench.review import _words_beside
-from workbench.review._words_beside import WordsBeside
+from workbench.review.build import _words_beside
+from workbench.review.build._words_beside import WordsBeside
 from workbench.topics import terms
 from workbench.topics.represent import documents
 _words_beside.MIN_PAPERS = 100

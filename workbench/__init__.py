@@ -7,17 +7,12 @@ The pipeline, in the order the modules run: ``readers`` (sources -> papers) -> `
 
 from . import errors
 from .errors import (
-    EmbedderError,
-    InputError,
-    NoRecordsError,
-    ReaderError,
-    ReviewError,
-    StoreError,
-    WorkbenchError,
+    EmbedderError, InputError, NoRecordsError, ReaderError, ReviewError, StoreError,
+    WorkbenchError
 )
 from ._version import __version__
 from .readers import read_file, read_sources
-from .records import Paper, papers_to_frame
+from .corpus.paper import Paper, papers_to_frame
 from .review import BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, update
 
 __all__ = [

@@ -3,7 +3,7 @@
 Every command exits 0 on success; bad input prints one line, ``workbench: error: ...``, to
 stderr and exits 1 (2 for a malformed command line, 130 when interrupted). Set
 ``WORKBENCH_DEBUG=1`` for tracebacks. Messages and tables show control characters in user data
-escaped (:func:`workbench.terminal.visible`); ``--format csv|json`` output is the data as it is.
+escaped (:func:`workbench.cli.terminal.visible`); ``--format csv|json`` output is the data as it is.
 
 One module per group of commands, each with a ``register(subparsers)``:
 
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import WorkbenchError
-from ..terminal import visible
+from .terminal import visible
 from . import annotate, build, field, files, history, read, screen, settings, team, update
 from .common import write_table
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from ..records import FULL_TEXT, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import FULL_TEXT, STAGES, TITLE_ABSTRACT
 from ..review import screening_of
 from ..store import DECISIONS, Store
 from .common import Reply, add_store_command, on_store

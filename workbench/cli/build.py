@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..embed import EMBEDDERS
 from ..errors import NoRecordsError
-from ..notebooks import NOTEBOOKS, run_notebooks
+from .notebooks import NOTEBOOKS, run_notebooks
 from ..review import Review, open_review
 from ..review import build as build_review
 from .common import add_format, add_review, say, write_table

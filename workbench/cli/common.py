@@ -6,7 +6,7 @@
 - :func:`on_store`: the pattern of those commands written once: open the store of ``--review``
   for ``--reviewer``, resolve the paper id (or unique prefix) in ``args.id`` when asked, run the
   action, then close the store and print the action's :class:`Reply`.
-- :func:`say` and :class:`Reply`: messages go through :func:`workbench.terminal.visible`, so
+- :func:`say` and :class:`Reply`: messages go through :func:`workbench.cli.terminal.visible`, so
   control characters in user data show escaped and never act; data (``Reply.data``, an export
   to standard output, and :func:`write_table` as CSV or JSON) is written as it is.
 """
@@ -23,7 +23,7 @@ from typing import TextIO
 
 from ..review import DEFAULT_REVIEW
 from ..store import Store
-from ..terminal import visible
+from .terminal import visible
 
 __all__ = ["FORMATS", "Reply", "add_format", "add_review", "add_reviewer", "add_store_command",
            "on_store", "say", "write_table"]

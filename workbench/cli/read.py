@@ -3,7 +3,7 @@
 Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
 read, skipped with reasons, merged) on stderr; exits 1 with the report when no file yielded a
 record. The table and the report show control characters in the data escaped
-(:func:`workbench.terminal.visible`). :func:`register` adds the command to a parser.
+(:func:`workbench.cli.terminal.visible`). :func:`register` adds the command to a parser.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TextIO
 
 from ..errors import InputError, NoRecordsError
 from ..readers import READERS, read_sources
-from ..records import PAPER_COLUMNS
-from ..terminal import visible
+from ..corpus.paper import PAPER_COLUMNS
+from .terminal import visible
 from .common import add_format, say
 
 __all__ = ["COLUMNS", "handler", "register"]

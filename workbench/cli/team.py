@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..records import STAGES, TITLE_ABSTRACT
+from ..corpus.paper import STAGES, TITLE_ABSTRACT
 from ..review import open_review
 from ..store import DECISIONS, SETTINGS, Store
 from .common import Reply, add_review, add_reviewer, add_store_command, on_store, say, write_table

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..dedupe import MIN_SAME_ABSTRACT_WORDS, block_pairs, deduplicate, first_author_key, title_blocks
+from ..dedupe.rules import MIN_SAME_ABSTRACT_WORDS, block_pairs, deduplicate, first_author_key, title_blocks
 from ..errors import NoRecordsError
 from ..readers import ReadReport, read_found, source_files
-from ..records import count_words, normalise_for_id
+from ..corpus.ids import count_words, normalise_for_id
 
 __all__ = ["Partitions", "read_partitions", "merge_duplicates"]
 

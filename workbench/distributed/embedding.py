@@ -17,7 +17,7 @@ import numpy as np
 
 from ..embed import text_hash
 from ..errors import EmbedderError, InputError
-from ..records import bounded_text
+from ..corpus.paper import bounded_text
 from .cache import ParquetCache
 
 __all__ = ["embed_partitions", "partition_texts"]

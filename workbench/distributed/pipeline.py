@@ -25,9 +25,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..fsutil import default_file_mode
-from ..records import paper_line
-from ..topics import best_words, merged_words, summed, term_buckets, topic_frame, topic_term_counts, topic_totals, weighing
+from .._runtime.fsutil import default_file_mode
+from ..corpus.paper import paper_line
+from ..topics import (
+    best_words, merged_words, summed, term_buckets, topic_frame, topic_term_counts, topic_totals,
+    weighing
+)
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
 from .topics import checked_placing, fit_sample, place_partition, sample_positions, typical_rows
@@ -191,7 +194,7 @@ def _write_papers(client, partitions: list, folder: Path, ahead: int = 4) -> Pat
     """The papers as lines of papers.jsonl in a new file in ``folder``: each partition's lines
     made on its worker and written as they arrive, in order, ``ahead`` partitions in flight. The
     driver never holds more than those (it used to gather every paper: 3 kB each). The review's
-    save links the file as its generation's papers.jsonl (:func:`workbench.records.stored_file`)."""
+    save links the file as its generation's papers.jsonl (:func:`workbench.corpus.paper.stored_file`)."""
     import tempfile
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -219,7 +222,7 @@ def _by_size(labels: np.ndarray) -> dict:
 
 
 def _scale(coords: np.ndarray) -> np.ndarray:
-    """As :class:`workbench.layout.MapLayout` scales: centred, the larger axis in [-10, 10]."""
+    """As :class:`workbench.space.layout.MapLayout` scales: centred, the larger axis in [-10, 10]."""
     coords = np.asarray(coords, dtype=np.float64)
     centred = coords - coords.mean(axis=0)
     span = np.abs(centred).max()

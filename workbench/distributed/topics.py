@@ -7,7 +7,7 @@ seeded sample that fits in one process, then apply it to every partition in para
   single-machine topics use (:mod:`workbench.topics.cluster`), with HDBSCAN's prediction data
   kept; the sample's outliers reassigned by their nearest assigned neighbours; HDBSCAN's topics
   merged along their Ward tree (:func:`workbench.topics.merge_topics`); and the 2-d UMAP of the
-  map (:mod:`workbench.layout`'s parameters).
+  map (:mod:`workbench.space.layout`'s parameters).
 - :func:`place_partition` (one task per partition): each paper at the similarity-weighted mean
   of its 10 most similar sample papers in both spaces, in their weighted-majority topic
   (``placing="neighbours"``, the default), or ``UMAP.transform`` into both spaces,
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._neighbors import umap_epochs, umap_init
-from ..layout import place_by_neighbours
+from ..space.neighbors import umap_epochs, umap_init
+from ..space.layout import place_by_neighbours
 from ..errors import InputError
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 from ..topics import merge_topics, reassign_outliers
 from ..topics.cluster import default_min_cluster_size, default_min_samples
 
@@ -42,7 +42,7 @@ OUTLIER_NEIGHBOURS = 10
 #: How the papers outside the sample are placed: ``transform`` (UMAP.transform into both spaces,
 #: hdbscan.approximate_predict, the outlier vote) or ``neighbours`` (each at the similarity-
 #: weighted mean of its 10 most similar sample papers' coordinates, in their weighted majority
-#: topic: :func:`workbench.layout.place_by_neighbours`, what an update of a review does).
+#: topic: :func:`workbench.space.layout.place_by_neighbours`, what an update of a review does).
 #: ``neighbours`` is the default: on the labelled corpora (benchmarks/sample_quality.py, 11,376
 #: papers, a 20 % sample) it kept more of the full fit's agreement with the labels (NMI -0.030
 #: against -0.054 below the full fit, seed 0) in a seventh of the time, and it needs no
@@ -93,7 +93,7 @@ def sample_positions(n: int, size: int, seed: int) -> np.ndarray:
 def _umap(n: int, dims: int, n_neighbors: int, min_dist: float, n_epochs, seed: int):
     from umap import UMAP
 
-    from .._numba_cache import enable_numba_cache
+    from .._runtime.numba_cache import enable_numba_cache
 
     enable_numba_cache()
     return UMAP(n_components=dims, n_neighbors=min(n_neighbors, n - 1), min_dist=min_dist, metric="cosine",

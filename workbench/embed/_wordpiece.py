@@ -37,7 +37,7 @@ __all__ = ["WordPieces"]
 MAX_WORDS = 2_000_000  # words remembered before the memo starts again
 
 # A process forked while another thread held an instance's lock gets it unlocked (that thread
-# is not in the child): the child embeds half of a batch of texts (workbench._halves).
+# is not in the child): the child embeds half of a batch of texts (workbench._runtime.halves).
 _INSTANCES: "weakref.WeakSet[WordPieces]" = weakref.WeakSet()
 
 

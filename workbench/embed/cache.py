@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import EmbedderError
-from ..records import bounded_text
+from ..corpus.paper import bounded_text
 from .protocol import Embedder, text_hash
 
 __all__ = ["EmbeddingCache", "embed_with_cache", "WordVectors"]
@@ -60,7 +60,7 @@ class EmbeddingCache:
         new = not self.path.exists()
         self._db = sqlite3.connect(self.path, timeout=30)
         if new:  # SQLite makes 0644: give it the user's umask (a team's shared folder)
-            from ..fsutil import default_file_mode
+            from .._runtime.fsutil import default_file_mode
 
             try:
                 os.chmod(self.path, default_file_mode())
@@ -131,8 +131,8 @@ def embed_with_cache(
     """Embed ``texts``, computing only those the cache does not hold.
 
     ``corpus=True`` says these texts are the whole corpus (corpus-relative embedders such as
-    tfidf fit on it). A text longer than :data:`~workbench.records.MAX_TEXT_CHARS` is embedded
-    by its start (:func:`~workbench.records.bounded_text`). Returns the (n, d) float32 matrix in
+    tfidf fit on it). A text longer than :data:`~workbench.corpus.paper.MAX_TEXT_CHARS` is embedded
+    by its start (:func:`~workbench.corpus.paper.bounded_text`). Returns the (n, d) float32 matrix in
     input order and stats: ``{"cached", "embedded", "seconds"}``. ``before(n)`` is called with the
     number of texts to embed before they are (not when the cache holds them all).
     """

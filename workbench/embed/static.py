@@ -23,9 +23,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .._halves import in_halves
+from .._runtime.halves import in_halves
 from ..errors import EmbedderError
-from ..fsutil import workbench_cache_dir
+from .._runtime.fsutil import workbench_cache_dir
 from .minilm import minilm_path
 from ._wordpiece import WordPieces
 from .protocol import BaseEmbedder, normalise_rows, progress_bar
@@ -108,7 +108,7 @@ class StaticEmbedder(BaseEmbedder):
 
 
 BATCH = 1024  # model2vec's batch size: the means below are computed per batch, as its are
-#: From this many texts, the second half is embedded in a second process (:mod:`workbench._halves`):
+#: From this many texts, the second half is embedded in a second process (:mod:`workbench._runtime.halves`):
 #: the token ids are Python work, ~170 us an abstract.
 SPLIT_MIN = 4_000
 KERNEL_MIN = 20_000  # texts from which the compiled means (numba) pay for loading them
@@ -204,7 +204,7 @@ def _kernel():
     """numpy's ``table[ids].mean(axis=1)`` of each text: float32 sums from 0, token by token,
     divided by the count, without building the (texts, tokens, dims) array. Compiled once
     (numba, kept on disk) and run without the GIL."""
-    from .._numba_cache import use_cache_dir
+    from .._runtime.numba_cache import use_cache_dir
 
     cache = use_cache_dir()
     import numba

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..records import bounded_text
+from ..corpus.paper import bounded_text
 from .protocol import BaseEmbedder, normalise_rows, text_hash
 
 __all__ = ["TfidfEmbedder"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..records import Paper
+from ..corpus.paper import Paper
 from .names import author_key, display_names
 from .summary import MAX_COAUTHORS
 

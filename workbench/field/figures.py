@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..palette import OUTLIER_COLOUR, PALETTE, topic_colours
+from ..space.palette import OUTLIER_COLOUR, PALETTE, topic_colours
 from .summary import FieldSummary
 from .trends import NO_YEAR, OverTime
 

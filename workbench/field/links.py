@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..records import Paper
+from ..corpus.paper import Paper
 
 __all__ = ["Citations", "Links", "coupling", "link_keys", "resolve_links", "shared_references"]
 

@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ..records import normalise_for_id
-from ..scripts import strip_marks
+from ..corpus.ids import normalise_for_id
+from ..corpus.writing_systems import strip_marks
 
 __all__ = ["author_key", "display_names", "venue_key"]
 

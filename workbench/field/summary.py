@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records import Paper
+from ..corpus.paper import Paper
 from .names import author_key, display_names, venue_key
 
 __all__ = ["MAX_COAUTHORS", "FieldSummary", "coauthor_pairs", "summarise"]

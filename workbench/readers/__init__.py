@@ -1,4 +1,4 @@
-"""Reading sources: files or folders in, :class:`~workbench.records.Paper` records out.
+"""Reading sources: files or folders in, :class:`~workbench.corpus.paper.Paper` records out.
 
 One path for every format, as in ASReview: **read** (a parser per format: bibtexparser, rispy,
 pandas, json, ElementTree) -> **clean** (column aliases declared as data, years, authors,

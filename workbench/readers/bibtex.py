@@ -33,7 +33,8 @@ from bibtexparser.middlewares import (
 )
 from bibtexparser.model import Entry
 
-from ..records import Paper, normalise_arxiv_id
+from ..corpus.paper import Paper
+from ..corpus.ids import normalise_arxiv_id
 from .bibrepair import split
 from .fields import ReadContext, record_from_mapping, resolve_columns
 from .pool import make_papers

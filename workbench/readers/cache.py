@@ -28,8 +28,8 @@ from operator import attrgetter
 from pathlib import Path
 
 from .._version import __version__
-from ..dedupe import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
-from ..records import LINK_FIELDS, Paper
+from ..dedupe.rules import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
+from ..corpus.paper import LINK_FIELDS, Paper
 from .pool import collector_paused
 from .report import FileReport
 
@@ -62,8 +62,7 @@ def code_digest(*names: str) -> str:
 
 
 #: What reading a file runs: the readers, the clean-up, titles, ids and deduplication keys.
-READING_CODE = ("readers", "records.py", "cleaning.py", "latex_pieces.py", "titles.py", "title_checks.py",
-                "phrase_scan.py", "scripts.py", "identifiers.py", "dedupe.py", "dedupe_keys.py")
+READING_CODE = ("readers", "corpus", "dedupe")
 
 
 def _digest(*parts) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..records import normalise_arxiv_id, normalise_doi
+from ..corpus.ids import normalise_arxiv_id, normalise_doi
 
 __all__ = ["openalex_key", "reference_keys", "s2_key", "work_keys"]
 

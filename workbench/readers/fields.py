@@ -16,32 +16,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any
 
-from ..dedupe import PaperKeys, remember_keys
-from ..records import (
-    MAX_TEXT_CHARS,
-    Paper,
-    derive_title,
-    normalise_arxiv_id,
-    normalise_doi,
-    normalise_for_id,
-    paper_ids,
-    text_digest,
-    title_repeats_abstract,
-)
+from ..dedupe.rules import PaperKeys, remember_keys
+from ..corpus.paper import MAX_TEXT_CHARS, Paper
+from ..corpus.titles import derive_title, title_repeats_abstract
+from ..corpus.ids import normalise_arxiv_id, normalise_doi, normalise_for_id, paper_ids, text_digest
 from .citations import reference_keys, work_keys
 from .report import FileReport
 from .values import (
-    UNKNOWN,
-    clean,
-    strip_markup,
-    _is_missing,
-    _text,
-    label_from_notes,
-    parse_label,
-    parse_pmid,
-    parse_year,
-    split_authors,
-    split_keywords,
+    UNKNOWN, clean, strip_markup, _is_missing, _text, label_from_notes, parse_label, parse_pmid,
+    parse_year, split_authors, split_keywords
 )
 
 __all__ = [

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ReaderError
-from ..records import Paper
+from ..corpus.paper import Paper
 from .fields import FIELD_ALIASES, ReadContext, build_paper, normalise_key, record_from_mapping
 
 __all__ = ["looks_like_json", "read_json", "rebuild_abstract"]

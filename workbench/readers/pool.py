@@ -29,9 +29,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from .._halves import collector_paused, workers
-from ..dedupe import PaperKeys, paper_keys, remember_keys
-from ..records import Paper
+from .._runtime.halves import collector_paused, workers
+from ..dedupe.rules import PaperKeys, paper_keys, remember_keys
+from ..corpus.paper import Paper
 from .fields import ReadContext
 
 __all__ = ["CHUNKS_PER_PROCESS", "MIN_ITEMS", "collector_paused", "make_chunks", "make_papers", "workers"]

@@ -21,18 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ReaderError
-from ..records import Paper
+from ..corpus.paper import Paper
 from .bibtex import looks_like_bibtex, read_bibtex
 from .fields import ReadContext, warn_if_huge
 from .jsonfmt import looks_like_json, read_json
-from .ris import (
-    looks_like_medline,
-    looks_like_ris,
-    looks_like_wos,
-    read_medline,
-    read_ris,
-    read_wos,
-)
+from .ris import looks_like_medline, looks_like_ris, looks_like_wos, read_medline, read_ris, read_wos
 from .seeds import looks_like_seed_text, read_seed_text
 from .tables import looks_like_table, looks_like_xlsx, read_csv, read_xlsx
 from .xmlfmt import looks_like_atom, looks_like_pubmed_xml, read_arxiv_atom, read_pubmed_xml

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import rispy
 
-from ..records import Paper
+from ..corpus.paper import Paper
 from .fields import ReadContext, build_paper, record_from_mapping, resolve_columns
 from .pool import make_papers
 

@@ -17,7 +17,10 @@ import re
 from pathlib import Path
 
 from ..errors import ReaderError
-from ..records import Paper, clean_text, derive_title, paper_ids
+from ..corpus.paper import Paper
+from ..corpus.clean import clean_text
+from ..corpus.titles import derive_title
+from ..corpus.ids import paper_ids
 
 __all__ = ["looks_like_seed_text", "read_seed_text"]
 

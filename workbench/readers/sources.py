@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .._memory import release_free_memory
+from .._runtime.memory import release_free_memory
 from ..errors import NoRecordsError, ReaderError
-from ..records import Paper
+from ..corpus.paper import Paper
 from .archives import archive_kind, members
 from .cache import RecordCache
 from . import csv_ranges
@@ -283,7 +283,7 @@ def read_sources(
     were read before with the same options are not read again, nor deduplicated again when no
     file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries;
     ``apart``: pairs (frozensets) of paper ids a person said are different, never merged."""
-    from ..dedupe import DEFAULT_THRESHOLD, deduplicate, find_duplicates
+    from ..dedupe.rules import DEFAULT_THRESHOLD, deduplicate, find_duplicates
 
     cache = RecordCache(cache) if cache is not None and not isinstance(cache, RecordCache) else cache
     report, papers, origin, keys = ReadReport(), [], [], []

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from functools import partial
 
 from ..errors import ReaderError
-from ..records import Paper
+from ..corpus.paper import Paper
 from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
 from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows, row_spans, skip_extra_values

@@ -13,8 +13,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..cleaning import has_parser_markup
-from ..records import clean_text
+from ..corpus.clean import has_parser_markup
+from ..corpus.clean import clean_text
 
 __all__ = [
     "clean",
@@ -56,7 +56,7 @@ def strip_markup(text: str) -> str:
 
 
 def clean(text: Any) -> str:
-    """:func:`~workbench.records.clean_text`; text with real LaTeX markup is converted once per
+    """:func:`~workbench.corpus.clean.clean_text`; text with real LaTeX markup is converted once per
     distinct text (the same abstract from Scopus, WoS and PubMed is parsed once)."""
     if not text:
         return ""

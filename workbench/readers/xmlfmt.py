@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 from ..errors import ReaderError
-from ..records import Paper
+from ..corpus.paper import Paper
 from .fields import ReadContext, build_paper
 from .pool import make_papers
 

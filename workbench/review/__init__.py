@@ -19,7 +19,7 @@ loads it back as a :class:`Review`. The folder holds::
     report/               the report and the exports
 
 A save writes a new generation beside the current one and switches to it in the same store
-transaction that records its topics (see :mod:`workbench.folder`): an interrupted build or
+transaction that records its topics (see :mod:`workbench.review._folder`): an interrupted build or
 refit leaves the previous review whole, and never a mix of the two.
 
 Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open`` (opening),
@@ -32,7 +32,7 @@ a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_pris
 review's report).
 """
 
-from ._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
+from .build._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking
@@ -42,7 +42,7 @@ from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
 from ._text import document_text
 from ._update import NEW_SINCE, DuplicateFound, UpdateReport, update
-from .report import write_report
+from .report._write import write_report
 
 __all__ = [
     "DEFAULT_REVIEW",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..dedupe import DEFAULT_THRESHOLD, first_author_key, paper_keys
+from ..dedupe.rules import DEFAULT_THRESHOLD, first_author_key, paper_keys
 
 __all__ = ["DuplicateCandidate", "candidates"]
 

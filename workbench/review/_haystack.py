@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from ..errors import ReviewError
-from ..fsutil import default_file_mode
+from .._runtime.fsutil import default_file_mode
 
 if TYPE_CHECKING:
     from ._review import Review

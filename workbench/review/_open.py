@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .. import folder as files
+from . import _folder as files
 from ..errors import ReviewError, WorkbenchError
-from ._build import DEFAULT_REVIEW, FORMAT_VERSION, build
+from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
 from ._text import read_papers
 

@@ -33,7 +33,7 @@ from pathlib import PurePath
 
 from .. import team
 from ..errors import InputError
-from ..records import FULL_TEXT, TITLE_ABSTRACT
+from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 
 __all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update"]
 

@@ -13,10 +13,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import folder as files
+from . import _folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
-from ..records import OUTLIER, Paper
+from ..corpus.paper import OUTLIER, Paper
 from . import _haystack, _screening, _search, _stopping, _text, _themes, _typical
 from ._field import FieldReview
 from ._living import LivingReview
@@ -395,6 +395,6 @@ class Review(TeamReview, FieldReview, LivingReview):
         ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
         title (kept in the store, like ``workbench title``); ``prisma``: the PRISMA counts and
         diagram (None: for a systematic review, see ``report.write_report``). Returns what was written."""
-        from .report import write_report
+        from .report._write import write_report
 
         return write_report(self, folder, image=image, reviewer=reviewer, title=title, prisma=prisma)

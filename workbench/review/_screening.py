@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import team
 from ..errors import InputError
-from ..records import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT
 from ..screening import MODELS, Features, Ranker, get_model
 from ..store import ScreeningRecord
 from ._tfidf_cache import load_or_build

@@ -85,9 +85,9 @@ def query_terms(query: str) -> list[str]:
     """The terms of a search query worth matching: lower-case words without stop words, quoted
     phrases (``"reward model"``) as one term each, and the character bigrams of Chinese,
     Japanese and Korean (written without spaces between words; see
-    :func:`workbench.scripts.search_terms`)."""
+    :func:`workbench.corpus.writing_systems.search_terms`)."""
     from ..topics import stop_words
-    from ..scripts import search_terms
+    from ..corpus.writing_systems import search_terms
 
     return search_terms(query, frozenset(stop_words()))
 
@@ -111,7 +111,7 @@ def keyword_search(review: Review, query: str) -> list[str]:
 def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
-    from ..scripts import TermFinder
+    from ..corpus.writing_systems import TermFinder
     from ._haystack import candidates
 
     terms = query_terms(query)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cleaning import clean_text
+from ..corpus.clean import clean_text
 from ..errors import InputError
 from ..readers import FIELD_ALIASES
-from ..records import Paper
+from ..corpus.paper import Paper
 from ..screening import MODELS, Simulation, get_model, simulate
 from ._text import document_text
 
@@ -101,7 +101,7 @@ def read_labelled(path, label_column: str = "label_included") -> tuple[list[str]
 
 def _embed(texts: list[str], embedder: str) -> np.ndarray:
     from ..embed import EmbeddingCache, embed_with_cache, get_embedder
-    from ..fsutil import workbench_cache_dir
+    from .._runtime.fsutil import workbench_cache_dir
 
     with EmbeddingCache(workbench_cache_dir() / "embeddings.sqlite") as cache:
         vectors, _ = embed_with_cache(texts, get_embedder(embedder), cache, corpus=True)

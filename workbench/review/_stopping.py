@@ -16,11 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..screening import (
-    RemainingEstimate,
-    ScreeningHistory,
-    StoppingAdvice,
-    estimate_remaining,
-    stopping_advice,
+    RemainingEstimate, ScreeningHistory, StoppingAdvice, estimate_remaining, stopping_advice
 )
 from ._screening import RELEVANT, Decided
 

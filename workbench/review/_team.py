@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import team
 from ..errors import InputError
-from ..records import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
 from . import _prisma, _screening
 from ._screening import final_decisions
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..records import LINK_FIELDS, STORED_FIELDS, Paper, title_repeats_abstract
+from ..corpus.paper import LINK_FIELDS, STORED_FIELDS, Paper
+from ..corpus.titles import title_repeats_abstract
 
 __all__ = ["StoredTexts", "document_text", "parquet_embeddings", "read_papers"]
 
@@ -54,7 +55,7 @@ class StoredTexts:
     def whole_file(self, papers) -> Path | None:
         """This file, when ``papers`` are exactly its papers in order (paper ``k`` read from line
         ``k``, no blank line between) and it is still at its path, as long as it was when read;
-        else None (see :func:`workbench.records.stored_file`)."""
+        else None (see :func:`workbench.corpus.paper.stored_file`)."""
         if len(papers) != len(self._ids) or not len(papers) or self._starts[0] != 0:
             return None
         if not np.array_equal(self._starts[1:], self._ends[:-1]):
@@ -140,7 +141,7 @@ def parquet_embeddings(review):
     """The papers' embeddings from a Dask build's Parquet cache (None when one is missing)."""
     from ..distributed import ParquetCache
     from ..embed import text_hash
-    from ..records import bounded_text
+    from ..corpus.paper import bounded_text
 
     where = review.manifest["embedding_cache"]
     embedder = review.manifest["embedder"]

@@ -79,7 +79,7 @@ def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer
     With ``save`` the new topics are shown only once they are saved: if saving fails, the
     review (in memory and on disk) keeps its previous topics and the error says so.
     """
-    from ._build import save as save_review
+    from .build._build import save as save_review
 
     new = copy.copy(review)
     new.model_labels, new.model_topics, new.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_

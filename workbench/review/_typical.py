@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._reuse import BuildCache, digest
+from .build._reuse import BuildCache, digest
 
 __all__ = ["MEMO", "remember", "typical_papers"]
 

@@ -7,7 +7,7 @@ merges those into the existing paper: its id, decisions, tags, notes, topic and 
 stay; the new source is recorded among its ``sources`` and the record's id among its
 ``aliases``. Pairs a person said are different papers (``Store.duplicate_verdicts``) are never
 merged. The other records are new papers: embedded through the review's cache in the old papers'
-space and placed without refitting anything (:func:`workbench.layout.place_by_neighbours`: each
+space and placed without refitting anything (:func:`workbench.space.layout.place_by_neighbours`: each
 at the similarity-weighted mean of its 10 most similar old papers' map position and 5-d
 clustering space, in the weighted majority of their topics and fine topics). The old papers'
 positions, topic numbers, names and colours do not change. New papers get the tag
@@ -33,15 +33,15 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
+from ..dedupe.rules import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
-from ..layout import place_by_neighbours
+from ..space.layout import place_by_neighbours
 from ..readers import read_sources
-from ..records import Paper
+from ..corpus.paper import Paper
 from . import _provenance
-from ._build import DEFAULT_REVIEW, save
+from .build._build import DEFAULT_REVIEW, save
 from ._open import open_review
-from ._reuse import BuildCache, digest
+from .build._reuse import BuildCache, digest
 from ._text import document_text
 
 __all__ = ["NEW_SINCE", "UPDATE_REVIEWER", "DuplicateFound", "UpdateReport", "match_existing", "update"]

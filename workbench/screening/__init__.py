@@ -51,15 +51,8 @@ from ._models import DEFAULT_MODEL, MODELS, ModelSpec, get_model
 from ._ranker import Explanation, Ranker, as_features, top_n
 from ._simulate import DEFAULT_RULES, Run, Simulation, asreview_priors, simulate, stopping_points
 from ._stopping import (
-    RemainingEstimate,
-    ScreeningHistory,
-    StoppingAdvice,
-    estimate_remaining,
-    hypergeometric_test,
-    irrelevant_in_a_row,
-    min_ranked_p,
-    ranked_p_values,
-    stopping_advice,
+    RemainingEstimate, ScreeningHistory, StoppingAdvice, estimate_remaining, hypergeometric_test,
+    irrelevant_in_a_row, min_ranked_p, ranked_p_values, stopping_advice
 )
 
 __all__ = [

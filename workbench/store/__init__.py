@@ -20,31 +20,16 @@ its inclusion criteria, exclusion reasons and sources (with their search provena
 """
 
 from ._errors import (
-    AmbiguousPaperError,
-    AnnotationInputError,
-    NotAStoreError,
-    StoreError,
-    StoreVersionError,
-    UndoConflictError,
-    UnknownPaperError,
+    AmbiguousPaperError, AnnotationInputError, NotAStoreError, StoreError, StoreVersionError,
+    UndoConflictError, UnknownPaperError
 )
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
 from ._export import FORMATS
 from ._reports import (
-    DECISIONS,
-    Decision,
-    DuplicateVerdict,
-    ExclusionReason,
-    Final,
-    HistoryEntry,
-    ImportReport,
-    Note,
-    Source,
-    SyncReport,
-    Tag,
-    TopicReport,
+    DECISIONS, Decision, DuplicateVerdict, ExclusionReason, Final, HistoryEntry, ImportReport,
+    Note, Source, SyncReport, Tag, TopicReport
 )
 from ._open import read_only_reason
 from ._schema import DB_NAME, SCHEMA_VERSION

@@ -3,7 +3,7 @@
 Each public function here is one user action: it opens an :class:`Action`, writes through it
 (so the history records before and after), and commits. Paper ids are already resolved.
 A tag is kept per reviewer (two reviewers' same tag on a paper are two rows, so blind mode can
-show each only their own); a decision belongs to a stage (:data:`~workbench.records.STAGES`).
+show each only their own); a decision belongs to a stage (:data:`~workbench.corpus.paper.STAGES`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import secrets
 import sqlite3
 import unicodedata
 
-from ..records import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT
 from ._errors import AnnotationInputError
 from ._history import Action
 from ._reports import Decision, Note

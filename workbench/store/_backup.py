@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..fsutil import default_file_mode, fsync_path
+from .._runtime.fsutil import default_file_mode, fsync_path
 from ._errors import NotAStoreError, StoreError
 
 __all__ = ["BACKUP_DIR", "KEEP", "Snapshot", "check_snapshot", "restore_into", "snapshot",

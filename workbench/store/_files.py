@@ -6,7 +6,7 @@ switch is one undoable action: its history holds the ``generation`` row of ``met
 after) and the run's ``topic_runs`` row, so one undo names the previous files again and deletes
 the run, which makes the previous run the latest (its assignments are kept, see
 ``_topics.KEEP_RUNS``) with every human edit laid over it as before. The undo is refused while
-the previous files are gone (``workbench.folder.tidy`` keeps the newest few).
+the previous files are gone (``workbench.review._folder.tidy`` keeps the newest few).
 """
 
 from __future__ import annotations

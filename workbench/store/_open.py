@@ -15,18 +15,11 @@ import sqlite3
 import urllib.parse
 from pathlib import Path
 
-from ..fsutil import default_file_mode, fsync_path
+from .._runtime.fsutil import default_file_mode, fsync_path
 from ._errors import NotAStoreError, StoreError, StoreVersionError
 from ._schema import (
-    APPLICATION_ID,
-    BUSY_TIMEOUT_S,
-    DB_NAME,
-    EXPECTED_TABLES,
-    RESTORE_HINT,
-    SCHEMA,
-    SCHEMA_VERSION,
-    migrate,
-    statements,
+    APPLICATION_ID, BUSY_TIMEOUT_S, DB_NAME, EXPECTED_TABLES, RESTORE_HINT, SCHEMA, SCHEMA_VERSION,
+    migrate, statements
 )
 
 __all__ = ["connect", "read_only_reason"]

@@ -34,7 +34,7 @@ def check_id(value, where: str = "") -> str:
     if not isinstance(value, str) or not ID_RE.fullmatch(value):
         raise AnnotationInputError(
             f"{where}paper id {value!r} is not usable: expected 12 lower-case hexadecimal "
-            "characters (workbench.records.paper_id)"
+            "characters (workbench.corpus.ids.paper_id)"
         )
     return value
 
@@ -102,7 +102,7 @@ def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict], k
 
     A row's ``aliases`` (other ids of the same paper) carry annotations over to its id.
     ``key``: what the rows are a function of (a digest of the sources the caller read them from,
-    see ``review._build``). When the last sync of this store, by any workbench version, was
+    see ``review.build._build``). When the last sync of this store, by any workbench version, was
     made with the same key, the store holds these rows already and they are not read (a
     rebuild of unchanged sources: 50,000 rows cost ~1.5 s): only their annotations' carrying
     over is looked at again. Nothing but a sync writes a paper's metadata or puts it into the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import DECISIONS, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, TITLE_ABSTRACT
 
 __all__ = [
     "DECISIONS",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..records import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT
 from . import _annotations as ann
 from . import _stages, _vocab
 from ._guard import guarded, writes

@@ -13,7 +13,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..records import DECISIONS
+from ..corpus.paper import DECISIONS
 from ._errors import StoreError, StoreVersionError
 from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
 from ._schema_v5 import SCHEMA_V5, TABLES_V5

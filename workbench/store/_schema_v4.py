@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..records import DECISIONS, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, STAGES, TITLE_ABSTRACT
 
 __all__ = ["SCHEMA_V4", "TABLES_V4", "rewrite_history"]
 

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from numbers import Number, Real
 
-from ..records import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT
 from . import _annotations as ann
 from ._errors import AnnotationInputError
 from ._guard import guarded, writes

@@ -1,6 +1,6 @@
 """Screening stages and final decisions.
 
-A decision belongs to a stage (:data:`~workbench.records.STAGES`): title and abstract, then the
+A decision belongs to a stage (:data:`~workbench.corpus.paper.STAGES`): title and abstract, then the
 full text of the papers included there. :func:`check_stage_decision` says what each stage
 accepts. A final decision settles a paper at a stage (a resolved conflict): one row per paper
 and stage in ``final_decisions``, written as one action that one undo takes back.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..records import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
 from ._errors import AnnotationInputError
 from ._history import Action
 from ._reports import Final

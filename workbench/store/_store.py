@@ -14,7 +14,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 
-from ..fsutil import refuse_network_filesystem
+from .._runtime.fsutil import refuse_network_filesystem
 from . import _backup, _connection, _destination, _files, _history, _import, _papers
 from . import _topics, _vocab
 from . import _settings as settings_log

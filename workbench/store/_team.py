@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..records import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT
 from . import _settings as settings_log
 from . import _sources, _stages, _verdicts
 from ._errors import AnnotationInputError, UnknownPaperError

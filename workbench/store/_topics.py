@@ -15,7 +15,7 @@ import numbers
 import sqlite3
 from collections.abc import Mapping
 
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 from ._errors import AnnotationInputError, StoreError
 from ._history import Action
 from ._reports import TopicReport

@@ -9,28 +9,13 @@ widgets can all call them. matplotlib is imported only when a diagram is drawn.
 from __future__ import annotations
 
 from .agreement import (
-    AgreementReport,
-    PairAgreement,
-    Statistic,
-    agreement,
-    cohen_kappa,
-    gwet_ac1,
-    nominal_alpha,
-    pair_agreement,
-    raw_agreement,
+    AgreementReport, PairAgreement, Statistic, agreement, cohen_kappa, gwet_ac1, nominal_alpha,
+    pair_agreement, raw_agreement
 )
 from .blind import PaperView, training_decisions, visible_to
 from .conflicts import (
-    AGREED,
-    AWAITING,
-    CONFLICT,
-    RESOLVED,
-    STATUSES,
-    FinalDecision,
-    PaperStatus,
-    Screening,
-    classify,
-    resolve,
+    AGREED, AWAITING, CONFLICT, RESOLVED, STATUSES, FinalDecision, PaperStatus, Screening,
+    classify, resolve
 )
 from .flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, exclusion_reason, prisma_counts
 from .prisma import OtherMethods, PrismaCheckError, PrismaCounts, write_diagram

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from ..fsutil import atomic_write_text
+from .._runtime.fsutil import atomic_write_text
 from .prisma import PrismaCounts
 
 FONT_PT = 9

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from ..errors import InputError
-from ..records import DECISIONS
+from ..corpus.paper import DECISIONS
 from .votes import as_votes, by_paper
 
 __all__ = [

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..records import DECISIONS
+from ..corpus.paper import DECISIONS
 from .votes import Vote, as_votes, by_paper
 
 __all__ = [

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
-from ..records import NOT_RETRIEVED  # the full-text reason: the report could not be obtained
+from ..corpus.paper import NOT_RETRIEVED  # the full-text reason: the report could not be obtained
 from .conflicts import PaperStatus, Screening
 from .prisma import OtherMethods, PrismaCounts
 

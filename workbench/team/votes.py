@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..records import DECISIONS
+from ..corpus.paper import DECISIONS
 
 __all__ = ["Vote", "as_votes", "by_paper"]
 

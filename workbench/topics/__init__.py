@@ -18,30 +18,13 @@ modules, in the order a fit runs them:
 
 from .cluster import MIN_PAPERS_FOR_BERTOPIC, reassign_outliers
 from .ctfidf import (
-    COUNT_COLUMNS,
-    TermCounts,
-    Weighing,
-    best_words,
-    ctfidf_words,
-    merged_words,
-    summed,
-    term_buckets,
-    topic_term_counts,
-    topic_totals,
-    weighing,
+    COUNT_COLUMNS, TermCounts, Weighing, best_words, ctfidf_words, merged_words, summed,
+    term_buckets, topic_term_counts, topic_totals, weighing
 )
 from .hierarchy import MERGE_VARIANCE, MIN_MERGED_TOPICS, merge_topics, ward_merges
 from .labels import (
-    FREQUENT_WORDS,
-    LABEL_BETA,
-    candidate_words,
-    common_words,
-    frequent_words,
-    rank_hits,
-    rank_words,
-    readable_label,
-    stop_words,
-    word_hits,
+    FREQUENT_WORDS, LABEL_BETA, candidate_words, common_words, frequent_words, rank_hits,
+    rank_words, readable_label, stop_words, word_hits
 )
 from .model import TopicModel, seed_labelings
 from .represent import LABEL_WORDS, representatives, topic_frame

@@ -1,9 +1,9 @@
 """The clustering: which papers belong together, before any words or labels.
 
 Seeded UMAP takes the embeddings to a few dimensions (5) from the cosine nearest-neighbour graph
-:mod:`workbench._neighbors` computes once per process (the map's UMAP starts from the same
+:mod:`workbench.space.neighbors` computes once per process (the map's UMAP starts from the same
 graph); HDBSCAN finds dense topics there and leaves the rest as outliers
-(:data:`~workbench.records.OUTLIER`); :func:`reassign_outliers` then gives every outlier a
+(:data:`~workbench.corpus.paper.OUTLIER`); :func:`reassign_outliers` then gives every outlier a
 topic, by a vote of its nearest assigned neighbours or by the nearest topic centroid.
 
 Below :data:`MIN_PAPERS_FOR_BERTOPIC` papers UMAP and HDBSCAN have too little to work with:
@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 
 __all__ = [
     "MIN_PAPERS_FOR_BERTOPIC",
@@ -66,8 +66,8 @@ def umap_space(embeddings: np.ndarray, n_neighbors: int, n_components: int, n_ep
     """The seeded UMAP space HDBSCAN clusters in (float32, ``n_components`` columns)."""
     from umap import UMAP
 
-    from .._neighbors import nearest_neighbors, umap_epochs, umap_init
-    from .._numba_cache import enable_numba_cache
+    from ..space.neighbors import nearest_neighbors, umap_epochs, umap_init
+    from .._runtime.numba_cache import enable_numba_cache
 
     enable_numba_cache()
     n = len(embeddings)
@@ -91,7 +91,7 @@ def umap_space(embeddings: np.ndarray, n_neighbors: int, n_components: int, n_ep
 
 
 def hdbscan_topics(reduced: np.ndarray, min_cluster_size: int, min_samples: int, selection: str) -> np.ndarray:
-    """HDBSCAN's topic of each paper in the UMAP space (:data:`~workbench.records.OUTLIER` for none)."""
+    """HDBSCAN's topic of each paper in the UMAP space (:data:`~workbench.corpus.paper.OUTLIER` for none)."""
     from hdbscan import HDBSCAN
 
     clusterer = HDBSCAN(
@@ -121,7 +121,7 @@ def topic_centroids(embeddings: np.ndarray, labels: np.ndarray) -> tuple[list[in
 
 def reassign_outliers(embeddings: np.ndarray, labels: np.ndarray, reduced: np.ndarray | None = None,
                       strategy: str = "embeddings", n_neighbors: int = 10) -> np.ndarray:
-    """Give every outlier (:data:`~workbench.records.OUTLIER`) a topic.
+    """Give every outlier (:data:`~workbench.corpus.paper.OUTLIER`) a topic.
 
     ``"embeddings"``: the topic whose mean embedding is most similar (BERTopic's embeddings
     strategy with threshold 0). ``"neighbors"``: the most common topic among its

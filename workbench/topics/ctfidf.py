@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..scripts import tokens
+from ..corpus.writing_systems import tokens
 from .labels import stop_words
 from .represent import documents
 

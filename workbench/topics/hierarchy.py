@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 
 __all__ = ["MIN_MERGED_TOPICS", "MERGE_VARIANCE", "ward_merges", "merge_topics", "hierarchy_frame"]
 

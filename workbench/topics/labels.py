@@ -3,7 +3,7 @@
 A topic's candidate words are BERTopic's (KeyBERT-inspired picks from the c-TF-IDF vocabulary)
 and its top c-TF-IDF words (:func:`candidate_words`). Words are those of any script; Chinese
 and Japanese characters are tokens of their own, so their topic words are character n-grams of
-the text (:mod:`workbench.scripts`). They are ranked by how well each finds the
+the text (:mod:`workbench.corpus.writing_systems`). They are ranked by how well each finds the
 topic's papers (:func:`rank_words`: F1 for the topic's words, F0.5 for its label, so a label
 word is found in the topic more than elsewhere), and the label is the first three that are new
 words, not shared by most topics, not made only of the corpus's 20 most common words or their
@@ -21,7 +21,7 @@ from typing import Collection, Sequence
 
 import numpy as np
 
-from ..scripts import has_unspaced, join_cjk, words as word_tokens
+from ..corpus.writing_systems import has_unspaced, join_cjk, words as word_tokens
 
 __all__ = ["SCHOLARLY_STOP_WORDS", "FREQUENT_WORDS", "LABEL_BETA", "stop_words", "readable_label", "common_words",
            "frequent_words", "candidate_words", "rank_words", "word_hits", "rank_hits", "topic_text", "WORD_SAMPLE"]

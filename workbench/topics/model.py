@@ -24,16 +24,10 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 from .cluster import (
-    MIN_PAPERS_FOR_BERTOPIC,
-    agglomerative_topics,
-    default_min_cluster_size,
-    default_min_samples,
-    hdbscan_topics,
-    reassign_outliers,
-    small_corpus,
-    umap_space,
+    MIN_PAPERS_FOR_BERTOPIC, agglomerative_topics, default_min_cluster_size, default_min_samples,
+    hdbscan_topics, reassign_outliers, small_corpus, umap_space
 )
 from .hierarchy import MERGE_VARIANCE, hierarchy_frame, merge_topics
 from .represent import EmbedWords, documents, represent, seeded

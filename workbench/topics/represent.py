@@ -22,19 +22,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._memory import release_free_memory
-from ..records import OUTLIER, bounded_text
-from ..scripts import join_cjk, tokens
+from .._runtime.memory import release_free_memory
+from ..corpus.paper import OUTLIER, bounded_text
+from ..corpus.writing_systems import join_cjk, tokens
 from .labels import (
-    candidate_words,
-    common_words,
-    frequent_words,
-    LABEL_BETA,
-    rank_hits,
-    readable_label,
-    stop_words,
-    topic_text,
-    word_hits,
+    candidate_words, common_words, frequent_words, LABEL_BETA, rank_hits, readable_label,
+    stop_words, topic_text, word_hits
 )
 from .shims import import_bertopic
 from .terms import document_terms

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..records import OUTLIER
+from ..corpus.paper import OUTLIER
 
 __all__ = ["topic_stability", "mean_pairwise_ari"]
 

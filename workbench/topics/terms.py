@@ -4,7 +4,7 @@ BERTopic's c-TF-IDF vectorises each topic's papers joined into one document, so 
 build, a refit, "Show themes") tokenises the whole corpus again, and the joined documents of
 topics holding one non-ASCII paper go through the slow any-script tokenizer. :class:`DocumentTerms`
 counts each paper's unigrams and bigrams once, as the labels' ``CountVectorizer`` does (lower
-case, :func:`workbench.scripts.tokens`, stop words dropped before bigrams are made), and
+case, :func:`workbench.corpus.writing_systems.tokens`, stop words dropped before bigrams are made), and
 :meth:`DocumentTerms.topic_counts` gives BERTopic the matrix it would have counted for any
 partition into topics: the rows of a topic's papers summed, plus the bigrams joining makes
 (the last word of one paper with the first of the next), the terms found in fewer topics than
@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .._memory import release_free_memory
-from ..scripts import tokens
+from .._runtime.memory import release_free_memory
+from ..corpus.writing_systems import tokens
 from .labels import stop_words
 
 __all__ = ["DocumentTerms", "counted_elsewhere", "document_terms", "texts_key"]
@@ -204,7 +204,7 @@ class DocumentTerms:
 
 _last: tuple[str, DocumentTerms] | None = None
 #: Where the matrix of a corpus may be counted already, in another process (a build's second
-#: process, ``review._words_beside``): called with the corpus's :func:`texts_key` before its
+#: process, ``review.build._words_beside``): called with the corpus's :func:`texts_key` before its
 #: texts are counted here, it gives their :class:`DocumentTerms`, or None (then counted here).
 counted_elsewhere: Callable[[str], DocumentTerms | None] | None = None
 

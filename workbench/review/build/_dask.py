@@ -1,0 +1,100 @@
+"""Building a review on Dask (:mod:`workbench.distributed`), saved as any build is saved.
+
+The stages run on the cluster's workers; what they return becomes a :class:`Review` and is
+saved by :func:`~workbench.review.build._build.save`: the files into a new generation folder, then one
+store transaction naming it. A build that fails or is interrupted before that leaves the review
+as it was. ``build.json`` says how the review was built (``"dask"``: workers, partitions, the
+sample) and where its embeddings are (``embedding_cache``), which :meth:`Review.embeddings` reads.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import suppress
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from ..._version import __version__
+from ...embed import get_embedder
+from .. import _provenance, _typical
+from .._review import Review
+from .._text import document_text, read_papers
+
+__all__ = ["build_with_dask"]
+
+PLACED = {"neighbours": "each paper placed by its 10 most similar sample papers",
+          "transform": "UMAP.transform, HDBSCAN approximate_predict"}
+
+
+def _say(progress: bool):
+    def say(line: str) -> None:
+        if progress:
+            print(line, file=sys.stderr, flush=True)
+    return say
+
+
+def build_with_dask(sources, path: Path, client, embedder, seed: int, input_format, progress: bool,
+                    provenance=None, partition_size: int | None = None, sample_size: int | None = None,
+                    **topic_params) -> Review:
+    """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
+    as :func:`workbench.build` takes it, checked against the files read before the long stages,
+    recorded with each file's counts (duplicates merged across partitions included)."""
+    from ...distributed import CACHE_DIR, build_on_dask, dask_client, describe
+    from ._build import BuildReport, save
+
+    emb = get_embedder(embedder, progress=False)
+    say = _say(progress)
+    sizes = {k: v for k, v in (("partition_size", partition_size), ("sample_size", sample_size)) if v}
+    start = time.perf_counter()
+    with dask_client(client) as connected:
+        say(describe(connected))
+        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
+                              input_format=input_format, say=say, bars=progress,
+                              after_read=lambda report: _provenance.source_rows(report, provenance),
+                              **sizes, **topic_params)
+    manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
+    try:  # the papers' abstracts stay in the file (read through it once it is removed)
+        papers = read_papers(built.papers_file)
+        review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
+                        built.fine_labels, embedder=emb)
+        t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
+        saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
+    finally:
+        with suppress(OSError):
+            built.papers_file.unlink()
+    manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
+    manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
+    review.last_save = saved
+    if np.array_equal(review.labels, built.labels):  # no human edit laid over them
+        _typical.remember(review, 2, {t: [papers[r].id for r in rows] for t, rows in built.typical.items()})
+    review.build_report = BuildReport(read=built.report, save=saved)
+    return review
+
+
+def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Path) -> dict:
+    """build.json of a Dask build: the single-machine fields, and how it was distributed."""
+    count = int((built.topic_info.topic >= 0).sum())
+    return {
+        "format_version": 1,
+        "workbench_version": __version__,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sources": [str(s) for s in sources],
+        "read_report": built.report.lines(),
+        "n_papers": built.n_papers,
+        "embedder": {"name": emb.name, "version": emb.version, "dims": built.dims},
+        "embed_stats": {k: built.embed_stats[k] for k in ("cached", "embedded")}
+        | {"seconds": built.timings.get("embed", 0.0)},
+        "embedding_cache": {"format": "parquet", "path": str(cache_dir)},
+        "seed": seed,
+        "topic_params": dict(topic_params),
+        "topics": {"method": "bertopic-sample", "count": count,
+                   "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
+                            f"for the rest ({PLACED[built.sample.get('placing', 'transform')]})"
+                            if built.sample["size"] < built.n_papers else "")},
+        "map": {"method": "umap-sample" if built.sample["size"] < built.n_papers else "umap"},
+        "dask": {"workers": built.workers, "partitions": built.n_partitions, "sample": built.sample},
+        "timings": dict(built.timings),
+    }

@@ -1,0 +1,345 @@
+"""The screening queue: one paper at a time, filters, keyboard shortcuts, progress.
+
+Plain Python, no ipywidgets. Every action goes straight to the :class:`Session` (and so to
+the store); the queue only remembers which paper is showing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
+from ..review import KEYWORD, NEW_SINCE, SearchHit
+from .conflicts import TeamQueue, Vote
+from .session import Session, query_terms
+from .teamwork import check_stage
+from .text import authors_line, citations_html, escape, highlight
+
+__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS"]
+
+# "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve; besides
+# these, "new since YYYY-MM-DD" (the papers updates brought since then that you have not decided;
+# "new": since the latest update)
+FILTERS = ("undecided", "all", "untagged", "sent", *DECISIONS, "conflicts")
+# "relevance": most likely relevant first (a model refitted after every decision; random
+# before the first include and exclude); "one per topic": the topics in turn; "map": topic by
+# topic in map order.
+ORDERS = ("relevance", "one per topic", "random", "map")
+
+# key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
+KEYS = {
+    "j": ("next", None),
+    "ArrowRight": ("next", None),
+    "k": ("previous", None),
+    "ArrowLeft": ("previous", None),
+    "i": ("decide", "include"),
+    "e": ("decide", "exclude"),
+    "m": ("decide", "maybe"),
+    "u": ("undo", None),
+    **{str(n): ("tag_number", n) for n in range(1, 10)},
+}
+
+
+@dataclass
+class Card:
+    """What the screen shows for one paper; ``abstract_html`` is escaped and highlighted."""
+
+    id: str
+    title_html: str
+    authors: str
+    year: int | None
+    collection: str
+    topic: int
+    topic_label: str
+    abstract_html: str
+    tags: list[str]
+    decision: str | None
+    reason: str | None
+    notes: list[str]
+    position: int
+    total: int
+    match: str = ""  # how the search found it: "keyword, 3 matches" ("": no search)
+    rank: int | None = None  # its place in the model's ranking of the undecided papers
+    score: float | None = None  # the model's score (higher: more likely relevant)
+    why: str = ""  # why the queue puts it here (escaped)
+    stage: str = TITLE_ABSTRACT
+    votes: list[Vote] = field(default_factory=list)  # every vote this reviewer may see, own first
+    final: str | None = None  # the final decision (a resolved conflict)
+    final_reason: str | None = None
+    resolved_by: str | None = None
+    citations: str = ""  # "cites N / cited by M in this review" with the papers (HTML, escaped)
+    new_since: str | None = None  # the date of the update that brought it ("new since DATE")
+
+
+class ScreeningQueue(TeamQueue):
+    """Papers to screen, filtered and ordered, at one stage.
+
+    Parameters
+    ----------
+    session : Session
+    show : one of ``FILTERS`` ("undecided" by default; "sent": the papers 01 sent here), or
+        "new since YYYY-MM-DD" / "new" (the papers updates brought, undecided; see ``new_filter``)
+    topic : int or None
+    search : str, keywords that must all appear (and are highlighted)
+    order : one of ``ORDERS``; default "relevance" once the reviewer has an include and an
+        exclude, else "one per topic"
+    stage : "title_abstract" (default) or "full_text" (the papers included at title/abstract;
+        include, exclude with a reason, or "not retrieved"; map order)
+
+    The queue's papers are fixed when the filters are applied: a paper decided in an
+    "undecided" queue stays in it (go back with ``k`` to see or change its decision) until the
+    filters are applied again. In a ranked order every decision refits the model and reorders
+    the papers after the current one; each decision records the rank and score it was shown.
+    """
+
+    def __init__(self, session: Session, show: str = "undecided", topic: int | None = None, search: str = "",
+                 order: str | None = None, stage: str = TITLE_ABSTRACT):
+        self.session = session
+        self.stage = check_stage(stage)
+        self.show = show
+        self.topic = topic
+        self.search = search
+        self.order = order or "relevance"
+        self.ranking = None  # the workbench.review.Ranking the order came from (None: map order)
+        self.matches: dict[str, int] = {}  # id -> matches of the search's terms
+        self.position = 0
+        self.ids: list[str] = []
+        self._candidates: list[str] = []  # the filters' papers, in map order
+        self.sent_what = ""  # where the "sent" papers came from
+        self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
+        self.last = ""  # what the last action did, in words
+        if self.stage == FULL_TEXT:
+            self.order = "map"
+        elif order is None and session.rank().mode != "ranked":
+            self.order = "one per topic"
+        self.refilter(show)
+
+    # ------------------------------------------------------------------ filtering
+
+    def refilter(self, show: str | None = None, topic: int | None | str = "keep", search: str | None = None,
+                 order: str | None = None) -> int:
+        """Apply new filters or a new order (omitted ones stay); returns the queue length."""
+        if show is not None:
+            self.show = show if show in FILTERS else self.new_filter(show)
+        if order is not None:
+            if order not in ORDERS:
+                raise InputError(f"order {order!r}; expected one of {', '.join(ORDERS)}")
+            self.order = order
+        if topic != "keep":
+            self.topic = None if topic in (None, "", "all") else int(topic)
+        if search is not None:
+            self.search = search
+        keep = self._filtered(self.session.frame())
+        if self.topic is not None:
+            keep = keep[keep.topic == self.topic]
+        self.matches = self.session.search(self.search, semantic=False).matches if self.search.strip() else {}
+        if self.search.strip():
+            keep = keep[keep.id.isin(set(self.matches))]
+        current = self.current_id
+        self._candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        unranked = self.order == "map" or self.stage == FULL_TEXT or self.show == "conflicts"
+        self.ranking = None if unranked else self.session.rank(by_topic=self.order == "one per topic")
+        self.ids = self._ordered(self._candidates)
+        self.position = self.ids.index(current) if current in self.ids else 0
+        return len(self.ids)
+
+    def _ordered(self, ids: list[str]) -> list[str]:
+        """``ids`` (in map order) in the queue's order."""
+        ranking = self.ranking
+        if ranking is None or not ids:
+            return list(ids)
+        rows = np.asarray(self.session.rows_of(ids))
+        waiting = ranking.queue[rows]  # undecided papers come before decided ones
+        if self.order == "random" or ranking.scores is None:
+            key = np.random.default_rng(ranking.seed).permutation(len(ranking.queue))[rows].astype(float)
+        else:
+            key = -ranking.scores[rows]
+        order = np.lexsort((rows, key, ~waiting))
+        if self.order == "one per topic":  # the topics in turn, each topic's papers in that order
+            topics = np.asarray(self.session.saved.labels)[rows[order]]
+            turn = np.zeros(len(order), dtype=int)
+            for t in np.unique(topics):
+                turn[topics == t] = np.arange(int((topics == t).sum()))
+            order = order[np.lexsort((np.arange(len(order)), turn, ~waiting[order]))]
+        return [ids[i] for i in order]
+
+    def _rerank(self) -> None:
+        """After a decision in a ranked order: refit, and reorder the papers after this one."""
+        if self.ranking is None:
+            return
+        done = self.ids[: self.position + 1]
+        seen = set(done)
+        self.ranking = self.session.rank(by_topic=self.order == "one per topic")
+        self.ids = done + self._ordered([p for p in self._candidates if p not in seen])
+
+    def take_sent(self) -> str | None:
+        """Papers sent from the map (01's "Screen these", in any kernel) since this queue last
+        looked: show them (filter "sent", other filters cleared) and say so; else None."""
+        sent_at = self.session.queue_sent_at()
+        if not sent_at or sent_at == self.sent_seen:
+            return None
+        n = self.refilter("sent", topic=None, search="")
+        return f"{n} papers sent from the map ({self.sent_what}): showing them"
+
+    # ------------------------------------------------------------------ moving
+
+    @property
+    def current_id(self) -> str | None:
+        return self.ids[self.position] if 0 <= self.position < len(self.ids) else None
+
+    def next(self) -> str | None:
+        if self.position < len(self.ids) - 1:
+            self.position += 1
+        return self.current_id
+
+    def previous(self) -> str | None:
+        if self.position > 0:
+            self.position -= 1
+        return self.current_id
+
+    def go(self, paper_id: str) -> None:
+        pid = self.session.resolve(paper_id)
+        if pid not in self.ids:
+            raise InputError(f"paper {paper_id} is not in this queue (filter {self.show!r}); clear the filters")
+        self.position = self.ids.index(pid)
+
+    # ------------------------------------------------------------------ actions on the current paper
+
+    def _require(self) -> str:
+        if self.current_id is None:
+            raise InputError("the queue is empty; change the filters")
+        return self.current_id
+
+    def tags(self) -> list[str]:
+        """The vocabulary in the order tags were made: tag n keeps its number when others come."""
+        vocab = [t for t in self.session.store.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
+        return [t.name for t in sorted(vocab, key=lambda t: (t.created_at, t.name))]
+
+    def toggle_tag(self, tag: str) -> bool:
+        now = self.session.toggle_tag(self._require(), tag)
+        self.last = f"{'added' if now else 'removed'} tag {tag}"
+        return now
+
+    def add_tag(self, text: str) -> list[str]:
+        """Tags typed as free text (comma separated) are added to the current paper."""
+        tags = [t.strip() for t in text.split(",") if t.strip()]
+        if not tags:
+            raise InputError("type a tag name first")
+        self.session.tag(self._require(), *tags)
+        self.last = f"tagged {', '.join(tags)}"
+        return tags
+
+    def decide(self, decision: str, reason: str | None = None, advance: bool = True) -> None:
+        """Decide the paper on screen, recording the rank and score the queue showed for it;
+        in a ranked order the model is refitted and the papers after it reordered."""
+        pid = self._require()
+        before = self.session.store.decision(pid, stage=self.stage)
+        self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False, stage=self.stage)
+        self.last = f"{decision}: {pid}"
+        if before is None or before.decision != decision:
+            self._rerank()
+        if advance:
+            self.next()
+
+    def stopping(self):
+        """Relevant papers still unscreened (95 % interval) and what this reviewer may claim if
+        they stop now; the claim is logged in the store. See :meth:`workbench.review.Review.stopping`."""
+        report = self.session.stopping(log=True)
+        self.last = report.lines()[0] if report.lines() else ""
+        return report
+
+    def note(self, text: str) -> None:
+        self.session.note(self._require(), text)
+        self.last = "note saved"
+
+    def undo(self):
+        """Undo the last change and show the paper it touched (the queue's filters are applied
+        again when that paper is not in the queue). Returns :class:`~workbench.widgets.Undone`."""
+        undone = self.session.undo()
+        if self.ranking is not None:  # the scores shown from now on are the refitted model's
+            self.ranking = self.session.rank(by_topic=self.order == "one per topic")
+        papers = [p for p in undone.papers if p in self.session.review]
+        if papers and papers[0] not in self.ids:
+            self.refilter()
+        if papers and papers[0] in self.ids:
+            self.position = self.ids.index(papers[0])
+            self.last = undone.text
+        else:
+            self.last = undone.text + (" (that paper is not in this queue: change the filters to see it)" if papers else "")
+        return undone
+
+    def press(self, key: str) -> str | None:
+        """Play a keyboard shortcut (see ``KEYS``); returns the action taken, or None. What it
+        did, in words, is in :attr:`last`."""
+        action = KEYS.get(key)
+        if action is None:
+            return None
+        name, arg = action
+        if name == "next":
+            self.next()
+        elif name == "previous":
+            self.previous()
+        elif name == "decide":
+            self.decide(arg)
+        elif name == "undo":
+            self.undo()
+        elif name == "tag_number":
+            tags = self.tags()
+            if arg > len(tags):
+                raise InputError(f"no tag {arg}: there are {len(tags)} tags; add one with the tag box")
+            self.toggle_tag(tags[arg - 1])
+        return name
+
+    # ------------------------------------------------------------------ what to show
+
+    def progress(self) -> tuple[int, int]:
+        """(screened, total) over the whole review, as the "undecided" filter counts at the
+        queue's stage: alone at title/abstract, papers with a decision; in team use or at full
+        text, papers with this reviewer's own vote or a final decision (another reviewer's vote
+        leaves a paper in your queue, so it does not count as screened)."""
+        ids = self.session.ids
+        mine = self._own_or_final()
+        if mine is None:  # the store's summary alone: a papers_frame per render would cost more
+            summary = self.session.store.summary()
+            return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
+        return sum(1 for pid in ids if pid in mine), len(ids)
+
+    def card(self) -> Card | None:
+        pid = self.current_id
+        if pid is None:
+            return None
+        s = self.session
+        paper = s.review.paper(pid)
+        topic = s.review.topic_of(pid)
+        decision = s.store.decision(pid, stage=self.stage)
+        terms = query_terms(self.search)
+        return Card(
+            id=pid,
+            title_html=highlight(paper.title, terms),
+            authors=escape(authors_line(paper.authors, paper.et_al)),
+            year=paper.year,
+            collection=escape(paper.collection),
+            topic=topic,
+            topic_label=escape(s.topic_label(topic)),
+            abstract_html=highlight(paper.text, terms),
+            tags=[t for t in s.store.tags(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
+            decision=decision.decision if decision else None,
+            reason=decision.reason if decision else None,
+            notes=[escape(n.text) for n in s.store.notes(pid)],
+            position=self.position + 1,
+            total=len(self.ids),
+            match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
+            citations=citations_html(s.review, pid),
+            new_since=self.new_since().get(pid),
+            **self._relevance(pid),
+            **self._team_card(pid),
+        )
+
+    def _relevance(self, pid: str) -> dict:
+        if self.ranking is None:
+            return {}
+        shown = self.ranking.context(pid)
+        return {"rank": shown["rank"], "score": shown["score"], "why": escape(self.ranking.why(pid))}

@@ -1,0 +1,298 @@
+"""A review opened for interactive work: every action is saved to the store at once.
+
+:class:`Session` is plain Python (no ipywidgets): the notebooks' views call it, tests call it
+directly, and a scripted action in a headless run goes through exactly the same methods as a
+click. It owns the review (papers, topics, map, embeddings) and the annotation store.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from functools import cached_property
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..space.palette import theme_parts, topic_colours
+from ..corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
+from ..review import Review, SearchResult, open_review, query_terms
+from .changes import Undone, describe_undo
+from .living import LivingActions
+from .mapscreen import MapScreening
+from .teamwork import TeamActions, stage_decision, check_stage, default_name
+from .topics import TopicActions
+
+__all__ = ["SearchResult", "Session", "Undone", "query_terms"]
+
+
+class Session(TopicActions, MapScreening, TeamActions, LivingActions):
+    """Interactive work on one review, as one reviewer.
+
+    Open with :meth:`open`; close with :meth:`close` (or use it as a context manager). In team
+    use a change needs the reviewer's own name first (:meth:`needs_name`, :meth:`set_reviewer`).
+    """
+
+    def __init__(self, review: Review, store):
+        self.review = review  # the topics shown: the saved ones, or themes being looked at
+        self.saved = review  # the topics saved in the review folder (what 02 and 04 use)
+        self.store = store
+        self.listeners: list = []  # callables(event: str, ids: list[str]) told after each action
+        self.stability: dict[int, float] = {}  # topic -> stability across seeds, once checked
+        self.preview: int | str | None = None  # k of themes shown but not saved ("default": k=None)
+        self.warnings: list[str] = []  # what failed after an action was saved (map.html)
+        self._seen = self._latest_change()
+
+    @classmethod
+    def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
+        if not isinstance(review, Review):
+            review = open_review(review)
+        return cls(review, review.store(reviewer=default_name(reviewer)))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def reviewer(self) -> str:
+        return self.store.reviewer
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def ids(self) -> list[str]:
+        """Every paper id, in map order (a new list each time; the order never changes)."""
+        return list(self._id_order)
+
+    @cached_property
+    def _id_order(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.review.papers)
+
+    def ids_at(self, rows) -> list[str]:
+        """The ids of the papers at map rows ``rows`` (what a lasso on the map reports)."""
+        order = self._id_order
+        return [order[int(i)] for i in rows]
+
+    def rows_of(self, ids) -> list[int]:
+        """The map rows of ``ids`` (the inverse of :meth:`ids_at`)."""
+        return self.review.rows(ids)
+
+    def paper(self, paper_id: str):
+        return self.review.paper(self.resolve(paper_id))
+
+    def resolve(self, id_or_prefix: str) -> str:
+        """A full paper id from an id or a unique prefix."""
+        if id_or_prefix in self.review:
+            return id_or_prefix
+        return self.store.resolve(id_or_prefix)
+
+    def frame(self):
+        """The papers table plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from the store."""
+        return self.review.frame(self.store)
+
+    def annotation_columns(self) -> dict[str, list]:
+        """``tags``, ``decision``, ``notes`` and ``first_tag`` of every paper in map order, from one
+        read of the store: what a view refreshes after an action, without rebuilding :meth:`frame`."""
+        return self.review.annotation_columns(self.store)
+
+    def topic_columns(self) -> dict[str, list]:
+        """``topic`` and ``topic_label`` of every paper in map order (after renames and merges)."""
+        labels = self.review.topic_labels()
+        return {
+            "topic": self.review.labels,
+            "topic_label": [labels.get(int(t), "Unassigned") for t in self.review.labels],
+        }
+
+    def topic_colours(self) -> dict[int, str]:
+        """``{topic id: "#rrggbb"}`` of the topics shown (:mod:`workbench.space.palette`): keyed by topic
+        id; themes being looked at take the colour of their largest saved topic."""
+        labels = [int(t) for t in self.review.labels]
+        sizes = {t: labels.count(t) for t in set(labels)}
+        if self.preview is None:
+            return topic_colours(sizes)
+        return topic_colours(sizes, theme_parts(self.saved.labels, labels))
+
+    def vocabulary(self) -> list[str]:
+        return [t.name for t in self.store.vocabulary()]
+
+    def topic_label(self, topic: int) -> str:
+        return self.review.topic_labels().get(int(topic), "Unassigned")
+
+    @property
+    def embeddings(self) -> np.ndarray:
+        return self.review.embeddings()
+
+    # ------------------------------------------------------------------ actions (saved at once)
+
+    def _ids(self, ids: str | Iterable[str]) -> list[str]:
+        items = [ids] if isinstance(ids, str) else list(ids)
+        if not items:
+            raise InputError("no papers selected; select some papers first")
+        return [self.resolve(i) for i in items]
+
+    def subscribe(self, listener) -> None:
+        """Call ``listener(event, ids)`` after every action of this session (views stay in step)."""
+        self.listeners.append(listener)
+
+    def _changed(self, event: str, ids: Sequence[str]) -> None:
+        self._seen = self._latest_change()
+        for listener in list(self.listeners):
+            listener(event, list(ids))
+
+    def _latest_change(self) -> int:
+        latest = self.store.history(limit=1)
+        return latest[0].id if latest else 0
+
+    def tag(self, ids, *tags: str) -> int:
+        self._check_name()
+        ids = self._ids(ids)
+        added = self.store.tag(ids, *[t.strip() for t in tags if t and t.strip()])
+        self._changed("tag", ids)
+        return added
+
+    def untag(self, ids, tag: str) -> int:
+        self._check_name()
+        ids = self._ids(ids)
+        with self.store.transaction():  # all of the selection or none of it
+            removed = sum(bool(self.store.untag(i, tag)) for i in ids)
+        self._changed("untag", ids)
+        return removed
+
+    def toggle_tag(self, paper_id: str, tag: str) -> bool:
+        """Add ``tag`` if the paper lacks it, else remove it. Returns whether it is now tagged."""
+        pid = self.resolve(paper_id)
+        if tag in self.store.tags(pid):
+            self.untag(pid, tag)
+            return False
+        self.tag(pid, tag)
+        return True
+
+    def note(self, ids, text: str) -> list[int]:
+        self._check_name()
+        ids = self._ids(ids)
+        if not text or not text.strip():
+            raise InputError("the note is empty; write something first")
+        note_ids = self.store.note_each(ids, text.strip())  # one action: one undo takes it back
+        self._changed("note", ids)
+        return note_ids
+
+    def decide(self, ids, decision: str, reason: str | None = None, ranking=None, bulk: bool | None = None,
+               stage: str = TITLE_ABSTRACT) -> int:
+        """This reviewer's decision on ``ids`` at ``stage``, recorded with the rank, score and
+        model that ``ranking`` (a :class:`workbench.review.Ranking`) showed; ``bulk``: decided
+        without reading each paper (default: several papers at once). At full text: include,
+        exclude with a reason, or "not retrieved"."""
+        self._check_name()
+        ids = self._ids(ids)
+        allowed = DECISIONS if check_stage(stage) == TITLE_ABSTRACT else ("include", "exclude", "not retrieved")
+        if decision.replace("-", " ") not in allowed:
+            raise InputError(f"decision {decision!r}; expected one of {', '.join(allowed)} (at {stage})")
+        decision, reason = stage_decision(decision, reason, stage)
+        changed = self.saved.decide(ids, decision, reason, ranking=ranking if stage != FULL_TEXT else None,
+                                    bulk=bulk, reviewer=self.reviewer, stage=stage)
+        self._changed("decide", ids)
+        return changed
+
+    def rank(self, by_topic: bool = False):
+        """The saved review's ranking of this reviewer's queue (a model refitted when the
+        decisions changed): scores for every paper, see :meth:`workbench.review.Review.rank`."""
+        return self.saved.rank(0, by_topic=by_topic, reviewer=self.reviewer)
+
+    def stopping(self, log: bool = True):
+        """Relevant papers left and whether this reviewer may stop (logged in the store)."""
+        return self.saved.stopping(log=log, reviewer=self.reviewer)
+
+    def undo(self, n: int = 1) -> Undone:
+        """Undo this reviewer's last change: what it was, in words, and the papers it touched.
+
+        A saved topic run is undone with its files (the review's previous topics and files
+        come back); any topics being looked at are put away first.
+        """
+        self._check_name()
+        entries = self.store.undo(n)
+        papers = [p for e in entries for p in self.store.papers_changed(e.id)]
+        undone = describe_undo(entries, papers, lambda p: self.review.paper(p).title if p in self.review else None)
+        if undone.topics:
+            self._show_saved_topics()
+        self._changed("undo", [p for p in papers if p in self.review])
+        return undone
+
+    # ------------------------------------------------------------------ the map selection
+
+    def _write_json(self, name: str, doc: dict) -> None:
+        path = self.review.path / name
+        tmp = path.with_name(f".{name}.tmp")
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        tmp.replace(path)
+
+    def _read_json(self, name: str) -> dict:
+        path = self.review.path / name
+        try:
+            return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except ValueError:  # half-written by an older version: as if there were none
+            return {}
+
+    def save_selection(self, ids: Sequence[str]) -> None:
+        """Remember the map selection (``selection.json`` in the review) for the other notebooks."""
+        self._write_json("selection.json", {"reviewer": self.reviewer, "ids": list(ids)})
+
+    def load_selection(self) -> list[str]:
+        return [i for i in self._read_json("selection.json").get("ids", []) if i in self.review]
+
+    def send_to_queue(self, ids: Sequence[str], what: str) -> int:
+        """Hand papers to the screening queue of 02 (``queue.json`` in the review, read by every
+        notebook and kernel; the queue's "sent" filter shows them, and 02's Reload switches to
+        them); ``what`` says where they came from. Returns how many."""
+        ids = self._ids(ids)
+        sent_at = datetime.now(timezone.utc).isoformat()
+        self._write_json("queue.json", {"reviewer": self.reviewer, "ids": ids, "what": what, "sent_at": sent_at})
+        self._changed("queue", ids)
+        return len(ids)
+
+    def load_queue(self) -> tuple[list[str], str]:
+        """The papers last sent to the screening queue, and where they came from."""
+        doc = self._read_json("queue.json")
+        return [i for i in doc.get("ids", []) if i in self.review], str(doc.get("what", ""))
+
+    def queue_sent_at(self) -> str:
+        """When papers were last sent to the screening queue (ISO time; "" if never)."""
+        return str(self._read_json("queue.json").get("sent_at", ""))
+
+    # ------------------------------------------------------------------ search and neighbours
+
+    def keyword_search(self, query: str) -> list[str]:
+        """Papers whose title or abstract contains every word of ``query`` (at a word start), and
+        every character bigram of its Chinese, Japanese or Korean words (anywhere)."""
+        return self.review.keyword_search(query)
+
+    def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
+        """The ``k`` papers nearest in meaning to ``query`` (cosine similarity of embeddings)."""
+        return self.review.semantic_search(query, k)
+
+    def search(self, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
+        return self.review.search(query, k, semantic)
+
+    def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` most similar other papers, with cosine similarity."""
+        return self.review.neighbours(self.resolve(paper_id), k)
+
+    def similarity(self, ids: Sequence[str]) -> np.ndarray:
+        return self.review.similarity([self.resolve(i) for i in ids])
+
+    def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
+        """Sub-topics of a selection, from the cached embeddings (not saved).
+
+        Returns a DataFrame: id, title, subtopic, subtopic_label.
+        """
+        return self.review.recluster(self._ids(ids), min_cluster_size, seed)
+
+    def write_report(self, folder=None, image: bool = True) -> dict:
+        """The review's report (report.md, report.html, map.png, exports) with this reviewer's
+        decisions; see :meth:`workbench.Review.write_report`."""
+        return self.review.write_report(folder, image=image, reviewer=self.reviewer)

@@ -1,0 +1,179 @@
+"""The :class:`~workbench.widgets.Session` methods of reviewing as a team: who is screening,
+the conflicts to resolve, what a reviewer may see of the others' work, the criteria and the
+team's exclusion reasons. Plain Python, no ipywidgets.
+
+**Who.** In team use (blind mode, two or more reviewers per paper, or votes by two or more
+people) every change needs a name chosen by the person: the OS user ("root", "jovyan") is
+shared by everyone on a server and is never taken silently. :meth:`TeamActions.needs_name`
+says a face must ask first; :meth:`TeamActions.set_reviewer` takes the name and remembers it
+for the kernel (later sessions in it screen as the same person).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+from ..corpus.paper import FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
+
+__all__ = ["SHARED_ACCOUNTS", "TeamActions", "forget_reviewer", "remembered_reviewer"]
+
+#: Account names many people share on servers and in containers: not a person's name.
+SHARED_ACCOUNTS = ("root", "jovyan", "user", "admin", "ubuntu", "unknown", "nobody")
+IMPORTED = "source-file"  # the reviewer of labels read from source files
+REVIEWER_ENV = "WORKBENCH_REVIEWER"
+_KERNEL: dict[str, str] = {}  # the name chosen in this kernel (process)
+
+
+def remembered_reviewer() -> str | None:
+    """The reviewer name chosen earlier in this kernel, if any."""
+    return _KERNEL.get("reviewer")
+
+
+def forget_reviewer() -> None:
+    """Forget the name chosen in this kernel (the next session asks again in team use)."""
+    _KERNEL.pop("reviewer", None)
+
+
+def check_name(name) -> str:
+    """``name`` as a reviewer's name (spaces collapsed), or an InputError saying what to type."""
+    text = " ".join(str(name or "").split())
+    if not text:
+        raise InputError("type your name first (e.g. Ana): every decision, tag and note is recorded under it")
+    if len(text) > 60:
+        raise InputError(f"a name of {len(text)} characters; use at most 60 (e.g. Ana or Ana Lima)")
+    if text.lower() in SHARED_ACCOUNTS:
+        raise InputError(f"{text!r} is an account many people share, not a person's name; type your own "
+                         "(e.g. Ana), so the team's decisions stay apart")
+    return text
+
+
+def check_stage(stage: str) -> str:
+    if stage not in STAGES:
+        raise InputError(f"stage {stage!r}; expected one of {', '.join(STAGES)}")
+    return stage
+
+
+class TeamActions:
+    """Team review on the :class:`~workbench.widgets.Session` (see the module docstring)."""
+
+    # ------------------------------------------------------------------ who is screening
+
+    def _remembered(self, name: str, compute):
+        """``compute()``, kept until the store's history changes (in any process): the views ask
+        on every click, the answer changes only with a change."""
+        latest = self.store.history(limit=1)
+        key = (latest[0].id if latest else 0, self.reviewer)
+        cache = self.__dict__.setdefault("_team_cache", {})
+        if name not in cache or cache[name][0] != key:
+            cache[name] = (key, compute())
+        return cache[name][1]
+
+    def team(self) -> bool:
+        """Whether the review is screened as a team: blind mode, two or more reviewers per
+        paper, or votes by two or more people (labels read from source files aside)."""
+        store = self.store
+        if store.blind or store.reviewers_per_paper() >= 2:
+            return True
+        return self._remembered("team", lambda: len(
+            {d.reviewer for stage in STAGES for d in store.every_decision(stage)} - {IMPORTED}) >= 2)
+
+    def needs_name(self) -> bool:
+        """Whether a face must ask for the reviewer's name before the first change: the review is
+        screened as a team and no name was given (notebook parameter, ``$WORKBENCH_REVIEWER`` or
+        chosen in this kernel), or the name given is a shared account's ("root", "jovyan")."""
+        if self.store.reviewer_given and self.reviewer.lower() not in SHARED_ACCOUNTS:
+            return False
+        return self.team()
+
+    def set_reviewer(self, name: str) -> str:
+        """Screen as ``name`` from now on (a new store handle under that name), remembered for
+        this kernel: later :meth:`Session.open` calls in it use it. Returns the name."""
+        name = check_name(name)
+        store = self.saved.store(reviewer=name)
+        old, self.store = self.store, store
+        old.close()
+        _KERNEL["reviewer"] = name
+        self._changed("reviewer", [])
+        return name
+
+    def _check_name(self) -> None:
+        """Refuse a change before a name is chosen in team use (nothing is saved)."""
+        if self.needs_name():
+            who = f"the OS user {self.reviewer!r}" if not self.store.reviewer_given else repr(self.reviewer)
+            raise InputError(
+                f"this review is screened as a team, so every change needs your own name, and {who} is not one; "
+                "nothing was saved; type your name in the 'screening as' box (or set the notebook parameter "
+                "reviewer = 'Ana', or WORKBENCH_REVIEWER=Ana), then do it again")
+
+    # ------------------------------------------------------------------ conflicts
+
+    def conflicts(self, stage: str = TITLE_ABSTRACT):
+        """The papers reviewers disagree on at ``stage`` and nobody resolved (``team.PaperStatus``,
+        every vote side by side)."""
+        return self._remembered(f"conflicts {check_stage(stage)}", lambda: self.saved.conflicts(stage))
+
+    def resolve_conflict(self, paper_id: str, decision: str, reason: str | None = None,
+                         stage: str = TITLE_ABSTRACT):
+        """Settle ``paper_id`` at ``stage`` with a final ``decision`` and why, recorded as resolved
+        by this reviewer (one undo takes it back). Returns the ``team.FinalDecision``."""
+        self._check_name()
+        pid = self.resolve(paper_id)
+        decision, reason = stage_decision(decision, reason, stage)
+        final = self.saved.resolve(pid, decision, reason, stage=check_stage(stage), reviewer=self.reviewer)
+        self._changed("resolve", [pid])
+        return final
+
+    def visible(self, paper_id: str, stage: str = TITLE_ABSTRACT, resolving: bool = False):
+        """What this reviewer may see of the others' work on ``paper_id`` (``team.PaperView``):
+        in blind mode another's decision, tags and notes only once both screened it, it has a
+        final decision, or ``resolving`` its conflict."""
+        return self.saved.visible(self.resolve(paper_id), self.reviewer, stage=check_stage(stage),
+                                  resolving=resolving)
+
+    def own_decisions(self, stage: str = TITLE_ABSTRACT) -> dict[str, str]:
+        """``{paper id: decision}`` of this reviewer's own votes at ``stage``."""
+        return {d.paper_id: d.decision for d in self.store.every_decision(check_stage(stage))
+                if d.reviewer == self.reviewer}
+
+    def finals(self, stage: str = TITLE_ABSTRACT) -> dict[str, str]:
+        """``{paper id: final decision}`` at ``stage``."""
+        return {f.paper_id: f.decision for f in self.store.finals(stage=check_stage(stage))}
+
+    def full_text_candidates(self) -> set[str]:
+        """The papers that go on to full text: settled as included (or a resolved maybe) at
+        title/abstract."""
+        settled = self.saved.screening(TITLE_ABSTRACT).decisions()
+        return {pid for pid, d in settled.items() if d in ("include", "maybe")}
+
+    # ------------------------------------------------------------------ criteria and reasons
+
+    def criteria(self) -> str:
+        """The review's inclusion criteria (``workbench criteria``), or ""."""
+        return self.store.criteria() or ""
+
+    def exclusion_reasons(self) -> list[str]:
+        """The team's exclusion reasons, in their order (``workbench reasons``)."""
+        return [r.name for r in self.store.exclusion_reasons()]
+
+
+def stage_decision(decision: str, reason: str | None, stage: str) -> tuple[str, str | None]:
+    """(decision, reason) as typed in a face: at full text "not retrieved" is an exclusion with
+    that reason, and an exclusion needs a reason."""
+    reason = (reason or "").strip() or None
+    if stage == FULL_TEXT and decision.replace("-", " ") == NOT_RETRIEVED:
+        return "exclude", NOT_RETRIEVED
+    if stage == FULL_TEXT and decision == "exclude" and not reason:
+        raise InputError("a full-text exclusion needs a reason (PRISMA counts them per reason); choose one "
+                         "of the team's reasons or type one")
+    return decision, reason
+
+
+def default_name(reviewer: str | None) -> str | None:
+    """The name a new session takes: ``reviewer``, else ``$WORKBENCH_REVIEWER`` (the store reads
+    it), else the name chosen earlier in this kernel."""
+    if reviewer is not None and str(reviewer).strip():
+        return reviewer
+    if os.environ.get(REVIEWER_ENV, "").strip():
+        return None
+    return remembered_reviewer()

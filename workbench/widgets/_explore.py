@@ -1,0 +1,348 @@
+"""The explore view: topic tools, the map (jupyter-scatter) with its legend, search, the
+selection as a sortable table whose rows open the paper (and light it up on the map), its
+citation links drawn on the map (ticked "show citation links"), and what
+can be done to the selection, down to deciding a topic or a lasso in bulk (after a preview) and
+sending its undecided papers to 02's screening queue. State lives in
+:class:`~workbench.session.session.Session`; each button answers beside itself (busy, then the
+result or the error), Enter in a box does what its button does, an action on more than 20
+papers asks first, and a search never replaces a selection unless asked to."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ..corpus.paper import DECISIONS
+from ..session.session import Session
+from ..session.text import escape
+from ._bulk import BulkTools
+from ._card import paper_card, table_rows
+from ._common import key_help, view_frame
+from ._feedback import FAILED, Act
+from ._field import FieldPanel
+from ._keys import Keys
+from ._mapview import COLOUR_BY, MapPanel
+from ._table import PaperTable
+from ._team import NameBox
+from ._themes import ThemeTools
+
+__all__ = ["COLOUR_BY", "ExploreView"]
+
+HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"),
+        ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
+
+
+class ExploreView:
+    """Widgets around a session; ``widget`` is what the notebook displays."""
+
+    def __init__(self, session: Session, height: int = 520):
+        self.session = session
+        self.selected: list[str] = []
+        self.selected_what = ""  # where the selection came from, in words (for "Screen these")
+        self.selected_found = None  # the search that made the selection, if one did
+        self.hits: list[str] = []  # the last search's papers, while they are not the selection
+        self.found = None  # that search (workbench.review.SearchResult): how each paper was found
+        self.keys = Keys()
+        self._build(height)
+        session.subscribe(self._on_change)
+
+    # ------------------------------------------------------------------ layout
+
+    def _build(self, height: int) -> None:
+        s = self.session
+        self.title = W.HTML(self._title())
+        self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
+        self.reload_act.on_click(self.on_reload)
+        self.undo_act = Act("Undo", icon="undo", tooltip="take back your last change and light up its papers")
+        self.undo_act.on_click(self.on_undo)
+        self.topic_tools = ThemeTools(s, self.keys)
+        self.names = NameBox(s, self.keys, doing="working")  # who tags and notes (asked in team use)
+        self.names.render()
+        self.map = MapPanel(s, height, on_select=self._on_select, on_pick=self.select_topic)
+        self.frame, self.scatter, self.colour = self.map.frame, self.map.scatter, self.map.colour
+        self._build_search()
+        actions = self._build_actions()
+        self.field = FieldPanel(s, on_year=lambda ids, what: self.select(ids, what=what))
+        self.widget = view_frame([
+            W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
+            self.names.widget,
+            key_help(HELP),
+            self.topic_tools.widget,
+            W.HBox([self.colour, self.map.select_mode, self.map.links_row],
+                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
+            W.HBox([self.search_text, self.search_act.widget, self.hits_box],
+                   layout=W.Layout(align_items="center", flex_flow="row wrap")),
+            self.map.widget,
+            actions,
+            self.field.widget,
+        ], self.keys, "explore")
+
+    def _title(self) -> str:
+        s = self.session
+        n_topics = int((s.review.topics.topic >= 0).sum())
+        return f"<h3 style='margin:0 1em 0 0'>{escape(s.review.path.name)}: {len(s.review.papers)} papers, {n_topics} topics</h3>"
+
+    def _build_search(self) -> None:
+        self.search_text = W.Text(placeholder="keywords or a question (Enter searches)", description="search",
+                                  layout=W.Layout(width="26rem"))
+        self.search_act = Act("Search", icon="search", busy_text="searching")
+        self.search_act.on_click(self.on_search)
+        self.keys.submit(self.search_text, "search", self.on_search)
+        self.select_hits = W.Button(description="Select these", layout=W.Layout(width="auto"))
+        self.select_hits.on_click(lambda _: self.use_hits(replace=True))
+        self.add_hits = W.Button(description="Add to the selection", layout=W.Layout(width="auto"))
+        self.add_hits.on_click(lambda _: self.use_hits(replace=False))
+        self.hits_box = W.HBox([self.select_hits, self.add_hits], layout=W.Layout(display="none"))
+
+    def _build_actions(self):
+        """The selection (a table whose rows open the paper) and what can be done to it: tag,
+        note, decide, send to 02's queue, re-cluster."""
+        self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box), or click a topic in the legend.</i>")
+        self.table = PaperTable(on_open=self.open_paper)
+        self.table.layout = W.Layout(display="none")
+        self.card = W.HTML()
+        self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag")
+        self.tag_act = Act("Tag selected", icon="tag", busy_text="tagging")
+        self.tag_act.on_click(self.on_tag)
+        self.keys.submit(self.tag_text, "tag", self.on_tag)
+        self.note_text = W.Textarea(placeholder="a note for every selected paper (Ctrl+Enter adds it)", rows=1,
+                                    description="note", layout=W.Layout(width="32rem"))
+        self.note_act = Act("Note selected", icon="sticky-note", busy_text="adding the note")
+        self.note_act.on_click(self.on_note)
+        self.keys.submit(self.note_text, "note", self.on_note)
+        self.decision = W.Dropdown(options=DECISIONS, description="decide", layout=W.Layout(width="14rem"))
+        self.reason = W.Text(placeholder="reason (optional; Enter decides)")
+        self.decide_act = Act("Decide selected", icon="check", busy_text="deciding")
+        self.decide_act.on_click(self.on_decide)
+        self.keys.submit(self.reason, "reason", self.on_decide)
+        self.bulk = BulkTools(self.session, lambda: (list(self.selected), self.selected_what))
+        self.screen_act = self.bulk.screen_act
+        self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
+        self.recluster_act.on_click(self.on_recluster)
+        self.recluster_out = W.HTML()
+        wrap = W.Layout(flex_flow="row wrap", align_items="center")
+        return W.VBox([
+            self.selection_html, self.table, self.card,
+            W.HBox([self.tag_text, self.tag_act.widget], layout=wrap),
+            W.HBox([self.note_text, self.note_act.widget], layout=wrap),
+            W.HBox([self.decision, self.reason, self.decide_act.widget], layout=wrap),
+            self.bulk.widget,
+            self.recluster_act.widget, self.recluster_out,
+        ])
+
+    # ------------------------------------------------------------------ map and selection
+
+    def recolour(self) -> None:
+        """Colour the map by the chosen column, read fresh from the store (another notebook may
+        have tagged or decided since)."""
+        self.map.recolour()
+
+    def refresh_columns(self, topics: bool = False) -> set[str]:
+        return self.map.refresh_columns(topics)
+
+    def _on_select(self, rows) -> None:
+        ids = self.session.ids_at(rows)
+        if set(ids) == set(self.selected):  # the map echoing a selection made here
+            return
+        self.select(ids, from_map=True, what="a selection on the map")
+
+    def select(self, ids, from_map: bool = False, what: str = "a selection", found=None) -> None:
+        """Make ``ids`` the selection (a lasso on the map, a topic, search hits, an undo lighting
+        up); ``what`` says where it came from, ``found`` (a search result) how each paper was found."""
+        self.selected, self.selected_what, self.selected_found = list(ids), what, found
+        self.hits_box.layout.display = "none"
+        if not from_map:
+            self.scatter.selection(self.session.rows_of(self.selected))
+        self._show_selection()
+        self.session.save_selection(self.selected)
+
+    def select_topic(self, topic: int) -> None:
+        """Select the papers of ``topic`` (what a click on its legend entry does)."""
+        topic = int(topic)
+        ids = [pid for pid, t in zip(self.session.ids, self.session.review.labels) if int(t) == topic]
+        self.select(ids, what=f"topic {topic}: {self.session.topic_label(topic)}")
+
+    def _show_selection(self, keep_page: bool = False) -> None:
+        n = len(self.selected)
+        self.selection_html.value = (f"<b class='wb-selcount'>{n} selected</b> <span class='wb-meta'>"
+                                     f"({escape(self.selected_what)}; click a row to open the paper)</span>")
+        self.table.show(table_rows(self.frame, self.session.rows_of(self.selected), self.selected_found),
+                        keep_page=keep_page, ranked=self.selected_found is not None and not keep_page)
+        self.table.layout.display = "" if n else "none"
+        self.bulk.follow(self.selected_what)
+        self.field.show_selection(self.selected)
+        self.map.show_links(self.selected)
+        if self.table.opened and self.table.opened not in self.selected:
+            self.table.opened, self.card.value = "", ""
+            self.map.light_up(None)
+
+    def open_paper(self, paper_id: str) -> None:
+        """Show the paper's card below the table and light it up on the map."""
+        self.table.opened = paper_id
+        self.card.value = paper_card(self.session, paper_id)
+        self.map.light_up(paper_id)
+
+    def use_hits(self, replace: bool) -> None:
+        """The last search's papers become the selection (``replace``) or join it."""
+        chosen = self.hits if replace else list(dict.fromkeys(self.selected + self.hits))
+        self.select(chosen, what=f"search: {self.search_text.value}" if replace else "a selection and search hits",
+                    found=self.found)
+        self.search_act.line.ok(f"{len(chosen)} selected")
+
+    # ------------------------------------------------------------------ actions (one per button)
+
+    def on_tag(self, confirmed: bool = False) -> None:
+        tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
+        n = len(self.selected)
+        self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
+                              ok=lambda _: f"tagged {n} papers: {', '.join(tags)}",
+                              then=lambda _: setattr(self.tag_text, "value", ""))
+
+    def on_note(self, confirmed: bool = False) -> None:
+        n = len(self.selected)
+        self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
+                               confirmed=confirmed, ok=lambda _: f"note added to {n} papers",
+                               then=lambda _: setattr(self.note_text, "value", ""))
+
+    def on_decide(self, confirmed: bool = False) -> None:
+        n, decision = len(self.selected), self.decision.value
+        self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
+                                 confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers",
+                                 then=lambda _: setattr(self.reason, "value", ""))
+
+    def on_screen(self) -> None:
+        """Send the selection's undecided papers to 02's queue (see :class:`.bulk.BulkTools`)."""
+        self.bulk.on_screen()
+
+    def on_bulk(self, decision: str | None = None, change_decided: bool | None = None) -> None:
+        """Preview a bulk decision on the selection (made when Yes is clicked)."""
+        if decision is not None:
+            self.bulk.decision.value = decision
+        if change_decided is not None:
+            self.bulk.change_decided.value = change_decided
+        self.bulk.on_bulk()
+
+    def on_recluster(self) -> None:
+        def ok(table):
+            counts = table.groupby(["subtopic", "subtopic_label"]).size().reset_index(name="papers")
+            counts.columns = ["sub-topic", "label", "papers"]
+            self.recluster_out.value = ("<b>Sub-topics of the selection</b>"
+                                        + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left"))
+            return f"{len(counts)} sub-topics in {len(table)} papers"
+
+        self.recluster_act.run(self.session.recluster, self.selected, ok=ok)
+
+    def on_search(self) -> None:
+        def ok(result):
+            found = f"{len(result.keyword)} keyword hits, {len(result.semantic)} nearest in meaning"
+            if not self.selected:
+                self.select(result.ids, what=f"search: {self.search_text.value}", found=result)
+                return f"{found}: selected on the map"
+            self.hits, self.found = result.ids, result
+            self.select_hits.description = f"Select these {len(self.hits)}"
+            self.hits_box.layout.display = "flex"
+            return f"{found}; your selection of {len(self.selected)} is kept"
+
+        self.search_act.run(self.session.search, self.search_text.value, ok=ok)
+
+    def on_undo(self) -> None:
+        undone = self.undo_act.run(self.session.undo, ok=lambda u: u.text)
+        if undone is not FAILED and undone.papers:
+            self.select([p for p in undone.papers if p in self.session.review], what="the papers of the undone change")
+
+    def on_reload(self) -> None:
+        self.reload_act.run(self.session.reload, ok=lambda text: text)
+
+    def _on_change(self, event: str, ids) -> None:
+        topics = event in ("topics", "undo", "reload")
+        if topics:
+            self.title.value = self._title()
+            self.field.render()
+        if event == "reviewer":
+            self.names.render()
+        if event in ("stability", "queue", "reviewer"):
+            return
+        # Only what the action can have changed; the map is sent again only when its colours change.
+        self.map.follow(topics)
+        if self.selected:
+            self._show_selection(keep_page=True)
+        if self.table.opened:
+            self.card.value = paper_card(self.session, self.table.opened)
+
+    # ------------------------------------------------------------------ scripted actions (headless runs)
+
+    def play(self, actions) -> None:
+        """Replay actions through the same handlers a click (or Enter in a box) uses.
+
+        Each action is a dict: ``{"select": [ids] | "search:<query>" | "topic:<n>"}``,
+        ``{"tag": "a, b"}``, ``{"note": text}``, ``{"decide": "include", "reason": ...}``,
+        ``{"rename_topic": n, "label": text}``, ``{"merge_topics": [a, b]}``, ``{"recluster": True}``,
+        ``{"open": id}`` (a row of the selection table), ``{"screen_these": True}`` (its undecided
+        papers to 02's queue), ``{"bulk": "exclude", "change_decided": False}`` (previewed, then Yes),
+        ``{"colour": "decision" | "relevance" | "topic" | "tag"}``,
+        ``{"themes": k}`` (None: the default topics; looked at, not saved), ``{"save_themes": True}``,
+        ``{"back_to_saved": True}``, ``{"stability": [seeds]}``, ``{"undo": True}``,
+        ``{"reviewer": "Ana"}`` (typed in the name box), ``{"links": True}`` (tick "show citation
+        links"), ``{"field": True}`` (open the over-time panel), ``{"year": 2021 | "no year"}``
+        (select that year's papers, as the panel does). A script's
+        action on many papers is not asked about: it was written on purpose.
+        """
+        for action in actions or []:
+            self._play_one(action)
+
+    def _play_one(self, action: dict) -> None:
+        tools = self.topic_tools
+        if "reviewer" in action:
+            self.keys.enter("reviewer", action["reviewer"])
+        if "select" in action:
+            target = action["select"]
+            if isinstance(target, str) and target.startswith("search:"):
+                self.select([])
+                self.keys.enter("search", target[len("search:"):])
+            elif isinstance(target, str) and target.startswith("topic:"):
+                self.select_topic(int(target[len("topic:"):]))
+            else:
+                self.select([self.session.resolve(i) for i in target])
+        if "tag" in action:
+            self.tag_text.value = action["tag"]
+            self.on_tag(confirmed=True)
+        if "note" in action:
+            self.note_text.value = action["note"]
+            self.on_note(confirmed=True)
+        if "decide" in action:
+            self.decision.value = action["decide"]
+            self.reason.value = action.get("reason", "")
+            self.on_decide(confirmed=True)
+        if "rename_topic" in action:
+            tools.topic_pick.value = int(action["rename_topic"])
+            self.keys.enter("rename", action["label"])
+        if "merge_topics" in action:
+            tools.merge_pick.value = tuple(int(t) for t in action["merge_topics"])
+            tools.on_merge()
+        if "open" in action:
+            self.table.open_row(self.session.resolve(action["open"]))
+        if action.get("screen_these"):
+            self.on_screen()
+        if "bulk" in action:
+            self.on_bulk(action["bulk"], bool(action.get("change_decided", False)))
+            if self.bulk.bulk_act.waiting:
+                self.bulk.bulk_act.answer(True)
+        if "colour" in action:
+            self.colour.value = action["colour"]
+        if action.get("recluster"):
+            self.on_recluster()
+        if "themes" in action:
+            tools.on_themes(action["themes"])
+        if action.get("save_themes"):
+            tools.on_save()
+        if action.get("back_to_saved"):
+            tools.on_back()
+        if "stability" in action:
+            tools.on_stability(tuple(action["stability"]))
+        if action.get("undo"):
+            self.on_undo()
+        if "links" in action:
+            self.map.links_toggle.value = bool(action["links"])
+        if action.get("field"):
+            self.field.widget.selected_index = 0
+        if "year" in action:
+            self.field.pick_year(action["year"])

@@ -1,0 +1,301 @@
+"""The explore view's map: jupyter-scatter sized to its data, coloured with the shared palette
+(:mod:`workbench.space.palette`), its legend beside it, a tooltip with the year, authors and the
+start of the abstract, a paper lit up on request, and (with "show citation links") the citation
+links of the selection drawn as lines between the points: jupyter-scatter's ``Line``
+annotations, on the map itself.
+
+Sized to its data: the points' diameter follows the number of papers; the map's box has the
+data's aspect ratio (within 0.8-2.0) and both axes share one scale with a margin, so no point
+is cut at an edge and no third of the box is empty; the legend is a list beside the map (on its
+left), not drawn over the points. Colours are keyed by topic id (``topic_key`` is ``"t<id>"``), so a
+rename changes the legend's words and no colour. By decision and by predicted relevance the
+colours are :class:`~workbench.widgets.mapscreen.MapScreening`'s; the relevance column is
+computed (a ranking) only while the map is coloured by it, again after a decision.
+"""
+
+from __future__ import annotations
+
+
+import ipywidgets as W
+
+from ..space.palette import category_colours, point_size
+from ..session.session import Session
+from ..session.text import authors_line, escape
+from ._legend import Legend
+
+__all__ = ["COLOUR_BY", "MapPanel", "shorten"]
+
+COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevance", "tag": "first_tag"}
+TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
+HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
+MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px
+MARGIN = 0.06  # of the data's extent, around the points
+LINK_COLOURS = ("#3a3a3a", "#a0a0a0")  # a link among the selection; one to or from a paper outside it
+MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many there are)
+NO_LINKS = "no citation links in this review (its sources carry no references)"
+
+
+def shorten(text: str, width: int = 260, placeholder: str = " …") -> str:
+    """``text`` on one line, cut after a word to at most ``width`` characters with ``placeholder``
+    (what ``textwrap.shorten`` gives for prose), reading only its start: textwrap splits the
+    whole text into words first, 90 % of opening the explore view at 50,000 papers."""
+    head = " ".join(text[:4 * width].split())
+    if len(head) <= width and len(text) <= 4 * width:
+        return head
+    room = width - len(placeholder)
+    space = head.rfind(" ", 0, room + 1)
+    return (head[:space] if space > 0 else head[:room]) + placeholder
+
+
+def _preview(title: str, abstract: str) -> str:
+    return f"{title}\n{shorten(abstract)}" if abstract else title
+
+
+class MapPanel:
+    """The map, its legend and its colouring for ``session``; ``widget`` to display.
+
+    ``on_select(rows)``: told the map rows of a lasso; ``on_pick(topic)``: told a legend click.
+    """
+
+    def __init__(self, session: Session, height: int = 520, on_select=None, on_pick=None):
+        from jscatter import Scatter
+
+        self.session = session
+        self.frame = session.frame()
+        self._ranking = None  # the ranking the relevance colours show (None: no model yet)
+        self._relevance_stale = True
+        self._add_columns()
+        self.height, self.width, self.scales = self._box(height)
+        n = len(self.frame)
+        self.scatter = Scatter(
+            data=self.frame, x="x", y="y", x_scale=self.scales[0], y_scale=self.scales[1],
+            width=self.width, height=self.height, axes=False, legend=False, size=point_size(n),
+            color_by="topic_key", color_map=self._colours("topic"), opacity=0.9,
+            tooltip=True, tooltip_properties=TOOLTIP, tooltip_preview="preview", tooltip_preview_text_lines=6,
+            tooltip_histograms=False, tooltip_size="small",
+        )
+        self.scatter.mouse(mode="lasso")
+        if on_select is not None:
+            self.scatter.widget.observe(lambda ch: on_select([] if ch["new"] is None else ch["new"]), names=["selection"])
+        self.legend = Legend(on_pick=on_pick)
+        self.colour = W.ToggleButtons(options=list(COLOUR_BY), value="topic", description="colour by",
+                                      style={"button_width": "auto"})
+        self.colour.observe(lambda ch: self.recolour(), names="value")
+        self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select",
+                                           style={"button_width": "auto"})
+        self.select_mode.observe(self._on_mode, names="value")
+        self._build_links()
+        self._show_legend()
+        # The legend on the left: a tooltip that opens leftwards from a point near the map's
+        # left edge then lies over the legend instead of being cut off by the notebook's edge.
+        self.widget = W.HBox([self.legend, self.scatter.show()],
+                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap="12px"))
+        self.widget.add_class("wb-map")
+
+    # ------------------------------------------------------------------ building
+
+    def _add_columns(self) -> None:
+        s, f = self.session, self.frame
+        papers = s.review.papers
+        f["Year"] = ["" if p.year is None else str(p.year) for p in papers]
+        f["Authors"] = [authors_line(p.authors, p.et_al, limit=3) for p in papers]
+        f["preview"] = [_preview(p.title, p.text) for p in papers]
+        f["relevance"] = "no model"
+        self._bulk_column()
+        self._topic_columns()
+
+    def _bulk_column(self) -> bool:
+        """``bulk``: whether each paper's decision (this reviewer's) was made in bulk; returns
+        whether it changed."""
+        bulk = self.session.decided_in_bulk()
+        values = [pid in bulk for pid in self.frame["id"]]
+        changed = "bulk" not in self.frame or self.frame["bulk"].tolist() != values
+        self.frame["bulk"] = values
+        return changed
+
+    def _relevance_column(self) -> bool:
+        """``relevance``: each paper's band of predicted relevance (a ranking of the current
+        decisions); returns whether it changed."""
+        # The first ranking of a session builds the ranker's features (seconds for thousands of
+        # papers): say so where the user looks; widget messages reach the browser at once.
+        self.legend.title = "predicted relevance: ranking the undecided papers…"
+        self._ranking = self.session.relevance_ranking()
+        keys = self.session.colour_keys("relevance", ranking=self._ranking)
+        self._relevance_stale = False
+        changed = self.frame["relevance"].tolist() != keys
+        self.frame["relevance"] = keys
+        return changed
+
+    def _topic_columns(self) -> None:
+        labels = self.session.review.topic_labels()
+        topics = [int(t) for t in self.session.review.labels]
+        self.frame["topic_key"] = [f"t{t}" for t in topics]
+        self.frame["Topic"] = [f"{t}: {labels.get(t, 'Unassigned')}" if t >= 0 else "Unassigned" for t in topics]
+
+    def _box(self, height: int):
+        """The map's height and width (px) and the x and y scales: the data's aspect ratio, one
+        scale for both axes, a margin all round."""
+        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
+        dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
+        aspect = min(2.0, max(0.8, dx / dy))
+        height = int(min(height, MAX_WIDTH / aspect))
+        width = int(round(height * aspect))
+        # jscatter maps each scale's (min, max) to -1..1; the view shows -1..1 vertically and
+        # -w/h..w/h across, so one data unit is as long on both axes when both scales share u.
+        half = max(dy / 2, dx / 2 / (width / height)) * (1 + 2 * MARGIN)
+        cx, cy = float(x.min() + dx / 2), float(y.min() + dy / 2)
+        return height, width, ((cx - half, cx + half), (cy - half, cy + half))
+
+    def _build_links(self) -> None:
+        self._link_ids: list[str] = []
+        self._link_lines: list = []
+        self._highlight = None
+        self.links_drawn = (0, 0)  # (among the selection, to or from outside) drawn now
+        self.links_toggle = W.Checkbox(value=False, description="show citation links", indent=False,
+                                       layout=W.Layout(width="auto"))
+        self.links_toggle.observe(lambda _: self.show_links(self._link_ids), names="value")
+        self.links_text = W.HTML()
+        self.links_row = W.HBox([self.links_toggle, self.links_text], layout=W.Layout(align_items="center"))
+        self.show_links([])
+
+    # ------------------------------------------------------------------ colours and legend
+
+    def _colours(self, mode: str) -> dict[str, str]:
+        column = COLOUR_BY[mode]
+        present = set(self.frame[column])
+        if mode == "topic":
+            colours = self.session.topic_colours()
+            return {f"t{t}": c for t, c in sorted(colours.items()) if f"t{t}" in present}
+        if mode == "tag":
+            order = [t for t in self.session.vocabulary() if t in present]
+            return category_colours([*order, *(["untagged"] if "untagged" in present else [])])
+        return {k: c for k, c in self.session.colour_map(mode).items() if k in present}
+
+    def _entries(self, mode: str) -> list[dict]:
+        colours = self._colours(mode)
+        counts = self.frame[COLOUR_BY[mode]].value_counts()
+        if mode == "relevance":
+            return self.session.relevance_legend(self.frame["relevance"].tolist(), self._ranking)[1]
+        if mode == "decision":
+            bulk = self.frame.loc[self.frame["bulk"], "decision"].value_counts()
+            return [{"key": k, "label": k + (f" ({int(bulk[k])} in bulk from the map)" if bulk.get(k) else ""),
+                     "colour": c, "count": int(counts.get(k, 0))} for k, c in colours.items()]
+        if mode != "topic":
+            return [{"key": k, "label": k, "colour": c, "count": int(counts.get(k, 0))} for k, c in colours.items()]
+        names = dict(zip(self.frame["topic_key"], self.frame["Topic"]))
+        keys = sorted(colours, key=lambda k: (int(k[1:]) < 0, int(k[1:])))  # topic order, unassigned last
+        return [{"key": int(k[1:]), "label": names[k], "colour": colours[k], "count": int(counts.get(k, 0)),
+                 "tooltip": f"select the {int(counts.get(k, 0))} papers of {names[k]}"} for k in keys]
+
+    def _show_legend(self) -> None:
+        mode = self.colour.value
+        self.legend.title = {"topic": "topic (papers) · click to select", "tag": "first tag (papers)",
+                             "decision": "your decision (papers)",
+                             "relevance": self.session.relevance_legend([], self._ranking)[0]}[mode]
+        self.legend.pickable = mode == "topic"
+        self.legend.entries = self._entries(mode)
+
+    def recolour(self, push: bool = True) -> None:
+        """Colour the map by the chosen column, read fresh from the store, and show its legend.
+        The points go to the browser again only when their colour codes changed (``push``)."""
+        self.refresh_columns(topics=True)
+        if self.colour.value == "relevance" and self._relevance_stale:
+            self._relevance_column()
+        self._paint(push)
+
+    def _paint(self, push: bool = True) -> None:
+        before = self.scatter.get_point_list()[:, 2].copy()
+        self.scatter.color(by=COLOUR_BY[self.colour.value], map=self._colours(self.colour.value))
+        if push and (before != self.scatter.get_point_list()[:, 2]).any():
+            widget = self.scatter.widget
+            widget.prevent_filter_reset = True
+            widget.non_spatial_points_update = True
+            widget.points = self.scatter.get_point_list()
+        self._show_legend()
+
+    def refresh_columns(self, topics: bool = False) -> set[str]:
+        """Bring the annotation columns (and with ``topics`` the topic columns) of ``frame`` up to
+        date, in place (the map and its tooltips read the same frame); returns the changed names."""
+        columns = self.session.annotation_columns()
+        if topics:
+            columns.update(self.session.topic_columns())
+        changed = {name for name, values in columns.items() if self.frame[name].tolist() != list(values)}
+        for name in changed:
+            self.frame[name] = columns[name]
+        if "decision" in changed or topics:
+            changed |= {"bulk"} if self._bulk_column() else set()
+            self._relevance_stale = True  # a new ranking: computed when the map shows it
+        if topics:
+            keys, names = self.frame["topic_key"].tolist(), self.frame["Topic"].tolist()
+            self._topic_columns()
+            changed |= {"topic_key"} if keys != self.frame["topic_key"].tolist() else set()
+            changed |= {"Topic"} if names != self.frame["Topic"].tolist() else set()
+        return changed
+
+    def follow(self, topics: bool) -> None:
+        """After an action: update the frame; recolour only when the colouring changed."""
+        changed = self.refresh_columns(topics=topics)
+        if self.colour.value == "relevance" and self._relevance_stale and self._relevance_column():
+            changed.add("relevance")
+        column = COLOUR_BY[self.colour.value]
+        if column in changed or (topics and self.colour.value == "topic"):
+            self._paint()
+        elif changed:
+            self._show_legend()
+
+    # ------------------------------------------------------------------ selection and lighting up
+
+    def _on_mode(self, change) -> None:
+        self.scatter.lasso(type="rectangle" if change["new"] == "box" else "freeform")
+        self.scatter.mouse(mode="lasso")
+
+    def light_up(self, paper_id: str | None) -> None:
+        """Frame ``paper_id`` on the map (a square around it and the hover ring), or none."""
+        from jscatter import Rect
+
+        if paper_id is None:
+            self._highlight = None
+            self._annotate()
+            return
+        row = self.session.rows_of([paper_id])[0]
+        x, y = float(self.frame.at[row, "x"]), float(self.frame.at[row, "y"])
+        half = (self.scales[1][1] - self.scales[1][0]) * 0.025
+        self._highlight = Rect(x - half, x + half, y - half, y + half, line_color=HIGHLIGHT, line_width=3)
+        self._annotate()
+        self.scatter.widget.hovering = row
+
+    def _annotate(self) -> None:
+        self.scatter.annotations(self._link_lines + ([self._highlight] if self._highlight is not None else []))
+
+    def show_links(self, ids) -> tuple[int, int]:
+        """State the citation links touching ``ids`` (the selection) and, while "show citation
+        links" is ticked, draw them as lines (dark among the selection, light to or from a paper
+        outside it); returns (links among, links to or from outside)."""
+        from jscatter import Line
+
+        self._link_ids = list(ids)
+        review = self.session.review
+        total = len(review.links())
+        among, across = review.links_around(self._link_ids) if self._link_ids and total else ([], [])
+        self.links_toggle.disabled = not total
+        drawn = [(pair, LINK_COLOURS[0], 2) for pair in among] + [(pair, LINK_COLOURS[1], 1) for pair in across]
+        drawn = drawn[:MAX_LINKS_DRAWN] if self.links_toggle.value else []
+        self._link_lines = []
+        if drawn:
+            rows = dict(zip(self.frame["id"], range(len(self.frame))))
+            xy = self.frame[["x", "y"]].to_numpy(float)
+            self._link_lines = [Line([tuple(xy[rows[a]]), tuple(xy[rows[b]])], line_color=colour, line_width=width)
+                                for (a, b), colour, width in drawn]
+        self.links_drawn = (sum(1 for d in drawn if d[2] == 2), sum(1 for d in drawn if d[2] == 1))
+        self._annotate()
+        if not total:
+            text = NO_LINKS
+        elif not self._link_ids:
+            text = f"{total} citation links in this review; select papers to see theirs"
+        else:
+            text = (f"{len(among)} link{'' if len(among) == 1 else 's'} among the selection, "
+                    f"{len(across)} to or from papers outside it")
+            if len(drawn) < len(among) + len(across) and self.links_toggle.value:
+                text += f" (the first {len(drawn)} drawn)"
+        self.links_text.value = f"<span class='wb-meta wb-links'>{escape(text)}</span>"
+        return len(among), len(across)
