@@ -2,8 +2,7 @@
 
 LaTeX (``\\textbf{…}``, ``R$^3$``, ``$75\\%$``) becomes text with pylatexenc, only where the text
 has LaTeX-like markup; white space is normalised. The titles a record without one gets are made
-in :mod:`workbench.corpus.titles` (re-exported here: ``derive_title``, ``derived_titles``,
-``title_repeats_abstract``).
+in :mod:`workbench.corpus.titles`.
 """
 
 from __future__ import annotations
@@ -14,10 +13,8 @@ from functools import lru_cache
 
 from .latex_pieces import latex_pieces
 from .writing_systems import printable
-from .titles import POINTING_BACK, TITLE_MAX, derive_title, derived_titles, title_repeats_abstract
 
-__all__ = ["LATEX_MAX_CHARS", "POINTING_BACK", "TITLE_MAX", "clean_text", "derive_title", "derived_titles",
-           "has_latex_markup", "has_parser_markup", "single_spaced", "title_repeats_abstract"]
+__all__ = ["LATEX_MAX_CHARS", "clean_text", "has_latex_markup", "has_parser_markup", "single_spaced"]
 
 #: Longer texts have their LaTeX commands removed rather than converted (pylatexenc would take
 #: minutes over a full article pasted into an abstract field).

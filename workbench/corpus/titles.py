@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .clean import clean_text, has_latex_markup, single_spaced
 from .phrase_scan import UNSEEN, scan, view_of
 from .title_checks import LEAD_IN, title_repeats_abstract
 
@@ -364,6 +365,4 @@ def derived_titles(text: str) -> tuple[str, ...]:
 
 def _plain(text: str | None) -> str:
     """``text`` with its white space normalised, and cleaned where it still holds LaTeX markup."""
-    from .clean import clean_text, has_latex_markup, single_spaced
-
     return clean_text(text) if has_latex_markup(text or "") else single_spaced(text or "")

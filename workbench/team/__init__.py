@@ -18,7 +18,8 @@ from .conflicts import (
     classify, resolve
 )
 from .flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, exclusion_reason, prisma_counts
-from .prisma import OtherMethods, PrismaCheckError, PrismaCounts, write_diagram
+from .diagram import write_diagram
+from .prisma import OtherMethods, PrismaCheckError, PrismaCounts
 from .votes import Vote, as_votes, by_paper
 
 __all__ = [

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["OtherMethods", "PrismaCheckError", "PrismaCounts", "write_diagram"]
+__all__ = ["OtherMethods", "PrismaCheckError", "PrismaCounts"]
 
 
 class PrismaCheckError(InputError):
@@ -259,14 +258,3 @@ def _other_rows(o: OtherMethods) -> list[tuple[str, str, int]]:
              (screen, "Reports assessed for eligibility", o.assessed),
              (screen, "Reports excluded", _total(o.excluded))]
     return rows + [(screen, f"Reports excluded: {r}", n) for r, n in o.excluded.items()]
-
-
-def write_diagram(counts: PrismaCounts, folder: Path | str, name: str = "prisma", *,
-                  check: bool = True, dpi: int = 200) -> tuple[Path, Path]:
-    """Draw the flow diagram to ``folder/<name>.svg`` and ``folder/<name>.png`` (written whole or
-    not at all) and return both paths. The counts are checked first unless ``check=False``."""
-    from ._prisma_draw import save
-
-    if check:
-        counts.check()
-    return save(counts, Path(folder), name, dpi=dpi)

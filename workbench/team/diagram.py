@@ -1,4 +1,4 @@
-"""Drawing the PRISMA 2020 flow diagram with matplotlib, laid out like the official templates.
+"""Drawing the PRISMA 2020 flow diagram (of :class:`~.prisma.PrismaCounts`) with matplotlib, laid out like the official templates.
 
 Columns (left to right): the phase bars, the previous version's studies (updated reviews only),
 the databases-and-registers flow and its side boxes (records removed, excluded, not retrieved,
@@ -21,6 +21,8 @@ from pathlib import Path
 
 from .._runtime.fsutil import atomic_write_text
 from .prisma import PrismaCounts
+
+__all__ = ["figure", "layout", "write_diagram"]
 
 FONT_PT = 9
 LINE_IN = FONT_PT * 1.35 / 72  # one line of text, in inches
@@ -214,7 +216,16 @@ def figure(c: PrismaCounts):
     return fig
 
 
-def save(c: PrismaCounts, folder: Path, name: str, *, dpi: int) -> tuple[Path, Path]:
+def write_diagram(counts: PrismaCounts, folder: Path | str, name: str = "prisma", *,
+                  check: bool = True, dpi: int = 200) -> tuple[Path, Path]:
+    """Draw the flow diagram to ``folder/<name>.svg`` and ``folder/<name>.png`` (written whole or
+    not at all) and return both paths. The counts are checked first unless ``check=False``."""
+    if check:
+        counts.check()
+    return _save(counts, Path(folder), name, dpi=dpi)
+
+
+def _save(c: PrismaCounts, folder: Path, name: str, *, dpi: int) -> tuple[Path, Path]:
     """Write ``<name>.svg`` and ``<name>.png`` in ``folder`` (each through a temporary file)."""
     import matplotlib
 
