@@ -34,14 +34,22 @@ def _stage(stage) -> str:
     return stage
 
 
-def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None) -> team.Screening:
-    """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from the store's
-    votes and final decisions (only papers in ``ids`` when given)."""
+def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:
+    """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
+    final decision in the store (only papers in ``ids`` when given). Each paper lists the votes the
+    store's reviewer may see (blind mode), but a conflict lists every vote (its resolver sees
+    them side by side); ``all_reviewers=True``: every vote of every paper, for the team's counts."""
     keep = None if ids is None else set(ids)
-    votes = [d for d in store.every_decision(_stage(stage)) if keep is None or d.paper_id in keep]
+    votes = [d for d in store.every_decision(_stage(stage), all_reviewers=True) if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
-    return team.classify(votes, finals, required=store.reviewers_per_paper(),
-                         reasons_must_match=stage == FULL_TEXT)
+    screening = team.classify(votes, finals, required=store.reviewers_per_paper(),
+                              reasons_must_match=stage == FULL_TEXT)
+    if all_reviewers or not store.blind:
+        return screening
+    shown = {(d.paper_id, d.reviewer) for d in store.every_decision(stage)}
+    return team.Screening({pid: p if p.status == team.CONFLICT else
+                           replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
+                           for pid, p in screening.papers.items()})
 
 
 def _line(paper: team.PaperStatus, stage: str) -> str:
@@ -94,8 +102,8 @@ class TeamReview:
         At full text the scale is include / exclude."""
         categories = DECISIONS if _stage(stage) == TITLE_ABSTRACT else ("include", "exclude")
         ids = set(self.ids)
-        with self.store() as store:
-            votes = [d for d in store.every_decision(stage) if d.paper_id in ids]
+        with self.store() as store:  # every vote is counted; only the statistics are returned
+            votes = [d for d in store.every_decision(stage, all_reviewers=True) if d.paper_id in ids]
         return team.agreement(votes, categories)
 
     def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None,
@@ -122,9 +130,11 @@ class TeamReview:
         review is not blind; ``resolving``: the viewer is resolving its conflict)."""
         self.row(paper)
         with self.store(viewer) as store:
-            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage))}
-            return team.visible_to(store.reviewer, decisions=decisions, tags=store.tags_by_reviewer(paper),
-                                   notes=store.notes_by_reviewer(paper), blind=store.blind,
+            # every reviewer's work, to which team.visible_to applies the blind rule (with ``resolving``)
+            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage), all_reviewers=True)}
+            return team.visible_to(store.reviewer, decisions=decisions,
+                                   tags=store.tags_by_reviewer(paper, all_reviewers=True),
+                                   notes=store.notes_by_reviewer(paper, all_reviewers=True), blind=store.blind,
                                    final=store.final(paper, stage=stage), resolving=resolving)
 
     def decide(self, ids, decision: str, reason: str | None = None, *, ranking=None, bulk: bool | None = None,

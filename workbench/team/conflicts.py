@@ -66,20 +66,24 @@ def _same_reason(a: str | None, b: str | None) -> bool:
 
 @dataclass(frozen=True)
 class PaperStatus:
-    """One paper at one stage: its status, every reviewer's vote (by reviewer name) and its
-    final decision, if any."""
+    """One paper at one stage: its status, the reviewers' votes (by reviewer name) and its final
+    decision, if any. ``agreed`` is the decision the reviewers agreed on (status ``agreed``), kept
+    apart from the votes so that a view may leave out votes blind mode hides."""
 
     paper_id: str
     status: str
     votes: tuple[Vote, ...]
     final: FinalDecision | None = None
+    agreed: str | None = None
 
     @property
     def decision(self) -> str | None:
         """The paper's decision: the final one, else the one the reviewers agreed on, else None."""
         if self.final is not None:
             return self.final.decision
-        return self.votes[0].decision if self.status == AGREED else None
+        if self.status != AGREED:
+            return None
+        return self.agreed if self.agreed is not None else self.votes[0].decision
 
     @property
     def settled(self) -> bool:
@@ -173,7 +177,8 @@ def classify(rows: Iterable, finals: Iterable[FinalDecision] = (), *, required: 
     for pid in [*table, *(p for p in settled if p not in table)]:
         votes = tuple(table.get(pid, {}).values())
         final = settled.get(pid)
-        papers[pid] = PaperStatus(pid, _status(votes, final, required, reasons_must_match), votes, final)
+        status = _status(votes, final, required, reasons_must_match)
+        papers[pid] = PaperStatus(pid, status, votes, final, votes[0].decision if status == AGREED else None)
     return Screening(papers)
 
 
