@@ -36,9 +36,10 @@ def _stage(stage) -> str:
 
 def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:
     """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
-    final decision in the store (only papers in ``ids`` when given). Each paper lists the votes the
-    store's reviewer may see (blind mode), but a conflict lists every vote (its resolver sees
-    them side by side); ``all_reviewers=True``: every vote of every paper, for the team's counts."""
+    final decision in the store (only papers in ``ids`` when given). In blind mode each paper lists
+    the votes the store's reviewer may see (a conflict: every vote, its resolver sees them side by
+    side), and a paper awaiting a screen whose votes are all hidden is left out (that someone
+    screened it is a hint); ``all_reviewers=True``: every vote of every paper, for the team's counts."""
     keep = None if ids is None else set(ids)
     votes = [d for d in store.every_decision(_stage(stage), all_reviewers=True) if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
@@ -47,9 +48,10 @@ def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers:
     if all_reviewers or not store.blind:
         return screening
     shown = {(d.paper_id, d.reviewer) for d in store.every_decision(stage)}
-    return team.Screening({pid: p if p.status == team.CONFLICT else
-                           replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
-                           for pid, p in screening.papers.items()})
+    papers = {pid: p if p.status == team.CONFLICT else
+              replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
+              for pid, p in screening.papers.items()}
+    return team.Screening({pid: p for pid, p in papers.items() if p.votes or p.status != team.AWAITING})
 
 
 def _line(paper: team.PaperStatus, stage: str) -> str:
@@ -127,9 +129,13 @@ class TeamReview:
         """What ``viewer`` (default: the store's reviewer) may see of ``paper`` at ``stage``:
         decisions (``Decision`` by reviewer), tags (names by reviewer) and notes (``Note`` lists
         by reviewer), by the blind rule of :func:`workbench.team.visible_to` (everything when the
-        review is not blind; ``resolving``: the viewer is resolving its conflict)."""
+        review is not blind; ``resolving``: the viewer is resolving its conflict, which opens a
+        paper only while it is a conflict)."""
         self.row(paper)
         with self.store(viewer) as store:
+            if resolving and store.blind:  # only a conflict's resolver sees every reviewer's work on it
+                status = screening_of(store, _stage(stage), [paper], all_reviewers=True).papers.get(paper)
+                resolving = status is not None and status.status == team.CONFLICT
             # every reviewer's work, to which team.visible_to applies the blind rule (with ``resolving``)
             decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage), all_reviewers=True)}
             return team.visible_to(store.reviewer, decisions=decisions,
