@@ -64,7 +64,7 @@ class ReviewerStore:
     def papers_tagged(self, tag: str) -> list[str]:
         """The papers on which this reviewer may see ``tag``, sorted."""
         name = ann.named_tag(self._conn, tag)
-        return sorted(self._lens().used_tags().get(name, ()))
+        return sorted({r[0] for r in _visible.tag_rows(self._lens(), tag=name)})
 
     @guarded
     def summary(self) -> dict[str, dict]:

@@ -103,14 +103,16 @@ class Lens:
 
 # ----------------------------------------------------------------------------- tags and notes
 
-def tag_rows(lens: Lens, pid: str | None = None) -> list[tuple[str, str, str, str]]:
-    """``(paper, tag, reviewer, created_at)`` the reader may see (of one paper or all), sorted."""
-    if pid is None:
-        rows = lens.load().conn.execute(
-            "SELECT paper_id, tag, reviewer, created_at FROM paper_tags ORDER BY paper_id, tag, reviewer")
+def tag_rows(lens: Lens, pid: str | None = None, tag: str | None = None) -> list[tuple[str, str, str, str]]:
+    """``(paper, tag, reviewer, created_at)`` the reader may see (of one paper, of one tag, or all),
+    sorted by paper, tag and reviewer."""
+    select = "SELECT paper_id, tag, reviewer, created_at FROM paper_tags"
+    if pid is not None:
+        rows = lens.conn.execute(f"{select} WHERE paper_id = ? ORDER BY tag, reviewer", (pid,))
+    elif tag is not None:
+        rows = lens.load().conn.execute(f"{select} WHERE tag = ? ORDER BY paper_id, reviewer", (tag,))
     else:
-        rows = lens.conn.execute("SELECT paper_id, tag, reviewer, created_at FROM paper_tags WHERE paper_id = ? "
-                                 "ORDER BY tag, reviewer", (pid,))
+        rows = lens.load().conn.execute(f"{select} ORDER BY paper_id, tag, reviewer")
     return [r for r in rows if lens.sees(r[0], r[2])]
 
 
@@ -239,14 +241,19 @@ def vocabulary(lens: Lens, name: str | None = None) -> list[Tag]:
 _ANNOTATION_TABLES = ("paper_tags", "notes", "decisions", "decision_context", "final_decisions", "tag_vocab")
 
 
-def _row_shown(lens: Lens, table: str, key: dict, row: dict) -> bool:
+_KEYED = ("paper_tags", "decisions", "decision_context")  # the key names the paper and the reviewer
+
+
+def _row_shown(lens: Lens, table: str, key: dict, row) -> bool:
+    """Whether the reader may see one row a change wrote (``row``: its JSON after, else before)."""
+    if table in _KEYED:
+        return lens.sees(key["paper_id"], key["reviewer"], key.get("stage", TITLE_ABSTRACT))
+    row = json.loads(row or "{}")
     if table == "tag_vocab":
         return lens.sees_tag(key["name"], row.get("created_by"), row.get("description"))
     if table == "final_decisions":
         return lens.sees(key["paper_id"], row.get("resolved_by"), key["stage"])
-    if table == "notes":
-        return lens.sees(row.get("paper_id"), row.get("reviewer"))
-    return lens.sees(key["paper_id"], key["reviewer"], key.get("stage", TITLE_ABSTRACT))
+    return lens.sees(row.get("paper_id"), row.get("reviewer"))  # notes
 
 
 def entry_shown(lens: Lens, history_id: int, who: str) -> bool:
@@ -255,10 +262,12 @@ def entry_shown(lens: Lens, history_id: int, who: str) -> bool:
     if lens.open or who == lens.reader:
         return True
     marks = ", ".join("?" * len(_ANNOTATION_TABLES))
-    for table, key, before, after in lens.conn.execute(
-            f"SELECT tbl, key, before, after FROM history_changes WHERE history_id = ? AND tbl IN ({marks})",
-            (history_id, *_ANNOTATION_TABLES)).fetchall():
-        row = json.loads(after if after is not None else before or "{}")
+    changes = lens.conn.execute(
+        f"SELECT tbl, key, coalesce(after, before) FROM history_changes WHERE history_id = ? AND tbl IN ({marks})",
+        (history_id, *_ANNOTATION_TABLES))
+    for n, (table, key, row) in enumerate(changes):
+        if n == 50:  # a change of many papers (a map selection): who screened what, read at once
+            lens.load()
         if not _row_shown(lens, table, json.loads(key), row):
             return False
     return True
@@ -273,16 +282,19 @@ def history(lens: Lens, limit: int | None = 20, pid: str | None = None) -> list[
                  "WHERE key LIKE ?2 OR before LIKE ?2 OR after LIKE ?2)")
         params.append(f'%"paper_id": "{pid}"%')
     sql = ("SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history "
-           f"WHERE id < ?1 {where} ORDER BY id DESC LIMIT 500")
+           f"WHERE id < ?1 {where} ORDER BY id DESC LIMIT {500 if limit is None else min(500, 2 * limit + 10)}")
     out: list[HistoryEntry] = []
-    before = None
+    before = 2**62
+    lens.load()
     while limit is None or len(out) < limit:
-        rows = lens.conn.execute(sql, [before if before is not None else 2**62, *params]).fetchall()
-        if not rows:
-            break
+        rows = lens.conn.execute(sql, [before, *params]).fetchall()
         for r in rows:
             if entry_shown(lens, r[0], r[2]):
                 out.append(HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4],
                                         undoable=bool(r[5]), undone_by=r[6]))
+                if limit is not None and len(out) == limit:
+                    break
+        if not rows:
+            break
         before = rows[-1][0]
-    return out if limit is None else out[:limit]
+    return out
