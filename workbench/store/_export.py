@@ -44,7 +44,9 @@ def snapshot(lens) -> dict:
         assign, labels = current_topics(conn)
         topics = _topic_rows(conn, labels)
         tags, notes, decisions, finals = defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list)
-        for pid, tag, who, at in _visible.tag_rows(lens):
+        tag_rows = _visible.tag_rows(lens)
+        lens.used_tags(tag_rows)  # the vocabulary below lists the tags these rows show
+        for pid, tag, who, at in tag_rows:
             tags[pid].append({"tag": tag, "reviewer": who, "at": at})
         for n in sorted(_visible.notes(lens), key=lambda n: (n.paper_id, n.created_at, n.uid)):
             notes[n.paper_id].append({"paper": n.paper_id, "uid": n.uid, "text": n.text, "reviewer": n.reviewer,

@@ -87,11 +87,12 @@ class Lens:
         self._whole = True
         return self
 
-    def used_tags(self) -> dict[str, set[str]]:
-        """``{tag: ids of the papers on which the reader may see it}``, read once."""
+    def used_tags(self, rows=None) -> dict[str, set[str]]:
+        """``{tag: ids of the papers on which the reader may see it}``, read once (from ``rows``,
+        :func:`tag_rows` of the whole store, when the caller has just read them)."""
         if self._used is None:
             self._used = defaultdict(set)
-            for pid, name, _, _ in tag_rows(self):
+            for pid, name, _, _ in tag_rows(self) if rows is None else rows:
                 self._used[name].add(pid)
         return self._used
 
