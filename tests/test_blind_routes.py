@@ -442,3 +442,18 @@ def test_blindness_ends_as_the_rule_says(built, tmp_path):
     with Store.open(review, reviewer="bob") as bob:
         assert bob.tags(P) == [SECRETS[1]] and bob.decision(P, "alice").reason == SECRETS[0]
         assert SECRETS[0] in bob.export("csv")
+
+
+def test_what_two_others_agreed_on_stays_hidden_yet_goes_on_to_full_text(built, tmp_path, monkeypatch):
+    review, P, Q = secret_review(built, tmp_path)
+    with Store.open(review, reviewer="carol") as carol:
+        carol.decide(P, "include")  # alice and carol agree: settled without bob
+    monkeypatch.setenv("WORKBENCH_REVIEWER", "bob")
+    opened = workbench.open_review(review)
+    assert P not in opened.screening().papers and Q in opened.screening().papers
+    assert opened.screening(all_reviewers=True).papers[P].decision == "include"
+    assert opened.screening().counts() == opened.screening(all_reviewers=True).counts()  # the team's figures
+    with Session.open(opened, reviewer="bob") as bob:
+        assert P in bob.full_text_candidates()
+        bob.decide(P, "include", stage="full_text")
+        assert bob.visible(P).tags == {} and not leaks(repr(bob.visible(P, stage="full_text")))

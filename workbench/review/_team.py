@@ -14,6 +14,7 @@ at full text two exclusions with different reasons are a conflict too, as in Cov
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,8 +39,9 @@ def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers:
     """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
     final decision in the store (only papers in ``ids`` when given). In blind mode each paper lists
     the votes the store's reviewer may see (a conflict: every vote, its resolver sees them side by
-    side), and a paper awaiting a screen whose votes are all hidden is left out (that someone
-    screened it is a hint); ``all_reviewers=True``: every vote of every paper, for the team's counts."""
+    side), and a paper whose votes are all hidden is left out unless resolved (that others screened
+    or agreed on it is a hint: it counts in ``counts()`` only); ``all_reviewers=True``: every paper
+    and vote, for which papers go on to full text (the outcome of title/abstract) and PRISMA."""
     keep = None if ids is None else set(ids)
     votes = [d for d in store.every_decision(_stage(stage), all_reviewers=True) if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
@@ -51,7 +53,9 @@ def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers:
     papers = {pid: p if p.status == team.CONFLICT else
               replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
               for pid, p in screening.papers.items()}
-    return team.Screening({pid: p for pid, p in papers.items() if p.votes or p.status != team.AWAITING})
+    shown_papers = {pid: p for pid, p in papers.items() if p.votes or p.status in (team.CONFLICT, team.RESOLVED)}
+    withheld = Counter(p.status for pid, p in papers.items() if pid not in shown_papers)
+    return team.Screening(shown_papers, dict(withheld))
 
 
 def _line(paper: team.PaperStatus, stage: str) -> str:
@@ -75,11 +79,12 @@ def import_annotations(store, path) -> object:
 class TeamReview:
     """The :class:`~workbench.review.Review` methods of reviewing as a team (see the module)."""
 
-    def screening(self, stage: str = TITLE_ABSTRACT) -> team.Screening:
+    def screening(self, stage: str = TITLE_ABSTRACT, *, all_reviewers: bool = False) -> team.Screening:
         """Every paper's status at ``stage``: ``.conflicts()``, ``.agreed()``, ``.awaiting()``,
-        ``.resolved()``, ``.counts()``, ``.decisions()`` (the settled ones)."""
+        ``.resolved()``, ``.counts()``, ``.decisions()`` (the settled ones); in blind mode as the
+        store's reviewer may see it (see :func:`screening_of`; ``all_reviewers=True``: all)."""
         with self.store() as store:
-            return screening_of(store, stage, self.ids)
+            return screening_of(store, stage, self.ids, all_reviewers=all_reviewers)
 
     def conflicts(self, stage: str = TITLE_ABSTRACT) -> list[team.PaperStatus]:
         """The conflicts queue: papers whose reviewers disagree (include vs maybe too; at full text
@@ -151,7 +156,7 @@ class TeamReview:
         title/abstract (settled: agreed or resolved) can be decided."""
         if _stage(stage) == FULL_TEXT:
             ids = [ids] if isinstance(ids, str) else list(ids)
-            settled = self.screening(TITLE_ABSTRACT).decisions()
+            settled = self.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()
             waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
             if waiting:
                 raise InputError(f"{len(waiting)} papers (e.g. {waiting[0]}) are not included at title/abstract "

@@ -129,9 +129,13 @@ def _finals_by_paper(finals: Iterable[FinalDecision]) -> dict[str, FinalDecision
 
 @dataclass(frozen=True)
 class Screening:
-    """Every paper's :class:`PaperStatus` at one stage, in the order the papers were first seen."""
+    """Every paper's :class:`PaperStatus` at one stage, in the order the papers were first seen.
+
+    ``withheld``: papers left out of ``papers`` for one reader (blind mode), by status; they count
+    in :meth:`counts` (the team's figures) and nowhere else."""
 
     papers: dict[str, PaperStatus] = field(default_factory=dict)
+    withheld: dict[str, int] = field(default_factory=dict)
 
     def with_status(self, status: str) -> list[PaperStatus]:
         if status not in STATUSES:
@@ -155,6 +159,7 @@ class Screening:
     def counts(self) -> dict[str, int]:
         """Papers per status, every status present (0 when none)."""
         found = Counter(p.status for p in self.papers.values())
+        found.update(self.withheld)
         return {s: found[s] for s in STATUSES}
 
     def decisions(self) -> dict[str, str]:

@@ -142,7 +142,7 @@ class TeamActions:
     def full_text_candidates(self) -> set[str]:
         """The papers that go on to full text: settled as included (or a resolved maybe) at
         title/abstract."""
-        settled = self.saved.screening(TITLE_ABSTRACT).decisions()
+        settled = self.saved.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()  # the team's outcome
         return {pid for pid, d in settled.items() if d in ("include", "maybe")}
 
     # ------------------------------------------------------------------ criteria and reasons
