@@ -58,13 +58,15 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     view.play([{"decide": "include"}])
     assert "your own name" in view.decision_line.value
     with review.store("lead") as store:
-        assert not store.every_decision("title_abstract") and not store.tags(pid), "nothing was saved"
+        assert not store.every_decision("title_abstract", all_reviewers=True), "nothing was saved"
+        assert not store.tags_by_reviewer(pid, all_reviewers=True), "nothing was saved"
     with pytest.raises(InputError, match="many people share"):
         s.set_reviewer("Jovyan")
     view.play([{"reviewer": "Ana"}, {"decide": "include", "reason": "on topic"}])
     assert "screening as <b>Ana</b>" in view.team.names.who.value
     with review.store("lead") as store:
-        assert [(d.paper_id, d.reviewer) for d in store.every_decision("title_abstract")] == [(pid, "Ana")]
+        saved = store.every_decision("title_abstract", all_reviewers=True)  # blind: lead screens nothing
+        assert [(d.paper_id, d.reviewer) for d in saved] == [(pid, "Ana")]
     again = Session.open(review)  # remembered for this kernel
     assert again.reviewer == "Ana" and not again.needs_name()
     for x in (s, again):
@@ -182,7 +184,7 @@ def test_criteria_reasons_and_the_full_text_stage(review):
     view.play([{"decide": "exclude", "reason": "Wrong  topic"}, {"go": q}])
     view.on_decide("not retrieved")
     with review.store("lead") as store:
-        got = {(d.paper_id, d.decision, d.reason) for d in store.every_decision(FULL_TEXT)}
+        got = {(d.paper_id, d.decision, d.reason) for d in store.every_decision(FULL_TEXT, all_reviewers=True)}
     assert got == {(p, "exclude", "wrong topic"), (q, "exclude", "not retrieved")}
     for s in (ana, ben):
         s.close()

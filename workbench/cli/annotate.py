@@ -41,8 +41,8 @@ def note(args, store: Store, pid: str) -> Reply:
 
 @on_store(paper=True)
 def decide(args, store: Store, pid: str) -> Reply:
-    if args.stage == FULL_TEXT and screening_of(store, TITLE_ABSTRACT, [pid]).decisions().get(pid) not in (
-            "include", "maybe"):
+    settled = screening_of(store, TITLE_ABSTRACT, [pid], all_reviewers=True).decisions()  # the team's outcome
+    if args.stage == FULL_TEXT and settled.get(pid) not in ("include", "maybe"):
         raise InputError(f"{pid} is not included at title/abstract (not screened by enough reviewers, excluded, "
                          "or an unresolved conflict), so it has no full-text stage yet; see `workbench conflicts`")
     store.decide(pid, args.decision, reason=args.reason, stage=args.stage)

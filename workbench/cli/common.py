@@ -25,8 +25,8 @@ from ..review import DEFAULT_REVIEW
 from ..store import Store
 from .terminal import visible
 
-__all__ = ["FORMATS", "Reply", "add_format", "add_review", "add_reviewer", "add_store_command",
-           "on_store", "say", "write_table"]
+__all__ = ["FORMATS", "Reply", "add_all_reviewers", "add_format", "add_review", "add_reviewer",
+           "add_store_command", "blind_notes", "on_store", "say", "write_table"]
 
 #: The output formats of the commands that list papers or topics (``--format``).
 FORMATS = ("table", "csv", "json")
@@ -52,6 +52,27 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     """``--format table|csv|json``, default ``table``."""
     parser.add_argument("--format", default="table", choices=FORMATS,
                         help="output format (default: table)")
+
+
+def add_all_reviewers(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--all-reviewers``: every reviewer's work in ``what``, blind mode or not."""
+    parser.add_argument("--all-reviewers", action="store_true",
+                        help=f"in blind mode: the {what} of every reviewer's work, not only yours and what blind "
+                             "mode shows you (said on standard error and recorded in the review's history)")
+
+
+def blind_notes(store: Store, all_reviewers: bool, doing: str, what: str) -> list[str]:
+    """What a command that reads annotations says on standard error in blind mode: that it
+    shows every reviewer's work (``--all-reviewers``), or only what blind mode shows the reviewer."""
+    if not store.blind:
+        return []
+    if all_reviewers:
+        recorded = ("recorded in the review's history" if not store.read_only else
+                    f"not recorded in the history: {store.read_only}")
+        return [f"workbench: {doing} every reviewer's work, blind mode is on: it shows what blind mode hides "
+                f"from reviewers who have not screened a paper yet; keep it from them ({recorded})"]
+    return [f"workbench: blind mode is on: this {what} holds {store.reviewer}'s work and what blind mode shows "
+            f"{store.reviewer} of the others'; --all-reviewers gives everyone's"]
 
 
 def add_store_command(subparsers, name: str, func: Callable, helptext: str) -> argparse.ArgumentParser:

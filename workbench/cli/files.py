@@ -2,7 +2,9 @@
 import-annotations.
 
 Each works on the store of ``--review DIR`` as ``--reviewer NAME``. ``export`` to standard
-output is the data as it is; every message shows control characters escaped. ``check`` exits
+output is the data as it is; every message shows control characters escaped. In blind mode an
+export holds the reviewer's own work and what blind mode shows them; ``--all-reviewers`` exports
+everyone's, says so on standard error and is recorded in the review's history. ``check`` exits
 1 when it finds a problem. :func:`register` adds the commands to a parser.
 """
 
@@ -12,17 +14,18 @@ from pathlib import Path
 
 from ..review import import_annotations as merge_annotations
 from ..store import DB_NAME, FORMATS, Store, StoreError
-from .common import Reply, add_store_command, on_store
+from .common import Reply, add_all_reviewers, add_store_command, blind_notes, on_store
 
 __all__ = ["register"]
 
 
 @on_store()
 def export(args, store: Store) -> Reply:
-    text = store.export(args.format, args.output)
+    text = store.export(args.format, args.output, all_reviewers=args.all_reviewers)
+    notes = blind_notes(store, args.all_reviewers, "exporting", "export")
     if args.output:
-        return Reply(err=[f"wrote {args.format} export to {args.output}"])
-    return Reply(data=text)  # data: byte-exact
+        return Reply(err=[*notes, f"wrote {args.format} export to {args.output}"])
+    return Reply(err=notes, data=text)  # data: byte-exact
 
 
 @on_store()
@@ -74,6 +77,7 @@ def register(subparsers) -> None:
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE (default: standard output)")
+    add_all_reviewers(p, "export")
 
     add_store_command(subparsers, "backup", backup, "snapshot the annotation store into REVIEW/backups/")
 

@@ -112,18 +112,18 @@ def _included(store, ids) -> int:
     :func:`workbench.team.prisma_counts` counts studies included."""
     from ._team import screening_of
 
-    sought = {p.paper_id for p in screening_of(store, TITLE_ABSTRACT, ids).papers.values()
+    sought = {p.paper_id for p in screening_of(store, TITLE_ABSTRACT, ids, all_reviewers=True).papers.values()
               if p.settled and p.decision != "exclude"}
-    return sum(1 for p in screening_of(store, FULL_TEXT, sought).papers.values()
+    return sum(1 for p in screening_of(store, FULL_TEXT, sought, all_reviewers=True).papers.values()
                if p.settled and p.decision == "include")
 
 
 def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
     from ._team import screening_of
 
-    ranked = {r.paper_id for r in store.screening_records(everyone=True) if r.rank is not None}
-    return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records),
-                              full_text=screening_of(store, FULL_TEXT, records), ranked=ranked & set(records),
+    ranked = {r.paper_id for r in store.screening_records(everyone=True, all_reviewers=True) if r.rank is not None}
+    return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records, all_reviewers=True),
+                              full_text=screening_of(store, FULL_TEXT, records, all_reviewers=True), ranked=ranked & set(records),
                               **ident, **extra)
 
 
@@ -165,7 +165,7 @@ def _systematic(store) -> bool:
     """Whether the review is screened as a systematic review: a source with search provenance,
     a full-text decision, a final decision, or team settings (blind, reviewers per paper, criteria)."""
     settings = store.settings()
-    return (any(s.provenance_given for s in store.sources()) or bool(store.every_decision(FULL_TEXT))
+    return (any(s.provenance_given for s in store.sources()) or bool(store.every_decision(FULL_TEXT, all_reviewers=True))
             or bool(store.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
 
 

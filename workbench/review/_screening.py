@@ -191,7 +191,7 @@ def training_records(store) -> list[ScreeningRecord]:
     made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
     the reviewer's own votes, else also the latest by anyone), each with how it was made."""
     viewer, blind = store.reviewer, store.blind
-    records = store.screening_records(everyone=True)
+    records = store.screening_records(everyone=True, all_reviewers=True)
     finals = final_decisions(store, TITLE_ABSTRACT)
     chosen = team.training_decisions(viewer, records, finals, blind=blind)
     picked: dict[str, ScreeningRecord] = {}

@@ -14,6 +14,7 @@ at full text two exclusions with different reasons are a conflict too, as in Cov
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,14 +35,27 @@ def _stage(stage) -> str:
     return stage
 
 
-def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None) -> team.Screening:
-    """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from the store's
-    votes and final decisions (only papers in ``ids`` when given)."""
+def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:
+    """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
+    final decision in the store (only papers in ``ids`` when given). In blind mode each paper lists
+    the votes the store's reviewer may see (a conflict: every vote, its resolver sees them side by
+    side), and a paper whose votes are all hidden is left out unless resolved (that others screened
+    or agreed on it is a hint: it counts in ``counts()`` only); ``all_reviewers=True``: every paper
+    and vote, for which papers go on to full text (the outcome of title/abstract) and PRISMA."""
     keep = None if ids is None else set(ids)
-    votes = [d for d in store.every_decision(_stage(stage)) if keep is None or d.paper_id in keep]
+    votes = [d for d in store.every_decision(_stage(stage), all_reviewers=True) if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
-    return team.classify(votes, finals, required=store.reviewers_per_paper(),
-                         reasons_must_match=stage == FULL_TEXT)
+    screening = team.classify(votes, finals, required=store.reviewers_per_paper(),
+                              reasons_must_match=stage == FULL_TEXT)
+    if all_reviewers or not store.blind:
+        return screening
+    shown = {(d.paper_id, d.reviewer) for d in store.every_decision(stage)}
+    papers = {pid: p if p.status == team.CONFLICT else
+              replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
+              for pid, p in screening.papers.items()}
+    shown_papers = {pid: p for pid, p in papers.items() if p.votes or p.status in (team.CONFLICT, team.RESOLVED)}
+    withheld = Counter(p.status for pid, p in papers.items() if pid not in shown_papers)
+    return team.Screening(shown_papers, dict(withheld))
 
 
 def _line(paper: team.PaperStatus, stage: str) -> str:
@@ -65,11 +79,12 @@ def import_annotations(store, path) -> object:
 class TeamReview:
     """The :class:`~workbench.review.Review` methods of reviewing as a team (see the module)."""
 
-    def screening(self, stage: str = TITLE_ABSTRACT) -> team.Screening:
+    def screening(self, stage: str = TITLE_ABSTRACT, *, all_reviewers: bool = False) -> team.Screening:
         """Every paper's status at ``stage``: ``.conflicts()``, ``.agreed()``, ``.awaiting()``,
-        ``.resolved()``, ``.counts()``, ``.decisions()`` (the settled ones)."""
+        ``.resolved()``, ``.counts()``, ``.decisions()`` (the settled ones); in blind mode as the
+        store's reviewer may see it (see :func:`screening_of`; ``all_reviewers=True``: all)."""
         with self.store() as store:
-            return screening_of(store, stage, self.ids)
+            return screening_of(store, stage, self.ids, all_reviewers=all_reviewers)
 
     def conflicts(self, stage: str = TITLE_ABSTRACT) -> list[team.PaperStatus]:
         """The conflicts queue: papers whose reviewers disagree (include vs maybe too; at full text
@@ -94,8 +109,8 @@ class TeamReview:
         At full text the scale is include / exclude."""
         categories = DECISIONS if _stage(stage) == TITLE_ABSTRACT else ("include", "exclude")
         ids = set(self.ids)
-        with self.store() as store:
-            votes = [d for d in store.every_decision(stage) if d.paper_id in ids]
+        with self.store() as store:  # every vote is counted; only the statistics are returned
+            votes = [d for d in store.every_decision(stage, all_reviewers=True) if d.paper_id in ids]
         return team.agreement(votes, categories)
 
     def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None,
@@ -119,12 +134,18 @@ class TeamReview:
         """What ``viewer`` (default: the store's reviewer) may see of ``paper`` at ``stage``:
         decisions (``Decision`` by reviewer), tags (names by reviewer) and notes (``Note`` lists
         by reviewer), by the blind rule of :func:`workbench.team.visible_to` (everything when the
-        review is not blind; ``resolving``: the viewer is resolving its conflict)."""
+        review is not blind; ``resolving``: the viewer is resolving its conflict, which opens a
+        paper only while it is a conflict)."""
         self.row(paper)
         with self.store(viewer) as store:
-            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage))}
-            return team.visible_to(store.reviewer, decisions=decisions, tags=store.tags_by_reviewer(paper),
-                                   notes=store.notes_by_reviewer(paper), blind=store.blind,
+            if resolving and store.blind:  # only a conflict's resolver sees every reviewer's work on it
+                status = screening_of(store, _stage(stage), [paper], all_reviewers=True).papers.get(paper)
+                resolving = status is not None and status.status == team.CONFLICT
+            # every reviewer's work, to which team.visible_to applies the blind rule (with ``resolving``)
+            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage), all_reviewers=True)}
+            return team.visible_to(store.reviewer, decisions=decisions,
+                                   tags=store.tags_by_reviewer(paper, all_reviewers=True),
+                                   notes=store.notes_by_reviewer(paper, all_reviewers=True), blind=store.blind,
                                    final=store.final(paper, stage=stage), resolving=resolving)
 
     def decide(self, ids, decision: str, reason: str | None = None, *, ranking=None, bulk: bool | None = None,
@@ -135,7 +156,7 @@ class TeamReview:
         title/abstract (settled: agreed or resolved) can be decided."""
         if _stage(stage) == FULL_TEXT:
             ids = [ids] if isinstance(ids, str) else list(ids)
-            settled = self.screening(TITLE_ABSTRACT).decisions()
+            settled = self.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()
             waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
             if waiting:
                 raise InputError(f"{len(waiting)} papers (e.g. {waiting[0]}) are not included at title/abstract "

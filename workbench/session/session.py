@@ -146,8 +146,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
             listener(event, list(ids))
 
     def _latest_change(self) -> int:
-        latest = self.store.history(limit=1)
-        return latest[0].id if latest else 0
+        return self.store.latest_change()
 
     def tag(self, ids, *tags: str) -> int:
         self._check_name()

@@ -62,8 +62,7 @@ class TeamActions:
     def _remembered(self, name: str, compute):
         """``compute()``, kept until the store's history changes (in any process): the views ask
         on every click, the answer changes only with a change."""
-        latest = self.store.history(limit=1)
-        key = (latest[0].id if latest else 0, self.reviewer)
+        key = (self.store.latest_change(), self.reviewer)
         cache = self.__dict__.setdefault("_team_cache", {})
         if name not in cache or cache[name][0] != key:
             cache[name] = (key, compute())
@@ -76,7 +75,7 @@ class TeamActions:
         if store.blind or store.reviewers_per_paper() >= 2:
             return True
         return self._remembered("team", lambda: len(
-            {d.reviewer for stage in STAGES for d in store.every_decision(stage)} - {IMPORTED}) >= 2)
+            {d.reviewer for stage in STAGES for d in store.every_decision(stage, all_reviewers=True)} - {IMPORTED}) >= 2)
 
     def needs_name(self) -> bool:
         """Whether a face must ask for the reviewer's name before the first change: the review is
@@ -143,7 +142,7 @@ class TeamActions:
     def full_text_candidates(self) -> set[str]:
         """The papers that go on to full text: settled as included (or a resolved maybe) at
         title/abstract."""
-        settled = self.saved.screening(TITLE_ABSTRACT).decisions()
+        settled = self.saved.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()  # the team's outcome
         return {pid for pid, d in settled.items() if d in ("include", "maybe")}
 
     # ------------------------------------------------------------------ criteria and reasons

@@ -1,6 +1,7 @@
-"""Tags and their vocabulary, notes, and screening decisions.
+"""Tags and their vocabulary, notes, and screening decisions: writing them.
 
-Each public function here is one user action: it opens an :class:`Action`, writes through it
+Reading them goes through ``_visible`` (blind mode lives there). Each public function here is one
+user action: it opens an :class:`Action`, writes through it
 (so the history records before and after), and commits. Paper ids are already resolved.
 A tag is kept per reviewer (two reviewers' same tag on a paper are two rows, so blind mode can
 show each only their own); a decision belongs to a stage (:data:`~workbench.corpus.paper.STAGES`).
@@ -16,7 +17,6 @@ import unicodedata
 from ..corpus.paper import TITLE_ABSTRACT
 from ._errors import AnnotationInputError
 from ._history import Action
-from ._reports import Decision, Note
 from ._stages import check_decision, check_reason, check_stage_decision
 
 __all__ = [
@@ -30,14 +30,9 @@ __all__ = [
     "check_tag",
     "check_text",
     "decide",
-    "decisions_of",
     "delete_note",
     "edit_note",
-    "every_decision",
-    "notes_of",
-    "papers_tagged",
     "tag",
-    "tags_of",
     "untag",
 ]
 
@@ -183,27 +178,6 @@ def untag(conn: sqlite3.Connection, reviewer: str, pid: str, name: str, *, every
     return bool(rows)
 
 
-def tags_of(conn: sqlite3.Connection, pid: str, reviewer: str | None = None) -> list[str]:
-    """The paper's tags (anyone's, or only ``reviewer``'s), each name once."""
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT tag FROM paper_tags WHERE paper_id = ?1 AND (?2 IS NULL OR reviewer = ?2) "
-        "ORDER BY tag", (pid, reviewer))]
-
-
-def tags_by_reviewer(conn: sqlite3.Connection, pid: str) -> dict[str, list[str]]:
-    """``{reviewer: [tags]}`` of one paper, reviewers and tags sorted."""
-    out: dict[str, list[str]] = {}
-    for who, name in conn.execute(
-            "SELECT reviewer, tag FROM paper_tags WHERE paper_id = ? ORDER BY reviewer, tag", (pid,)):
-        out.setdefault(who, []).append(name)
-    return out
-
-
-def papers_tagged(conn: sqlite3.Connection, name: str) -> list[str]:
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT paper_id FROM paper_tags WHERE tag = ? ORDER BY paper_id", (named_tag(conn, name),))]
-
-
 def add_note(conn: sqlite3.Connection, reviewer: str, pid: str, text: str) -> int:
     return add_notes(conn, reviewer, [pid], text)[0]
 
@@ -228,9 +202,11 @@ def _clip(text: str, n: int = 50) -> str:
     return one if len(one) <= n else one[: n - 1] + "…"
 
 
-def _require_note(act: Action, note_id) -> dict:
+def _require_note(act: Action, note_id, may_see=None) -> dict:
+    """The note ``note_id``; refused as unknown when there is none, or when ``may_see(paper,
+    reviewer)`` says the reviewer may not see it (blind mode)."""
     row = act.get("notes", {"id": note_id}) if isinstance(note_id, int) else None
-    if row is None:
+    if row is None or (may_see is not None and not may_see(row["paper_id"], row["reviewer"])):
         raise AnnotationInputError(
             f"no note #{note_id!r}; expected the number store.note() returned "
             "(see store.notes(paper_id))"
@@ -238,10 +214,10 @@ def _require_note(act: Action, note_id) -> dict:
     return row
 
 
-def edit_note(conn: sqlite3.Connection, reviewer: str, note_id: int, text: str) -> None:
+def edit_note(conn: sqlite3.Connection, reviewer: str, note_id: int, text: str, may_see=None) -> None:
     text = check_text(text, "note")
     with Action(conn, reviewer, "edit-note") as act:
-        row = dict(_require_note(act, note_id))
+        row = dict(_require_note(act, note_id, may_see))
         if row["text"] == text:
             return
         row.update(text=text, updated_at=act.at)
@@ -249,21 +225,11 @@ def edit_note(conn: sqlite3.Connection, reviewer: str, note_id: int, text: str) 
         act.summary = f"edit note #{note_id} on {row['paper_id']}: {_clip(text)}"
 
 
-def delete_note(conn: sqlite3.Connection, reviewer: str, note_id: int) -> None:
+def delete_note(conn: sqlite3.Connection, reviewer: str, note_id: int, may_see=None) -> None:
     with Action(conn, reviewer, "delete-note") as act:
-        row = _require_note(act, note_id)
+        row = _require_note(act, note_id, may_see)
         act.put("notes", {"id": note_id}, None)
         act.summary = f"delete note #{note_id} on {row['paper_id']}: {_clip(row['text'])}"
-
-
-def notes_of(conn: sqlite3.Connection, pid: str) -> list[Note]:
-    return [
-        Note(id=r[0], paper_id=r[1], text=r[2], reviewer=r[3], created_at=r[4],
-             updated_at=r[5], uid=r[6])
-        for r in conn.execute(
-            "SELECT id, paper_id, text, reviewer, created_at, updated_at, uid FROM notes "
-            "WHERE paper_id = ? ORDER BY created_at, id", (pid,))
-    ]
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -295,73 +261,3 @@ def decide(conn: sqlite3.Connection, reviewer: str, ids: list[str], decision: st
         at = "" if stage == TITLE_ABSTRACT else " at full text"
         act.summary = f"decide {_short(ids)} {decision}{why}{at}"
     return changed
-
-
-_DECISION_COLUMNS = "paper_id, reviewer, decision, reason, decided_at, stage"
-
-
-def _decision(row) -> Decision:
-    return Decision(paper_id=row[0], reviewer=row[1], decision=row[2], reason=row[3], decided_at=row[4],
-                    stage=row[5])
-
-
-def decisions_of(conn: sqlite3.Connection, pid: str, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
-    """Every reviewer's current decision on one paper at ``stage`` (None: every stage)."""
-    return [_decision(r) for r in conn.execute(
-        f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE paper_id = ?1 AND (?2 IS NULL OR stage = ?2) "
-        "ORDER BY stage DESC, reviewer", (pid, stage))]
-
-
-def every_decision(conn: sqlite3.Connection, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
-    """Every reviewer's current decision on every paper at ``stage`` (None: every stage), in one
-    read (by paper, then reviewer)."""
-    return [_decision(r) for r in conn.execute(
-        f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE ?1 IS NULL OR stage = ?1 "
-        "ORDER BY paper_id, stage DESC, reviewer", (stage,))]
-
-
-def summary(conn: sqlite3.Connection, reviewer: str | None, blind: bool = False) -> dict[str, dict]:
-    """Every annotated paper at once: ``{id: {"tags": [...], "decision": str|None, "notes": n}}``
-    at title/abstract (one query per table, for views that colour or filter thousands of papers).
-
-    ``decision`` is ``reviewer``'s, else the paper's final decision, else (not ``blind``) the
-    latest by anyone. ``blind``: another reviewer's tags and notes count only once both screened
-    the paper, or it has a final decision (the rule of ``workbench.team.blind``).
-    """
-    out: dict[str, dict] = {}
-
-    def entry(pid):
-        e = out.get(pid)
-        if e is None:
-            e = out[pid] = {"tags": [], "decision": None, "notes": 0}
-        return e
-
-    screened: dict[str, set] = {}
-    for pid, who, decision in conn.execute(
-        "SELECT paper_id, reviewer, decision FROM decisions WHERE stage = ? ORDER BY paper_id, decided_at",
-        (TITLE_ABSTRACT,)
-    ):
-        screened.setdefault(pid, set()).add(who)
-        e = entry(pid)
-        if who == reviewer or (not blind and e.get("_by") != reviewer):
-            e["decision"], e["_by"] = decision, who
-    finals = dict(conn.execute("SELECT paper_id, decision FROM final_decisions WHERE stage = ?", (TITLE_ABSTRACT,)))
-    for pid, decision in finals.items():
-        if entry(pid).get("_by") != reviewer:
-            out[pid]["decision"], out[pid]["_by"] = decision, None
-
-    def shown(pid, who) -> bool:
-        both = screened.get(pid, ())
-        return not blind or who == reviewer or pid in finals or (reviewer in both and who in both)
-
-    for pid, name, who in conn.execute("SELECT paper_id, tag, reviewer FROM paper_tags ORDER BY paper_id, tag"):
-        tags = entry(pid)["tags"]
-        if shown(pid, who) and (not tags or tags[-1] != name):
-            tags.append(name)
-    for pid, who, n in conn.execute("SELECT paper_id, reviewer, count(*) FROM notes GROUP BY paper_id, reviewer"):
-        entry(pid)["notes"] += n if shown(pid, who) else 0
-    for pid in [p for p, e in out.items() if e["decision"] is None and not e["tags"] and not e["notes"]]:
-        del out[pid]  # blind: nothing of it is shown
-    for e in out.values():
-        e.pop("_by", None)
-    return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import sqlite3
 from pathlib import Path
 
 from ._errors import AnnotationInputError, StoreError
@@ -118,12 +117,12 @@ def write_file(dest: Path, text: str) -> None:
             os.close(folder)
 
 
-def export(conn: sqlite3.Connection, fmt: str, path, store_path) -> str:
-    """The store as ``fmt`` text; also written to ``path`` when given (checked first with
-    :func:`check_destination`, so a refused path leaves nothing written; the review's
-    ``report/`` folder is created when it is not there yet)."""
+def export(lens, fmt: str, path, store_path) -> str:
+    """The annotations ``lens`` (``_visible.Lens``) shows as ``fmt`` text; also written to ``path``
+    when given (checked first with :func:`check_destination`, so a refused path leaves nothing
+    written; the review's ``report/`` folder is created when it is not there yet)."""
     dest = None if path is None else check_destination(path, store_path)
-    text = render(conn, fmt)
+    text = render(lens, fmt)
     if dest is not None:
         if not dest.parent.exists():  # the review's report/ folder is made on first use
             part = _review_part(Path(os.path.abspath(dest)).resolve(), Path(store_path).parent)

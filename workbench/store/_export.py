@@ -20,7 +20,7 @@ import json
 import sqlite3
 from collections import defaultdict
 
-from . import _encode
+from . import _encode, _visible
 from ._errors import AnnotationInputError
 from ._papers import paper_rows
 from ._topics import OUTLIER, _edits, _root, current_topics, latest_run, topic_names
@@ -32,8 +32,10 @@ JSONL_FORMAT = "workbench-annotations"
 JSONL_VERSION = 2  # 2: decisions carry their stage and how they were made; final decisions
 
 
-def snapshot(conn: sqlite3.Connection) -> dict:
-    """Everything an export needs, read in one transaction so it is consistent."""
+def snapshot(lens) -> dict:
+    """Everything an export needs, read in one transaction so it is consistent: the papers and
+    topics, and the annotations ``lens`` (``_visible.Lens``) shows its reader."""
+    conn = lens.conn
     outer = conn.in_transaction  # inside a Store.transaction(): already consistent
     if not outer:
         conn.execute("BEGIN")
@@ -41,40 +43,36 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         papers = paper_rows(conn)
         assign, labels = current_topics(conn)
         topics = _topic_rows(conn, labels)
-        tags, notes, decisions = defaultdict(list), defaultdict(list), defaultdict(list)
-        for pid, tag, who, at in conn.execute(
-                "SELECT paper_id, tag, reviewer, created_at FROM paper_tags ORDER BY paper_id, tag, reviewer"):
+        tags, notes, decisions, finals = defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list)
+        tag_rows = _visible.tag_rows(lens)
+        lens.used_tags(tag_rows)  # the vocabulary below lists the tags these rows show
+        for pid, tag, who, at in tag_rows:
             tags[pid].append({"tag": tag, "reviewer": who, "at": at})
-        for row in conn.execute(
-                "SELECT paper_id, uid, text, reviewer, created_at, updated_at FROM notes "
-                "ORDER BY paper_id, created_at, uid"):
-            notes[row[0]].append(dict(zip(
-                ("paper", "uid", "text", "reviewer", "created_at", "updated_at"), row)))
-        for row in conn.execute(
-                "SELECT d.paper_id, d.reviewer, d.decision, d.reason, d.decided_at, d.stage, c.rank, c.score, "
-                "c.model, c.model_version, c.bulk, c.sampled FROM decisions d LEFT JOIN decision_context c "
-                "USING (paper_id, reviewer, stage) ORDER BY d.paper_id, d.stage DESC, d.reviewer"):
-            decisions[row[0]].append(_decision_record(row))
-        finals = defaultdict(list)
-        for row in conn.execute("SELECT paper_id, stage, decision, reason, resolved_by, resolved_at "
-                                "FROM final_decisions ORDER BY paper_id, stage DESC"):
-            finals[row[0]].append(dict(zip(("paper", "stage", "decision", "reason", "by", "at"), row)))
-        vocab = [dict(zip(("name", "description", "colour", "created_by", "created_at"), r))
-                 for r in conn.execute("SELECT name, description, colour, created_by, created_at "
-                                       "FROM tag_vocab ORDER BY name")]
+        for n in sorted(_visible.notes(lens), key=lambda n: (n.paper_id, n.created_at, n.uid)):
+            notes[n.paper_id].append({"paper": n.paper_id, "uid": n.uid, "text": n.text, "reviewer": n.reviewer,
+                                      "created_at": n.created_at, "updated_at": n.updated_at})
+        for d, how in _visible.decisions(lens, None, None, context=True):
+            decisions[d.paper_id].append(_decision_record(d, how))
+        for f in _visible.finals(lens, None):
+            finals[f.paper_id].append({"paper": f.paper_id, "stage": f.stage, "decision": f.decision,
+                                       "reason": f.reason, "by": f.resolved_by, "at": f.resolved_at})
+        vocab = [{k: row[k] for k in ("name", "description", "colour", "created_by", "created_at")}
+                 for row in _visible.vocab_rows(lens)]
     finally:
         if conn.in_transaction and not outer:
             conn.execute("COMMIT")
-    return {"papers": papers, "assign": assign, "topics": topics, "tags": tags,
-            "notes": notes, "decisions": decisions, "vocab": vocab, "finals": finals}
+    shown = None if lens.open else lens.reader
+    return {"papers": papers, "assign": assign, "topics": topics, "tags": tags, "notes": notes,
+            "decisions": decisions, "vocab": vocab, "finals": finals, "shown": shown,
+            "everyone": lens.blind and lens.everyone}
 
 
-def _decision_record(row) -> dict:
+def _decision_record(d, how: dict | None) -> dict:
     """A decision as JSONL keeps it: its stage, and how it was made when the store knows it."""
-    out = dict(zip(("paper", "reviewer", "decision", "reason", "at", "stage"), row[:6]))
-    if row[10] is not None:  # a context row: how a person made the decision
-        out["context"] = dict(zip(("rank", "score", "model", "model_version", "bulk", "sampled"),
-                                  (*row[6:10], bool(row[10]), bool(row[11]))))
+    out = {"paper": d.paper_id, "reviewer": d.reviewer, "decision": d.decision, "reason": d.reason,
+           "at": d.decided_at, "stage": d.stage}
+    if how is not None:  # a context row: how a person made the decision
+        out["context"] = how
     return out
 
 
@@ -109,8 +107,20 @@ def _line(obj: dict) -> str:
 
 # ----------------------------------------------------------------------------- formats
 
+def _blind_note(snap: dict) -> str | None:
+    """What a blind-mode export holds, in words (None: not in blind mode)."""
+    if snap["everyone"]:
+        return "blind mode is on: every reviewer's work (exported with all reviewers asked for)"
+    if snap["shown"] is not None:
+        return f"blind mode is on: {snap['shown']}'s work and what blind mode shows {snap['shown']} of the others'"
+    return None
+
+
 def to_jsonl(snap: dict) -> str:
-    out = [_line({"type": "header", "format": JSONL_FORMAT, "version": JSONL_VERSION})]
+    header = {"type": "header", "format": JSONL_FORMAT, "version": JSONL_VERSION}
+    if _blind_note(snap):
+        header["blind"] = _blind_note(snap)
+    out = [_line(header)]
     for t in sorted(snap["topics"]):
         out.append(_line({"type": "topic", **snap["topics"][t]}))
     for tag in snap["vocab"]:
@@ -281,6 +291,8 @@ def to_markdown(snap: dict) -> str:
     order = sorted(t for t in groups if t is not None and t != OUTLIER)
     order += [t for t in (OUTLIER, None) if t in groups]
     out = ["# Annotations", ""]
+    if _blind_note(snap):
+        out += [f"*{md(_blind_note(snap).capitalize())}.*", ""]
     for t in order:
         topic = snap["topics"].get(t)
         if t is None:
@@ -318,14 +330,15 @@ _WRITERS = {"jsonl": to_jsonl, "csv": to_csv, "bibtex": to_bibtex, "ris": to_ris
             "markdown": to_markdown}
 
 
-def render(conn: sqlite3.Connection, fmt: str) -> str:
-    """The store as text in ``fmt`` (one of :data:`FORMATS`)."""
+def render(lens, fmt: str) -> str:
+    """The annotations ``lens`` shows, with the papers and topics, as text in ``fmt`` (one of
+    :data:`FORMATS`)."""
     key = str(fmt).lower().lstrip(".")
     key = {"bib": "bibtex", "md": "markdown", "json": "jsonl"}.get(key, key)
     if key not in _WRITERS:
         raise AnnotationInputError(
             f"export format {fmt!r} is not supported; expected one of {', '.join(FORMATS)}")
-    return _WRITERS[key](snapshot(conn))
+    return _WRITERS[key](snapshot(lens))
 
 
 # ----------------------------------------------------------------------------- files

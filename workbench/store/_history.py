@@ -11,6 +11,7 @@ An undo is itself an action in the history, so nothing is ever lost from it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from datetime import datetime, timezone
@@ -18,7 +19,7 @@ from datetime import datetime, timezone
 from ._errors import AnnotationInputError, UndoConflictError
 from ._reports import HistoryEntry
 
-__all__ = ["TABLES", "Action", "now", "read_history", "undo"]
+__all__ = ["TABLES", "Action", "now", "undo"]
 
 # table -> (key columns, value columns): the only tables an action may write.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -225,13 +226,14 @@ def _describe(table: str, key: dict) -> str:
 
 
 def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
-         everyone: bool = False, check=None) -> list[HistoryEntry]:
+         everyone: bool = False, check=None, shown=None) -> list[HistoryEntry]:
     """Undo the last ``n`` undoable changes (this reviewer's, or anyone's with ``everyone``).
 
     All ``n`` are undone in one transaction or none is. Returns the entries undone, newest
     first. Raises :class:`UndoConflictError` when a later change touched the same annotation.
     ``check(conn, table, key, before)`` may refuse (raise) to put a row back, e.g. when the files a
-    row names are gone.
+    row names are gone; ``shown(history_id, reviewer)`` says which changes the reviewer may see
+    (blind mode): only those are undone.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise AnnotationInputError(
@@ -243,9 +245,11 @@ def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
         rows = conn.execute(
             "SELECT id, at, reviewer, action, summary FROM history "
             f"WHERE undoable = 1 AND undone_by IS NULL AND action != 'undo' {who} "
-            "ORDER BY id DESC LIMIT ?",
-            params + [n],
+            "ORDER BY id DESC" + (" LIMIT ?" if shown is None else ""),
+            params + ([n] if shown is None else []),
         ).fetchall()
+        if shown is not None:
+            rows = list(itertools.islice((r for r in rows if shown(r[0], r[2])), n))
         if not rows:
             whose = "anyone" if everyone else f"reviewer {reviewer!r}"
             raise AnnotationInputError(
@@ -293,24 +297,3 @@ def _replay_backwards(conn: sqlite3.Connection, act: Action, hid: int, check) ->
         if check is not None:
             check(conn, table, key, before)
         act.put(table, key, before)
-
-
-def read_history(conn: sqlite3.Connection, limit: int | None = 20,
-                 paper_id: str | None = None) -> list[HistoryEntry]:
-    """The latest ``limit`` history entries, newest first (all with ``limit=None``)."""
-    params: list = []
-    where = ""
-    if paper_id is not None:
-        where = ("WHERE id IN (SELECT history_id FROM history_changes "
-                 "WHERE key LIKE ?1 OR before LIKE ?1 OR after LIKE ?1)")
-        params += [f'%"paper_id": "{paper_id}"%']
-    sql = (f"SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history {where} "
-           "ORDER BY id DESC")
-    if limit is not None:
-        sql += f" LIMIT ?{len(params) + 1}"
-        params.append(int(limit))
-    return [
-        HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4],
-                     undoable=bool(r[5]), undone_by=r[6])
-        for r in conn.execute(sql, params)
-    ]

@@ -1,12 +1,13 @@
 """The :class:`Store` methods of one reviewer's annotations: tags, notes, and reading decisions.
 
-Each reviewer's tags, notes and decisions are their own rows. Outside blind mode everyone sees
-everything. In blind mode (``Store.blind``) the store's reviewer sees another reviewer's work on
-a paper only once both of them screened it at title/abstract, or the paper has a final decision
-(the rule of ``workbench.team.blind``, which the review's :meth:`~workbench.review.Review.visible`
-applies to a card): :meth:`tags`, :meth:`notes`, :meth:`decision`, :meth:`decisions`,
-:meth:`papers_tagged`, :meth:`summary` and ``screening_records`` show only that.
-:meth:`every_decision` is every vote, for the team's statistics (agreement, conflicts, PRISMA).
+Each reviewer's tags, notes and decisions are their own rows. Every read here goes through the
+store's reading route (``_visible``), which applies blind mode for the store's reviewer: outside
+blind mode everyone sees everything; in blind mode (``Store.blind``) the store's reviewer sees
+another reviewer's work on a paper only once both of them screened it at that stage, or the paper
+has a final decision (the rule of ``workbench.team.blind``). :meth:`votes`,
+:meth:`tags_by_reviewer`, :meth:`notes_by_reviewer` and :meth:`every_decision` take
+``all_reviewers=True`` for the team's rules and statistics, which count every vote and return
+only what the rule allows (agreement, conflicts, PRISMA, ``Review.visible``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 
 from ..corpus.paper import TITLE_ABSTRACT
 from . import _annotations as ann
-from . import _stages, _vocab
+from . import _visible, _vocab
 from ._guard import guarded, writes
 from ._reports import Decision, Note, Tag
 
@@ -25,11 +26,9 @@ __all__ = ["ReviewerStore"]
 class ReviewerStore:
     """Tags, notes and decisions as the store's reviewer may see and change them (see the module)."""
 
-    def _shown(self, pid: str, stage: str = TITLE_ABSTRACT) -> set[str] | None:
-        """Whose work on ``pid`` this reviewer may see (None: everyone's)."""
-        if not self._is_blind():
-            return None
-        return _stages.shown_reviewers(self._conn, pid, self.reviewer, stage)
+    def _lens(self, all_reviewers: bool = False) -> _visible.Lens:
+        """The reading route for this store's reviewer (``all_reviewers``: everyone's work)."""
+        return _visible.Lens.of(self._conn, self.reviewer, all_reviewers=all_reviewers)
 
     # ------------------------------------------------------------------ tags
     @writes
@@ -49,34 +48,35 @@ class ReviewerStore:
 
     @guarded
     def tags(self, id_or_prefix: str) -> list[str]:
-        pid = self._ids(id_or_prefix)[0]
-        shown = self._shown(pid)
-        if shown is None:
-            return ann.tags_of(self._conn, pid)
-        mine = ann.tags_by_reviewer(self._conn, pid)
-        return sorted({t for who, names in mine.items() if who in shown for t in names})
+        """A paper's tags that this reviewer may see, each name once, sorted."""
+        return sorted({r[1] for r in _visible.tag_rows(self._lens(), self._ids(id_or_prefix)[0])})
 
     @guarded
-    def tags_by_reviewer(self, id_or_prefix: str) -> dict[str, list[str]]:
-        """``{reviewer: [tags]}`` on one paper: every reviewer's, not blind-filtered (see :meth:`votes`)."""
-        return ann.tags_by_reviewer(self._conn, self._ids(id_or_prefix)[0])
+    def tags_by_reviewer(self, id_or_prefix: str, *, all_reviewers: bool = False) -> dict[str, list[str]]:
+        """``{reviewer: [tags]}`` on one paper, as this reviewer may see them (``all_reviewers``:
+        everyone's, for the team's rules, see :meth:`votes`)."""
+        out: dict[str, list[str]] = {}
+        for _, name, who, _ in _visible.tag_rows(self._lens(all_reviewers), self._ids(id_or_prefix)[0]):
+            out.setdefault(who, []).append(name)
+        return dict(sorted(out.items()))
 
     @guarded
     def papers_tagged(self, tag: str) -> list[str]:
-        if not self._is_blind():
-            return ann.papers_tagged(self._conn, tag)
+        """The papers on which this reviewer may see ``tag``, sorted."""
         name = ann.named_tag(self._conn, tag)
-        return sorted(pid for pid, e in self.summary().items() if name in e["tags"])
+        return sorted({r[0] for r in _visible.tag_rows(self._lens(), tag=name)})
 
     @guarded
     def summary(self) -> dict[str, dict]:
         """``{paper id: {"tags", "decision", "notes"}}`` for every annotated paper, in one read
         (at title/abstract; in blind mode what this reviewer may see)."""
-        return ann.summary(self._conn, self.reviewer, blind=self._is_blind())
+        return _visible.summary(self._lens())
 
     @guarded
     def vocabulary(self) -> list[Tag]:
-        return _vocab.vocabulary(self._conn)
+        """The tags this reviewer may see (in blind mode: used where they may see it, their own,
+        or described for the team), with the number of papers they may see each on."""
+        return _visible.vocabulary(self._lens())
 
     @writes
     def describe_tag(self, tag: str, description: str | None = None,
@@ -111,17 +111,18 @@ class ReviewerStore:
 
     @writes
     def edit_note(self, note_id: int, text: str) -> None:
-        ann.edit_note(self._conn, self.reviewer, note_id, text)
+        """Change a note's text (in blind mode only a note this reviewer may see)."""
+        ann.edit_note(self._conn, self.reviewer, note_id, text, self._lens().sees)
 
     @writes
     def delete_note(self, note_id: int) -> None:
-        ann.delete_note(self._conn, self.reviewer, note_id)
+        """Delete a note (in blind mode only a note this reviewer may see)."""
+        ann.delete_note(self._conn, self.reviewer, note_id, self._lens().sees)
 
     @guarded
     def notes(self, id_or_prefix: str) -> list[Note]:
-        pid = self._ids(id_or_prefix)[0]
-        shown = self._shown(pid)
-        return [n for n in ann.notes_of(self._conn, pid) if shown is None or n.reviewer in shown]
+        """A paper's notes that this reviewer may see, oldest first."""
+        return _visible.notes(self._lens(), self._ids(id_or_prefix)[0])
 
     # ------------------------------------------------------------------ decisions (decide: ScreeningStore)
     @guarded
@@ -134,29 +135,31 @@ class ReviewerStore:
         return found[0] if found else None
 
     @guarded
-    def decisions(self, id_or_prefix: str, *, stage: str = TITLE_ABSTRACT) -> list[Decision]:
-        """Every reviewer's current decision on a paper at ``stage`` (None: every stage; in blind
-        mode those this reviewer may see)."""
-        pid = self._ids(id_or_prefix)[0]
-        shown = self._shown(pid, stage or TITLE_ABSTRACT)
-        return [d for d in ann.decisions_of(self._conn, pid, stage) if shown is None or d.reviewer in shown]
+    def decisions(self, id_or_prefix: str, *, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
+        """Every reviewer's current decision on a paper at ``stage`` (None: every stage) that this
+        reviewer may see."""
+        return _visible.decisions(self._lens(), self._ids(id_or_prefix)[0], stage)
 
     @guarded
-    def votes(self, id_or_prefix: str, *, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
-        """Every reviewer's decision on one paper at ``stage``, not blind-filtered: for the team's
-        rules (the conflicts queue, ``Review.visible``), which decide what a face shows."""
-        return ann.decisions_of(self._conn, self._ids(id_or_prefix)[0], stage)
+    def votes(self, id_or_prefix: str, *, stage: str | None = TITLE_ABSTRACT,
+              all_reviewers: bool = False) -> list[Decision]:
+        """The decisions on one paper at ``stage`` as :meth:`decisions` gives them; with
+        ``all_reviewers=True`` every reviewer's, for the team's rules (the conflicts queue,
+        ``Review.visible``), which decide what a face shows."""
+        return _visible.decisions(self._lens(all_reviewers), self._ids(id_or_prefix)[0], stage)
 
     @guarded
-    def notes_by_reviewer(self, id_or_prefix: str) -> dict[str, list[Note]]:
-        """``{reviewer: [notes]}`` on one paper, oldest first, not blind-filtered (see :meth:`votes`)."""
+    def notes_by_reviewer(self, id_or_prefix: str, *, all_reviewers: bool = False) -> dict[str, list[Note]]:
+        """``{reviewer: [notes]}`` on one paper, oldest first, as this reviewer may see them
+        (``all_reviewers``: everyone's, see :meth:`votes`)."""
         out: dict[str, list[Note]] = {}
-        for note in ann.notes_of(self._conn, self._ids(id_or_prefix)[0]):
+        for note in _visible.notes(self._lens(all_reviewers), self._ids(id_or_prefix)[0]):
             out.setdefault(note.reviewer, []).append(note)
         return out
 
     @guarded
-    def every_decision(self, stage: str | None = TITLE_ABSTRACT) -> list[Decision]:
-        """Every reviewer's current decision on every paper at ``stage`` (None: every stage), in
-        one read: the votes the team's statistics count (not blind-filtered)."""
-        return ann.every_decision(self._conn, stage)
+    def every_decision(self, stage: str | None = TITLE_ABSTRACT, *, all_reviewers: bool = False) -> list[Decision]:
+        """The current decision on every paper at ``stage`` (None: every stage) that this reviewer
+        may see, in one read; ``all_reviewers=True``: every vote, which the team's statistics
+        count (agreement, conflicts, PRISMA) and must not show."""
+        return _visible.decisions(self._lens(all_reviewers), None, stage)

@@ -18,13 +18,13 @@ numbers a face hands it. :class:`ScreeningStore` holds the :class:`Store` method
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from numbers import Number, Real
 
 from ..corpus.paper import TITLE_ABSTRACT
 from . import _annotations as ann
+from . import _visible
 from ._errors import AnnotationInputError
 from ._guard import guarded, writes
 from ._history import Action
@@ -150,32 +150,33 @@ class ContextWriter:
 
 # ----------------------------------------------------------------------------- reading
 
-def records(conn: sqlite3.Connection, reviewer: str, everyone: bool = False,
-            only: str | None = None, stage: str = TITLE_ABSTRACT, blind: bool = False) -> list[ScreeningRecord]:
-    """Current decisions at ``stage`` with their context, in the order made (time, then paper id).
+def records(lens, everyone: bool = False, only: str | None = None,
+            stage: str = TITLE_ABSTRACT) -> list[ScreeningRecord]:
+    """Current decisions at ``stage`` with their context, in the order made (time, then paper id),
+    as ``lens`` (``_visible.Lens``) lets its reader see them.
 
-    One per paper: ``reviewer``'s decision where there is one, else (not ``blind``) the latest
-    by anyone (as :meth:`Store.summary` shows them); ``only``: that reviewer's alone;
-    ``everyone``: every reviewer's decision on every paper.
+    One per paper: the reader's decision where there is one, else (not blind) the latest by
+    anyone (as :meth:`Store.summary` shows them); ``only``: that reviewer's alone; ``everyone``:
+    every decision on every paper the reader may see.
     """
-    if blind and not everyone and only is None:
-        only = reviewer
-    rows = conn.execute(
-        "SELECT d.paper_id, d.reviewer, d.decision, d.decided_at, c.rank, c.score, c.model, "
-        "c.model_version, c.bulk, c.sampled FROM decisions d LEFT JOIN decision_context c "
-        "ON c.paper_id = d.paper_id AND c.reviewer = d.reviewer AND c.stage = d.stage WHERE d.stage = ? "
-        "ORDER BY d.decided_at, d.paper_id, d.reviewer", (stage,)).fetchall()
-    actions = Counter((r[1], r[3]) for r in rows)  # one action's decisions share its time stamp
-    out = [ScreeningRecord(*r[:8], bulk=bool(r[8]) if r[8] is not None else actions[(r[1], r[3])] > 1,
-                           sampled=bool(r[9]), recorded=r[8] is not None) for r in rows]
+    reader = lens.reader
+    if lens.blind and not everyone and only is None:
+        only = reader
+    rows = sorted(_visible.decisions(lens, None, stage, context=True),
+                  key=lambda pair: (pair[0].decided_at, pair[0].paper_id, pair[0].reviewer))
+    actions = Counter((d.reviewer, d.decided_at) for d, _ in rows)  # one action's decisions share its time
+    out = [ScreeningRecord(d.paper_id, d.reviewer, d.decision, d.decided_at,
+                           **({} if how is None else {k: how[k] for k in CONTEXT_COLUMNS[:4]}),
+                           bulk=how["bulk"] if how is not None else actions[(d.reviewer, d.decided_at)] > 1,
+                           sampled=bool(how and how["sampled"]), recorded=how is not None) for d, how in rows]
     if only is not None:
         return [r for r in out if r.reviewer == only]
     if everyone:
         return out
     chosen: dict[str, ScreeningRecord] = {}
-    for r in out:  # in time order: a later decision replaces an earlier one, but not the reviewer's own
+    for r in out:  # in time order: a later decision replaces an earlier one, but not the reader's own
         kept = chosen.get(r.paper_id)
-        if kept is None or r.reviewer == reviewer or kept.reviewer != reviewer:
+        if kept is None or r.reviewer == reader or kept.reviewer != reader:
             chosen[r.paper_id] = r
     return sorted(chosen.values(), key=lambda r: (r.decided_at, r.paper_id))
 
@@ -202,8 +203,9 @@ class ScreeningStore:
 
     @guarded
     def screening_records(self, reviewer: str | None = None, *, everyone: bool = False,
-                          stage: str = TITLE_ABSTRACT) -> list[ScreeningRecord]:
+                          stage: str = TITLE_ABSTRACT, all_reviewers: bool = False) -> list[ScreeningRecord]:
         """Current decisions at ``stage`` with how each was made, in the order made: one per paper
         (this reviewer's, else, not in blind mode, the latest by anyone), only ``reviewer``'s, or
-        ``everyone``'s."""
-        return records(self._conn, self.reviewer, everyone, reviewer, stage, self._is_blind())
+        ``everyone``'s that this reviewer may see (``all_reviewers=True``: every reviewer's, for the
+        team's counts and what a queue learns from, which show none of them)."""
+        return records(self._lens(all_reviewers), everyone, reviewer, stage)

@@ -15,8 +15,7 @@ from ._errors import AnnotationInputError
 from ._history import Action
 from ._reports import Final
 
-__all__ = ["check_decision", "check_reason", "check_stage", "check_stage_decision", "clear_final", "finals",
-           "set_final", "shown_reviewers"]
+__all__ = ["check_decision", "check_reason", "check_stage", "check_stage_decision", "clear_final", "set_final"]
 
 
 def check_decision(decision) -> str:
@@ -66,22 +65,7 @@ def check_stage_decision(decision, reason, stage) -> tuple[str, str | None]:
     return decision, reason
 
 
-# ----------------------------------------------------------------------------- final decisions
-
-def _final(row) -> Final:
-    return Final(paper_id=row[0], stage=row[1], decision=row[2], resolved_by=row[3], resolved_at=row[4],
-                 reason=row[5])
-
-
-_FINAL_COLUMNS = "paper_id, stage, decision, resolved_by, resolved_at, reason"
-
-
-def finals(conn: sqlite3.Connection, stage: str | None = TITLE_ABSTRACT, pid: str | None = None) -> list[Final]:
-    """The final decisions at ``stage`` (None: every stage), of one paper or all, by paper."""
-    return [_final(r) for r in conn.execute(
-        f"SELECT {_FINAL_COLUMNS} FROM final_decisions WHERE (?1 IS NULL OR stage = ?1) "
-        "AND (?2 IS NULL OR paper_id = ?2) ORDER BY paper_id, stage DESC", (stage, pid))]
-
+# ----------------------------------------------------------------------------- final decisions (read: ``_visible``)
 
 def set_final(conn: sqlite3.Connection, reviewer: str, pid: str, decision, reason, stage) -> Final:
     """Record ``reviewer``'s final decision on a paper at ``stage`` (replacing an earlier one),
@@ -101,14 +85,3 @@ def clear_final(conn: sqlite3.Connection, reviewer: str, pid: str, stage: str) -
         before = act.put("final_decisions", {"paper_id": pid, "stage": check_stage(stage)}, None)
         act.summary = f"reopen {pid}" + ("" if stage == TITLE_ABSTRACT else " at full text")
     return before is not None
-
-
-def shown_reviewers(conn: sqlite3.Connection, pid: str, viewer: str, stage: str = TITLE_ABSTRACT) -> set[str] | None:
-    """Whose work on ``pid`` blind mode lets ``viewer`` see (None: everyone's): their own, and
-    once they screened the paper at ``stage``, that of the others who screened it too; everyone's
-    once the paper has a final decision (the rule of ``workbench.team.blind``)."""
-    if conn.execute("SELECT 1 FROM final_decisions WHERE paper_id = ? AND stage = ?", (pid, stage)).fetchone():
-        return None
-    screened = {r[0] for r in conn.execute(
-        "SELECT reviewer FROM decisions WHERE paper_id = ? AND stage = ?", (pid, stage))}
-    return {viewer} | (screened if viewer in screened else set())

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from .._runtime.fsutil import refuse_network_filesystem
 from . import _backup, _connection, _destination, _files, _history, _import, _papers
-from . import _topics, _vocab
+from . import _topics, _visible
 from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
@@ -224,29 +224,74 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     # ------------------------------------------------------------------ history
     @guarded
-    def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
-        """The latest changes, newest first (optionally only those touching ``paper``)."""
+    def history(self, limit: int | None = 20, paper: str | None = None, *,
+                all_reviewers: bool = False) -> list[HistoryEntry]:
+        """The latest changes this reviewer may see, newest first (optionally only those touching
+        ``paper``). In blind mode another reviewer's change is listed once this reviewer may see
+        every annotation it changed (see ``_visible``); ``all_reviewers=True`` lists everyone's,
+        and in blind mode that read is itself recorded in the history (see :meth:`export`)."""
         pid = None if paper is None else self._ids(paper)[0]
-        return _history.read_history(self._conn, limit, pid)
+        lens = self._lens(all_reviewers)
+        if all_reviewers:
+            self._record_all_reviewers(lens, "the history" + (f" of {pid}" if pid else ""))
+        return _visible.history(lens, limit, pid)
+
+    @guarded
+    def latest_change(self) -> int:
+        """The number of the latest change in the history, anyone's (0: none yet): what a view
+        compares to know the store changed, without reading what changed."""
+        return self._conn.execute("SELECT coalesce(max(id), 0) FROM history").fetchone()[0]
 
     @writes
     def undo(self, n: int = 1, *, everyone: bool = False) -> list[HistoryEntry]:
-        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``). A saved
-        topic run (``action == "topic-run"``) is undone with the switch to its files: the
-        previous files and topics are the review's again (see :meth:`set_generation`)."""
+        """Undo this reviewer's last ``n`` changes (anyone's with ``everyone=True``: in blind mode
+        those this reviewer may see). A saved topic run (``action == "topic-run"``) is undone with
+        the switch to its files: the previous files and topics are the review's again (see
+        :meth:`set_generation`)."""
+        lens = self._lens()
+        shown = None if lens.open or not everyone else (lambda hid, who: _visible.entry_shown(lens, hid, who))
         return _history.undo(self._conn, self.reviewer, n, everyone=everyone,
-                             check=_files.restorable(self.path.parent))
+                             check=_files.restorable(self.path.parent), shown=shown)
 
     @guarded
     def papers_changed(self, history_id: int) -> list[str]:
-        """The ids of the papers the change ``history_id`` touched (what an undo should show)."""
+        """The ids of the papers the change ``history_id`` touched (what an undo should show);
+        none for a change blind mode hides from this reviewer."""
+        row = self._conn.execute("SELECT reviewer FROM history WHERE id = ?", (history_id,)).fetchone()
+        if row is None or not _visible.entry_shown(self._lens(), history_id, row[0]):
+            return []
         return _files.papers_changed(self._conn, history_id)
 
     # ------------------------------------------------------------------ files
     @guarded
-    def export(self, fmt: str, path=None) -> str:
-        """The store as jsonl, csv, bibtex, ris or markdown text; also written to ``path``."""
-        return _destination.export(self._conn, fmt, path, self.path)
+    def export(self, fmt: str, path=None, *, all_reviewers: bool = False) -> str:
+        """The annotations this reviewer may see as jsonl, csv, bibtex, ris or markdown text; also
+        written to ``path``. In blind mode that is their own work and what blind mode shows them
+        (see ``_visible``); ``all_reviewers=True`` exports every reviewer's work, and in blind mode
+        the export is recorded in the history (who, which format, where), so the team knows."""
+        lens = self._lens(all_reviewers)
+        if all_reviewers and lens.blind:
+            self._check_named("export every reviewer's work")
+        text = _destination.export(lens, fmt, path, self.path)
+        if all_reviewers:
+            self._record_all_reviewers(lens, f"a {fmt} export" + ("" if path is None else f" to {path}"))
+        return text
+
+    def _check_named(self, what: str) -> None:
+        if not self.reviewer_given:
+            raise AnnotationInputError(
+                f"blind mode is on, so to {what} you must give your own name (it is recorded in the "
+                f"history), and none was given (the OS user would be {self.reviewer!r}); pass --reviewer "
+                "NAME, set WORKBENCH_REVIEWER=NAME, or open the store with Store.open(folder, reviewer='ana')")
+
+    def _record_all_reviewers(self, lens, what: str) -> None:
+        """Record in the history that this reviewer read every reviewer's work in blind mode (not
+        on a store this process may only read, where nothing can be recorded)."""
+        if not lens.blind or self.read_only:
+            return
+        self._check_named(f"read {what} of every reviewer's work")
+        with _history.Action(self._conn, self.reviewer, "all-reviewers", undoable=False) as act:
+            act.summary = f"read every reviewer's work ({what}) while blind mode is on"
 
     @writes
     def import_annotations(self, path) -> ImportReport:

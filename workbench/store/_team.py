@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 
 from ..corpus.paper import TITLE_ABSTRACT
 from . import _settings as settings_log
-from . import _sources, _stages, _verdicts
+from . import _sources, _stages, _verdicts, _visible
 from ._errors import AnnotationInputError, UnknownPaperError
 from ._papers import ID_RE
 from ._guard import guarded, writes
@@ -107,13 +107,13 @@ class TeamStore:
 
     @guarded
     def final(self, id_or_prefix: str, *, stage: str = TITLE_ABSTRACT) -> Final | None:
-        found = _stages.finals(self._conn, _stages.check_stage(stage), self._ids(id_or_prefix)[0])
+        found = _visible.finals(self._lens(), _stages.check_stage(stage), self._ids(id_or_prefix)[0])
         return found[0] if found else None
 
     @guarded
     def finals(self, stage: str | None = TITLE_ABSTRACT) -> list[Final]:
         """Every final decision at ``stage`` (None: every stage), by paper."""
-        return _stages.finals(self._conn, None if stage is None else _stages.check_stage(stage))
+        return _visible.finals(self._lens(), None if stage is None else _stages.check_stage(stage))
 
     # ------------------------------------------------------------------ exclusion reasons
     @guarded

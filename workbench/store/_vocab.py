@@ -1,5 +1,8 @@
 """The tag vocabulary: each tag's description and colour; renaming, merging and deleting tags.
 
+Reading it goes through ``_visible`` (in blind mode a reviewer sees and changes only the tags
+they may see).
+
 A tag exists in the vocabulary once it is used or described; renaming onto an existing tag merges
 the two, and every change is one undoable action (see ``_history``).
 """
@@ -10,19 +13,11 @@ import sqlite3
 
 from ._annotations import ensure_tag, named_tag, check_colour, check_tag
 from ._errors import AnnotationInputError
+from . import _visible
 from ._history import Action
 from ._reports import Tag
 
-__all__ = ["delete_tag", "describe_tag", "merge_tags", "rename_tag", "vocabulary"]
-
-
-def vocabulary(conn: sqlite3.Connection) -> list[Tag]:
-    return [
-        Tag(name=r[0], description=r[1], colour=r[2], count=r[3], created_at=r[4])
-        for r in conn.execute(
-            "SELECT v.name, v.description, v.colour, count(DISTINCT t.paper_id), v.created_at FROM tag_vocab v "
-            "LEFT JOIN paper_tags t ON t.tag = v.name GROUP BY v.name ORDER BY v.name")
-    ]
+__all__ = ["delete_tag", "describe_tag", "merge_tags", "rename_tag"]
 
 
 def describe_tag(conn: sqlite3.Connection, reviewer: str, name: str,
@@ -40,13 +35,16 @@ def describe_tag(conn: sqlite3.Connection, reviewer: str, name: str,
             row["colour"] = colour
         act.put("tag_vocab", {"name": name}, row)
         act.summary = f"describe tag {name}"
-    return next(t for t in vocabulary(conn) if t.name == name)
+    return _visible.vocabulary(_visible.Lens.of(conn, reviewer), name)[0]
 
 
 def _require_tag(act: Action, name: str) -> dict:
+    """The vocabulary's row of ``name``; refused as unknown when there is none, or when blind mode
+    hides the tag from the reviewer (its known tags: those the reviewer may see)."""
     row = act.get("tag_vocab", {"name": name})
-    if row is None:
-        known = [r[0] for r in act.conn.execute("SELECT name FROM tag_vocab ORDER BY name")]
+    lens = _visible.Lens.of(act.conn, act.reviewer)
+    if row is None or not lens.sees_tag(name, row["created_by"], row["description"]):
+        known = [t["name"] for t in _visible.vocab_rows(lens)]
         raise AnnotationInputError(
             f"no tag {name!r} in the vocabulary; known tags: {', '.join(known[:20]) or 'none'}"
         )

@@ -66,20 +66,24 @@ def _same_reason(a: str | None, b: str | None) -> bool:
 
 @dataclass(frozen=True)
 class PaperStatus:
-    """One paper at one stage: its status, every reviewer's vote (by reviewer name) and its
-    final decision, if any."""
+    """One paper at one stage: its status, the reviewers' votes (by reviewer name) and its final
+    decision, if any. ``agreed`` is the decision the reviewers agreed on (status ``agreed``), kept
+    apart from the votes so that a view may leave out votes blind mode hides."""
 
     paper_id: str
     status: str
     votes: tuple[Vote, ...]
     final: FinalDecision | None = None
+    agreed: str | None = None
 
     @property
     def decision(self) -> str | None:
         """The paper's decision: the final one, else the one the reviewers agreed on, else None."""
         if self.final is not None:
             return self.final.decision
-        return self.votes[0].decision if self.status == AGREED else None
+        if self.status != AGREED:
+            return None
+        return self.agreed if self.agreed is not None else self.votes[0].decision
 
     @property
     def settled(self) -> bool:
@@ -125,9 +129,13 @@ def _finals_by_paper(finals: Iterable[FinalDecision]) -> dict[str, FinalDecision
 
 @dataclass(frozen=True)
 class Screening:
-    """Every paper's :class:`PaperStatus` at one stage, in the order the papers were first seen."""
+    """Every paper's :class:`PaperStatus` at one stage, in the order the papers were first seen.
+
+    ``withheld``: papers left out of ``papers`` for one reader (blind mode), by status; they count
+    in :meth:`counts` (the team's figures) and nowhere else."""
 
     papers: dict[str, PaperStatus] = field(default_factory=dict)
+    withheld: dict[str, int] = field(default_factory=dict)
 
     def with_status(self, status: str) -> list[PaperStatus]:
         if status not in STATUSES:
@@ -151,6 +159,7 @@ class Screening:
     def counts(self) -> dict[str, int]:
         """Papers per status, every status present (0 when none)."""
         found = Counter(p.status for p in self.papers.values())
+        found.update(self.withheld)
         return {s: found[s] for s in STATUSES}
 
     def decisions(self) -> dict[str, str]:
@@ -173,7 +182,8 @@ def classify(rows: Iterable, finals: Iterable[FinalDecision] = (), *, required: 
     for pid in [*table, *(p for p in settled if p not in table)]:
         votes = tuple(table.get(pid, {}).values())
         final = settled.get(pid)
-        papers[pid] = PaperStatus(pid, _status(votes, final, required, reasons_must_match), votes, final)
+        status = _status(votes, final, required, reasons_must_match)
+        papers[pid] = PaperStatus(pid, status, votes, final, votes[0].decision if status == AGREED else None)
     return Screening(papers)
 
 

@@ -375,7 +375,7 @@ def _sync_store(review: Review, store, built: bool = False):
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:
             for decision in DECISIONS:
-                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id)]
+                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id, all_reviewers=True)]
                 if ids:
                     source.decide(ids, decision, reason="label in the source file")
     return report

@@ -109,12 +109,15 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
     (None: when the review is screened as a systematic review, see ``_prisma.in_report``)."""
     counts, note = _prisma.in_report(review, store, prisma)
     ids = set(review.ids)
-    every = store.every_decision()
+    every = store.every_decision(all_reviewers=True)  # counted; shown: the reviewer's and what they may see
     decisions = [d for d in every if d.paper_id in ids]
     by_paper = defaultdict(list)
     for d in decisions:
         by_paper[d.paper_id].append(d)
     mine = {pid: d for pid, ds in by_paper.items() for d in ds if d.reviewer == store.reviewer}
+    shown = defaultdict(list)  # the decisions the report's reviewer may see, listed beside theirs
+    for d in store.every_decision():
+        shown[d.paper_id].append(d)
     sections = topic_sections(review, store, n_representative, mine)
     return ReportContent(
         title=review_title(review, store),
@@ -122,7 +125,7 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
         n_papers=len(review.papers),
         n_topics=sum(s.topic >= 0 for s in sections),
         counts=_counts(decisions, store.reviewer, len(review.papers)),
-        decided=_decided(review, store, mine, by_paper),
+        decided=_decided(review, store, mine, shown),
         sections=sections,
         disagreements=sum(len({d.decision for d in ds}) > 1 for ds in by_paper.values()),
         orphaned=len(every) - len(decisions),
