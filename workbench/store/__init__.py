@@ -31,6 +31,7 @@ from ._errors import (
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
+from ._destination import check_output, write_output
 from ._export import FORMATS
 from ._reports import (
     DECISIONS,
@@ -85,6 +86,7 @@ __all__ = [
     "TopicReport",
     "UndoConflictError",
     "UnknownPaperError",
+    "check_output",
     "check_provenance",
     "default_reviewer",
     "markdown_code",
@@ -92,4 +94,5 @@ __all__ = [
     "markdown_text",
     "match_topics",
     "read_only_reason",
+    "write_output",
 ]
