@@ -160,16 +160,16 @@ def check_output(dest, *, folder: bool = False, store_path=None, purpose: str = 
             "on the command line `-o -` (or no -o) writes to standard output")
     path = Path(dest).expanduser()
     target = Path(os.path.abspath(path)).resolve()
-    if not folder and target.is_dir():
-        raise AnnotationInputError(f"{purpose} destination {str(dest)!r} is a folder; expected a file "
-                                   "name such as report/annotations.csv")
-    if folder and target.exists() and not target.is_dir():
-        raise _refuse(dest, "a file, not a folder", "give a folder (it is made if missing)", purpose)
     found = _in_a_review(target, store_path)
     if found:
         review, what = found
         raise _refuse(dest, f"{what} in the review {str(review)!r}, which only the workbench may write",
                       f"write into {review / 'report'}/ or another folder", purpose)
+    if not folder and target.is_dir():
+        raise AnnotationInputError(f"{purpose} destination {str(dest)!r} is a folder; expected a file "
+                                   "name such as report/annotations.csv")
+    if folder and target.exists() and not target.is_dir():
+        raise _refuse(dest, "a file, not a folder", "give a folder (it is made if missing)", purpose)
     return target if folder else _check_existing(dest, path, target, purpose)
 
 
