@@ -8,7 +8,8 @@
   action, then close the store and print the action's :class:`Reply`.
 - :func:`say` and :class:`Reply`: messages go through :func:`workbench.terminal.visible`, so
   control characters in user data show escaped and never act; data (``Reply.data``, an export
-  to standard output, and :func:`write_table` as CSV or JSON) is written as it is.
+  to standard output, and :func:`write_table` as CSV or JSON) is written as it is, except that
+  a CSV cell a spreadsheet would run as a formula gets a ``'`` in front (as in exports).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ..review import DEFAULT_REVIEW
-from ..store import Store
+from ..store import Store, csv_cell
 from ..terminal import visible
 
 __all__ = ["FORMATS", "Reply", "add_format", "add_review", "add_reviewer", "add_store_command",
@@ -116,7 +117,10 @@ def say(*lines: str, to: TextIO | None = None) -> None:
 
 
 def write_table(frame, fmt: str, out=None, list_columns: Sequence[str] = ()) -> None:
-    """Print a DataFrame as an aligned table, CSV or JSON records (lists stay lists in JSON)."""
+    """Print a DataFrame as an aligned table, CSV or JSON records (lists stay lists in JSON).
+
+    CSV neutralises formulas as every CSV of the workbench does (:func:`workbench.store.csv_cell`:
+    a text cell starting ``= + - @``, tab or carriage return gets a ``'`` in front)."""
     out = out or sys.stdout
     if fmt == "json":
         records = json.loads(frame.to_json(orient="records", force_ascii=False))
@@ -126,7 +130,11 @@ def write_table(frame, fmt: str, out=None, list_columns: Sequence[str] = ()) -> 
     for col in list_columns:
         if col in flat:
             flat[col] = flat[col].map(lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
-    if fmt == "csv":
+    if fmt == "csv":  # a spreadsheet shows every text cell as text, never runs it (store.csv_cell)
+        for col in flat.columns:
+            if flat[col].dtype == object:
+                flat[col] = flat[col].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+        flat.columns = [csv_cell(c) for c in flat.columns]
         flat.to_csv(out, index=False, lineterminator="\n")
         return
     for col in flat.columns:

@@ -28,6 +28,7 @@ from ._errors import (
     UndoConflictError,
     UnknownPaperError,
 )
+from ._encode import csv_cell
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
@@ -87,6 +88,7 @@ __all__ = [
     "UndoConflictError",
     "UnknownPaperError",
     "check_output",
+    "csv_cell",
     "check_provenance",
     "default_reviewer",
     "markdown_code",
