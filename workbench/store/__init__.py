@@ -53,7 +53,8 @@ from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
-from ._sources import check_provenance
+from ._sources import check_date, check_provenance
+from ._reviewer import MAX_REVIEWER, check_reviewer
 from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -62,6 +63,7 @@ __all__ = [
     "DECISIONS",
     "DuplicateVerdict",
     "FORMATS",
+    "MAX_REVIEWER",
     "NETWORK_FS_ENV",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
@@ -87,9 +89,11 @@ __all__ = [
     "TopicReport",
     "UndoConflictError",
     "UnknownPaperError",
+    "check_date",
     "check_output",
     "csv_cell",
     "check_provenance",
+    "check_reviewer",
     "default_reviewer",
     "markdown_code",
     "markdown_lines",
