@@ -32,6 +32,7 @@ from ._encode import csv_cell
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
+from ._annotations import MAX_NOTE
 from ._destination import check_output, write_output
 from ._export import FORMATS
 from ._reports import (
@@ -63,6 +64,7 @@ __all__ = [
     "DECISIONS",
     "DuplicateVerdict",
     "FORMATS",
+    "MAX_NOTE",
     "MAX_REVIEWER",
     "NETWORK_FS_ENV",
     "REVIEWER_ENV",

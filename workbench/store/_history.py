@@ -20,6 +20,8 @@ from ._reports import HistoryEntry
 
 __all__ = ["TABLES", "Action", "now", "read_history", "undo"]
 
+_SQL_MAX = 2**63 - 1  # the largest integer SQLite takes
+
 # table -> (key columns, value columns): the only tables an action may write.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tag_vocab": (("name",), ("description", "colour", "created_by", "created_at")),
@@ -244,14 +246,18 @@ def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
             "SELECT id, at, reviewer, action, summary FROM history "
             f"WHERE undoable = 1 AND undone_by IS NULL AND action != 'undo' {who} "
             "ORDER BY id DESC LIMIT ?",
-            params + [n],
+            params + [min(n, _SQL_MAX)],
         ).fetchall()
+        whose = "anyone" if everyone else f"reviewer {reviewer!r}"
         if not rows:
-            whose = "anyone" if everyone else f"reviewer {reviewer!r}"
             raise AnnotationInputError(
                 f"nothing to undo: {whose} has no change left that can be undone; "
                 "see `workbench history`"
             )
+        if len(rows) < n:  # never "as many as there are" by a slip of the keyboard
+            raise AnnotationInputError(
+                f"cannot undo {n} changes: {whose} has {len(rows)} that can be undone; nothing was undone; "
+                f"`workbench undo {len(rows)}` undoes them all (see `workbench history`)")
         for hid, *_ in rows:
             _replay_backwards(conn, act, hid, check)
         entries = [
@@ -308,7 +314,7 @@ def read_history(conn: sqlite3.Connection, limit: int | None = 20,
            "ORDER BY id DESC")
     if limit is not None:
         sql += f" LIMIT ?{len(params) + 1}"
-        params.append(int(limit))
+        params.append(min(int(limit), _SQL_MAX))  # more than there are: all of them
     return [
         HistoryEntry(id=r[0], at=r[1], reviewer=r[2], action=r[3], summary=r[4],
                      undoable=bool(r[5]), undone_by=r[6])
