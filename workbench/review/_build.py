@@ -113,6 +113,7 @@ def build(
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     path = Path(review)
+    _provenance.check_all(provenance)  # a bad date or kind is said before anything is read or made
     if client is not None and client is not False:
         return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params)
     cache = BuildCache(path)
