@@ -258,3 +258,20 @@ def test_odd_numbers_are_usage_errors_not_bugs(review, argv):
     proc = run(*argv, *where)
     err = one_line_error(proc)
     assert proc.returncode == 2 and "expected a" in err
+
+
+def test_odd_paths_get_one_line_errors(review, tmp_path):
+    long = "x" * 300
+    (tmp_path / "file").write_text("a file\n")
+    cases = {
+        ("export", "--format", "csv", "-o", str(tmp_path / f"{long}.csv")): "File name too long",
+        ("export", "--format", "csv", "-o", str(tmp_path / "file" / "x.csv")): "Not a directory",
+        ("prisma", "--output", str(tmp_path / "file" / "sub")): "Not a directory",
+        ("prisma", "--output", str(tmp_path / long)): "File name too long",
+        ("build", str(SEEDS), "--embedder", "fake", "--review", str(tmp_path / "file")): "is a file, not a folder",
+        ("simulate", str(tmp_path)): "not a regular file",
+    }
+    for argv, expected in cases.items():
+        where = [] if argv[0] in ("build", "simulate") else ["--review", str(review)]
+        assert expected in one_line_error(run(*argv, *where)), argv
+    assert (tmp_path / "file").read_text() == "a file\n"

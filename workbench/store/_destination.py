@@ -147,17 +147,26 @@ def _stream_ok(st: os.stat_result) -> bool:
 def check_output(dest, *, folder: bool = False, store_path=None, purpose: str = "the output") -> Path:
     """The absolute, resolved path to write ``dest`` to, once it is safe to write there.
 
-    ``dest`` names a file (``folder=False``) or a folder of files (``folder=True``);
-    ``store_path``: the store of the review writing it, whose store file may have another name.
-    Raises :class:`AnnotationInputError` (nothing written) for a path that is, or resolves to,
-    a review's state (see the module), for a folder where a file is expected and a file where a
-    folder is, for an existing SQLite database, hard-linked file, device or socket, and for
-    ``-`` (standard output is the command line's, given by leaving the path out or as ``-o -``).
+    ``dest`` names a file (``folder=False``) or a folder of files (``folder=True``; made when
+    missing); ``store_path``: the store of the review writing it, whose store file may have
+    another name. Raises :class:`AnnotationInputError` (nothing written) for a path that is, or
+    resolves to, a review's state (see the module), for a folder where a file is expected and a
+    file where a folder is, for an existing SQLite database, hard-linked file, device or socket,
+    for a path the system cannot use (too long, a file in the way), and for ``-`` (standard
+    output is the command line's, given by leaving the path out or as ``-o -``).
     """
     if dest is None or str(dest) == "" or str(dest) == "-":
         raise AnnotationInputError(
             f"{purpose} needs a {'folder' if folder else 'file name'}, got {str(dest)!r}; "
             "on the command line `-o -` (or no -o) writes to standard output")
+    try:
+        return _checked(dest, folder, store_path, purpose)
+    except OSError as err:
+        raise AnnotationInputError(f"cannot write {purpose} to {str(dest)[:200]!r} ({err.strerror or err}); "
+                                   "nothing was written; choose another path") from err
+
+
+def _checked(dest, folder: bool, store_path, purpose: str) -> Path:
     path = Path(dest).expanduser()
     target = Path(os.path.abspath(path)).resolve()
     found = _in_a_review(target, store_path)
@@ -165,12 +174,15 @@ def check_output(dest, *, folder: bool = False, store_path=None, purpose: str = 
         review, what = found
         raise _refuse(dest, f"{what} in the review {str(review)!r}, which only the workbench may write",
                       f"write into {review / 'report'}/ or another folder", purpose)
-    if not folder and target.is_dir():
-        raise AnnotationInputError(f"{purpose} destination {str(dest)!r} is a folder; expected a file "
-                                   "name such as report/annotations.csv")
-    if folder and target.exists() and not target.is_dir():
+    if not folder:
+        if target.is_dir():
+            raise AnnotationInputError(f"{purpose} destination {str(dest)!r} is a folder; expected a file "
+                                       "name such as report/annotations.csv")
+        return _check_existing(dest, path, target, purpose)
+    if target.exists() and not target.is_dir():
         raise _refuse(dest, "a file, not a folder", "give a folder (it is made if missing)", purpose)
-    return target if folder else _check_existing(dest, path, target, purpose)
+    target.mkdir(parents=True, exist_ok=True)
+    return target
 
 
 def write_file(dest: Path, data: str | bytes) -> None:
