@@ -1,9 +1,10 @@
 """``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
 
-Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
-read, skipped with reasons, merged) on stderr; exits 1 with the report when no file yielded a
-record. The table and the report show control characters in the data escaped
-(:func:`workbench.terminal.visible`). :func:`register` adds the command to a parser.
+Prints the papers (``--format table|csv|json``; CSV with formulas neutralised as in exports) on
+stdout and the per-file report (records read, skipped with reasons, merged) on stderr; exits 1
+with the report when no file yielded a record. The table and the report show control characters
+in the data escaped (:func:`workbench.terminal.visible`). :func:`register` adds the command to a
+parser.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TextIO
 from ..errors import InputError, NoRecordsError
 from ..readers import READERS, read_sources
 from ..records import PAPER_COLUMNS
+from ..store import csv_cell
 from ..terminal import visible
 from .common import add_format, say
 
@@ -103,7 +105,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     elif args.format == "csv":
         writer = csv.DictWriter(stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({c: csv_cell(v) if isinstance(v, str) else v for c, v in row.items()} for row in rows)
     else:
         _table(rows, stdout)
     return 0

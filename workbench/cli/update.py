@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..review import open_review
 from .build import _PROVENANCE, _provenance
-from .common import add_format, add_review, add_reviewer, say, write_table
+from .common import add_format, add_review, add_reviewer, percent, say, write_table
 
 __all__ = ["register"]
 
@@ -73,7 +73,7 @@ def register(subparsers) -> None:
     add_review(p)
     add_reviewer(p)
     add_format(p)
-    p.add_argument("--low", type=float, default=None, help="least title similarity listed, in %% (default: 85)")
+    p.add_argument("--low", type=percent, default=None, help="least title similarity listed, in %% (default: 85)")
     verdict = p.add_mutually_exclusive_group()
     verdict.add_argument("--same", nargs=2, metavar=("A", "B"), help="B is the same paper as A: merge it into A")
     verdict.add_argument("--different", nargs=2, metavar=("A", "B"), help="A and B are different papers: keep apart")

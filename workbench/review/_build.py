@@ -91,6 +91,14 @@ class BuildReport:
         return self.save.topic_report
 
 
+def _checked_folder(review, provenance) -> Path:
+    """The review folder to build, once it and the provenance are usable (before anything is read)."""
+    if Path(review).exists() and not Path(review).is_dir():
+        raise ReviewError(f"--review {str(review)!r} is a file, not a folder; name a new or existing review folder")
+    _provenance.check_all(provenance)
+    return Path(review)
+
+
 def build(
     sources: Sequence[str | os.PathLike] | str = ("seeds",),
     review: str | os.PathLike = DEFAULT_REVIEW,
@@ -112,7 +120,7 @@ def build(
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
-    path = Path(review)
+    path = _checked_folder(review, provenance)
     if client is not None and client is not False:
         return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params)
     cache = BuildCache(path)

@@ -38,6 +38,7 @@ from ..errors import InputError
 from ..layout import place_by_neighbours
 from ..readers import read_sources
 from ..records import Paper
+from ..store import check_date
 from . import _provenance
 from ._build import DEFAULT_REVIEW, save
 from ._open import open_review
@@ -244,6 +245,8 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     if not sources:
         raise InputError("no sources given to update the review with; name the files of the new search")
+    since = datetime.now(timezone.utc).date().isoformat() if today is None else check_date(today, "today")
+    _provenance.check_all(provenance, "nothing was updated")  # a bad date is said before the reading
     old = open_review(review)
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
                                   cache=BuildCache(old.path).folder / "records")
@@ -258,7 +261,6 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     rows, new_paths = _source_rows(report, provenance, known_sources, merged_by_file)
     t_read = time.perf_counter() - t0
     placed = _placed(old, base, fresh)
-    since = today or datetime.now(timezone.utc).date().isoformat()
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
              "files": new_paths, "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD,

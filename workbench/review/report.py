@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..fsutil import atomic_write_text
 from ..palette import topic_colours
+from ..store import check_output
 from ..team import write_diagram
 from ._report_content import (
     ReportContent,
@@ -48,6 +49,7 @@ def report_topic_colours(review: Review) -> dict[int, str] | None:
 
 
 def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
+    check_output(folder, folder=True, purpose="the exports")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
@@ -71,6 +73,7 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
     or final decisions, or team settings), not for an exploratory map of papers.
     """
     folder = Path(folder or review.path / "report")
+    check_output(folder, folder=True, purpose="the report")
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
         if title is not None:

@@ -264,9 +264,12 @@ def _other_rows(o: OtherMethods) -> list[tuple[str, str, int]]:
 def write_diagram(counts: PrismaCounts, folder: Path | str, name: str = "prisma", *,
                   check: bool = True, dpi: int = 200) -> tuple[Path, Path]:
     """Draw the flow diagram to ``folder/<name>.svg`` and ``folder/<name>.png`` (written whole or
-    not at all) and return both paths. The counts are checked first unless ``check=False``."""
+    not at all) and return both paths. The counts are checked first unless ``check=False``;
+    a folder of a review's own state is refused (:func:`workbench.store.check_output`)."""
+    from ..store import check_output
     from ._prisma_draw import save
 
+    check_output(folder, folder=True, purpose="the PRISMA diagram")
     if check:
         counts.check()
     return save(counts, Path(folder), name, dpi=dpi)
