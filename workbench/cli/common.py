@@ -25,7 +25,7 @@ from ..review import DEFAULT_REVIEW
 from ..store import Store
 from ..terminal import visible
 
-__all__ = ["FORMATS", "Reply", "add_format", "add_review", "add_reviewer", "add_store_command",
+__all__ = ["FORMATS", "Reply", "add_follow_links", "add_format", "add_review", "add_reviewer", "add_store_command",
            "on_store", "say", "write_table"]
 
 #: The output formats of the commands that list papers or topics (``--format``).
@@ -52,6 +52,13 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     """``--format table|csv|json``, default ``table``."""
     parser.add_argument("--format", default="table", choices=FORMATS,
                         help="output format (default: table)")
+
+
+def add_follow_links(parser: argparse.ArgumentParser) -> None:
+    """``--follow-links``: read what links in the source folders lead to outside them."""
+    parser.add_argument("--follow-links", action="store_true",
+                        help="also read files and folders that links in the source folders lead to outside them "
+                             "(by default such a link is listed in the report, not followed)")
 
 
 def add_store_command(subparsers, name: str, func: Callable, helptext: str) -> argparse.ArgumentParser:

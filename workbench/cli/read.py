@@ -18,7 +18,7 @@ from ..errors import InputError, NoRecordsError
 from ..readers import READERS, read_sources
 from ..records import PAPER_COLUMNS
 from ..terminal import visible
-from .common import add_format, say
+from .common import add_follow_links, add_format, say
 
 __all__ = ["COLUMNS", "handler", "register"]
 
@@ -41,6 +41,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_format(parser)
     parser.add_argument("--input-format", choices=sorted(READERS), default=None,
                         help="read every file as this format instead of guessing from suffix and content")
+    add_follow_links(parser)
     parser.add_argument("--no-dedupe", action="store_true",
                         help="merge only records that share an identifier or title and abstract; no fuzzy titles")
     parser.add_argument("--with-references", action="store_true",
@@ -90,6 +91,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
             dedupe=not args.no_dedupe,
             with_references=args.with_references,
             threshold=args.threshold,
+            follow_links=args.follow_links,
         )
     except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1
         say(*err.report.lines(limit=limit), to=stderr)
