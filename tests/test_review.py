@@ -401,7 +401,7 @@ def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does
         review = workbench.build([src], review=tmp_path / f"r{n_chars}", embedder="fake")
         said = (f":14: the abstract has {n_chars:,} characters; embedding and topic words use its first 20,000"
                 if n_chars <= 1_000_000 else
-                f":14: the abstract has {n_chars:,} characters, more than a value may hold: the record keeps its "
+                f":14: a value has {n_chars:,} characters, more than a value may hold: the record keeps its "
                 "first 1,000,000 (WORKBENCH_MAX_FIELD_CHARS sets the limit), and embedding and topic words its first "
                 "20,000")
         assert any(said in w for w in review.build_report.read.files[0].warnings)

@@ -38,7 +38,7 @@ from pathlib import PurePosixPath
 
 from .bounds import Limits, TooLarge, megabytes, read_stream
 
-__all__ = ["MAX_DEPTH", "MAX_MEMBERS", "Member", "archive_kind", "members"]
+__all__ = ["MAX_DEPTH", "MAX_MEMBERS", "Member", "archive_kind", "members", "zip_unpacked"]
 
 #: Archives inside archives are opened this deep.
 MAX_DEPTH = 3
@@ -68,8 +68,9 @@ def _is_tar(raw: bytes) -> bool:
 
 def archive_kind(raw: bytes) -> str | None:
     """``"zip"``, ``"tar"``, ``"gzip"``, ``"bz2"``, ``"xz"`` or None, from the first bytes."""
-    if raw[:4] == b"PK\x03\x04" or raw[:4] == b"PK\x05\x06":
-        return None if b"[Content_Types].xml" in raw[:65536] else "zip"
+    if raw[:4] == b"PK\x03\x04" or raw[:4] == b"PK\x05\x06":  # (an Office file names it first, or in its list at the end)
+        office = b"[Content_Types].xml" in raw[:65536] or b"[Content_Types].xml" in raw[-(1 << 20):]
+        return None if office else "zip"
     if raw[:2] == b"\x1f\x8b":
         return "gzip"
     if raw[:3] == b"BZh":
@@ -139,9 +140,9 @@ def _hidden(path: str) -> bool:
 
 
 def _more(name: str, listed: int | None = None) -> Member:
-    what = f"it lists {listed:,} files, more than {MAX_MEMBERS:,}: none" if listed else \
-        f"it holds more than {MAX_MEMBERS:,} files: those after them"
-    return Member(name, error=f"{what} not read; unpack it and read its folders")
+    what = f"it lists {listed:,} files, more than {MAX_MEMBERS:,}: not opened" if listed else \
+        f"it holds more than {MAX_MEMBERS:,} files: those after them are not read"
+    return Member(name, error=f"{what}; unpack it and read its folders")
 
 
 def _zip_entries(raw: bytes) -> int | None:
@@ -157,6 +158,19 @@ def _zip_entries(raw: bytes) -> int | None:
         if raw[end:end + 4] == b"PK\x06\x06" and end + 40 <= len(raw):
             total = struct.unpack_from("<Q", raw, end + 32)[0]
     return total
+
+
+def zip_unpacked(raw: bytes) -> int | None:
+    """How many bytes the zip ``raw`` (an .xlsx too) says its files unpack to (zipfile never
+    gives more); None where it cannot be read as a zip, or lists too many files."""
+    listed = _zip_entries(raw)
+    if listed is not None and listed > MAX_MEMBERS:
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            return sum(info.file_size for info in archive.infolist())
+    except _DAMAGED:
+        return None
 
 
 def _zip(raw: bytes, name: str, budget: _Budget) -> Iterator[Member]:

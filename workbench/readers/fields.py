@@ -279,7 +279,7 @@ def _links(values: Mapping[str, Any]) -> dict:
     """``external_ids``, ``references`` and ``cited_by`` where the source carries them."""
     out = {}
     given = values.get("external_ids") or ()
-    own = [k for v in ([given] if isinstance(given, str) else given) for k in (work_keys(v) or "").split()]
+    own = [k for v in (given if isinstance(given, (list, tuple)) else [given]) for k in (work_keys(v) or "").split()]
     if own:
         out["external_ids"] = tuple(dict.fromkeys(own))
     for name in ("references", "cited_by"):

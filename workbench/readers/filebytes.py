@@ -24,7 +24,7 @@ from . import csv_ranges
 from .csv_ranges import utf8_head
 from .decode import decode
 from .fields import ReadContext
-from .kinds import describe
+from .kinds import describe, describe_binary
 from .pool import workers
 from .registry import READERS, Reader, choose_reader, supported_formats
 from .report import FileReport
@@ -92,7 +92,7 @@ def read_bytes_report(
         raise ReaderError(unknown_type(path), name)
     sample = (text or "")[:HEAD]
     if not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample):
-        kind = describe(head_bytes)
+        kind = describe_binary(head_bytes)
         guess = " (a PDF, an image or another file renamed?)" if kind == "binary data" else ""
         raise ReaderError(f"this is {kind}, not a text export{guess}; export the records again as "
                           + supported_formats(), name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["describe"]
+__all__ = ["describe", "describe_binary"]
 
 #: First bytes -> what the file is.
 _MAGIC = (
@@ -37,13 +37,19 @@ _COLON_LINE = re.compile(r"^[^\s:]*(?::[^:\n]*){2,}$")
 _SETTING_LINE = re.compile(r"^\s*(?:[#;].*|\[[^\]]+\]|[\w.\-]+\s*[=:]\s*.*)?$")
 
 
+def describe_binary(head: bytes) -> str:
+    """What the file starting with ``head``, which is not text, is: ``"a PDF document"`` ...,
+    else ``"binary data"``."""
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return next((kind for magic, kind in _MAGIC if stripped.startswith(magic)), "binary data")
+
+
 def describe(head: bytes, text: str | None = None) -> str:
     """What the file starting with ``head`` (its first bytes; ``text``: them decoded, when they
     are text) looks like: ``"an SQLite database"``, ``"plain text"`` ... Never a piece of it."""
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    for magic, kind in _MAGIC:
-        if stripped.startswith(magic):
-            return kind
+    kind = describe_binary(head)
+    if kind != "binary data":
+        return kind
     sample = head[:4096]
     if not sample:
         return "nothing (an empty file)"

@@ -206,7 +206,7 @@ def read_ris(text: str, ctx: ReadContext) -> list[Paper]:
 
 
 def read_wos(text: str, ctx: ReadContext) -> list[Paper]:
-    return _read_tagged(_Wos(), text, ctx)
+    return _read_tagged(_Wos(skip_unknown_tags=True), text, ctx)  # (rispy has no "unknown" key for WoS)
 
 
 def _doi_of(ids) -> str | None:

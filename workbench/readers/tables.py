@@ -36,6 +36,8 @@ from ..errors import ReaderError
 from ..records import Paper
 from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
+from .archives import zip_unpacked
+from .bounds import Limits, megabytes
 from .csv_long import LongValue, cut_lines, long_values
 from .dialects import DIALECTS
 from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows, row_spans, skip_extra_values
@@ -378,6 +380,10 @@ def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
 
     if importlib.util.find_spec("openpyxl") is None:  # pandas' engine for .xlsx
         raise ReaderError("reading .xlsx needs openpyxl: pip install openpyxl (or save the sheet as CSV)", ctx.name)
+    limit, unpacked = Limits.from_env().member_bytes, zip_unpacked(raw) or 0  # (a workbook is a zip: a bomb too)
+    if unpacked > limit:
+        raise ReaderError(f"too large: its sheets unpack to {megabytes(unpacked)}, over {megabytes(limit)} "
+                          "(WORKBENCH_MAX_MEMBER_MB); save the sheet as CSV and read that", ctx.name)
     try:
         sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, dtype=str, na_filter=False)
     except Exception as err:  # openpyxl raises zipfile/KeyError/ValueError on damaged files
