@@ -15,7 +15,7 @@ from ..errors import NoRecordsError
 from ..notebooks import NOTEBOOKS, run_notebooks
 from ..review import Review, open_review
 from ..review import build as build_review
-from .common import MAX_SEED, add_format, add_review, say, whole, write_table
+from .common import MAX_SEED, add_follow_links, add_format, add_review, say, whole, write_table
 
 __all__ = ["register"]
 
@@ -30,7 +30,7 @@ def build(args) -> int:
     try:
         review = build_review(sources, review=args.review, embedder=args.embedder, seed=args.seed,
                               input_format=args.input_format, provenance=_provenance(args, sources),
-                              client=args.dask, **params)
+                              client=args.dask, follow_links=args.follow_links, **params)
     except NoRecordsError as no_records:  # the report says why, file by file; then the error line
         say(*no_records.report.lines())
         raise
@@ -114,6 +114,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=42,
                    help="one seed for UMAP and everything random (default: 42)")
     p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
+    add_follow_links(p)
     p.add_argument("--min-cluster-size", type=whole(2, 10**6), default=None,
                    help="smallest topic (default: scales with the corpus)")
     p.add_argument("--nr-topics", type=whole(1, 10**6), default=None, help="merge topics down to this many")

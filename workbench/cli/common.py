@@ -29,8 +29,8 @@ from ..review import DEFAULT_REVIEW
 from ..store import Store, csv_cell
 from ..terminal import visible
 
-__all__ = ["FORMATS", "MAX_SEED", "TEXT_SUFFIXES", "Reply", "add_all_reviewers", "add_format", "add_review",
-           "add_reviewer", "add_store_command", "blind_notes", "on_store", "percent", "read_text", "say",
+__all__ = ["FORMATS", "MAX_SEED", "TEXT_SUFFIXES", "Reply", "add_all_reviewers", "add_follow_links", "add_format",
+           "add_review", "add_reviewer", "add_store_command", "blind_notes", "on_store", "percent", "read_text", "say",
            "text_argument", "whole", "write_table"]
 
 #: The output formats of the commands that list papers or topics (``--format``).
@@ -112,6 +112,13 @@ def percent(text: str) -> float:
     if not 0 <= value <= 100:  # also NaN
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 100 (per cent), got {text[:40]!r}")
     return value
+
+
+def add_follow_links(parser: argparse.ArgumentParser) -> None:
+    """``--follow-links``: read what links in the source folders lead to outside them."""
+    parser.add_argument("--follow-links", action="store_true",
+                        help="also read files and folders that links in the source folders lead to outside them "
+                             "(by default such a link is listed in the report, not followed)")
 
 
 def add_store_command(subparsers, name: str, func: Callable, helptext: str) -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ from ..readers import READERS, read_sources
 from ..records import PAPER_COLUMNS
 from ..store import csv_cell
 from ..terminal import visible
-from .common import add_format, say
+from .common import add_follow_links, add_format, say
 
 __all__ = ["COLUMNS", "handler", "register"]
 
@@ -43,6 +43,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_format(parser)
     parser.add_argument("--input-format", choices=sorted(READERS), default=None,
                         help="read every file as this format instead of guessing from suffix and content")
+    add_follow_links(parser)
     parser.add_argument("--no-dedupe", action="store_true",
                         help="merge only records that share an identifier or title and abstract; no fuzzy titles")
     parser.add_argument("--with-references", action="store_true",
@@ -92,6 +93,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
             dedupe=not args.no_dedupe,
             with_references=args.with_references,
             threshold=args.threshold,
+            follow_links=args.follow_links,
         )
     except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1
         say(*err.report.lines(limit=limit), to=stderr)

@@ -235,12 +235,14 @@ def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
 
 def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike = DEFAULT_REVIEW,
            provenance: Mapping[str, Mapping] | None = None, *, input_format: str | None = None,
-           reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None):
+           reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None,
+           follow_links: bool = False):
     """Add the records of ``sources`` (a new search) to the built review in ``review`` without
     refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
     date of the "new since" tag (default: today, UTC). Returns the updated :class:`Review`, whose
     ``update_report`` (:class:`UpdateReport`) says what was new, what was a duplicate of what, and
-    from which source."""
+    from which source. ``follow_links``: also read what links in the source folders lead to
+    outside them (as :func:`~workbench.build` takes it)."""
     t0 = time.perf_counter()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     if not sources:
@@ -249,7 +251,7 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     _provenance.check_all(provenance, "nothing was updated")  # a bad date is said before the reading
     old = open_review(review)
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
-                                  cache=BuildCache(old.path).folder / "records")
+                                  cache=BuildCache(old.path).folder / "records", follow_links=follow_links)
     with old.store() as store:
         apart, merged, known_sources = store.apart_pairs(), store.merged_into(), store.sources()
     base = _base(old, merged)
