@@ -151,9 +151,10 @@ def hostile_review(tmp_path_factory):
 
 def test_messages_and_tables_show_control_characters_escaped(hostile_review):
     review = str(hostile_review / "review")
-    r = ["--review", review, "--reviewer", "ana\x1b[31m"]
+    r = ["--review", review, "--reviewer", "ana"]
     pid = json.loads(workbench("papers", "--review", review, "--format", "json").stdout)[0]["id"]
     checks = {
+        "refused reviewer": workbench("tag", pid, "fine", "--review", review, "--reviewer", "ana\x1b[31m"),
         "papers table": workbench("papers", "--review", review),
         "read table and report": workbench("read", str(hostile_review / "src")),
         "refused tag": workbench("tag", pid, "evil\x1b[2J", *r),
@@ -169,8 +170,9 @@ def test_messages_and_tables_show_control_characters_escaped(hostile_review):
         assert not RAW.search(out), (what, out)
         if what != "note":  # its confirmation holds no user data
             assert "\\x1b" in out or "\\u202e" in out, (what, out)
-    assert checks["refused tag"].returncode == 1
-    assert checks["refused tag"].stderr.decode().count("\n") == 1
+    for refused in ("refused tag", "refused reviewer"):
+        assert checks[refused].returncode == 1
+        assert checks[refused].stderr.decode().count("\n") == 1
     assert "\\x1b]0;pwned\\x07 read this" in checks["history"].stdout.decode()
     assert "x\\x1b[2J.xyz: not read" in checks["read table and report"].stderr.decode()
 

@@ -119,7 +119,7 @@ def test_simulate_errors_name_the_file_the_column_and_what_to_do(tmp_path, capsy
     assert "model 'svm-both' ranks on embeddings; add --embedder minilm" in line and "svm-tfidf" in line
     with pytest.raises(SystemExit) as exit_:
         main(["simulate", str(good), "--seeds", "0"])
-    assert exit_.value.code == 2 and "expected a whole number >= 1, got '0'" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "expected a whole number from 1 to 1000, got '0'" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- rank and stopping

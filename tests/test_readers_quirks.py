@@ -316,7 +316,8 @@ def test_a_file_with_no_records_says_so(tmp_path):
     papers, report = read_file_report(ris)
     assert papers == [] and report.warnings == [
         f"{ris}: no records found: this does not look like RIS: Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, "
-        "IEEE, Web of Science (chosen for its '.ris' name); check it is the export you meant, or name its format"
+        "IEEE, Web of Science (chosen for its '.ris' name) but like plain text; check it is the export you meant, or "
+        "name its format"
     ]
     ris.write_text("TY  - JOUR\nAU  - Doe, J.\nER  - \n")
     papers, report = read_file_report(ris)

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from workbench.readers import csv_ranges, pool, read_file_report, sources
+from workbench.readers import csv_ranges, filebytes, pool, read_file_report
 from workbench.readers.csv_ranges import NotRows, line_ranges, range_rows
 from workbench.readers.fields import ReadContext
 from workbench.readers.report import FileReport
@@ -140,7 +140,7 @@ def test_ranges_of_bytes_read_as_the_decoded_file(tmp_path, monkeypatch, change)
     path.write_bytes(change(path.read_bytes()))
     whole = read(monkeypatch, path, "1", ranges=False)
     from_bytes = []
-    monkeypatch.setattr(sources, "read_csv_bytes", lambda raw, head, ctx: from_bytes.append(read_csv_bytes(raw, head, ctx))
+    monkeypatch.setattr(filebytes, "read_csv_bytes", lambda raw, head, ctx: from_bytes.append(read_csv_bytes(raw, head, ctx))
                         or from_bytes[-1])
     assert read(monkeypatch, path, "2", ranges=True) == whole
     assert len(whole[0]) > 800

@@ -304,7 +304,7 @@ def test_full_text_asks_for_a_reason_and_the_stage_is_checked(review):
 
 def test_provenance_is_checked_before_the_build_and_must_name_a_source(tmp_path):
     write_seed_file(tmp_path / "a.txt", seed_abstracts()[:12])
-    with pytest.raises(InputError, match="provenance of 'a.txt': date searched 'May 2024': expected a date"):
+    with pytest.raises(InputError, match="provenance of 'a.txt': date searched 'May 2024' is not a date; expected YYYY-MM-DD"):
         workbench.build([tmp_path / "a.txt"], review=tmp_path / "r", embedder="fake",
                         provenance={"a.txt": {"database": "PubMed", "searched_on": "May 2024"}})
     with pytest.raises(InputError, match="provenance given for 'pubmed.ris', which is not a source read"):

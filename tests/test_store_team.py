@@ -176,7 +176,7 @@ def test_sources_keep_their_provenance_across_builds(ana):
     assert [(s.name, s.query, s.identified) for s in ana.sources()] == [
         ("Scopus", "TITLE-ABS(sleep)", 2), ("PubMed", "sleep AND adolescents", 41)]
     assert [s.in_build for s in ana.sources(in_build=False)] == [True, True, False]
-    with pytest.raises(AnnotationInputError, match="date searched '1 May': expected a date as YYYY-MM-DD"):
+    with pytest.raises(AnnotationInputError, match="date searched '1 May' is not a date; expected YYYY-MM-DD"):
         ana.set_provenance("extra.bib", searched_on="1 May")
     with pytest.raises(AnnotationInputError, match="'scopus.ris' is not a source of this review"):
         ana.set_provenance("scopus.ris", name="Scopus")

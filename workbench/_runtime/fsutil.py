@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 import sys
 import threading
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "NETWORK_FILESYSTEMS",
     "Mount",
     "NetworkFilesystemError",
+    "atomic_write_bytes",
     "atomic_write_text",
     "default_file_mode",
     "fsync_path",
@@ -65,15 +67,63 @@ def default_file_mode() -> int:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = False) -> None:
+    """Write ``data`` to ``path`` whole: through a new file in the same folder (the mode the
+    umask gives), renamed over ``path``; ``sync``: flushed to disk first, and the rename too.
+
+    A ``path`` that is not a regular file (a FIFO, /dev/null, a terminal), or that is the
+    process's own standard output or error, is written as a stream instead: a rename would
+    replace the device node, not write to it.
+    """
     path = Path(path)
+    if _write_stream(path, data):
+        return
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{secrets.token_hex(3)}")
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 minus the umask
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if sync:
+        fsync_path(path.parent)
+
+
+def _write_stream(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` as a stream when it is not a regular file or is standard
+    output or error; False (nothing written) for a regular file or a new path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            same = os.path.samestat(st, os.fstat(fd))
+        except OSError:
+            same = False
+        if same:
+            stream.flush()
+            _write_all(fd, data)
+            return True
+    if stat.S_ISREG(st.st_mode):
+        return False
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def fsync_path(path: Path) -> None:

@@ -13,8 +13,8 @@ import argparse
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, STAGES, TITLE_ABSTRACT
 from ..review import screening_of
-from ..store import DECISIONS, Store
-from .common import Reply, add_store_command, on_store
+from ..store import DECISIONS, MAX_NOTE, Store
+from .common import Reply, add_store_command, on_store, text_argument
 
 __all__ = ["register"]
 
@@ -35,8 +35,9 @@ def untag(args, store: Store, pid: str) -> Reply:
 
 @on_store(paper=True)
 def note(args, store: Store, pid: str) -> Reply:
-    note_id = store.note(pid, " ".join(args.text))
-    return Reply([f"{pid}: note #{note_id} saved"])
+    text = text_argument(args.text, "the note", MAX_NOTE)
+    note_id = store.note(pid, text)
+    return Reply([f"{pid}: note #{note_id} saved ({len(text.strip()):,} characters)"])
 
 
 @on_store(paper=True)
@@ -86,7 +87,9 @@ def register(subparsers) -> None:
 
     p = add_store_command(subparsers, "note", note, "add a note to a paper")
     p.add_argument("id", metavar="ID")
-    p.add_argument("text", metavar="TEXT", nargs="+")
+    p.add_argument("text", metavar="TEXT", nargs="+",
+                   help=f"the note; - reads it from standard input, @FILE from a .txt or .md file (at most "
+                        f"{MAX_NOTE:,} bytes); @@ starts a note with @")
 
     p = add_store_command(subparsers, "decide", decide, "record your screening decision on a paper")
     p.add_argument("id", metavar="ID")

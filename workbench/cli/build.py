@@ -15,7 +15,7 @@ from ..errors import NoRecordsError
 from .notebooks import NOTEBOOKS, run_notebooks
 from ..review import Review, open_review
 from ..review import build as build_review
-from .common import add_format, add_review, say, write_table
+from .common import MAX_SEED, add_follow_links, add_format, add_review, say, whole, write_table
 
 __all__ = ["register"]
 
@@ -30,7 +30,7 @@ def build(args) -> int:
     try:
         review = build_review(sources, review=args.review, embedder=args.embedder, seed=args.seed,
                               input_format=args.input_format, provenance=_provenance(args, sources),
-                              client=args.dask, **params)
+                              client=args.dask, follow_links=args.follow_links, **params)
     except NoRecordsError as no_records:  # the report says why, file by file; then the error line
         say(*no_records.report.lines())
         raise
@@ -111,10 +111,13 @@ def register(subparsers) -> None:
     add_review(p, help="review folder to write (default: review)")
     _add_embedder(p, help="minilm (default; sentence-transformers), static (model2vec, fast), "
                           "tfidf (no model), fake (test double)")
-    p.add_argument("--seed", type=int, default=42, help="one seed for UMAP and everything random (default: 42)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=42,
+                   help="one seed for UMAP and everything random (default: 42)")
     p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
-    p.add_argument("--min-cluster-size", type=int, default=None, help="smallest topic (default: scales with the corpus)")
-    p.add_argument("--nr-topics", type=int, default=None, help="merge topics down to this many")
+    add_follow_links(p)
+    p.add_argument("--min-cluster-size", type=whole(2, 10**6), default=None,
+                   help="smallest topic (default: scales with the corpus)")
+    p.add_argument("--nr-topics", type=whole(1, 10**6), default=None, help="merge topics down to this many")
     p.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
                    help="build on Dask: a LocalCluster of 2 workers on this machine, or the scheduler at ADDRESS "
                         "(tcp://host:8786; the review folder must be on storage every worker sees)")
@@ -142,5 +145,5 @@ def register(subparsers) -> None:
     p.add_argument("--notebooks", default="notebooks", help="folder of the source notebooks (default: notebooks)")
     p.add_argument("--sources", nargs="*", default=None, help="sources, if the review must be built")
     _add_embedder(p)
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=42)
     p.set_defaults(func=notebooks)

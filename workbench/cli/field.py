@@ -9,7 +9,7 @@ review or of one topic. Each takes ``--format table|csv|json``; a summary line g
 from __future__ import annotations
 
 from ..review import open_review
-from .common import add_format, add_review, say, write_table
+from .common import add_format, add_review, say, whole, write_table
 
 __all__ = ["register"]
 
@@ -55,11 +55,12 @@ def register(subparsers) -> None:
                                              "(slope of its share per year)")
     add_review(p)
     add_format(p)
-    p.add_argument("--window", type=int, default=10, help="the last N years with papers the slope is fitted on")
+    p.add_argument("--window", type=whole(1, 1000), default=10,
+                   help="the last N years with papers the slope is fitted on")
     p.set_defaults(func=trends)
     p = subparsers.add_parser("who", help="top venues and authors (names normalised) of the review or a topic")
     add_review(p)
     add_format(p)
     p.add_argument("--topic", type=int, default=None, help="only the papers of this topic")
-    p.add_argument("--top", type=int, default=10, help="how many venues and authors")
+    p.add_argument("--top", type=whole(1), default=10, help="how many venues and authors")
     p.set_defaults(func=who)

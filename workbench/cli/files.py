@@ -21,9 +21,10 @@ __all__ = ["register"]
 
 @on_store()
 def export(args, store: Store) -> Reply:
-    text = store.export(args.format, args.output, all_reviewers=args.all_reviewers)
+    to_file = args.output not in (None, "-")
+    text = store.export(args.format, args.output if to_file else None, all_reviewers=args.all_reviewers)
     notes = blind_notes(store, args.all_reviewers, "exporting", "export")
-    if args.output:
+    if to_file:
         return Reply(err=[*notes, f"wrote {args.format} export to {args.output}"])
     return Reply(err=notes, data=text)  # data: byte-exact
 
@@ -76,7 +77,7 @@ def register(subparsers) -> None:
                           "write the annotations as jsonl, csv, bibtex, ris or markdown")
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE (default: standard output)")
+                   help="write to FILE (default, or -: standard output); never onto a review's own files")
     add_all_reviewers(p, "export")
 
     add_store_command(subparsers, "backup", backup, "snapshot the annotation store into REVIEW/backups/")

@@ -1,9 +1,10 @@
 """``workbench read SOURCES...``: read, clean and deduplicate exports, without embedding.
 
-Prints the papers (``--format table|csv|json``) on stdout and the per-file report (records
-read, skipped with reasons, merged) on stderr; exits 1 with the report when no file yielded a
-record. The table and the report show control characters in the data escaped
-(:func:`workbench.cli.terminal.visible`). :func:`register` adds the command to a parser.
+Prints the papers (``--format table|csv|json``; CSV with formulas neutralised as in exports) on
+stdout and the per-file report (records read, skipped with reasons, merged) on stderr; exits 1
+with the report when no file yielded a record. The table and the report show control characters
+in the data escaped (:func:`workbench.cli.terminal.visible`). :func:`register` adds the command to a
+parser.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import TextIO
 from ..errors import InputError, NoRecordsError
 from ..readers import READERS, read_sources
 from ..corpus.paper import PAPER_COLUMNS
+from ..store import csv_cell
 from .terminal import visible
-from .common import add_format, say
+from .common import add_follow_links, add_format, say
 
 __all__ = ["COLUMNS", "handler", "register"]
 
@@ -41,6 +43,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_format(parser)
     parser.add_argument("--input-format", choices=sorted(READERS), default=None,
                         help="read every file as this format instead of guessing from suffix and content")
+    add_follow_links(parser)
     parser.add_argument("--no-dedupe", action="store_true",
                         help="merge only records that share an identifier or title and abstract; no fuzzy titles")
     parser.add_argument("--with-references", action="store_true",
@@ -90,6 +93,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
             dedupe=not args.no_dedupe,
             with_references=args.with_references,
             threshold=args.threshold,
+            follow_links=args.follow_links,
         )
     except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1
         say(*err.report.lines(limit=limit), to=stderr)
@@ -103,7 +107,7 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     elif args.format == "csv":
         writer = csv.DictWriter(stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({c: csv_cell(v) if isinstance(v, str) else v for c, v in row.items()} for row in rows)
     else:
         _table(rows, stdout)
     return 0

@@ -23,7 +23,7 @@ import sys
 
 from ..review import SCREENING_MODELS as MODELS
 from ..review import open_review, simulate_file, simulation_json
-from .common import add_review, add_reviewer, say, write_table
+from .common import MAX_SEED, add_review, add_reviewer, say, whole, write_table
 
 __all__ = ["register"]
 
@@ -71,19 +71,6 @@ def stopping(args) -> int:
     return 0
 
 
-def _whole(least: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = least - 1
-        if value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
-        return value
-
-    return parse
-
-
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -100,10 +87,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("rank", help="the next papers to screen, most likely relevant first, with scores")
     add_review(p)
     add_reviewer(p)
-    p.add_argument("--next", type=_whole(0), default=10, metavar="N", help="how many papers (default: 10)")
+    p.add_argument("--next", type=whole(0), default=10, metavar="N", help="how many papers (default: 10)")
     p.add_argument("--model", default=None, choices=list(MODELS), metavar="MODEL",
                    help=f"the ranking model: {models} (default: svm-both, or svm-tfidf without embeddings)")
-    p.add_argument("--seed", type=int, default=None, help="default: the review's build seed")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=None, help="default: the review's build seed")
     p.add_argument("--by-topic", action="store_true", help="before a model: one paper per topic instead of a random order")
     p.add_argument("--sample", action="store_true",
                    help="a random sample of the papers no person has read (for the stopping test)")
@@ -114,7 +101,7 @@ def register(subparsers) -> None:
     p.add_argument("file", metavar="FILE", help="a .csv, .tsv or .xlsx table: title and/or abstract, and a 0/1 label column")
     p.add_argument("--label-column", default="label_included", metavar="NAME",
                    help="the column with 1 (included) and 0 (excluded) (default: label_included)")
-    p.add_argument("--seeds", type=_whole(1), default=5, metavar="N", help="runs with seeds 1..N (default: 5)")
+    p.add_argument("--seeds", type=whole(1, 1000), default=5, metavar="N", help="runs with seeds 1..N (default: 5)")
     p.add_argument("--model", default=None, choices=list(MODELS), metavar="MODEL",
                    help=f"{models} (default: svm-tfidf; svm-both with --embedder)")
     p.add_argument("--embedder", default=None, metavar="NAME",
@@ -127,7 +114,7 @@ def register(subparsers) -> None:
     add_reviewer(p)
     p.add_argument("--target", type=_share, default=0.95, help="target recall (default: 0.95)")
     p.add_argument("--confidence", type=_share, default=0.95, help="confidence of the claim (default: 0.95)")
-    p.add_argument("--in-a-row", type=_whole(1), default=100, metavar="N",
+    p.add_argument("--in-a-row", type=whole(1), default=100, metavar="N",
                    help="the heuristic rule for comparison: N irrelevant in a row (default: 100)")
     p.add_argument("--no-log", action="store_true", help="do not log the claim in the review's store")
     p.add_argument("--format", default="table", choices=("table", "json"), help="output format (default: table)")

@@ -27,9 +27,12 @@ from ..errors import InputError
 from ..corpus.paper import STAGES, TITLE_ABSTRACT
 from ..review import open_review
 from ..store import DECISIONS, SETTINGS, Store
-from .common import Reply, add_review, add_reviewer, add_store_command, on_store, say, write_table
+from .common import Reply, add_review, add_reviewer, add_store_command, on_store, read_text, say, write_table
 
 __all__ = ["register"]
+
+#: The largest criteria file read (the criteria themselves are at most 4,000 characters).
+CRITERIA_FILE_BYTES = 64 * 1024
 
 
 def agreement(args) -> int:
@@ -89,11 +92,7 @@ def criteria(args, store: Store) -> Reply:
     if sum(map(bool, (args.text, args.file, args.clear))) > 1:
         raise InputError("give the criteria as TEXT, --file F or --clear, one of them")
     if args.file:
-        try:
-            text = Path(args.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise InputError(f"cannot read {args.file} ({err}); expected a UTF-8 text file") from err
-        store.set_criteria(text)
+        store.set_criteria(read_text(args.file, "the criteria", CRITERIA_FILE_BYTES))
     elif args.text or args.clear:
         store.set_criteria(None if args.clear else " ".join(args.text))
     kept = store.criteria()
@@ -176,7 +175,8 @@ def register(subparsers) -> None:
 
     p = add_store_command(subparsers, "criteria", criteria, f"show or set {SETTINGS['criteria']}")
     p.add_argument("text", metavar="TEXT", nargs="*", help="the criteria (none: show them)")
-    p.add_argument("--file", default=None, metavar="FILE", help="read the criteria from a text file")
+    p.add_argument("--file", default=None, metavar="FILE",
+                   help="read the criteria from a .txt or .md file (- : standard input)")
     p.add_argument("--clear", action="store_true", help="no criteria")
 
     p = add_store_command(subparsers, "reasons", reasons, "show, add or remove the team's exclusion reasons")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..review import open_review
 from .build import _PROVENANCE, _provenance
-from .common import add_format, add_review, add_reviewer, say, write_table
+from .common import add_follow_links, add_format, add_review, add_reviewer, percent, say, write_table
 
 __all__ = ["register"]
 
@@ -27,7 +27,7 @@ def update(args) -> int:
         write_table(frame[frame.id.isin(ids)], args.format, list_columns=["authors"])
         return 0
     updated = review.update(args.sources, _provenance(args, args.sources), input_format=args.input_format,
-                            reviewer=args.reviewer)
+                            reviewer=args.reviewer, follow_links=args.follow_links)
     report = updated.update_report
     seconds = ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
     say(*report.lines(), f"annotations: {report.save.sync_report}", f"topics: {report.save.topic_report}",
@@ -61,6 +61,7 @@ def register(subparsers) -> None:
     add_reviewer(p)
     add_format(p)
     p.add_argument("--input-format", default=None, help="read every source with this reader instead of guessing")
+    add_follow_links(p)
     p.add_argument("--new", action="store_true", help="list the papers updates brought instead of updating")
     p.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="with --new: updates on or after this date")
     p.add_argument("--unscreened", action="store_true", help="with --new: only papers nobody has decided on")
@@ -73,7 +74,7 @@ def register(subparsers) -> None:
     add_review(p)
     add_reviewer(p)
     add_format(p)
-    p.add_argument("--low", type=float, default=None, help="least title similarity listed, in %% (default: 85)")
+    p.add_argument("--low", type=percent, default=None, help="least title similarity listed, in %% (default: 85)")
     verdict = p.add_mutually_exclusive_group()
     verdict.add_argument("--same", nargs=2, metavar=("A", "B"), help="B is the same paper as A: merge it into A")
     verdict.add_argument("--different", nargs=2, metavar=("A", "B"), help="A and B are different papers: keep apart")

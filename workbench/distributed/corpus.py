@@ -79,10 +79,11 @@ def _slices(pieces: list) -> list:
     return [p for papers, start, stop in pieces for p in papers[start:stop]]
 
 
-def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int) -> Partitions:
+def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int,
+                    follow_links: bool = False) -> Partitions:
     """Read ``sources`` on the workers, one task per file (a folder's files each their own; the
     folders are walked here, as a single-machine read walks them), in partitions of ``partition_size``."""
-    entries, skipped = source_files(sources, [str(e) for e in exclude])
+    entries, skipped = source_files(sources, [str(e) for e in exclude], follow_links=follow_links)
     reads = {i: client.submit(_read_file, e[0], e[1], input_format,
                               key=f"read-{i}-{hashlib.sha1(e[0].encode()).hexdigest()[:8]}")
              for i, e in enumerate(entries) if isinstance(e, tuple)}

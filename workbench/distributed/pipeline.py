@@ -232,17 +232,18 @@ def _scale(coords: np.ndarray) -> np.ndarray:
 def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, seed: int = 42,
                   input_format: str | None = None, partition_size: int = 5_000, sample_size: int = 20_000,
                   top_n_words: int = 10, cache_root: Path | None = None, say: Callable[[str], None] = log.info,
-                  bars: bool = False, after_read: Callable | None = None, **topic_params) -> DaskBuild:
+                  bars: bool = False, after_read: Callable | None = None, follow_links: bool = False,
+                  **topic_params) -> DaskBuild:
     """Build the papers, topics and map of ``sources`` on ``client``'s workers (see the module).
     ``after_read(report)``: called with the read report before the long stages (a check that
-    can fail early)."""
+    can fail early). ``follow_links``: as :func:`workbench.readers.read_sources` takes it."""
     from .cache import CACHE_DIR
 
     placing = checked_placing(topic_params.get("placing"))  # a wrong choice fails before any work
     clock = _Clock(say, bars)
     cache_root = Path(cache_root) if cache_root is not None else Path(review) / CACHE_DIR
     with clock.stage("read", f"reading {len(sources)} source(s) on {len(client.scheduler_info()['workers'])} workers"):
-        parts = read_partitions(client, sources, input_format, [review], partition_size)
+        parts = read_partitions(client, sources, input_format, [review], partition_size, follow_links)
         if after_read is not None:
             after_read(parts.report)
     with clock.stage("dedupe", f"merging duplicates across {len(parts.futures)} partitions"):

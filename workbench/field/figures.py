@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+from .._runtime.fsutil import atomic_write_bytes
 from ..space.palette import OUTLIER_COLOUR, PALETTE, topic_colours
 from .summary import FieldSummary
 from .trends import NO_YEAR, OverTime
@@ -35,8 +37,8 @@ def _pyplot():
 
 
 def save_figure(fig, stem: str | os.PathLike) -> dict[str, Path]:
-    """``<stem>.png`` and ``<stem>.svg`` (text stays text, the same bytes for the same figure);
-    the figure is closed."""
+    """``<stem>.png`` and ``<stem>.svg`` (text stays text, the same bytes for the same figure),
+    each written whole through a rename; the figure is closed."""
     import matplotlib
 
     plt = _pyplot()
@@ -45,7 +47,10 @@ def save_figure(fig, stem: str | os.PathLike) -> dict[str, Path]:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench-field"}):
         for ext in ("png", "svg"):
             path = stem.with_suffix(f".{ext}")
-            fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+            data = io.BytesIO()
+            fig.savefig(data, format=ext, dpi=120, bbox_inches="tight",
+                        metadata={"Date": None} if ext == "svg" else None)
+            atomic_write_bytes(path, data.getvalue())
             out[ext] = path
     plt.close(fig)
     return out

@@ -10,8 +10,10 @@ Formats: BibTeX/biblatex, RIS (Zotero, EndNote, Scopus, Embase, Ovid, ProQuest, 
 Science), Web of Science plain text, MEDLINE/nbib, CSV/TSV/XLSX (Scopus, WoS, IEEE, Springer,
 Embase, arXiv dumps, ASReview), JSON/JSON Lines (OpenAlex, Semantic Scholar, CSL-JSON,
 generic), PubMed XML, arXiv Atom, and the seed text dumps; ``.zip``, ``.gz`` and ``.tar.gz``
-archives of them are read in memory (:mod:`.archives`). See :mod:`.registry` for how a file's
-reader is chosen, and docs/readers.md for what is recovered and reported.
+archives of them are read in memory (:mod:`.archives`), everything within limits
+(:mod:`.bounds`), and links leading outside the source folders are not followed
+(:mod:`.folders`). See :mod:`.registry` for how a file's reader is chosen, and docs/readers.md
+for what is recovered and reported.
 """
 
 from __future__ import annotations

@@ -22,13 +22,15 @@ import hashlib
 import json
 import os
 import secrets
+import stat
 from dataclasses import asdict
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
 
 from .._version import __version__
-from ..dedupe.rules import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
+from .._runtime.fsutil import default_file_mode
+from ..dedupe import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
 from ..corpus.paper import LINK_FIELDS, Paper
 from .pool import collector_paused
 from .report import FileReport
@@ -80,8 +82,10 @@ class RecordCache:
         self.folder = Path(folder)
         self.used: set[str] = set()
 
-    def file_key(self, raw: bytes, name: str, format: str | None, with_references: bool) -> str:
-        return _digest(raw, name, format, with_references, READER_VERSION, __version__, code_digest(*READING_CODE))
+    def file_key(self, raw: bytes, name: str, format: str | None, with_references: bool,
+                 max_chars: int | None = None) -> str:
+        return _digest(raw, name, format, with_references, max_chars, READER_VERSION, __version__,
+                       code_digest(*READING_CODE))
 
     def duplicates_key(self, file_keys: list[str], threshold: float, fuzzy: bool) -> str:
         return _digest(*file_keys, threshold, fuzzy, READER_VERSION, __version__, code_digest(*READING_CODE))
@@ -99,13 +103,16 @@ class RecordCache:
         self.used.add(path.name)
         return results
 
-    def put(self, key: str, results: list[tuple[list[Paper], FileReport]]) -> None:
-        """Keep what reading a file gave (its reports as they are now: before deduplication)."""
+    def put(self, key: str, results: list[tuple[list[Paper], FileReport]], readers: int | None = None) -> None:
+        """Keep what reading a file gave (its reports as they are now: before deduplication).
+        ``readers``: the group and other read bits of the file's mode (``stat.S_IRGRP``,
+        ``stat.S_IROTH``); the entry is no more readable than the file was (a file only its
+        owner may read gives an entry only its owner may read)."""
         lines = []
         for papers, report in results:
             lines.append(json.dumps({**asdict(report), "papers": len(papers)}, ensure_ascii=False))
             lines.extend(_row(p) for p in papers)
-        self._write(f"file-{key}.jsonl", lines)
+        self._write(f"file-{key}.jsonl", lines, readers)
 
     # ------------------------------------------------------------------ deduplication
 
@@ -126,13 +133,15 @@ class RecordCache:
 
     # ------------------------------------------------------------------ the folder
 
-    def _write(self, name: str, lines: list[str]) -> None:
+    def _write(self, name: str, lines: list[str], readers: int | None = None) -> None:
         self.used.add(name)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             tmp = self.folder / f".{name}.tmp{os.getpid()}.{secrets.token_hex(3)}"
             try:
                 with open(tmp, "w", encoding="utf-8") as f:
+                    if readers is not None:
+                        os.chmod(tmp, _no_wider(default_file_mode(), readers))
                     for line in lines:
                         f.write(line + "\n")
                 os.replace(tmp, self.folder / name)
@@ -150,6 +159,16 @@ class RecordCache:
         for entry in entries:
             if entry.name.startswith(("file-", "duplicates-")) and entry.name not in self.used:
                 entry.unlink(missing_ok=True)
+
+
+def _no_wider(mode: int, readers: int) -> int:
+    """``mode`` (the user's umask's) without the group's or others' bits where ``readers`` (a
+    source's read bits) does not let them read the source."""
+    if not readers & stat.S_IRGRP:
+        mode &= ~stat.S_IRWXG
+    if not readers & stat.S_IROTH:
+        mode &= ~stat.S_IRWXO
+    return mode
 
 
 def _row(paper: Paper) -> str:

@@ -16,15 +16,26 @@ from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any
 
-from ..dedupe.rules import PaperKeys, remember_keys
+from ..dedupe import PaperKeys, remember_keys
 from ..corpus.paper import MAX_TEXT_CHARS, Paper
-from ..corpus.titles import derive_title, title_repeats_abstract
+from ..corpus.titles import derive_title
 from ..corpus.ids import normalise_arxiv_id, normalise_doi, normalise_for_id, paper_ids, text_digest
+from ..corpus.title_checks import title_repeats_abstract
+from .bounds import cut_long, cut_values
 from .citations import reference_keys, work_keys
 from .report import FileReport
 from .values import (
-    UNKNOWN, clean, strip_markup, _is_missing, _text, label_from_notes, parse_label, parse_pmid,
-    parse_year, split_authors, split_keywords
+    UNKNOWN,
+    clean,
+    strip_markup,
+    _is_missing,
+    _text,
+    label_from_notes,
+    parse_label,
+    parse_pmid,
+    parse_year,
+    split_authors,
+    split_keywords,
 )
 
 __all__ = [
@@ -119,7 +130,9 @@ class ReadContext:
     report: FileReport
     with_references: bool = False
     suffix: str = ""
+    max_chars: int = 1_000_000  # the longest value kept (WORKBENCH_MAX_FIELD_CHARS, see .bounds)
     explained_empty: bool = False  # the reader said why the file has no records
+    explanations: list = field(default_factory=list)  # (message, line) of no_records(meant=True)
     _bad_labels: Counter = field(default_factory=Counter)
     _skipped: list = field(default_factory=list)
     _warnings: list = field(default_factory=list)
@@ -138,9 +151,15 @@ class ReadContext:
     def warn(self, message: str, line: int | str | None = None) -> None:
         self._warnings.append((_line_key(line), f"{self.where(line)}: {message}"))
 
-    def no_records(self, message: str, line: int | str | None = None) -> None:
-        """Warn why this file has no records (instead of the general "no records found")."""
+    def no_records(self, message: str, line: int | str | None = None, *, meant: bool = False) -> None:
+        """Warn why this file has no records (instead of the general "no records found").
+        ``meant``: the reader found the file is meant as its format, though its sniff did not
+        recognise it (RIS with its tags laid out wrongly); the message, which must quote nothing
+        of the file, is then kept where a file that may be no bibliography at all loses every
+        other message (see :mod:`.sources`)."""
         self.explained_empty = True
+        if meant:
+            self.explanations.append((message, line))
         self.warn(message, line)
 
     def skip(self, reason: str, line: int | str | None = None) -> None:
@@ -153,7 +172,7 @@ class ReadContext:
     def fresh(self) -> "ReadContext":
         """A context for the same file with no messages yet (for a part of it read elsewhere)."""
         report = FileReport(path=self.report.path, format=self.report.format, encoding=self.report.encoding)
-        return ReadContext(self.name, self.collection, report, self.with_references, self.suffix)
+        return ReadContext(self.name, self.collection, report, self.with_references, self.suffix, self.max_chars)
 
     def pending(self) -> tuple[Counter, list, list]:
         """What :meth:`finish` has still to put into the report: label values not understood,
@@ -253,7 +272,7 @@ def _links(values: Mapping[str, Any]) -> dict:
     """``external_ids``, ``references`` and ``cited_by`` where the source carries them."""
     out = {}
     given = values.get("external_ids") or ()
-    own = [k for v in ([given] if isinstance(given, str) else given) for k in (work_keys(v) or "").split()]
+    own = [k for v in (given if isinstance(given, (list, tuple)) else [given]) for k in (work_keys(v) or "").split()]
     if own:
         out["external_ids"] = tuple(dict.fromkeys(own))
     for name in ("references", "cited_by"):
@@ -300,25 +319,37 @@ def _keywords(given: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in (given if isinstance(given, (list, tuple)) else split_keywords(given)) if k))
 
 
-def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
-    """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped."""
-    raw_title = _text(values.get("title"))
+def _title_and_abstract(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> tuple[str, str]:
+    """The title and the abstract as given (an abstract in parts joined, and cut where that
+    makes it too long; a placeholder such as "[No abstract available]" is none)."""
     abstract = _text(values.get("abstract"), join="\n")
+    if len(abstract) > ctx.max_chars:
+        abstract = cut_long(ctx, line, "abstract", abstract)
     if abstract and len(abstract) < 40 and PLACEHOLDER_ABSTRACT.match(abstract):
         abstract = ""
+    return _text(values.get("title")), abstract
+
+
+def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | None) -> Paper | None:
+    """A :class:`Paper` from canonical fields (see :data:`FIELD_ALIASES`); None when skipped.
+    A value longer than ``ctx.max_chars`` is cut first (:func:`cut_long`)."""
+    values = cut_values(ctx, values, line)
+    raw_title, abstract = _title_and_abstract(ctx, values, line)
     title, text = clean(strip_markup(raw_title)), clean(strip_markup(abstract))
     # (a field the source does not have costs a look-up, not a parse: most tables have few)
     get = values.get
     raw_doi = _text(v) if (v := get("doi")) is not None else ""
     doi = normalise_doi(raw_doi) if raw_doi else None
-    if raw_doi and not doi:
-        ctx.warn(f"DOI {raw_doi[:60]!r} is not a DOI (expected 10.<digits>/...); left empty", line)
-    if not title and not text:
+    if not title and not text:  # (its values are not quoted: it may be no record at all)
         ids = f" (DOI {doi})" if doi else ""
         ctx.skip(f"no title or abstract{ids}; nothing to read or map", line)
         return None
-    if len(title) > MAX_TEXT_CHARS or len(text) > MAX_TEXT_CHARS:
-        warn_if_huge(ctx, line, title=title, abstract=text)
+    if raw_doi and not doi:
+        ctx.warn(f"DOI {raw_doi[:60]!r} is not a DOI (expected 10.<digits>/...); left empty", line)
+    if len(title) > MAX_TEXT_CHARS or len(text) > MAX_TEXT_CHARS:  # (a value cut has had its warning)
+        warn_if_huge(ctx, line, **{name: value for name, value, given in (("title", title, raw_title),
+                                                                           ("abstract", text, abstract))
+                                   if len(given) < ctx.max_chars})
     raw_year = get("year")
     year = parse_year(raw_year) if raw_year is not None else None
     if year is None and not _is_missing(raw_year):

@@ -32,6 +32,7 @@ _WRAPPERS = ("results", "data", "records", "items", "works", "papers", "hits", "
 _LABEL_KEYS = frozenset(FIELD_ALIASES["label"])
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
+_TOO_DEEP = "nested hundreds of levels deep, as no export is"
 
 
 def looks_like_json(head: str) -> bool:
@@ -44,10 +45,15 @@ def rebuild_abstract(index: Any) -> str:
         return ""
     at: dict[int, str] = {}
     for word, places in index.items():
-        for place in places or ():
-            if isinstance(place, int):
+        for place in places if isinstance(places, list) else ():
+            if isinstance(place, int) and not isinstance(place, bool):
                 at[place] = word
     return " ".join(at[p] for p in sorted(at))
+
+
+def _listed(value: Any) -> list:
+    """A list the record holds, or none (a value of another type where a list belongs)."""
+    return value if isinstance(value, list) else []
 
 
 def _label(rec: dict) -> dict:
@@ -62,7 +68,7 @@ def _openalex(rec: dict) -> dict:
     source = location.get("source") if isinstance(location.get("source"), dict) else {}
     host = rec.get("host_venue") if isinstance(rec.get("host_venue"), dict) else {}
     ids = rec.get("ids") if isinstance(rec.get("ids"), dict) else {}
-    keywords = [k for k in rec.get("keywords") or () if isinstance(k, (dict, str))]
+    keywords = [k for k in _listed(rec.get("keywords")) if isinstance(k, (dict, str))]
     return {
         "title": rec.get("title") or rec.get("display_name"),
         "abstract": rebuild_abstract(rec.get("abstract_inverted_index")) or rec.get("abstract"),
@@ -83,7 +89,7 @@ def _semantic_scholar(rec: dict) -> dict:
     ext = rec.get("externalIds") if isinstance(rec.get("externalIds"), dict) else {}
     journal = rec.get("journal") if isinstance(rec.get("journal"), dict) else {}
     venue = rec.get("publicationVenue") if isinstance(rec.get("publicationVenue"), dict) else {}
-    fields = rec.get("s2FieldsOfStudy") or rec.get("fieldsOfStudy") or ()
+    fields = _listed(rec.get("s2FieldsOfStudy") or rec.get("fieldsOfStudy"))
     return {
         "title": rec.get("title"),
         "abstract": rec.get("abstract"),
@@ -115,6 +121,13 @@ def _is_openalex(rec: dict) -> bool:
 
 
 def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embedded: list[int]) -> None:
+    try:
+        _record(ctx, rec, line, papers, embedded)
+    except RecursionError:  # (lists in lists in lists ...: the JSON decoder stops at about a thousand)
+        ctx.skip(f"a record whose values are {_TOO_DEEP}", line)
+
+
+def _record(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embedded: list[int]) -> None:
     rec = _unwrap(rec)
     if not isinstance(rec, dict):
         ctx.skip(f"a JSON {type(rec).__name__}, not a record (an object with a title or abstract)", line)
@@ -156,6 +169,8 @@ def _walk_array(text: str, pos: int) -> Iterator[tuple[Any, int]]:
             item, end = _DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as err:
             raise _Broken(err.pos, err.msg) from err
+        except RecursionError as err:
+            raise _Broken(pos, _TOO_DEEP) from err
         yield item, pos
         pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
@@ -210,6 +225,9 @@ def _read_lines(ctx: ReadContext, text: str, papers: list, embedded: list) -> No
         except json.JSONDecodeError as err:
             ctx.skip(f"not a JSON record ({err.msg} at column {err.colno}); expected one object per line", lineno)
             continue
+        except RecursionError:
+            ctx.skip(f"not a JSON record ({_TOO_DEEP}); expected one object per line", lineno)
+            continue
         _one(ctx, rec, lineno, papers, embedded)
 
 
@@ -223,6 +241,11 @@ def read_json(text: str, ctx: ReadContext) -> list[Paper]:
     else:
         try:
             doc = json.loads(text)
+        except RecursionError as err:
+            if "\n" not in text.strip():
+                raise ReaderError(f"not JSON records ({_TOO_DEEP}); expected a JSON document, or JSON Lines with "
+                                  "one record per line", ctx.name) from err
+            _read_lines(ctx, text, papers, embedded)  # JSON Lines, one of them too deep
         except json.JSONDecodeError as err:
             if err.msg == "Extra data":
                 _read_lines(ctx, text, papers, embedded)

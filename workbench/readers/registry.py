@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import ReaderError
 from ..corpus.paper import Paper
 from .bibtex import looks_like_bibtex, read_bibtex
+from .bounds import cut_long
 from .fields import ReadContext, warn_if_huge
 from .jsonfmt import looks_like_json, read_json
 from .ris import looks_like_medline, looks_like_ris, looks_like_wos, read_medline, read_ris, read_wos
@@ -47,9 +48,11 @@ class Reader:
 
 
 def _read_seeds(text: str, ctx: ReadContext) -> list[Paper]:
-    papers = read_seed_text(ctx.name, text=text, display_name=ctx.name)
+    papers = read_seed_text(ctx.name, text=text, display_name=ctx.name,
+                            cut=lambda value, line: cut_long(ctx, line, "abstract", value))
     for paper in papers:
-        warn_if_huge(ctx, paper.source.rsplit(":", 1)[-1], abstract=paper.text)
+        if len(paper.abstract) < ctx.max_chars:  # (one cut has had its warning)
+            warn_if_huge(ctx, paper.source.rsplit(":", 1)[-1], abstract=paper.text)
     return papers
 
 

@@ -201,12 +201,12 @@ def read_ris(text: str, ctx: ReadContext) -> list[Paper]:
         if m:
             line = text.count("\n", 0, m.start()) + 1
             ctx.no_records("RIS tags are two characters, two spaces and a hyphen ('TY  - JOUR'); this file lays "
-                     "them out differently, so no record was found: export it again as RIS", line)
+                           "them out differently, so no record was found: export it again as RIS", line, meant=True)
     return papers
 
 
 def read_wos(text: str, ctx: ReadContext) -> list[Paper]:
-    return _read_tagged(_Wos(), text, ctx)
+    return _read_tagged(_Wos(skip_unknown_tags=True), text, ctx)  # (rispy has no "unknown" key for WoS)
 
 
 def _doi_of(ids) -> str | None:

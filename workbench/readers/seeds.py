@@ -14,6 +14,7 @@ Author lines are short comma-separated lists of names, optionally ending in "et 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ReaderError
@@ -70,8 +71,10 @@ def looks_like_seed_text(head: str) -> bool:
     return any(len(p) > 200 for p in paras[1:])
 
 
-def read_seed_text(path: str | Path, text: str | None = None, display_name: str | None = None) -> list[Paper]:
-    """Read one seed dump into papers (in file order)."""
+def read_seed_text(path: str | Path, text: str | None = None, display_name: str | None = None, *,
+                   cut: Callable[[str, int], str] | None = None) -> list[Paper]:
+    """Read one seed dump into papers (in file order). ``cut(abstract, line)``: the abstract as
+    it is kept (a reader's cut of a value too long, see :func:`~.fields.cut_long`)."""
     path = Path(path)
     name = display_name or str(path)
     if text is None:
@@ -96,6 +99,7 @@ def read_seed_text(path: str | Path, text: str | None = None, display_name: str 
         authors, et_al = (pending_authors[0], pending_authors[1]) if pending_authors else ((), False)
         start_line = pending_authors[2] if pending_authors else lineno
         pending_authors = None
+        para = cut(para, start_line) if cut is not None else para
         clean = clean_text(para)
         # DOIs or arXiv ids inside an abstract usually name a dataset or a cited work, not this
         # paper, so the id comes from the text itself.

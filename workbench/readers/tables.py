@@ -36,46 +36,20 @@ from ..errors import ReaderError
 from ..corpus.paper import Paper
 from .fields import ReadContext, build_paper, normalise_key, record_from_mapping, resolve_columns
 from . import csv_ranges
+from .archives import zip_unpacked
+from .bounds import Limits, megabytes
+from .csv_long import LongValue, cut_lines, long_values
+from .dialects import DIALECTS
 from .csv_ranges import NotRows, decode_range, line_ranges, lines, range_rows, row_spans, skip_extra_values
 from .pool import CHUNKS_PER_PROCESS, make_chunks, make_papers, workers
 from .values import _is_missing, split_keywords
 
-__all__ = ["DIALECTS", "looks_like_table", "looks_like_xlsx", "read_csv", "read_csv_bytes", "read_xlsx"]
+__all__ = ["DIALECTS", "looks_like_header", "looks_like_table", "looks_like_xlsx", "plausible_header", "read_csv",
+           "read_csv_bytes", "read_xlsx"]
 
 _DELIMITERS = (",", "\t", ";", "|")
 #: The first lines of a large table (whole lines within this many characters) hold its header.
 _HEAD = 65536
-
-
-def _springer_authors(row: dict, cols: dict) -> None:
-    """Springer Link runs author names together: ``"Wei ZhangXiaoming Li"``."""
-    for col in cols.get("authors", ()):
-        value = row.get(col)
-        if value and not re.search(r"[;,|]| and ", value):
-            parts = re.split(r"(?<=[a-z\u00e0-\u00ff])(?=[A-Z])", value)
-            names: list[str] = []
-            for part in parts:
-                if names and re.search(r"(?:^|\s)(?:Mc|Mac|De|Di|Du|La|Le|Van|Von|O')$", names[-1]):
-                    names[-1] += part
-                else:
-                    names.append(part)
-            row[col] = "; ".join(names)
-
-
-def _embase_source(row: dict, cols: dict) -> None:
-    """Embase's ``Source`` is a citation: ``Endoscopic Ultrasound (2014) 3:3 (152-160). ...``."""
-    source = row.get("Source") or ""
-    m = re.match(r"\s*(.+?)\s*\((\d{4})\)", source)
-    if m:
-        row.setdefault("venue", m.group(1))
-        row.setdefault("year", m.group(2))
-
-
-#: Exports recognised by a signature of (normalised) column names, with a per-row fix-up.
-DIALECTS: dict[str, tuple[frozenset[str], Callable[[dict, dict], None]]] = {
-    "springer": (frozenset({"item title", "item doi"}), _springer_authors),
-    "embase": (frozenset({"author names", "source", "emtree medical index terms"}), _embase_source),
-}
 
 
 def _header_line(text: str) -> str:
@@ -112,6 +86,30 @@ def looks_like_table(head: str) -> bool:
     return False
 
 
+#: A column name as exports write them: a letter first, then words, digits and a little punctuation.
+_COLUMN_NAME = re.compile(r"[^\W\d_][\w .,:;()\[\]/#&'%+*?\-]{0,79}")
+
+
+def plausible_header(names: list) -> bool:
+    """Whether ``names`` (a first row's values) look like column names: two or more, most of
+    them given, each a short name starting with a letter. Only then does a message name them:
+    the first line of a file that is no table (``root:*:20228:0:...``) is its content."""
+    given = [str(n).strip().strip('"') for n in names]
+    given = [n for n in given if n]
+    return len(given) >= 2 and 2 * len(given) >= len(names) and all(_COLUMN_NAME.fullmatch(n) for n in given)
+
+
+def looks_like_header(head: str) -> bool:
+    """Whether the first line of ``head`` is a delimited row of column names (:func:`plausible_header`)."""
+    header = _header_line(head)
+    delim = _delimiter(head, "")
+    try:
+        names = next(csv.reader([header], delimiter=delim), [])
+    except csv.Error:
+        return False
+    return plausible_header(names)
+
+
 def looks_like_xlsx(head: bytes) -> bool:
     return head[:4] == b"PK\x03\x04" and b"xl/" in head
 
@@ -138,15 +136,18 @@ def _quoting(text: str, delim: str) -> int:
     return csv.QUOTE_NONE if delim == "\t" and {"PT", "UT", "TI"} <= names else csv.QUOTE_MINIMAL
 
 
-def _rows(text: str, delim: str):
-    """(first line, last line, values) of every non-blank row, the header first."""
-    return row_spans(csv.reader(lines(text), delimiter=delim, quoting=_quoting(text, delim)))
+def _rows(text: str, delim: str, cuts: list[tuple[int, int]] | None = None):
+    """(first line, last line, values) of every non-blank row, the header first (``cuts``: spans
+    of ``text`` left out, :func:`~.csv_long.cut_lines`)."""
+    given = lines(text) if cuts is None else cut_lines(text, cuts)
+    return row_spans(csv.reader(given, delimiter=delim, quoting=_quoting(text, delim)))
 
 
-def _split(text: str, delim: str, ctx: ReadContext) -> tuple[int, list[str], list[tuple[int, list[str]]]]:
+def _split(text: str, delim: str, ctx: ReadContext,
+           cuts: list[tuple[int, int]] | None = None) -> tuple[int, list[str], list[tuple[int, list[str]]]]:
     """The header's line, the header, and the data rows (first line, values); every problem
     reported on ``ctx``."""
-    rows = _rows(text, delim)
+    rows = _rows(text, delim, cuts)
     try:
         header_line, _, header = next(rows)
     except StopIteration as err:
@@ -200,6 +201,10 @@ def _columns(ctx: ReadContext, header: list[str], first_line: int) -> tuple[list
         if signature <= norm:
             fix = fixup
     if not {"title", "abstract"} & set(columns):
+        if not plausible_header(header):
+            raise ReaderError("no title or abstract column: the first row is not a row of column names; expected "
+                              "a table whose first row names its columns, one of them 'title' or 'abstract'",
+                              ctx.name, first_line)
         raise ReaderError(
             f"no title or abstract column among {', '.join(names[:12])}; "
             "name one 'title' or 'abstract' (other accepted names: 'Document Title', 'Article Title', "
@@ -313,12 +318,29 @@ def read_csv(text: str, ctx: ReadContext) -> list[Paper]:
         text = "\n" + text[m.end():]  # a blank line instead: every line keeps its number
     else:
         delim = _delimiter(text, ctx.suffix)
+    attempt = ctx.fresh()
+    try:
+        papers = _read_table(text, delim, attempt)
+    except LongValue:  # split again, the long values cut (see .csv_long)
+        cuts = long_values(text, delim, _quoting(text, delim), ctx)
+        try:
+            return _read_table(text, delim, ctx, cuts)
+        except LongValue as err:
+            raise ReaderError(f"cannot split into rows (a value longer than {ctx.max_chars:,} characters where "
+                              "none should be left); export the table again", ctx.name) from err
+    ctx.absorb(attempt)
+    return papers
+
+
+def _read_table(text: str, delim: str, ctx: ReadContext, cuts: list[tuple[int, int]] | None = None) -> list[Paper]:
+    """:func:`read_csv` of ``text`` split at ``delim``: in ranges where that pays, else whole
+    (``cuts``: the spans of long values left out, :func:`~.csv_long.long_values`)."""
     with _splitting(ctx, delim):
-        if len(text) >= csv_ranges.MIN_CHARS and workers() > 1:
+        if cuts is None and len(text) >= csv_ranges.MIN_CHARS and workers() > 1:
             papers = _in_ranges(text, text[:text.rfind("\n", 0, _HEAD) + 1], 0, delim, ctx)
             if papers is not None:
                 return papers
-        header_line, header, rows = _split(text, delim, ctx)
+        header_line, header, rows = _split(text, delim, ctx, cuts)
     return _records(ctx, header, rows, header_line, unneutralise=True)
 
 
@@ -338,13 +360,15 @@ def read_csv_bytes(raw: bytes, head: tuple[int, str], ctx: ReadContext) -> list[
 
 @contextmanager
 def _splitting(ctx: ReadContext, delim: str):
-    """Values of any length (a full text in an abstract), and the ``csv`` module's error said
-    as a reader's."""
+    """Values up to ``ctx.max_chars`` long (:class:`~.csv_long.LongValue` where one is longer),
+    and the ``csv`` module's other errors said as a reader's."""
     limit = csv.field_size_limit()
-    csv.field_size_limit(2**31 - 1)
+    csv.field_size_limit(ctx.max_chars)
     try:
         yield
-    except csv.Error as err:  # only a NUL or a too-large value; the decoder removes NULs
+    except csv.Error as err:  # a too-large value, or a NUL (the decoder removes NULs)
+        if "field larger than field limit" in str(err):
+            raise LongValue(str(err)) from err
         raise ReaderError(f"cannot split into rows ({err}); expected {delim!r}-separated values: "
                           "export the table again", ctx.name) from err
     finally:
@@ -356,6 +380,10 @@ def read_xlsx(raw: bytes, ctx: ReadContext) -> list[Paper]:
 
     if importlib.util.find_spec("openpyxl") is None:  # pandas' engine for .xlsx
         raise ReaderError("reading .xlsx needs openpyxl: pip install openpyxl (or save the sheet as CSV)", ctx.name)
+    limit, unpacked = Limits.from_env().member_bytes, zip_unpacked(raw) or 0  # (a workbook is a zip: a bomb too)
+    if unpacked > limit:
+        raise ReaderError(f"too large: its sheets unpack to {megabytes(unpacked)}, over {megabytes(limit)} "
+                          "(WORKBENCH_MAX_MEMBER_MB); save the sheet as CSV and read that", ctx.name)
     try:
         sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, dtype=str, na_filter=False)
     except Exception as err:  # openpyxl raises zipfile/KeyError/ValueError on damaged files

@@ -125,7 +125,8 @@ def parse_year(value: Any) -> int | None:
     """The first plausible year in a number, a date or a CSL ``{"date-parts": [[2020, 1]]}``."""
     if isinstance(value, dict):
         parts = value.get("date-parts") or value.get("date_parts")
-        value = parts[0][0] if parts and parts[0] else value.get("raw") or value.get("year")
+        first = parts[0] if isinstance(parts, list) and parts else None
+        value = first[0] if isinstance(first, list) and first else value.get("raw") or value.get("year")
     if isinstance(value, (list, tuple)):
         value = next((v for v in value if not _is_missing(v)), None)
     if isinstance(value, bool) or _is_missing(value):

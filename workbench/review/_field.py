@@ -129,10 +129,14 @@ class FieldReview:
 
 def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> dict[str, Path]:
     """``over_time.png``/``.svg``, ``field.png``/``.svg`` and ``coauthors.png``/``.svg`` (the
-    review's co-authorship) into ``folder``; returns the paths by name (``over_time_png``, ...)."""
+    review's co-authorship) into ``folder`` (refused when it is a review's state:
+    :func:`workbench.store.check_output`); returns the paths by name (``over_time_png``, ...)."""
     from ..field.figures import save_figure
+    from ..store import check_output
 
+    check_output(folder, folder=True, purpose="the field figures")
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     out = {}
     fig = review.over_time_figure(title=title)
     out.update({f"over_time_{k}": v for k, v in save_figure(fig, folder / "over_time").items()})

@@ -29,8 +29,10 @@ class LivingReview:
         """Ids of the papers updates brought (tagged ``new since <date>``), in map order; ``since``
         (YYYY-MM-DD): only those of updates on or after that date; ``unscreened``: only those
         ``reviewer`` (default: the store's) has no decision on, nor a final one (the queue)."""
+        from ..store import check_date
         from ._update import NEW_SINCE, UPDATE_REVIEWER
 
+        since = None if since is None else check_date(since, "since")
         with self.store(UPDATE_REVIEWER) as store:  # the tags are the update's own, blind mode or not
             tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
             tags = [t for t in tags if since is None or t[len(NEW_SINCE):] >= since]

@@ -23,13 +23,13 @@ from pathlib import PurePath
 from ..errors import InputError
 from ..store import AnnotationInputError, check_provenance
 
-__all__ = ["FIELDS", "source_rows"]
+__all__ = ["FIELDS", "check_all", "source_rows"]
 
 #: The keys a source's provenance may have (``database`` or ``register`` name the source).
 FIELDS = ("database", "register", "name", "kind", "query", "searched_on")
 
 
-def _check(key: str, given) -> dict:
+def _check(key: str, given, done: str = "nothing was built") -> dict:
     if not isinstance(given, Mapping):
         raise InputError(f"provenance of {key!r}: {given!r}; expected a mapping such as "
                          "{'database': 'PubMed', 'query': '...', 'searched_on': '2024-05-01'}")
@@ -44,7 +44,13 @@ def _check(key: str, given) -> dict:
     try:  # checked now, before the build's long steps, as the store will check it
         return check_provenance(**row)
     except AnnotationInputError as err:
-        raise InputError(f"provenance of {key!r}: {err}; nothing was built") from err
+        raise InputError(f"provenance of {key!r}: {err}; {done}") from err
+
+
+def check_all(provenance: Mapping[str, Mapping] | None, done: str = "nothing was built") -> None:
+    """Check every source's provenance (names, kinds, queries, dates) before any long step."""
+    for key, given in dict(provenance or {}).items():
+        _check(str(key), given, done)
 
 
 def _matches(key: str, path: str) -> bool:

@@ -37,7 +37,8 @@ def _read_table(path: Path):
 
     suffix = path.suffix.lower()
     if not path.is_file():
-        raise InputError(f"{path}: no such file; give a {_SUFFIXES} table with a 0/1 label column")
+        what = "not a regular file (a folder or device)" if path.exists() else "no such file"
+        raise InputError(f"{path}: {what}; give a {_SUFFIXES} table with a 0/1 label column")
     if suffix not in _SEPARATORS and suffix != ".xlsx":
         raise InputError(f"{path}: a simulation reads {_SUFFIXES} tables, not {suffix or 'files without a suffix'!r};"
                          " export the labelled records as CSV (one row per record, a 0/1 label column)")

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 from .. import team
+from ..store import check_output
 from ..errors import InputError
 from ..corpus.paper import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
 from . import _prisma, _screening
@@ -126,7 +126,9 @@ class TeamReview:
         with self.store() as store:
             counts = _prisma.counts(self, store, previous_studies, update)
         if write:
-            team.write_diagram(counts, Path(folder) if folder is not None else self.path / "report")
+            where = check_output(folder if folder is not None else self.path / "report", folder=True,
+                                 purpose="the PRISMA diagram")
+            team.write_diagram(counts, where)
         return counts
 
     def visible(self, paper: str, viewer: str | None = None, *, stage: str = TITLE_ABSTRACT,

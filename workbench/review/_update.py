@@ -33,11 +33,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..dedupe.rules import DEFAULT_THRESHOLD, absorb, find_duplicates
+from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
 from ..space.layout import place_by_neighbours
 from ..readers import read_sources
 from ..corpus.paper import Paper
+from ..store import check_date
 from . import _provenance
 from .build._build import DEFAULT_REVIEW, save
 from ._open import open_review
@@ -234,19 +235,23 @@ def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
 
 def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike = DEFAULT_REVIEW,
            provenance: Mapping[str, Mapping] | None = None, *, input_format: str | None = None,
-           reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None):
+           reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None,
+           follow_links: bool = False):
     """Add the records of ``sources`` (a new search) to the built review in ``review`` without
     refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
     date of the "new since" tag (default: today, UTC). Returns the updated :class:`Review`, whose
     ``update_report`` (:class:`UpdateReport`) says what was new, what was a duplicate of what, and
-    from which source."""
+    from which source. ``follow_links``: also read what links in the source folders lead to
+    outside them (as :func:`~workbench.build` takes it)."""
     t0 = time.perf_counter()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     if not sources:
         raise InputError("no sources given to update the review with; name the files of the new search")
+    since = datetime.now(timezone.utc).date().isoformat() if today is None else check_date(today, "today")
+    _provenance.check_all(provenance, "nothing was updated")  # a bad date is said before the reading
     old = open_review(review)
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
-                                  cache=BuildCache(old.path).folder / "records")
+                                  cache=BuildCache(old.path).folder / "records", follow_links=follow_links)
     with old.store() as store:
         apart, merged, known_sources = store.apart_pairs(), store.merged_into(), store.sources()
     base = _base(old, merged)
@@ -258,7 +263,6 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     rows, new_paths = _source_rows(report, provenance, known_sources, merged_by_file)
     t_read = time.perf_counter() - t0
     placed = _placed(old, base, fresh)
-    since = today or datetime.now(timezone.utc).date().isoformat()
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
              "files": new_paths, "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD,

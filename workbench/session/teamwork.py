@@ -15,13 +15,13 @@ import os
 
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
+from ..store import REVIEWER_ENV, AnnotationInputError, check_reviewer
 
 __all__ = ["SHARED_ACCOUNTS", "TeamActions", "forget_reviewer", "remembered_reviewer"]
 
 #: Account names many people share on servers and in containers: not a person's name.
 SHARED_ACCOUNTS = ("root", "jovyan", "user", "admin", "ubuntu", "unknown", "nobody")
 IMPORTED = "source-file"  # the reviewer of labels read from source files
-REVIEWER_ENV = "WORKBENCH_REVIEWER"
 _KERNEL: dict[str, str] = {}  # the name chosen in this kernel (process)
 
 
@@ -36,12 +36,14 @@ def forget_reviewer() -> None:
 
 
 def check_name(name) -> str:
-    """``name`` as a reviewer's name (spaces collapsed), or an InputError saying what to type."""
-    text = " ".join(str(name or "").split())
-    if not text:
+    """``name`` as a reviewer's name (the store's :func:`~workbench.store.check_reviewer`, as every
+    face checks it), or an InputError saying what to type; a shared account's name is refused."""
+    if not str(name or "").strip():
         raise InputError("type your name first (e.g. Ana): every decision, tag and note is recorded under it")
-    if len(text) > 60:
-        raise InputError(f"a name of {len(text)} characters; use at most 60 (e.g. Ana or Ana Lima)")
+    try:
+        text = check_reviewer(str(name), "name")
+    except AnnotationInputError as err:
+        raise InputError(str(err)) from err
     if text.lower() in SHARED_ACCOUNTS:
         raise InputError(f"{text!r} is an account many people share, not a person's name; type your own "
                          "(e.g. Ana), so the team's decisions stay apart")

@@ -23,9 +23,12 @@ from ._errors import (
     AmbiguousPaperError, AnnotationInputError, NotAStoreError, StoreError, StoreVersionError,
     UndoConflictError, UnknownPaperError
 )
+from ._encode import csv_cell
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
+from ._annotations import MAX_NOTE
+from ._destination import check_output, write_output
 from ._export import FORMATS
 from ._reports import (
     DECISIONS, Decision, DuplicateVerdict, ExclusionReason, Final, HistoryEntry, ImportReport,
@@ -36,7 +39,8 @@ from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
-from ._sources import check_provenance
+from ._sources import check_date, check_provenance
+from ._reviewer import MAX_REVIEWER, check_reviewer
 from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer
 from ._topics import match_topics
 
@@ -45,6 +49,8 @@ __all__ = [
     "DECISIONS",
     "DuplicateVerdict",
     "FORMATS",
+    "MAX_NOTE",
+    "MAX_REVIEWER",
     "NETWORK_FS_ENV",
     "REVIEWER_ENV",
     "SCHEMA_VERSION",
@@ -70,11 +76,16 @@ __all__ = [
     "TopicReport",
     "UndoConflictError",
     "UnknownPaperError",
+    "check_date",
+    "check_output",
+    "csv_cell",
     "check_provenance",
+    "check_reviewer",
     "default_reviewer",
     "markdown_code",
     "markdown_lines",
     "markdown_text",
     "match_topics",
     "read_only_reason",
+    "write_output",
 ]

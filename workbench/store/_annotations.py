@@ -20,6 +20,7 @@ from ._history import Action
 from ._stages import check_decision, check_reason, check_stage_decision
 
 __all__ = [
+    "MAX_NOTE",
     "ensure_tag",
     "named_tag",
     "add_note",
@@ -38,6 +39,8 @@ __all__ = [
 
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|[a-zA-Z]{3,20}")
 _MAX_TAG = 100
+#: The longest note, in characters (1 MiB of ASCII).
+MAX_NOTE = 1 << 20
 
 
 # Characters a tag may not hold: braces (LaTeX groups: BibTeX and the readers drop them), a ^
@@ -93,9 +96,14 @@ def named_tag(conn: sqlite3.Connection, name) -> str:
 
 
 def check_text(text, what: str = "note") -> str:
-    """Note text as the store keeps it: stripped; refuses what is not text or is empty."""
+    """Note text as the store keeps it: stripped; refuses what is not text, is empty, or is
+    longer than :data:`MAX_NOTE` characters."""
     if not isinstance(text, str) or not text.strip():
-        raise AnnotationInputError(f"{what} {text!r} is empty; expected some text")
+        shown = text if not isinstance(text, str) or len(text) < 40 else text[:20] + "..."
+        raise AnnotationInputError(f"{what} {shown!r} is empty; expected some text")
+    if len(text) > MAX_NOTE:
+        raise AnnotationInputError(f"{what} of {len(text):,} characters is too long; expected at most "
+                                   f"{MAX_NOTE:,} (about 500 pages); keep the document in a file and note where it is")
     return text.strip()
 
 

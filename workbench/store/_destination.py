@@ -1,132 +1,228 @@
-"""Where an export may be written, and writing it so that nothing is ever half-written.
+"""Where an output may be written, and writing it so that nothing is ever half-written.
 
-An export never overwrites the review's own state: the store and its -wal/-shm/-journal, the
-review's files and folders (:data:`STATE_FILES`, :data:`STATE_DIRS`), however the path is
-spelled. Every export goes through a temporary file beside the destination, is flushed to disk
-and renamed into place, with the mode the user's umask gives.
+Nothing lands on a review's state but through the store. Every file or folder the workbench
+writes at a path a person names (an export, the PRISMA diagram, the report and its figures) is
+checked first by :func:`check_output`, one function for every route, which refuses a path that
+is, or resolves to, a file or folder of *any* review, however it is spelled (relative or
+absolute, through ``..`` or a symlink, in another case, or as a hard link). A folder is a review
+folder when it holds one of its markers (:func:`review_marker`: the annotation store, a
+``build.json``, or a ``generations/`` folder with one); its state is the store and its
+-wal/-shm/-journal, :data:`STATE_FILES` and everything in :data:`STATE_DIRS`. Other files in a
+review folder (``report/``, ``notebooks/``, a new file beside the store) are outputs and may be
+written. An existing SQLite database, a file with other hard links, a block device or a socket is
+refused too, wherever it is.
+
+A file is written by :func:`write_file` through a temporary file beside it, flushed to disk and
+renamed into place, with the mode the user's umask gives; a FIFO, ``/dev/null``, a terminal or
+the process's own standard output or error is written as a stream instead (a rename would replace
+the device node, not write to it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
+import stat
 from pathlib import Path
 
+from .._runtime.fsutil import atomic_write_bytes
+from ._connection import open_count
 from ._errors import AnnotationInputError, StoreError
 from ._export import render
+from ._schema import DB_NAME
 
-__all__ = ["STATE_DIRS", "STATE_FILES", "check_destination", "export", "write_file"]
+__all__ = ["STATE_DIRS", "STATE_FILES", "check_output", "export", "review_marker", "write_file", "write_output"]
 
 
 STATE_FILES = ("papers.jsonl", "build.json", "topics.json", "map.csv", "arrays.safetensors",
                "map.html", "selection.json")
 STATE_DIRS = ("model", "cache", "generations", "backups")
 _STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_GENERATIONS = "generations"
 
 
-def _review_part(target: Path, review: Path) -> tuple[str, ...] | None:
-    """The parts of ``target`` below the folder ``review``, or None when it is not inside.
+def review_marker(folder: Path) -> str | None:
+    """What makes ``folder`` a review folder (its store, its ``build.json``, or a
+    ``generations/`` folder holding a build), or None when it is not one."""
+    from ..readers.folders import REVIEW_MARKERS
 
-    Compared by the folders themselves (``os.path.samefile``), so another spelling, a symlink
-    or another case on a case-insensitive disk still counts as inside.
-    """
-    try:
-        review_stat = review.stat()
-    except OSError:
-        return None
-    for depth, folder in enumerate(target.parents):
-        try:
-            if os.path.samestat(folder.stat(), review_stat):
-                return target.parts[len(target.parts) - depth - 1:]
-        except OSError:
-            continue
+    for marker in REVIEW_MARKERS:
+        if (folder / marker).is_file():
+            return marker
+    generations = folder / _GENERATIONS
+    if generations.is_dir():
+        with contextlib.suppress(OSError):
+            for child in os.scandir(generations):
+                if child.is_dir() and os.path.isfile(os.path.join(child.path, "build.json")):
+                    return f"{_GENERATIONS}/{child.name}/build.json"
     return None
 
 
-def check_destination(dest, store_path) -> Path:
-    """``dest`` as a :class:`Path` when an export may be written there.
+def _state_of(part: tuple[str, ...], store_names: set[str]) -> str | None:
+    """What ``part`` (a path below a review folder) is of the review's state, or None."""
+    first = part[0].casefold()
+    names = {n.casefold(): n for n in (*store_names, *STATE_FILES)}
+    dirs = {d.casefold(): d for d in STATE_DIRS}
+    if first in dirs:
+        return (f"the review's own folder {dirs[first] + '/'!r}" if len(part) == 1
+                else f"inside the review's own folder {dirs[first] + '/'!r}")
+    if len(part) == 1 and first in names:
+        kind = "annotation store" if names[first].startswith(tuple(store_names)) else "file"
+        return f"the review's own {kind} {names[first]!r}"
+    return None
 
-    Refuses (:class:`AnnotationInputError`, nothing written) a folder, and the review's own
-    state (:data:`STATE_FILES`, :data:`STATE_DIRS` and the store's files) however it is
-    spelled: relative or absolute, through ``..`` or a symlink, in another case, or as a hard
-    link to one of them.
-    """
-    path = Path(dest).expanduser()
-    store = Path(store_path)
-    review = store.parent
-    where = f"write exports into {review / 'report'}/ (or any other new file name)"
-    if path.is_dir():
-        raise AnnotationInputError(
-            f"export destination {str(dest)!r} is a folder; expected a file name; {where}")
-    files = {store.name + s for s in _STORE_SUFFIXES} | set(STATE_FILES)
-    target = Path(os.path.abspath(path)).resolve()
-    part = _review_part(target, review)
-    if part:
-        name_of = {n.casefold(): n for n in files}
-        dir_of = {d.casefold(): d for d in STATE_DIRS}
-        first = part[0].casefold()
-        if len(part) == 1 and first in name_of:
-            what = f"the review's own file {name_of[first]!r}"
-        elif first in dir_of:
-            what = f"inside the review's own folder {dir_of[first] + '/'!r}"
-        else:
-            what = None
+
+def _in_a_review(target: Path, store_path) -> tuple[Path, str] | None:
+    """The review folder ``target`` is part of the state of, and what it is there; or None."""
+    own = Path(os.path.abspath(store_path)).resolve() if store_path is not None else None
+    own_review = own.parent if own is not None else None
+    for depth, folder in enumerate(target.parents):
+        part = target.parts[len(target.parts) - depth - 1:]
+        names = {DB_NAME + s for s in _STORE_SUFFIXES}
+        if own_review is not None and folder == own_review:
+            names |= {own.name + s for s in _STORE_SUFFIXES}
+        elif not review_marker(folder):
+            continue
+        what = _state_of(part, names)
         if what:
-            raise AnnotationInputError(
-                f"refusing to export to {str(dest)!r}: it is {what} in {review}, which an "
-                f"export would destroy; {where}")
-    if path.exists():
-        here = os.stat(path)
-        for name in files:
-            try:
-                same = os.path.samestat(here, os.stat(review / name))
-            except OSError:
-                continue
-            if same:
-                raise AnnotationInputError(
-                    f"refusing to export to {str(dest)!r}: it is the same file as the review's "
-                    f"own {name!r} in {review}, which an export would destroy; {where}")
-    return path
+            return folder, what
+    return None
 
 
-def write_file(dest: Path, text: str) -> None:
-    """Write ``text`` to ``dest`` all at once: into a new file beside it, synced, renamed over
-    ``dest``. A reader never sees half an export, a failure leaves ``dest`` as it was, and the
-    file gets the mode the user's umask gives new files."""
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+def _refuse(dest, what: str, why: str, purpose: str) -> AnnotationInputError:
+    return AnnotationInputError(f"refusing to write {purpose} to {str(dest)!r}: it is {what}; {why}")
+
+
+def _check_existing(dest, path: Path, target: Path, purpose: str) -> Path:
+    """Refuse an existing destination that writing would harm (see the module); returns where
+    to write: ``target`` (the resolved path), or ``path`` as given for a stream (a FIFO,
+    /dev/null, a terminal, /dev/stdout), which only the kernel resolves."""
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 minus the umask
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
+        st = os.stat(path)
+    except OSError:
+        return target
+    if stat.S_ISREG(st.st_mode):
+        if open_count(target) or _is_sqlite(target):
+            raise _refuse(dest, "a SQLite database (an annotation store or a snapshot of one)",
+                          "an output would destroy it; choose a new file name", purpose)
+        if st.st_nlink > 1:
+            raise _refuse(dest, f"a file with {st.st_nlink - 1} other hard link(s), which may be a "
+                          "review's own file", "delete it first or choose a new file name", purpose)
+        return Path(os.path.abspath(path)) if _same(st, 1) or _same(st, 2) else target
+    if _stream_ok(st):
+        return Path(os.path.abspath(path))
+    raise _refuse(dest, "a device or socket, not a file", "choose a file name", purpose)
+
+
+def _is_sqlite(path: Path) -> bool:
+    # Only called when this process has no connection to the file (its locks stay put).
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _same(st: os.stat_result, fd: int) -> bool:
+    try:
+        return os.path.samestat(st, os.fstat(fd))
+    except OSError:
+        return False
+
+
+def _stream_ok(st: os.stat_result) -> bool:
+    """A destination written as a stream: a FIFO, /dev/null, a terminal, our own stdout/stderr."""
+    if stat.S_ISFIFO(st.st_mode) or _same(st, 1) or _same(st, 2):
+        return True
+    if not stat.S_ISCHR(st.st_mode):
+        return False
+    with contextlib.suppress(OSError):
+        if os.path.samestat(st, os.stat(os.devnull)):
+            return True
+    return os.major(st.st_rdev) in (4, 5, 136, 137, 138, 139, 140, 141, 142, 143)  # ttys and ptys
+
+
+def check_output(dest, *, folder: bool = False, store_path=None, purpose: str = "the output") -> Path:
+    """The absolute, resolved path to write ``dest`` to, once it is safe to write there.
+
+    ``dest`` names a file (``folder=False``) or a folder of files (``folder=True``; made when
+    missing); ``store_path``: the store of the review writing it, whose store file may have
+    another name. Raises :class:`AnnotationInputError` (nothing written) for a path that is, or
+    resolves to, a review's state (see the module), for a folder where a file is expected and a
+    file where a folder is, for an existing SQLite database, hard-linked file, device or socket,
+    for a path the system cannot use (too long, a file in the way), and for ``-`` (standard
+    output is the command line's, given by leaving the path out or as ``-o -``).
+    """
+    if dest is None or str(dest) == "" or str(dest) == "-":
+        raise AnnotationInputError(
+            f"{purpose} needs a {'folder' if folder else 'file name'}, got {str(dest)!r}; "
+            "on the command line `-o -` (or no -o) writes to standard output")
+    try:
+        return _checked(dest, folder, store_path, purpose)
     except OSError as err:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise StoreError(
-            f"cannot write the export to {dest} ({err.strerror or err}); nothing was written "
-            "there; check the folder exists and is writable, or choose another -o FILE") from err
-    with contextlib.suppress(OSError):  # make the rename itself durable
-        folder = os.open(dest.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        raise AnnotationInputError(f"cannot write {purpose} to {str(dest)[:200]!r} ({err.strerror or err}); "
+                                   "nothing was written; choose another path") from err
+
+
+def _checked(dest, folder: bool, store_path, purpose: str) -> Path:
+    path = Path(dest).expanduser()
+    target = Path(os.path.abspath(path)).resolve()
+    found = _in_a_review(target, store_path)
+    if found:
+        review, what = found
+        raise _refuse(dest, f"{what} in the review {str(review)!r}, which only the workbench may write",
+                      f"write into {review / 'report'}/ or another folder", purpose)
+    if not folder:
+        if target.is_dir():
+            raise AnnotationInputError(f"{purpose} destination {str(dest)!r} is a folder; expected a file "
+                                       "name such as report/annotations.csv")
+        return _check_existing(dest, path, target, purpose)
+    if target.exists() and not target.is_dir():
+        raise _refuse(dest, "a file, not a folder", "give a folder (it is made if missing)", purpose)
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def write_file(dest: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``dest`` all at once: into a new file beside it, synced,
+    renamed over ``dest``. A reader never sees half an output, a failure leaves ``dest`` as it
+    was, and the file gets the mode the user's umask gives new files. A FIFO, /dev/null, a
+    terminal or the process's own standard output or error is written as a stream
+    (:func:`workbench._runtime.fsutil.atomic_write_bytes`)."""
+    dest = Path(dest)
+    try:
+        atomic_write_bytes(dest, data.encode("utf-8") if isinstance(data, str) else data, sync=True)
+    except OSError as err:
+        raise _cannot_write(dest, err) from err
+
+
+def _cannot_write(dest: Path, err: OSError, purpose: str = "the export") -> StoreError:
+    return StoreError(
+        f"cannot write {purpose} to {dest} ({err.strerror or err}); nothing was written "
+        "there; check the folder exists and is writable, or choose another path")
+
+
+def write_output(dest, data: str | bytes, *, store_path=None, purpose: str = "the output") -> Path:
+    """Check ``dest`` (:func:`check_output`) and write ``data`` there whole
+    (:func:`write_file`); returns where it went (the path as resolved)."""
+    target = check_output(dest, store_path=store_path, purpose=purpose)
+    try:
+        atomic_write_bytes(target, data.encode("utf-8") if isinstance(data, str) else data, sync=True)
+    except OSError as err:
+        raise _cannot_write(target, err, purpose) from err
+    return target
 
 
 def export(lens, fmt: str, path, store_path) -> str:
     """The annotations ``lens`` (``_visible.Lens``) shows as ``fmt`` text; also written to ``path``
-    when given (checked first with :func:`check_destination`, so a refused path leaves nothing
+    when given (checked first with :func:`check_output`, so a refused path leaves nothing
     written; the review's ``report/`` folder is created when it is not there yet)."""
-    dest = None if path is None else check_destination(path, store_path)
+    dest = None if path is None else check_output(path, store_path=store_path, purpose="the export")
     text = render(lens, fmt)
     if dest is not None:
-        if not dest.parent.exists():  # the review's report/ folder is made on first use
-            part = _review_part(Path(os.path.abspath(dest)).resolve(), Path(store_path).parent)
-            if part is not None and len(part) == 2 and part[0] == "report":
-                dest.parent.mkdir(exist_ok=True)
+        report = Path(os.path.abspath(store_path)).resolve().parent / "report"
+        if dest.parent == report and not report.exists():  # the review's report/ is made on first use
+            report.mkdir(exist_ok=True)
         write_file(dest, text)
     return text

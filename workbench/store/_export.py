@@ -7,7 +7,7 @@ reference managers: BibTeX ``keywords``/``annote`` and RIS ``KW``/``N1`` become 
 and notes. How each value is written so the file's structure holds whatever the text says,
 and the workbench's readers read it back as it was, is :mod:`._encode`'s job.
 
-A file export never destroys: ``_destination.check_destination`` refuses the review's own state (the
+A file export never destroys: ``_destination.check_output`` refuses the review's own state (the
 store, ``papers.jsonl``, ``model/``, ...) however the path is spelled, and ``_destination.write_file``
 writes through a temporary file and one rename.
 """

@@ -21,6 +21,8 @@ from ._reports import HistoryEntry
 
 __all__ = ["TABLES", "Action", "now", "undo"]
 
+_SQL_MAX = 2**63 - 1  # the largest integer SQLite takes
+
 # table -> (key columns, value columns): the only tables an action may write.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tag_vocab": (("name",), ("description", "colour", "created_by", "created_at")),
@@ -246,16 +248,20 @@ def undo(conn: sqlite3.Connection, reviewer: str, n: int = 1, *,
             "SELECT id, at, reviewer, action, summary FROM history "
             f"WHERE undoable = 1 AND undone_by IS NULL AND action != 'undo' {who} "
             "ORDER BY id DESC" + (" LIMIT ?" if shown is None else ""),
-            params + ([n] if shown is None else []),
+            params + ([min(n, _SQL_MAX)] if shown is None else []),
         ).fetchall()
         if shown is not None:
             rows = list(itertools.islice((r for r in rows if shown(r[0], r[2])), n))
+        whose = "anyone" if everyone else f"reviewer {reviewer!r}"
         if not rows:
-            whose = "anyone" if everyone else f"reviewer {reviewer!r}"
             raise AnnotationInputError(
                 f"nothing to undo: {whose} has no change left that can be undone; "
                 "see `workbench history`"
             )
+        if len(rows) < n:  # never "as many as there are" by a slip of the keyboard
+            raise AnnotationInputError(
+                f"cannot undo {n} changes: {whose} has {len(rows)} that can be undone; nothing was undone; "
+                f"`workbench undo {len(rows)}` undoes them all (see `workbench history`)")
         for hid, *_ in rows:
             _replay_backwards(conn, act, hid, check)
         entries = [

@@ -65,8 +65,11 @@ def check_setting(name, value) -> str | None:
 
 def _check_text(value: str) -> str | None:
     """Criteria: lines kept (each with its white space folded), blank lines at the ends dropped."""
-    if _REFUSED.search(value.replace("\r\n", "\n")):
-        raise AnnotationInputError(f"criteria {value[:40]!r}...: holds control characters; expected plain text")
+    bad = _REFUSED.search(value.replace("\r\n", "\n"))
+    if bad:  # said by position, never by content: criteria may come from a file (--file)
+        line = value.replace("\r\n", "\n")[:bad.start()].count("\n") + 1
+        raise AnnotationInputError(f"the criteria hold the control character U+{ord(bad.group(0)):04X} on line "
+                                   f"{line}; expected plain text")
     value = "\n".join(" ".join(line.split()) for line in value.splitlines()).strip("\n")
     if len(value) > _MAX_CRITERIA:
         raise AnnotationInputError(f"criteria have {len(value)} characters; expected at most {_MAX_CRITERIA} "

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping
-from datetime import date
+from datetime import date, datetime
 from pathlib import PurePath
 
 from ._errors import AnnotationInputError
 from ._history import Action
 from ._reports import ExclusionReason, Source
 
-__all__ = ["KINDS", "add_reason", "agreed_reason", "check_provenance", "reasons", "record_sources",
+__all__ = ["KINDS", "add_reason", "agreed_reason", "check_date", "check_provenance", "reasons", "record_sources",
            "remove_reason", "set_provenance", "sources"]
 
 KINDS = ("database", "register")
@@ -103,12 +103,27 @@ def check_provenance(*, name=None, kind=None, query=None, searched_on=None) -> d
     if query is not None:
         out["query"] = _line(query, "search query", 4000)
     if searched_on is not None:
-        try:
-            out["searched_on"] = date.fromisoformat(str(searched_on).strip()).isoformat()
-        except ValueError as err:
-            raise AnnotationInputError(f"date searched {searched_on!r}: expected a date as YYYY-MM-DD, "
-                                       "e.g. 2024-05-01") from err
+        out["searched_on"] = check_date(searched_on, "date searched")
     return out
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def check_date(value, what: str = "date") -> str:
+    """``value`` as the store keeps a date, ``YYYY-MM-DD`` (a real day: 2026-13-45 and 2025-02-29
+    are refused): the one check of every date a person gives (the date a source was searched,
+    ``update --new --since``, the date of an update), from the command line or Python."""
+    if isinstance(value, datetime):
+        value = value.date()
+    text = value.isoformat() if isinstance(value, date) else str(value if value is not None else "").strip()
+    try:
+        if _DATE.fullmatch(text):
+            return date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    raise AnnotationInputError(f"{what} {value!r} is not a date; expected YYYY-MM-DD with a real month and "
+                               "day, e.g. 2024-05-01")
 
 
 def sources(conn: sqlite3.Connection, in_build: bool = True) -> list[Source]:

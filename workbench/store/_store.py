@@ -9,7 +9,6 @@ functions in ``_papers``, ``_annotations``, ``_topics``, ``_history``, ``_export
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -21,6 +20,7 @@ from . import _settings as settings_log
 from ._errors import AnnotationInputError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import HistoryEntry, ImportReport, SyncReport, TopicReport
+from ._reviewer import REVIEWER_ENV, default_reviewer
 from ._reviewing import ReviewerStore
 from ._schema import SCHEMA_VERSION, db_path, migrate
 from ._screening import ScreeningStore
@@ -28,20 +28,8 @@ from ._team import TeamStore
 
 __all__ = ["NETWORK_FS_ENV", "REVIEWER_ENV", "Store", "default_reviewer"]
 
-REVIEWER_ENV = "WORKBENCH_REVIEWER"
 #: Set to 1 to open a store on a network file system anyway (see :meth:`Store.open`).
 NETWORK_FS_ENV = "WORKBENCH_ALLOW_NETWORK_FS"
-
-
-def default_reviewer(reviewer: str | None = None) -> str:
-    """``reviewer`` if given, else ``$WORKBENCH_REVIEWER``, else the OS user name."""
-    for candidate in (reviewer, os.environ.get(REVIEWER_ENV)):
-        if candidate is not None and str(candidate).strip():
-            return " ".join(str(candidate).split())
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError, ImportError):  # no user name here (some containers)
-        return "unknown"
 
 
 class Store(ScreeningStore, ReviewerStore, TeamStore):
@@ -78,11 +66,12 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         Every handle on one file in one process shares one connection (see ``_connection``):
         open and close handles freely; the connection closes with the last one.
         """
+        name = default_reviewer(reviewer)  # a name it refuses is refused before the store is opened
+        given = bool((reviewer is not None and str(reviewer).strip()) or os.environ.get(REVIEWER_ENV, "").strip())
         file = db_path(path)
         allow = allow_network_filesystem or os.environ.get(NETWORK_FS_ENV, "").strip() in ("1", "yes", "true")
         shared = _connection.acquire(file, create=create, check=lambda f: refuse_network_filesystem(f, allow=allow))
-        given = bool((reviewer is not None and str(reviewer).strip()) or os.environ.get(REVIEWER_ENV, "").strip())
-        return cls(shared, default_reviewer(reviewer), given)
+        return cls(shared, name, given)
 
     def close(self) -> None:
         shared, self._shared = self._shared, None

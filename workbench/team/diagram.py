@@ -12,14 +12,12 @@ one pass over it; text stays text in the SVG (``svg.fonttype: none``).
 from __future__ import annotations
 
 import io
-import os
-import secrets
 import textwrap
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from .._runtime.fsutil import atomic_write_text
+from .._runtime.fsutil import atomic_write_bytes, atomic_write_text
 from .prisma import PrismaCounts
 
 __all__ = ["figure", "layout", "write_diagram"]
@@ -238,10 +236,5 @@ def _save(c: PrismaCounts, folder: Path, name: str, *, dpi: int) -> tuple[Path, 
     fig.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
     svg_path, png_path = folder / f"{name}.svg", folder / f"{name}.png"
     atomic_write_text(svg_path, svg.getvalue())
-    tmp = png_path.with_name(f".{png_path.name}.tmp{os.getpid()}.{secrets.token_hex(3)}")
-    try:
-        tmp.write_bytes(png.getvalue())
-        os.replace(tmp, png_path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write_bytes(png_path, png.getvalue())
     return svg_path, png_path

@@ -91,6 +91,14 @@ class BuildReport:
         return self.save.topic_report
 
 
+def _checked_folder(review, provenance) -> Path:
+    """The review folder to build, once it and the provenance are usable (before anything is read)."""
+    if Path(review).exists() and not Path(review).is_dir():
+        raise ReviewError(f"--review {str(review)!r} is a file, not a folder; name a new or existing review folder")
+    _provenance.check_all(provenance)
+    return Path(review)
+
+
 def build(
     sources: Sequence[str | os.PathLike] | str = ("seeds",),
     review: str | os.PathLike = DEFAULT_REVIEW,
@@ -100,6 +108,7 @@ def build(
     progress: bool = True,
     provenance: Mapping[str, Mapping] | None = None,
     client=None,
+    follow_links: bool = False,
     **topic_params,
 ) -> Review:
     """Read ``sources``, embed (cached), find topics, lay out the map, and write ``review``.
@@ -109,16 +118,16 @@ def build(
     "2024-05-01"}}`` (or ``"register": ...``); kept in the store (see ``_provenance``).
     ``topic_params`` go to :class:`~workbench.topics.TopicModel` (e.g. ``min_cluster_size``). The
     returned review's ``build_report`` says what was read and saved. ``client``: build on Dask instead.
+    ``follow_links``: read what links in source folders lead to outside them (else only listed).
     """
     _quiet_libraries()
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
-    path = Path(review)
+    path = _checked_folder(review, provenance)
     if client is not None and client is not False:
-        return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params)
-    cache = BuildCache(path)
-    timings: dict[str, float] = {}
-    t = time.perf_counter()
-    papers, report, merged = _read_settled(sources, input_format, path, cache)
+        return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance,
+                              dict(topic_params, follow_links=follow_links))
+    cache, timings, t = BuildCache(path), {}, time.perf_counter()
+    papers, report, merged = _read_settled(sources, input_format, path, cache, follow_links)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
@@ -191,32 +200,33 @@ def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
     return [p for i, p in enumerate(out) if i not in gone]
 
 
-def _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, topic_params):
+def _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, params):
     """:func:`build` on Dask (:mod:`workbench.distributed`; ``pip install 'workbench[dask]'``):
     ``client`` a ``distributed.Client``, a scheduler's address, or True for a LocalCluster of 2
     workers on this machine; ``partition_size`` and ``sample_size`` set the papers per partition
     (5,000) and the sample that topics and map are fitted on (20,000)."""
     from ._dask import build_with_dask
 
-    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, provenance, **topic_params)
+    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, provenance, **params)
 
 
-def _read_settled(sources, input_format, path: Path, cache: BuildCache):
+def _read_settled(sources, input_format, path: Path, cache: BuildCache, follow_links: bool = False):
     """The sources' papers, read as :func:`_read` reads them, with the duplicate verdicts people
     gave: pairs kept apart for good, and papers said to be one merged; the report, and the
     "same paper" verdicts (``{merged id: kept id}``) applied."""
     apart, merged = _verdicts(path)
-    papers, report = _read(sources, input_format, path, cache, apart)
+    papers, report = _read(sources, input_format, path, cache, apart, follow_links)
     return _same_papers_merged(papers, merged), report, merged
 
 
-def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset()):
+def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset = frozenset(),
+          follow_links: bool = False):
     """read_sources through the review's record cache (pairs ``apart`` never merged); when
     reading fails, no folder is left behind that only the record cache made."""
     existed = path.exists()
     try:
         return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
-                            apart=apart)
+                            apart=apart, follow_links=follow_links)
     except WorkbenchError:
         if not existed:
             shutil.rmtree(path, ignore_errors=True)

@@ -38,7 +38,7 @@ def _say(progress: bool):
 
 def build_with_dask(sources, path: Path, client, embedder, seed: int, input_format, progress: bool,
                     provenance=None, partition_size: int | None = None, sample_size: int | None = None,
-                    **topic_params) -> Review:
+                    follow_links: bool = False, **topic_params) -> Review:
     """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
     as :func:`workbench.build` takes it, checked against the files read before the long stages,
     recorded with each file's counts (duplicates merged across partitions included)."""
@@ -54,7 +54,7 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
         built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
                               input_format=input_format, say=say, bars=progress,
                               after_read=lambda report: _provenance.source_rows(report, provenance),
-                              **sizes, **topic_params)
+                              follow_links=follow_links, **sizes, **topic_params)
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers = read_papers(built.papers_file)

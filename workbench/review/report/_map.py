@@ -8,6 +8,7 @@ its own.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...corpus.paper import OUTLIER
+from ...store import check_output, write_output
 from .._review import Review
 
 __all__ = ["NOISE_LABEL", "label_colours", "map_labels", "write_static_map"]
@@ -49,7 +51,9 @@ def label_colours(review: Review, topic_colours: Mapping[int, str]) -> dict[str,
 def write_static_map(review: Review, path: str | os.PathLike, title: str | None = None,
                      topic_colours: Mapping[int, str] | None = None) -> Path:
     """A publication-style static map (datamapplot) as PNG; ``title`` defaults to the folder's
-    name, ``topic_colours`` (topic id -> colour) to datamapplot's own colours."""
+    name, ``topic_colours`` (topic id -> colour) to datamapplot's own colours. ``path`` is
+    checked first (:func:`workbench.store.check_output`) and written through a rename."""
+    target = check_output(path, purpose="the static map")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,7 +74,8 @@ def write_static_map(review: Review, path: str | os.PathLike, title: str | None 
         title_keywords={"fontweight": "bold"},
         **colours,
     )
-    path = Path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=120, bbox_inches="tight")
     plt.close(fig)
-    return path
+    write_output(target, png.getvalue(), purpose="the static map")
+    return Path(path)

@@ -23,8 +23,15 @@ from pathlib import Path
 
 from ..._runtime.fsutil import atomic_write_text
 from ...space.palette import topic_colours
+from ...store import check_output
 from ...team import write_diagram
-from ._content import ReportContent, TopicSection, report_content, review_title, topic_sections
+from ._content import (
+    ReportContent,
+    TopicSection,
+    report_content,
+    review_title,
+    topic_sections,
+)
 from .._field import write_field_figures
 from ._map import label_colours, write_static_map
 from ._render import to_html, to_markdown
@@ -42,6 +49,7 @@ def report_topic_colours(review: Review) -> dict[int, str] | None:
 
 
 def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
+    check_output(folder, folder=True, purpose="the exports")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
@@ -65,6 +73,7 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
     or final decisions, or team settings), not for an exploratory map of papers.
     """
     folder = Path(folder or review.path / "report")
+    check_output(folder, folder=True, purpose="the report")
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
         if title is not None:
