@@ -25,13 +25,22 @@ def test_same_seed_same_map_and_coordinates_are_scaled(X):
     assert np.isclose(np.abs(a.coords_).max(), 10.0)
 
 
-def test_the_map_does_not_depend_on_a_topic_model_fitted_before_it(X):
+def test_the_map_from_the_topic_models_graph_is_the_map_alone(X):
+    from workbench.space.neighbors import NeighbourGraph
     from workbench.topics import TopicModel
 
     alone = MapLayout(seed=2).fit(X).coords_
-    TopicModel(seed=2, n_neighbors=30).cluster(X)  # fills the shared neighbour graph with more neighbours
-    after = MapLayout(seed=2).fit(X).coords_
-    np.testing.assert_array_equal(alone, after)
+    model = TopicModel(seed=2, n_neighbors=30)
+    model.cluster(X)  # its UMAP's neighbour graph, handed to the map
+    assert isinstance(model.graph_, NeighbourGraph) and model.graph_.fits(X, 15, 2)
+    np.testing.assert_array_equal(alone, MapLayout(seed=2).fit(X, graph=model.graph_).coords_)
+    wide = TopicModel(seed=2, n_neighbors=50)
+    wide.cluster(X)  # a graph built with more neighbours: not the map's, computed again
+    assert not wide.graph_.fits(X, 15, 2)
+    np.testing.assert_array_equal(alone, MapLayout(seed=2).fit(X, graph=wide.graph_).coords_)
+    other = NeighbourGraph.of(X[::-1].copy(), seed=2)  # another set of embeddings: not used
+    assert not other.fits(X, 15, 2)
+    np.testing.assert_array_equal(alone, MapLayout(seed=2).fit(X, graph=other).coords_)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, MIN_PAPERS_FOR_UMAP - 1, MIN_PAPERS_FOR_UMAP])

@@ -46,7 +46,7 @@ def test_the_second_process_lays_out_the_same_map():
 def test_a_second_process_that_fails_leaves_the_map_to_this_one_and_says_why(sabotage, said):
     out = run(sabotage + """
 logging.basicConfig(level=logging.WARNING)
-_map_beside.remember_neighbors = broken  # (only the child calls it)
+_map_beside._received = broken  # (only the child calls it)
 with MapBeside(X, 7) as beside:
     coords, method = beside.result()
 assert np.array_equal(coords, lay_out(X, 7)[0])

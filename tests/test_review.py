@@ -142,6 +142,30 @@ def test_refit_in_the_same_process_uses_cached_embeddings(built):
     assert workbench.open_review(built.path).topics.equals(built.topics), "refit without save leaves the folder alone"
 
 
+def test_a_refit_or_themes_in_the_same_process_reuse_the_graph_and_words_of_the_fit_before(tmp_path, monkeypatch):
+    from workbench.space.neighbors import NeighbourGraph
+    from workbench.topics.terms import DocumentTerms
+
+    review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=5)
+    graph, terms = review.model.graph_, review.model.terms_
+    assert graph is not None and terms is not None
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(NeighbourGraph, "of", computed)
+    monkeypatch.setattr(DocumentTerms, "__init__", computed)
+    review.refit(min_cluster_size=10)
+    review.show_themes(3)
+    review.refit()
+    assert review.model.graph_ is graph and review.model.terms_ is terms
+    monkeypatch.undo()
+    reopened = workbench.open_review(review.path)  # opened: nothing of this process's fits
+    reopened.refit(**review.manifest["topic_params"])  # (the last refit's: 3 themes kept)
+    assert reopened.model.graph_ is not graph and reopened.model.terms_ is not terms
+    np.testing.assert_array_equal(reopened.labels, review.labels)
+
+
 def test_refit_with_save_writes_the_new_topics(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
     review.refit(min_cluster_size=25, save=True)

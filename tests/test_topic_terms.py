@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from workbench.topics.represent import _vectorizer
-from workbench.topics.terms import DocumentTerms, document_terms
+from workbench.topics.terms import DocumentTerms, document_terms, texts_key
 
 WORDS = ("the model reward agent learning of and a deep rl πολύ 强化 学习 é données tasks set 12 alpha "
          "Σ ΣΣ agents").split()
@@ -48,10 +48,15 @@ def test_the_shared_vectorizer_counts_only_the_joins_it_knows():
     assert shared.vocabulary_ == plain.vocabulary_
 
 
-def test_a_corpus_is_counted_once():
+def test_counts_handed_over_are_used_for_their_own_texts_only():
     texts = corpus(50)
-    assert document_terms(texts) is document_terms(list(texts))
-    assert document_terms(texts[:-1]) is not document_terms(texts)
+    counted = document_terms(texts)
+    assert document_terms(list(texts), counted) is counted  # the same texts: not counted again
+    assert document_terms(texts, lambda key: counted) is counted  # (or asked for by their key)
+    other = document_terms(texts[:-1], counted)
+    assert other is not counted and other.key == texts_key(texts[:-1]) != counted.key and len(other) == len(texts) - 1
+    asked = []
+    assert document_terms(texts, lambda key: asked.append(key)) is not counted and asked == [texts_key(texts)]
 
 
 def test_papers_of_the_corpus_are_transformed_as_countvectorizer_transforms_them():

@@ -41,6 +41,31 @@ def test_same_seed_same_topics_other_seed_may_differ(seeds):
     assert a.topic_info_.equals(b.topic_info_)
 
 
+def test_a_fit_handed_the_graph_and_counts_of_a_fit_before_computes_neither_and_finds_the_same(seeds, monkeypatch):
+    from workbench.space.neighbors import NeighbourGraph
+    from workbench.topics.terms import DocumentTerms
+
+    texts, X, words = seeds
+    first = TopicModel(seed=42).fit(texts, X, word_vectors=words)
+    assert isinstance(first.graph_, NeighbourGraph) and isinstance(first.terms_, DocumentTerms)
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(NeighbourGraph, "of", computed)
+    monkeypatch.setattr(DocumentTerms, "__init__", computed)
+    again = TopicModel(seed=42).fit(texts, X, word_vectors=words, graph=first.graph_, terms=first.terms_)
+    np.testing.assert_array_equal(again.labels_, first.labels_)
+    assert again.topic_info_.equals(first.topic_info_) and again.graph_ is first.graph_ and again.terms_ is first.terms_
+    themes = TopicModel(seed=42, nr_topics=3).fit_from_topics(texts, X, first.fine_labels_, first.reduced_embeddings_,
+                                                             words, graph=first.graph_, terms=first.terms_)
+    assert themes.graph_ is first.graph_ and themes.terms_ is first.terms_
+    assert first.reduce_to(3).topic_info_.equals(themes.topic_info_)
+    monkeypatch.undo()
+    other = TopicModel(seed=42).fit(texts[:-1], X[:-1], graph=first.graph_, terms=first.terms_)  # other papers
+    assert other.graph_ is not first.graph_ and other.terms_ is not first.terms_ and len(other.labels_) == len(X) - 1
+
+
 def test_outliers_are_reassigned_by_default(seeds):
     texts, X, words = seeds
     raw = TopicModel(reduce_outliers=False, min_cluster_size=8).fit(texts, X)

@@ -37,16 +37,15 @@ def run(body: str, tmp_path) -> str:
 def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
-            assert beside._child is not None and terms.counted_elsewhere == beside.terms
+            assert beside._child is not None
             count = terms.DocumentTerms.__init__
-            def refused(self, texts):
+            def refused(self, texts, key=None):
                 raise AssertionError("counted in this process")
             terms.DocumentTerms.__init__ = refused  # (the child, forked before, counts as ever)
-            loaded = terms.document_terms(docs)
+            loaded = terms.document_terms(docs, beside.terms)
             terms.DocumentTerms.__init__ = count
             assert beside._child is None and os.listdir(folder) == []  # ended, its file removed
-        assert terms.counted_elsewhere is None
-        assert same(loaded, terms.DocumentTerms(docs))
+        assert same(loaded, terms.DocumentTerms(docs)) and loaded.key == terms.texts_key(docs)
         print("same words")
     """, tmp_path)
     assert "same words" in out
@@ -55,9 +54,9 @@ def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
 def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
-            other = terms.document_terms(documents(texts[:150]))
+            other = terms.document_terms(documents(texts[:150]), beside.terms)
             assert beside._child is not None  # not taken: it counts other texts
-            loaded = terms.document_terms(docs)
+            loaded = terms.document_terms(docs, beside.terms)
         assert same(other, terms.DocumentTerms(documents(texts[:150]))) and same(loaded, terms.DocumentTerms(docs))
         print("each its own")
     """, tmp_path)
@@ -74,7 +73,7 @@ def test_a_second_process_that_fails_leaves_the_words_to_this_one_and_says_why(t
 logging.basicConfig(level=logging.WARNING)
 terms.DocumentTerms.to_file = broken  # (only the child writes the count)
 with WordsBeside(texts, folder, start=True) as beside:
-    loaded = terms.document_terms(docs)
+    loaded = terms.document_terms(docs, beside.terms)
 assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
 print("counted here")
 """, tmp_path)
@@ -90,7 +89,7 @@ def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
         terms.DocumentTerms.__init__ = slowly
         with WordsBeside(texts, folder, start=True) as beside:
             child = beside._child
-        assert not child.is_alive() and os.listdir(folder) == [] and terms.counted_elsewhere is None
+        assert not child.is_alive() and os.listdir(folder) == []
         print("stopped")
     """, tmp_path)
     assert "stopped" in out
@@ -115,6 +114,7 @@ def test_the_counts_go_to_a_file_and_back_as_they_are(tmp_path):
         counted.to_file(tmp_path / "words.npz")
         loaded = DocumentTerms.from_file(tmp_path / "words.npz")
         assert loaded.terms == counted.terms and loaded.vocabulary == counted.vocabulary and loaded.ends == counted.ends
+        assert loaded.key == counted.key
         assert loaded.matrix.shape == counted.matrix.shape and (loaded.matrix != counted.matrix).nnz == 0
         for part in ("data", "indices", "indptr"):
             assert getattr(loaded.matrix, part).dtype == getattr(counted.matrix, part).dtype
@@ -157,9 +157,8 @@ def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
         assert started == [True, True, True] and loaded == [True, True] and waited == [], (started, loaded, waited)
         assert "topics" in kept.build_report.reuse_line() and kept.topics.equals(more.topics)
         _words_beside.MIN_PAPERS = 10**9
-        terms._last = None  # (b counts its words itself)
         b = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/b", embedder="fake", progress=False)
-        assert started == [True, True, True, False] and loaded == [True, True], (started, loaded)
+        assert started == [True, True, True, False] and loaded == [True, True, False], (started, loaded)  # (b: asked, none)
         assert a.topics.equals(b.topics) and a.model.words_ == b.model.words_ and again.topics.equals(a.topics)
         assert len(more) == 305, len(more)
         assert not [p for p in os.listdir("{tmp_path}/a/cache") if p.startswith(".words")]

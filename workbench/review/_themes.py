@@ -2,7 +2,10 @@
 
 Every function works from the review's cached embeddings and never moves the map. A refit or
 themes with ``save=True`` is saved all or nothing (see ``_build.save``); without it the review in
-memory shows the new topics and the folder keeps the old.
+memory shows the new topics and the folder keeps the old. A refit or themes hands the next fit
+what the review's last fit in this process computed from its papers alone (``Review.model``:
+the neighbour graph of the embeddings, the texts' document-term matrix), so neither is
+computed twice.
 """
 
 from __future__ import annotations
@@ -55,8 +58,16 @@ def refit(review: Review, save: bool = False, reviewer: str | None = None, **top
     if save:
         _check_writable(review, "refit")
     params = {**stored_topic_params(review), **topic_params}
-    model = TopicModel(**params).fit(review.texts(), review.embeddings(), word_vectors=review.word_vectors())
+    model = TopicModel(**params).fit(review.texts(), review.embeddings(), word_vectors=review.word_vectors(),
+                                     **_computed(review))
     return _adopt(review, model, params, save, reviewer)
+
+
+def _computed(review: Review) -> dict:
+    """What the review's last fit in this process computed from its papers alone, for the next
+    fit: ``graph`` and ``terms`` (see :meth:`TopicModel.fit`); none after opening it."""
+    last = review.model
+    return {"graph": last.graph_, "terms": last.terms_} if last is not None else {}
 
 
 def show_themes(review: Review, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:
@@ -69,7 +80,8 @@ def show_themes(review: Review, k: int | None = None, save: bool = False, review
         return refit(review, save=save, reviewer=reviewer, nr_topics=int(k) if k else None)
     params = {**stored_topic_params(review), "nr_topics": int(k) if k else None}
     model = TopicModel(**params).fit_from_topics(
-        review.texts(), review.embeddings(), review.fine_labels, review.reduced, word_vectors=review.word_vectors())
+        review.texts(), review.embeddings(), review.fine_labels, review.reduced, word_vectors=review.word_vectors(),
+        **_computed(review))
     return _adopt(review, model, params, save, reviewer)
 
 

@@ -2,8 +2,8 @@
 
 :class:`MapLayout` is a seeded 2-D UMAP of the embeddings (cosine), fitted once per build and
 kept with the review, so the map only moves when the corpus or the seed does. It starts from the
-same nearest-neighbour graph as the topic space (:mod:`workbench.space.neighbors` computes it once per
-process). Above 5,000 papers it runs fewer optimisation epochs than UMAP's default: a map of
+same nearest-neighbour graph as the topic space where it is handed one (``fit(X, graph=)``, a
+:class:`workbench.space.neighbors.NeighbourGraph`). Above 5,000 papers it runs fewer optimisation epochs than UMAP's default: a map of
 thousands of points settles long before (see ``workbench.space.neighbors.umap_epochs``); above
 20,000 it starts from PCA rather than the slower spectral layout. Below
 :data:`MIN_PAPERS_FOR_UMAP` papers it uses PCA instead and says so in ``method_``.
@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..errors import InputError
+from .neighbors import NeighbourGraph, neighbour_graph, umap_epochs, umap_init
 
 __all__ = ["MapLayout", "MIN_PAPERS_FOR_UMAP"]
 
@@ -47,7 +48,9 @@ class MapLayout:
         self.n_epochs = n_epochs
         self.seed = seed
 
-    def fit(self, embeddings) -> "MapLayout":
+    def fit(self, embeddings, graph: NeighbourGraph | None = None) -> "MapLayout":
+        """Lay out ``embeddings``; ``graph``: their neighbour graph where the caller has it (the
+        topic model's ``graph_``), used when it fits (else computed)."""
         X = np.asarray(embeddings, dtype=np.float32)
         if X.ndim != 2 or len(X) == 0:
             raise InputError(f"embeddings of shape {X.shape}; expected a non-empty (papers, dims) matrix")
@@ -55,7 +58,6 @@ class MapLayout:
         if n >= MIN_PAPERS_FOR_UMAP:
             from umap import UMAP
 
-            from .neighbors import nearest_neighbors, umap_epochs, umap_init
             from .._runtime.numba_cache import enable_numba_cache
 
             enable_numba_cache()
@@ -73,7 +75,7 @@ class MapLayout:
                     random_state=self.seed,
                     n_jobs=1,
                     low_memory=True,
-                    precomputed_knn=nearest_neighbors(X, k, self.seed),
+                    precomputed_knn=neighbour_graph(X, k, self.seed, graph).knn(k),
                 ).fit_transform(X)
             self.method_ = "umap"
         elif n >= 3:

@@ -1,11 +1,14 @@
 """Nearest neighbours of the papers, computed once and shared by the topic space and the map.
 
 Both UMAPs of a build (the 5-d clustering space in :mod:`workbench.topics` and the 2-d map in
-:mod:`workbench.space.layout`) start from the same cosine k-nearest-neighbour graph of the embeddings.
-:func:`nearest_neighbors` computes it once and keeps the last few results in memory, keyed by a
-hash of the embeddings and the seed. Graphs are built with at least 30 neighbours and sliced
-for smaller requests, so the map and the topic space share one graph and a result never depends
-on what ran before it in the process.
+:mod:`workbench.space.layout`) start from the same cosine k-nearest-neighbour graph of the
+embeddings: a :class:`NeighbourGraph`, computed by whichever needs it first and handed to the
+other (``TopicModel.fit(..., graph=)``, ``MapLayout.fit(..., graph=)``; the fitted model keeps
+it as ``graph_``, so a refit of the same review reuses it). A graph is built with at least
+:data:`MIN_K` neighbours and sliced for smaller requests, so the map (15) and the topic space
+(30) share one graph and a result never depends on which asked first; a graph that does not fit
+the request (other embeddings, another seed for NN-descent, another number of neighbours to
+build) is not used, and one is computed instead.
 
 Up to :data:`EXACT_MAX` papers the graph is exact (blocked matrix products, which use every
 core and give the same answer every run); above, pynndescent's seeded NN-descent, which UMAP
@@ -17,17 +20,14 @@ which :mod:`workbench.space._nndescent` now keeps on disk).
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["nearest_neighbors", "remember_neighbors", "umap_epochs", "umap_init", "EXACT_MAX", "MIN_K"]
+__all__ = ["EXACT_MAX", "MIN_K", "NeighbourGraph", "neighbour_graph", "umap_epochs", "umap_init"]
 
 EXACT_MAX = 20_000
 MIN_K = 30
 _BLOCK = 512
-_MEMO: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
-_MEMO_SIZE = 2
 
 
 def umap_epochs(n: int) -> int | None:
@@ -51,45 +51,51 @@ def umap_init(n: int) -> str:
     return "spectral" if n <= 20_000 else "pca"
 
 
-def _key(X: np.ndarray, seed: int) -> tuple:
-    digest = hashlib.blake2b(np.ascontiguousarray(X).view(np.uint8).ravel(), digest_size=16).hexdigest()
-    return (digest, X.shape, int(seed))
+def _digest(X: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(X).view(np.uint8).ravel(), digest_size=16).hexdigest()
 
 
-def nearest_neighbors(X: np.ndarray, n_neighbors: int, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and cosine distances of each row's ``n_neighbors`` nearest rows (itself first).
-
-    Returns copies: UMAP edits the arrays it is given.
-    """
-    X = np.asarray(X, dtype=np.float32)
-    n = len(X)
-    k = min(n_neighbors, n)
-    exact = n <= EXACT_MAX
-    # A graph is always built with at least MIN_K neighbours and sliced, so the map (15) and the
-    # topic space (30) share one graph whichever asks first, and ties break the same way.
-    k_built = min(n, max(k, MIN_K))
-    key = _key(X, seed) + (k_built,)
-    hit = _MEMO.get(key)
-    if hit is None:
-        hit = _exact(X, k_built) if exact else _nndescent(X, k_built, seed)
-        _remember(key, hit)
-    _MEMO.move_to_end(key)
-    indices, dists = hit
-    return indices[:, :k].copy(), dists[:, :k].copy()
+def _built_k(n: int, n_neighbors: int) -> int:
+    """The neighbours a graph for ``n_neighbors`` of ``n`` papers is built with: at least MIN_K."""
+    return min(n, max(min(n_neighbors, n), MIN_K))
 
 
-def remember_neighbors(X: np.ndarray, seed: int, indices: np.ndarray, dists: np.ndarray) -> None:
-    """Keep a graph :func:`nearest_neighbors` gave for ``X`` and ``seed`` in another process (its
-    ``MIN_K`` or more neighbours), so that it is not computed again here."""
-    _remember(_key(np.asarray(X, dtype=np.float32), seed) + (indices.shape[1],), (indices, dists))
+class NeighbourGraph:
+    """Indices and cosine distances of each paper's nearest papers (itself first), for one set
+    of embeddings: what both UMAPs start from (see the module docstring). Made by :meth:`of`."""
+
+    def __init__(self, indices: np.ndarray, dists: np.ndarray, *, seed: int, exact: bool, digest: str):
+        self.indices, self.dists = indices, dists
+        self.seed, self.exact, self.digest = int(seed), exact, digest
+
+    @classmethod
+    def of(cls, X: np.ndarray, seed: int = 42, n_neighbors: int = MIN_K) -> "NeighbourGraph":
+        """The graph of the embeddings ``X`` for ``n_neighbors`` (built with at least MIN_K)."""
+        X = np.asarray(X, dtype=np.float32)
+        k, exact = _built_k(len(X), n_neighbors), len(X) <= EXACT_MAX
+        indices, dists = _exact(X, k) if exact else _nndescent(X, k, seed)
+        return cls(indices, dists, seed=seed, exact=exact, digest=_digest(X))
+
+    def fits(self, X: np.ndarray, n_neighbors: int, seed: int) -> bool:
+        """Whether this is the graph :meth:`of` would give for ``X``, ``n_neighbors`` and ``seed``
+        (the exact graph does not depend on the seed)."""
+        X = np.asarray(X, dtype=np.float32)
+        return (self.indices.shape == (len(X), _built_k(len(X), n_neighbors)) and (self.exact or self.seed == int(seed))
+                and self.digest == _digest(X))
+
+    def knn(self, n_neighbors: int) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and distances of each paper's ``n_neighbors`` nearest (copies: UMAP edits the
+        arrays it is given)."""
+        k = min(n_neighbors, len(self.indices))
+        return self.indices[:, :k].copy(), self.dists[:, :k].copy()
 
 
-def _remember(key: tuple, hit: tuple[np.ndarray, np.ndarray]) -> None:
-    """Keep ``hit`` as the newest of the last :data:`_MEMO_SIZE` graphs."""
-    _MEMO[key] = hit
-    _MEMO.move_to_end(key)
-    while len(_MEMO) > _MEMO_SIZE:
-        _MEMO.popitem(last=False)
+def neighbour_graph(X: np.ndarray, n_neighbors: int, seed: int, graph: NeighbourGraph | None = None) -> NeighbourGraph:
+    """``graph`` when it fits ``X``, ``n_neighbors`` and ``seed`` (:meth:`NeighbourGraph.fits`),
+    else the graph computed now."""
+    if graph is not None and graph.fits(X, n_neighbors, seed):
+        return graph
+    return NeighbourGraph.of(X, seed, n_neighbors)
 
 
 def _unit(X: np.ndarray) -> np.ndarray:

@@ -1,8 +1,8 @@
 """The clustering: which papers belong together, before any words or labels.
 
-Seeded UMAP takes the embeddings to a few dimensions (5) from the cosine nearest-neighbour graph
-:mod:`workbench.space.neighbors` computes once per process (the map's UMAP starts from the same
-graph); HDBSCAN finds dense topics there and leaves the rest as outliers
+Seeded UMAP takes the embeddings to a few dimensions (5) from their cosine nearest-neighbour graph
+(:class:`workbench.space.neighbors.NeighbourGraph`: given where a caller has it, the map's UMAP
+starts from the same graph); HDBSCAN finds dense topics there and leaves the rest as outliers
 (:data:`~workbench.corpus.paper.OUTLIER`); :func:`reassign_outliers` then gives every outlier a
 topic, by a vote of its nearest assigned neighbours or by the nearest topic centroid.
 
@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from ..corpus.paper import OUTLIER
+from ..space.neighbors import NeighbourGraph, neighbour_graph, umap_epochs, umap_init
 
 __all__ = [
     "MIN_PAPERS_FOR_BERTOPIC",
@@ -62,17 +63,18 @@ def agglomerative_topics(embeddings: np.ndarray, k: int) -> np.ndarray:
     return AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average").fit_predict(embeddings)
 
 
-def umap_space(embeddings: np.ndarray, n_neighbors: int, n_components: int, n_epochs: int | None, seed: int) -> np.ndarray:
-    """The seeded UMAP space HDBSCAN clusters in (float32, ``n_components`` columns)."""
+def umap_space(embeddings: np.ndarray, n_neighbors: int, n_components: int, n_epochs: int | None, seed: int,
+               graph: NeighbourGraph | None = None) -> tuple[np.ndarray, NeighbourGraph]:
+    """The seeded UMAP space HDBSCAN clusters in (float32, ``n_components`` columns), and the
+    neighbour graph it started from: ``graph`` where it fits, else computed."""
     from umap import UMAP
 
-    from ..space.neighbors import nearest_neighbors, umap_epochs, umap_init
     from .._runtime.numba_cache import enable_numba_cache
 
     enable_numba_cache()
     n = len(embeddings)
     k = min(n_neighbors, n - 1)
-    knn = nearest_neighbors(embeddings, k, seed)
+    graph = neighbour_graph(embeddings, k, seed, graph)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reducer = UMAP(
@@ -85,9 +87,9 @@ def umap_space(embeddings: np.ndarray, n_neighbors: int, n_components: int, n_ep
             random_state=seed,
             n_jobs=1,
             low_memory=True,
-            precomputed_knn=knn,
+            precomputed_knn=graph.knn(k),
         )
-        return reducer.fit_transform(embeddings).astype(np.float32)
+        return reducer.fit_transform(embeddings).astype(np.float32), graph
 
 
 def hdbscan_topics(reduced: np.ndarray, min_cluster_size: int, min_samples: int, selection: str) -> np.ndarray:

@@ -30,7 +30,9 @@ from .cluster import (
     hdbscan_topics, reassign_outliers, small_corpus, umap_space
 )
 from .hierarchy import MERGE_VARIANCE, hierarchy_frame, merge_topics
+from ..space.neighbors import NeighbourGraph
 from .represent import EmbedWords, documents, represent, seeded
+from .terms import Counted, DocumentTerms
 from .stability import topic_stability
 
 __all__ = ["TopicModel", "seed_labelings"]
@@ -88,6 +90,12 @@ class TopicModel:
     note_ : a sentence describing any fallback, else ""
     model_ : the fitted ``bertopic.BERTopic`` (words and labels of the final topics)
     n_papers_ : the number of papers fitted
+    graph_ : the embeddings' neighbour graph the UMAP started from, or the one handed to the fit
+        (:class:`workbench.space.neighbors.NeighbourGraph`; None where neither): hand it to the
+        map's layout and to a refit of the same embeddings
+    terms_ : the texts' document-term matrix the labels counted (or were handed), for a refit
+        of the same texts (:class:`workbench.topics.terms.DocumentTerms`; None for a model
+        restored from saved results)
     """
 
     def __init__(
@@ -156,18 +164,19 @@ class TopicModel:
             raise InputError(f"nr_topics={self.nr_topics}; expected a number of topics >= 1 or None")
         return embeddings
 
-    def cluster(self, embeddings) -> np.ndarray:
+    def cluster(self, embeddings, graph: NeighbourGraph | None = None) -> np.ndarray:
         """The topic of each paper, without words or labels: UMAP, HDBSCAN, outliers, merging.
 
         The fast part of :meth:`fit` (what stability checks rerun with other seeds). Topic
-        numbers are arbitrary here; :meth:`fit` renumbers them by size.
+        numbers are arbitrary here; :meth:`fit` renumbers them by size. ``graph``: as for :meth:`fit`.
         """
         X = self._check(None, embeddings)
-        return self._cluster(X)
+        return self._cluster(X, graph)
 
-    def _cluster(self, X: np.ndarray) -> np.ndarray:
+    def _cluster(self, X: np.ndarray, graph: NeighbourGraph | None) -> np.ndarray:
         n = len(X)
         self.timings_ = {}
+        self.graph_ = graph
         self.min_cluster_size_ = self.min_cluster_size or default_min_cluster_size(n)
         self.reduced_embeddings_ = None
         self.outlier_share_ = 0.0
@@ -176,15 +185,15 @@ class TopicModel:
             labels = agglomerative_topics(X, k)
         else:
             self.method_, self.note_ = "bertopic", ""
-            labels = self._density_topics(X)
+            labels = self._density_topics(X, graph)
         self.fine_labels_ = np.asarray(labels, dtype=int)
         return self._merge(X, self.fine_labels_)
 
-    def _density_topics(self, X: np.ndarray) -> np.ndarray:
+    def _density_topics(self, X: np.ndarray, graph: NeighbourGraph | None) -> np.ndarray:
         """UMAP, then HDBSCAN in its space, then (``reduce_outliers``) every outlier given a topic."""
         mcs = self.min_cluster_size_
         with self._timed("umap"):
-            reduced = umap_space(X, self.n_neighbors, self.n_components, self.n_epochs, self.seed)
+            reduced, self.graph_ = umap_space(X, self.n_neighbors, self.n_components, self.n_epochs, self.seed, graph)
         with self._timed("hdbscan"):
             labels = hdbscan_topics(reduced, mcs, self.min_samples or default_min_samples(mcs), self.cluster_selection)
         self.reduced_embeddings_ = reduced
@@ -211,26 +220,32 @@ class TopicModel:
         yield
         self.timings_[stage] = time.perf_counter() - start
 
-    def fit(self, texts: Sequence[str], embeddings, word_vectors: EmbedWords | None = None) -> "TopicModel":
+    def fit(self, texts: Sequence[str], embeddings, word_vectors: EmbedWords | None = None, *,
+            graph: NeighbourGraph | None = None, terms: DocumentTerms | Counted | None = None) -> "TopicModel":
         """Find topics in ``texts`` given their ``embeddings`` (one row per text).
 
         ``word_vectors`` embeds the candidate label words (a function: words in, one row per
         word out, in the space of ``embeddings``, e.g. :class:`workbench.embed.WordVectors`);
-        without it labels are the plain c-TF-IDF words.
+        without it labels are the plain c-TF-IDF words. What the caller computed before for the
+        same papers is not computed again: ``graph``, the embeddings' neighbour graph (used when
+        it fits them, see :mod:`workbench.space.neighbors`); ``terms``, the texts' document-term
+        matrix, or a function giving it for their key (used when it counted these texts, see
+        :func:`workbench.topics.terms.document_terms`). The fitted ``graph_`` and ``terms_`` are
+        what the next fit of the same papers may be handed.
         """
         texts = documents(texts)
         X = self._check(texts, embeddings)
         with warnings.catch_warnings(), seeded(self.seed):
             warnings.simplefilter("ignore")
-            self._label(texts, X, self._cluster(X), word_vectors)
+            self._label(texts, X, self._cluster(X, graph), word_vectors, terms)
         return self
 
-    def _label(self, texts, X, labels, word_vectors) -> None:
+    def _label(self, texts, X, labels, word_vectors, terms) -> None:
         """Words and labels for the final topics (timed), and what reduce_to needs kept."""
         with self._timed("labels"):
-            found = represent(texts, X, labels, word_vectors, self.representation, self.top_n_words, self.seed)
+            found = represent(texts, X, labels, word_vectors, self.representation, self.top_n_words, self.seed, terms)
         self.model_, self.labels_, self.words_, self.topic_info_ = found.model, found.labels, found.words, found.topic_info
-        self.representative_ = found.representative
+        self.representative_, self.terms_ = found.representative, found.terms
         self.n_papers_ = len(texts)
         self._data = (texts, X, word_vectors)
 
@@ -244,13 +259,15 @@ class TopicModel:
         self._require_fitted()
         texts, X, word_vectors = self._data
         new = TopicModel(**{**self.get_params(), "nr_topics": int(k)})
-        new.fit_from_topics(texts, X, self.fine_labels_, self.reduced_embeddings_, word_vectors)
+        new.fit_from_topics(texts, X, self.fine_labels_, self.reduced_embeddings_, word_vectors,
+                            graph=self.graph_, terms=self.terms_)
         for attr in ("min_cluster_size_", "outlier_share_", "method_", "note_"):
             setattr(new, attr, getattr(self, attr))
         return new
 
     def fit_from_topics(self, texts: Sequence[str], embeddings, fine_labels, reduced=None,
-                        word_vectors: EmbedWords | None = None) -> "TopicModel":
+                        word_vectors: EmbedWords | None = None, *, graph: NeighbourGraph | None = None,
+                        terms: DocumentTerms | Counted | None = None) -> "TopicModel":
         """What :meth:`fit` does after HDBSCAN, from HDBSCAN's topics found before.
 
         ``fine_labels`` is a fitted model's ``fine_labels_`` (a review keeps them) and
@@ -258,6 +275,7 @@ class TopicModel:
         merged by this model's ``nr_topics`` or ``merge_variance`` and given words and labels.
         Seconds instead of a refit's UMAP and HDBSCAN; the same topics, ``method_`` and
         ``note_`` as a refit with the same seed. ``outlier_share_`` is not known here (NaN).
+        ``graph`` and ``terms``: as for :meth:`fit` (no UMAP runs here: ``graph`` is only kept).
         """
         texts = documents(texts)
         X = self._check(texts, embeddings)
@@ -268,6 +286,7 @@ class TopicModel:
         self.min_cluster_size_ = self.min_cluster_size or default_min_cluster_size(len(texts))
         self.reduced_embeddings_ = reduced
         self.outlier_share_ = float("nan")
+        self.graph_ = graph
         if reduced is not None:
             self.method_, self.note_ = "bertopic", ""
         elif len(texts) < MIN_PAPERS_FOR_BERTOPIC:  # the fallback's topics: said as the fit said them
@@ -278,7 +297,7 @@ class TopicModel:
         labels = self._merge(X, fine)
         with warnings.catch_warnings(), seeded(self.seed):
             warnings.simplefilter("ignore")
-            self._label(texts, X, labels, word_vectors)
+            self._label(texts, X, labels, word_vectors, terms)
         return self
 
     # ------------------------------------------------------------------ after fitting
@@ -322,6 +341,7 @@ class TopicModel:
         """Finish a model restored from saved results (:mod:`.results`): ``saved``, the folder
         its BERTopic model was saved in; ``data``, its (texts, embeddings, word vectors)."""
         self.model_, self._saved, self._data = None, Path(saved), data
+        self.graph_ = self.terms_ = None
 
     def _require_fitted(self):
         if not hasattr(self, "labels_"):

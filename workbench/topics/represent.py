@@ -30,7 +30,7 @@ from .labels import (
     stop_words, topic_text, word_hits
 )
 from .shims import import_bertopic
-from .terms import document_terms
+from .terms import Counted, DocumentTerms, document_terms
 
 __all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "represent", "representatives", "documents", "seeded",
            "topic_frame"]
@@ -45,26 +45,32 @@ EmbedWords = Callable[[Sequence[str]], np.ndarray]
 @dataclass(frozen=True)
 class Representation:
     """What :func:`represent` found: BERTopic's fitted model, the topics renumbered by size,
-    each topic's ranked words, the topic table (topic, label, size, words) and each topic's
-    representative papers (rows of the texts, :func:`representatives`)."""
+    each topic's ranked words, the topic table (topic, label, size, words), each topic's
+    representative papers (rows of the texts, :func:`representatives`) and the corpus's
+    document-term matrix it counted or was handed (for the next fit on these texts)."""
 
     model: Any  # bertopic.BERTopic, kept inside the topics package
     labels: np.ndarray
     words: dict[int, list[tuple[str, float]]]
     topic_info: Any  # pandas.DataFrame
     representative: dict[int, list[int]]
+    terms: DocumentTerms
 
 
 def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, word_vectors: EmbedWords | None,
-              representation: str | None, top_n_words: int, seed: int) -> Representation:
+              representation: str | None, top_n_words: int, seed: int,
+              terms: DocumentTerms | Counted | None = None) -> Representation:
     """Words and labels of the topics ``labels`` (one per text), topics renumbered by size.
 
     Without ``word_vectors`` the words are the plain c-TF-IDF words (no KeyBERT, no MMR).
+    ``terms``: the texts' document-term matrix counted before, or where to get it
+    (:func:`~workbench.topics.terms.document_terms`); else it is counted here.
     """
     bertopic = import_bertopic()
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
 
+    terms = document_terms(texts, terms)
     backend = rep = None
     if word_vectors is not None:
         backend = _backend(word_vectors, dict(zip(texts, embeddings)))
@@ -74,7 +80,7 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         # the corpus's document-term matrix, counted once for every fit on these texts
-        vectorizer_model=_vectorizer(len(texts)).share(document_terms(texts), texts, labels),
+        vectorizer_model=_vectorizer(len(texts)).share(terms, texts, labels),
         representation_model=rep,
         top_n_words=top_n_words,
         calculate_probabilities=False,
@@ -90,7 +96,7 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
     final = np.asarray(model.topics_, dtype=int)
     words, pool = _ranked_words(model, texts, final, top_n_words)
     return Representation(model, final, words, topic_frame(texts, final, words, pool),
-                          representatives(embeddings, final))
+                          representatives(embeddings, final), terms)
 
 
 def _ranked_words(model, texts, labels, top_n_words: int):

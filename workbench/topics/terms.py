@@ -13,8 +13,9 @@ occurrence in the joined document (BERTopic breaks ties between equal scores by 
 :class:`SharedVectorizer` hands it to BERTopic, and answers BERTopic's ``transform`` of
 sampled papers (its representative documents) from the same rows; tests compare both with
 CountVectorizer's.
-The last corpus's matrix is kept (:func:`document_terms`), so a refit or "Show themes" in the
-same process counts no word again.
+A fitted :class:`~workbench.topics.TopicModel` keeps the matrix it used (``terms_``), and a refit
+or "Show themes" of the same review hands it to the next fit (``fit(..., terms=)``), which
+counts no word again; a matrix counted for other texts is never used (:func:`document_terms`).
 """
 
 from __future__ import annotations
@@ -32,13 +33,15 @@ from .._runtime.memory import release_free_memory
 from ..corpus.writing_systems import tokens
 from .labels import stop_words
 
-__all__ = ["DocumentTerms", "counted_elsewhere", "document_terms", "texts_key"]
+__all__ = ["DocumentTerms", "Counted", "document_terms", "texts_key"]
 
 
 class DocumentTerms:
-    """Each paper's unigram and bigram counts; see the module docstring."""
+    """Each paper's unigram and bigram counts; see the module docstring. ``key``: the
+    :func:`texts_key` of the texts counted (given where the caller has it already)."""
 
-    def __init__(self, texts: Sequence[str]):
+    def __init__(self, texts: Sequence[str], key: str | None = None):
+        self.key = texts_key(texts) if key is None else key
         stop = frozenset(stop_words()).__contains__
         # A new term gets the next number as it is first looked up (the dictionary's size then):
         # the loop below is calls of C functions, no Python code per term
@@ -91,7 +94,8 @@ class DocumentTerms:
                 for name, value in (("terms", terms), ("firsts", "\n".join(ends[0])), ("lasts", "\n".join(ends[1])))}
         with open(path, "wb") as f:
             np.savez(f, data=self.matrix.data, indices=self.matrix.indices, indptr=self.matrix.indptr,
-                     shape=np.asarray(self.matrix.shape, dtype=np.int64), unigrams=self.unigrams, **text)
+                     shape=np.asarray(self.matrix.shape, dtype=np.int64), unigrams=self.unigrams,
+                     key=np.frombuffer(self.key.encode("ascii"), dtype=np.uint8), **text)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "DocumentTerms":
@@ -105,6 +109,7 @@ class DocumentTerms:
             self = cls.__new__(cls)
             self.matrix = sp.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"].tolist()))
             self.unigrams = f["unigrams"]
+            self.key = f["key"].tobytes().decode("ascii")
             self.terms = lines("terms") if self.matrix.shape[1] else []
             firsts, lasts = (lines("firsts"), lines("lasts")) if self.matrix.shape[0] else ([], [])
         self.vocabulary = dict(zip(self.terms, range(len(self.terms))))
@@ -202,11 +207,10 @@ class DocumentTerms:
         return order.astype(np.int32 if small else np.int64), counts.astype(np.int32 if small else np.int64)
 
 
-_last: tuple[str, DocumentTerms] | None = None
-#: Where the matrix of a corpus may be counted already, in another process (a build's second
-#: process, ``review.build._words_beside``): called with the corpus's :func:`texts_key` before its
-#: texts are counted here, it gives their :class:`DocumentTerms`, or None (then counted here).
-counted_elsewhere: Callable[[str], DocumentTerms | None] | None = None
+#: What a fit may be handed as the corpus's counts: the :class:`DocumentTerms` counted before, or
+#: a function that gives them for a :func:`texts_key` when the labels need them (a build's words
+#: counted in another process, ``review.build._words_beside``), or None where it has none.
+Counted = Callable[[str], "DocumentTerms | None"]
 
 
 def texts_key(texts: Sequence[str]) -> str:
@@ -217,12 +221,9 @@ def texts_key(texts: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-def document_terms(texts: Sequence[str]) -> DocumentTerms:
-    """The :class:`DocumentTerms` of ``texts``, counted once per corpus (the last one is kept)."""
-    global _last
+def document_terms(texts: Sequence[str], counted: "DocumentTerms | Counted | None" = None) -> DocumentTerms:
+    """The :class:`DocumentTerms` of ``texts``: ``counted`` (or what it gives for their key) when
+    it counted these texts, else counted now."""
     key = texts_key(texts)
-    if _last is None or _last[0] != key:
-        _last = None  # the previous corpus's matrix goes before this one is made
-        found = counted_elsewhere(key) if counted_elsewhere is not None else None
-        _last = (key, DocumentTerms(texts) if found is None else found)
-    return _last[1]
+    found = counted(key) if callable(counted) else counted
+    return found if found is not None and found.key == key else DocumentTerms(texts, key)

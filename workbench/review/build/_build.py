@@ -145,8 +145,8 @@ def build(
         else:
             words.wait()  # here, in "embed": the child's memory back before the topics' peak
         timings["embed"] = time.perf_counter() - t
-        model, coords, map_method = _topics_and_map(cache, keys, params, texts, X,
-                                                    WordVectors(emb, path / CACHE_FILE), seed, timings)
+        model, coords, map_method = _topics_and_map(cache, keys, params, texts, X, WordVectors(emb, path / CACHE_FILE),
+                                                    words.terms, seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
     result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
@@ -160,18 +160,21 @@ def build(
     return result
 
 
-def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, seed: int, timings: dict):
+def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, terms, seed: int, timings: dict):
     """The topic model and the map's (coordinates, method), each kept or computed; the map laid
-    out beside the topics where that pays (:class:`MapBeside`). Their seconds go to ``timings``."""
+    out beside the topics where that pays (:class:`MapBeside`), both UMAPs from one neighbour
+    graph; ``terms``: where the labels find the words counted beside the embedding
+    (:meth:`WordsBeside.terms`). Their seconds go to ``timings``."""
     t = time.perf_counter()
     with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:
-        model = cache.topics(keys["topics"], lambda: TopicModel(**params).fit(texts, X, word_vectors=words),
+        model = cache.topics(keys["topics"],
+                             lambda: TopicModel(**params).fit(texts, X, word_vectors=words, graph=beside.graph, terms=terms),
                              lambda entry: load_results(entry, params, texts, X, words))
         timings["topics"] = time.perf_counter() - t
         if beside.graph_seconds:
             timings["neighbours"] = beside.graph_seconds  # (part of "topics"; UMAP's own stage without it)
         t = time.perf_counter()
-        coords, map_method = cache.layout(keys["map"], beside.result)
+        coords, map_method = cache.layout(keys["map"], lambda: beside.result(model.graph_))
     timings["map"] = time.perf_counter() - t
     return model, coords, map_method
 

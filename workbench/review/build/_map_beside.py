@@ -1,11 +1,12 @@
 """The map laid out beside the topics, in a second process, on a second core.
 
-A build's two UMAPs start from one neighbour graph (:mod:`workbench.space.neighbors`) and are
-otherwise independent: the map's 2-d layout (~6 s of single-threaded epochs at 50,000 papers)
-need not wait for the topics' 5-d layout, clustering and labels. :class:`MapBeside` forks a
-process before the graph is computed; this process computes the graph (the topics use it too)
-and sends it over, and the child lays out the map from it while the topics are found here. The
-child runs the same code on the same arrays, so the map is the one this process would make.
+A build's two UMAPs start from one neighbour graph (:class:`workbench.space.neighbors.NeighbourGraph`)
+and are otherwise independent: the map's 2-d layout (~6 s of single-threaded epochs at 50,000
+papers) need not wait for the topics' 5-d layout, clustering and labels. :class:`MapBeside` forks
+a process before the graph is computed; this process computes the graph (:attr:`MapBeside.graph`,
+which the build hands to the topics) and sends it over, and the child lays out the map from it
+while the topics are found here. The child runs the same code on the same arrays, so the map is
+the one this process would make.
 
 The map is laid out here instead, after the topics as before, where a second process does not
 pay or is not safe: below :data:`MIN_PAPERS` papers, with one core (or ``WORKBENCH_WORKERS=1``),
@@ -28,7 +29,7 @@ import time
 
 import numpy as np
 
-from ...space.neighbors import MIN_K, nearest_neighbors, remember_neighbors
+from ...space.neighbors import NeighbourGraph
 from ...space.layout import MapLayout
 from ..._runtime.halves import ended, received, reporting, start_child, workers
 
@@ -40,9 +41,10 @@ log = logging.getLogger(__name__)
 MIN_PAPERS = 5_000
 
 
-def lay_out(X: np.ndarray, seed: int) -> tuple[np.ndarray, str]:
-    """The map's coordinates and method (``MapLayout``), in this process."""
-    layout = MapLayout(seed=seed).fit(X)
+def lay_out(X: np.ndarray, seed: int, graph: NeighbourGraph | None = None) -> tuple[np.ndarray, str]:
+    """The map's coordinates and method (``MapLayout``), in this process; ``graph``: the
+    embeddings' neighbour graph, where the caller has it."""
+    layout = MapLayout(seed=seed).fit(X, graph)
     return layout.coords_, layout.method_
 
 
@@ -63,12 +65,14 @@ def can_fork(n: int) -> bool:
 class MapBeside:
     """The map of ``X`` being laid out in a forked process (see the module docstring), or, where
     that does not pay or is not safe, laid out in :meth:`result`. A context manager: leaving it
-    stops a child still running (an error in the topics)."""
+    stops a child still running (an error in the topics). ``graph``: the neighbour graph
+    computed here for the child (None where no child was started), for the topics' UMAP."""
 
     def __init__(self, X: np.ndarray, seed: int, start: bool = True):
         self.X, self.seed = X, seed
         self._child = self._conn = None
-        self.graph_seconds = 0.0  # computing the neighbour graph here, for the child (the topics' UMAP then reuses it)
+        self.graph: NeighbourGraph | None = None
+        self.graph_seconds = 0.0  # computing the neighbour graph here, for the child (and the topics)
         if not start or not can_fork(len(X)):  # (``start``: False where the map is kept already)
             return
         try:
@@ -82,18 +86,19 @@ class MapBeside:
             return
         started = time.perf_counter()
         try:
-            indices, dists = nearest_neighbors(X, MIN_K, seed)  # here, after the fork: numba's threads start now
+            self.graph = NeighbourGraph.of(X, seed)  # here, after the fork: numba's threads start now
         except BaseException:
             self.close()
             raise
         self.graph_seconds = time.perf_counter() - started
         try:
-            self._conn.send((indices, dists))
+            self._conn.send(self.graph)
         except OSError:  # the child is gone: result() says so
             pass
 
-    def result(self) -> tuple[np.ndarray, str]:
-        """The map's coordinates and method: the child's, else laid out here."""
+    def result(self, graph: NeighbourGraph | None = None) -> tuple[np.ndarray, str]:
+        """The map's coordinates and method: the child's, else laid out here (from the graph
+        computed for the child, or ``graph``: the topics' neighbour graph)."""
         if self._child is not None:
             kind, value = received(self._conn, self._child)
             if kind == "map":
@@ -103,7 +108,7 @@ class MapBeside:
                 return coords, value
             self.close()
             log.warning("laying out the map in this process: its second process failed: %s", value)
-        return lay_out(self.X, self.seed)
+        return lay_out(self.X, self.seed, self.graph if self.graph is not None else graph)
 
     def close(self) -> None:
         if self._child is not None:
@@ -119,12 +124,15 @@ class MapBeside:
         self.close()
 
 
+def _received(conn) -> NeighbourGraph:
+    """In the forked process: the neighbour graph the parent computed."""
+    return conn.recv()
+
+
 def _child(conn, X: np.ndarray, seed: int, shared: mmap.mmap) -> None:
     """In the forked process: the graph from the parent, then the map: its coordinates into
     ``shared``, its method sent back."""
     with reporting(conn):
-        indices, dists = conn.recv()
-        remember_neighbors(X, seed, indices, dists)
-        coords, method = lay_out(X, seed)
+        coords, method = lay_out(X, seed, _received(conn))
         np.frombuffer(shared, dtype=np.float64, count=coords.size).reshape(coords.shape)[:] = coords
         conn.send(("map", method))

@@ -7,9 +7,9 @@ embeds them (:meth:`WordsBeside.start`, called by ``embed_with_cache``): the chi
 words while this process embeds, writes the matrix to a file in the review's cache folder and
 ends; the build waits for it before the topics, so its memory is back before their peak
 (:meth:`WordsBeside.wait`; waiting after the neighbour graph instead took a build that had
-only 100 papers to embed to 1.7 GB). The labels
-then load the file instead of counting (:func:`~workbench.topics.terms.document_terms` asks
-:data:`~workbench.topics.terms.counted_elsewhere`). The child counts the same texts with the
+only 100 papers to embed to 1.7 GB). The build hands :meth:`WordsBeside.terms` to the topic
+model (``TopicModel.fit(..., terms=)``), whose labels then load the file instead of counting
+(:func:`~workbench.topics.terms.document_terms`). The child counts the same texts with the
 same code, so the matrix is the one this process would count; a count of other texts (its
 key differs) is not used.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..._runtime.halves import beside, can_split, ended, received, reporting, start_child
-from ...topics import terms as _terms
+from ...topics.terms import DocumentTerms, texts_key
 
 __all__ = ["MIN_PAPERS", "WordsBeside"]
 
@@ -40,16 +40,15 @@ MIN_PAPERS = 5_000
 
 
 class WordsBeside:
-    """The words of ``texts`` being counted in a forked process (see the module docstring). A
-    context manager: inside it, :func:`~workbench.topics.terms.document_terms` of these texts
-    takes the child's count; leaving it stops a child still counting and removes its file."""
+    """The words of ``texts`` being counted in a forked process (see the module docstring):
+    :meth:`terms` gives the child's count. A context manager: leaving it stops a child still
+    counting and removes its file."""
 
     def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = False):
         self.texts, self.folder = texts, Path(folder)
         self._child = self._conn = self._file = None
         self._key: str | None = None  # the key of the texts the child counts, once it has said
         self._done: tuple[str, str | None] | None = None  # how the count ended: ("counted", None) or ("error", why)
-        self._entered = False
         if start:
             self.start()
 
@@ -67,9 +66,6 @@ class WordsBeside:
         except OSError as err:  # no memory or processes left, a read-only folder
             log.warning("counting the topic words in this process (no second process: %s)", err)
             self._child = self._file = None
-            return
-        if self._entered:
-            _terms.counted_elsewhere = self.terms
 
     def wait(self) -> None:
         """Wait until the child has counted (or failed) and ended: a build waits before its
@@ -90,9 +86,10 @@ class WordsBeside:
             else:
                 self._done = (kind, value)
 
-    def terms(self, key: str) -> _terms.DocumentTerms | None:
+    def terms(self, key: str) -> DocumentTerms | None:
         """The child's :class:`~workbench.topics.terms.DocumentTerms` if it counted the texts of
-        ``key`` (:func:`~workbench.topics.terms.texts_key`); else None: counted here."""
+        ``key`` (:func:`~workbench.topics.terms.texts_key`); else None: counted here. What a
+        topic model is handed as ``terms``: it asks when its labels need the counts."""
         if self._child is None:
             return None
         self._await_key()
@@ -102,7 +99,7 @@ class WordsBeside:
         kind, value = self._done
         try:
             if kind == "counted":
-                return _terms.DocumentTerms.from_file(self._file)
+                return DocumentTerms.from_file(self._file)
             log.warning("counting the topic words in this process: its second process failed: %s", value)
         except Exception as err:  # noqa: BLE001 - a cut or unreadable file: counted here
             log.warning("counting the topic words in this process: its second process's count is unreadable (%s)", err)
@@ -121,15 +118,9 @@ class WordsBeside:
             self._file = None
 
     def __enter__(self) -> "WordsBeside":
-        self._entered = True
-        if self._child is not None:
-            _terms.counted_elsewhere = self.terms
         return self
 
     def __exit__(self, *exc) -> None:
-        self._entered = False
-        if _terms.counted_elsewhere == self.terms:
-            _terms.counted_elsewhere = None
         self.close()
 
 
@@ -140,8 +131,9 @@ def _child(conn, texts: Sequence[str], path: str) -> None:
 
     with reporting(conn):
         docs = documents(texts)
-        conn.send(("key", _terms.texts_key(docs)))
-        counted = _terms.DocumentTerms(docs)
+        key = texts_key(docs)
+        conn.send(("key", key))
+        counted = DocumentTerms(docs, key)
         tmp = f"{path}.tmp"
         counted.to_file(tmp)
         os.replace(tmp, path)
