@@ -4,8 +4,9 @@ import csv
 
 import pytest
 
-from workbench.dedupe.rules import PaperKeys, paper_keys
+from workbench.dedupe.rules import PaperKeys
 from workbench.readers import pool, read_file_report, read_sources
+from workbench.readers.filebytes import read_bytes_report
 
 SEEDS_TEXT = [
     "We propose TRACE, a benchmark for continual learning in large language models. It has eight tasks.",
@@ -68,12 +69,21 @@ def test_read_sources_merges_the_same_duplicates_either_way(monkeypatch, table):
     assert any("same DOI" in line for line in results[0][1])
 
 
-def test_records_carry_the_deduplication_keys_they_were_made_with(monkeypatch, table):
+def test_records_come_with_the_deduplication_keys_they_were_made_with(monkeypatch, table):
     monkeypatch.setenv("WORKBENCH_WORKERS", "2")
     monkeypatch.setattr(pool, "MIN_ITEMS", 50)
-    papers, _ = read_file_report(table)
-    for paper in papers:
-        assert paper_keys(paper) == PaperKeys.of(paper)
+    of = PaperKeys.of.__func__
+
+    def made_with_the_paper(cls, paper, text=None, *args):
+        assert text is not None, "worked out again, not made with the paper"
+        return of(cls, paper, text, *args)
+
+    monkeypatch.setattr(PaperKeys, "of", classmethod(made_with_the_paper))  # (before the workers fork)
+    keys = []
+    papers, _ = read_bytes_report(table.read_bytes(), str(table), keys=keys)
+    monkeypatch.undo()
+    assert len(papers) == len(keys) > 100
+    assert keys == [PaperKeys.of(paper) for paper in papers]
 
 
 def test_workers_follow_the_setting(monkeypatch):
@@ -102,7 +112,7 @@ def test_large_inputs_are_made_in_a_worker_process_and_this_one_in_order(tmp_pat
     scratch.mkdir()
     rebuilt, written = pool._rebuilt, []
     monkeypatch.setattr(pool, "_scratch", lambda: str(scratch))
-    monkeypatch.setattr(pool, "_rebuilt", lambda rows, keys, items: written.append(len(rows)) or rebuilt(rows, keys, items))
+    monkeypatch.setattr(pool, "_rebuilt", lambda rows, *rest: written.append(len(rows)) or rebuilt(rows, *rest))
     ctx = ReadContext("made.csv", "made", FileReport("made.csv", "csv"))
     papers = pool.make_papers(ctx, list(range(1000)), make, processes=2, min_items=100)
     assert [p.id for p in papers] == [str(i) for i in range(1000) if i % 10 != 9]

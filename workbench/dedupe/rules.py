@@ -37,7 +37,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .keys import PaperKeys, paper_keys, remember_keys
+from .keys import PaperKeys, title_key
 from ..corpus.ids import MIN_ID_WORDS, paper_id, surname_key
 from ..corpus.paper import Paper
 from ..corpus.titles import title_repeats_abstract
@@ -57,9 +57,8 @@ __all__ = [
     "find_duplicates",
     "first_author_key",
     "merge_papers",
-    "paper_keys",
-    "remember_keys",
     "title_blocks",
+    "title_key",
 ]
 
 DEFAULT_THRESHOLD = 95.0
@@ -273,11 +272,16 @@ def _alike(titles: list[str], threshold: float):
 
 
 def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,
-                    apart: frozenset = frozenset()) -> Duplicates:
+                    apart: frozenset = frozenset(), keys: list[PaperKeys] | None = None) -> Duplicates:
     """Clusters of duplicate records (indices into ``papers``, each in reading order); ``apart``:
-    pairs (frozensets) of ids a person said are different papers, never joined by any rule."""
+    pairs (frozensets) of ids a person said are different papers, never joined by any rule;
+    ``keys``: the papers' :class:`PaperKeys`, one each in their order, where the caller has them
+    (the readers make them with the papers); else worked out here."""
+    if keys is None:
+        keys = [PaperKeys.of(p) for p in papers]
+    elif len(keys) != len(papers):
+        raise ValueError(f"{len(keys)} deduplication keys for {len(papers)} papers; expected one per paper")
     clusters = _Clusters(papers, apart)
-    keys = [paper_keys(p) for p in papers]
     titles = [k.title for k in keys]
     _exact(papers, clusters, keys)
     comparisons = _fuzzy(papers, clusters, titles, threshold) if fuzzy else 0
@@ -311,10 +315,7 @@ def merge_papers(members: list[Paper]) -> Paper:
     """One paper from duplicates (in reading order): first non-empty values, all sources."""
     first = members[0]
     if len(members) == 1:  # a copy with its sources
-        copy = object.__new__(type(first))
-        copy.__dict__.update(first.__dict__, sources=tuple(dict.fromkeys(first.sources)) if first.sources
-                             else (first.source,))
-        return copy
+        return first.replace(sources=tuple(dict.fromkeys(first.sources)) if first.sources else (first.source,))
     sources = tuple(dict.fromkeys(s for p in members for s in (p.sources or (p.source,))))
 
     def pick(attr):
@@ -366,14 +367,15 @@ def absorb(paper: Paper, records: list[Paper]) -> Paper:
 
 
 def deduplicate(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,
-                found: Duplicates | None = None) -> tuple[list[Paper], Duplicates]:
+                found: Duplicates | None = None, keys: list[PaperKeys] | None = None) -> tuple[list[Paper], Duplicates]:
     """Merge duplicates; returns the papers in order of first appearance and what was found.
 
     ``fuzzy=False`` merges only records that share an identifier or their title and abstract.
     Clusters whose sources disagree on the screening label get a note in ``Duplicates.notes``.
-    ``found``: what :func:`find_duplicates` found in these papers before (it is added to).
+    ``found``: what :func:`find_duplicates` found in these papers before (it is added to);
+    ``keys``: as :func:`find_duplicates` takes them.
     """
-    found = find_duplicates(papers, threshold, fuzzy) if found is None else found
+    found = find_duplicates(papers, threshold, fuzzy, keys=keys) if found is None else found
     by_id: dict[str, list[int]] = {}
     merged: dict[str, Paper] = {}
     clusters = found.clusters  # (find_duplicates gives them in reading order; merged keeps it, unless one moves)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .._version import __version__
 from .._runtime.fsutil import default_file_mode
-from ..dedupe import Duplicates, Merge, PaperKeys, paper_keys, remember_keys
+from ..dedupe import Duplicates, Merge, PaperKeys
 from ..corpus.paper import LINK_FIELDS, Paper
 from .pool import collector_paused
 from .report import FileReport
@@ -92,8 +92,9 @@ class RecordCache:
 
     # ------------------------------------------------------------------ one file's papers
 
-    def get(self, key: str) -> list[tuple[list[Paper], FileReport]] | None:
-        """What reading the file gave (per archive member), or None when it is not cached."""
+    def get(self, key: str) -> list[tuple[list[Paper], list[PaperKeys], FileReport]] | None:
+        """What reading the file gave (per archive member: its papers, their deduplication keys
+        and its report), or None when it is not cached."""
         path = self.folder / f"file-{key}.jsonl"
         try:
             with open(path, encoding="utf-8") as f, collector_paused():
@@ -103,15 +104,16 @@ class RecordCache:
         self.used.add(path.name)
         return results
 
-    def put(self, key: str, results: list[tuple[list[Paper], FileReport]], readers: int | None = None) -> None:
+    def put(self, key: str, results: list[tuple[list[Paper], list[PaperKeys], FileReport]],
+            readers: int | None = None) -> None:
         """Keep what reading a file gave (its reports as they are now: before deduplication).
         ``readers``: the group and other read bits of the file's mode (``stat.S_IRGRP``,
         ``stat.S_IROTH``); the entry is no more readable than the file was (a file only its
         owner may read gives an entry only its owner may read)."""
         lines = []
-        for papers, report in results:
+        for papers, keys, report in results:
             lines.append(json.dumps({**asdict(report), "papers": len(papers)}, ensure_ascii=False))
-            lines.extend(_row(p) for p in papers)
+            lines.extend(_row(p, k) for p, k in zip(papers, keys))
         self._write(f"file-{key}.jsonl", lines, readers)
 
     # ------------------------------------------------------------------ deduplication
@@ -171,20 +173,20 @@ def _no_wider(mode: int, readers: int) -> int:
     return mode
 
 
-def _row(paper: Paper) -> str:
+def _row(paper: Paper, keys: PaperKeys) -> str:
     row = list(_values(paper))
     if row[_TEXT] == row[_ABSTRACT]:
         row[_TEXT] = None  # most papers: the text once
-    keys = paper_keys(paper)
     row += keys.text.hex(), keys.words, keys.title
     return _encode(row)
 
 
-def _parts(lines, head: dict) -> tuple[list[Paper], FileReport]:
-    """One file's (or archive member's) papers and report: ``head`` and the lines that follow it."""
+def _parts(lines, head: dict) -> tuple[list[Paper], list[PaperKeys], FileReport]:
+    """One file's (or archive member's) papers, their deduplication keys and its report:
+    ``head`` and the lines that follow it."""
     n = head.pop("papers")
     report = FileReport(**head)
-    papers = []
+    papers, keys = [], []
     for _ in range(n):
         row = json.loads(next(lines))
         if len(row) != len(_FIELDS) + 3:
@@ -195,7 +197,6 @@ def _parts(lines, head: dict) -> tuple[list[Paper], FileReport]:
             row[_TEXT] = row[_ABSTRACT]
         for i in _TUPLES:
             row[i] = tuple(row[i])
-        paper = Paper.from_values(row)
-        remember_keys(paper, PaperKeys(bytes.fromhex(digest), words, title))
-        papers.append(paper)
-    return papers, report
+        papers.append(Paper.from_values(row))
+        keys.append(PaperKeys(bytes.fromhex(digest), words, title))
+    return papers, keys, report

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field
 from typing import Any
 
-from ..dedupe import PaperKeys, remember_keys
+from ..dedupe import PaperKeys
 from ..corpus.paper import MAX_TEXT_CHARS, Paper
 from ..corpus.titles import derive_title
 from ..corpus.ids import normalise_arxiv_id, normalise_doi, normalise_for_id, paper_ids, text_digest
@@ -123,7 +123,9 @@ def resolve_columns(keys: Iterable[Any], aliases: Mapping[str, tuple[str, ...]] 
 
 @dataclass
 class ReadContext:
-    """Where records come from and where problems go, for one file being read."""
+    """Where records come from and where problems go, for one file being read; ``made``: each
+    paper :func:`build_paper` made with its deduplication keys (worked out there, where the
+    normalised texts are at hand), in order, for :meth:`keys_of`."""
 
     name: str
     collection: str
@@ -136,6 +138,16 @@ class ReadContext:
     _bad_labels: Counter = field(default_factory=Counter)
     _skipped: list = field(default_factory=list)
     _warnings: list = field(default_factory=list)
+    made: list = field(default_factory=list, repr=False, compare=False)  # (Paper, PaperKeys) in the order made
+
+    def keys_of(self, papers: list[Paper]) -> list[PaperKeys]:
+        """The deduplication keys of ``papers`` (what the reader gave of those made with this
+        context): those made with them when they are exactly the papers made, in order (every
+        reader keeps every paper it makes); else worked out again."""
+        made = self.made
+        if len(made) == len(papers) and all(p is q for (p, _), q in zip(made, papers)):
+            return [keys for _, keys in made]
+        return [PaperKeys.of(p) for p in papers]
 
     @property
     def n_skipped(self) -> int:
@@ -180,13 +192,15 @@ class ReadContext:
         return self._bad_labels, self._skipped, self._warnings
 
     def absorb(self, part: "ReadContext") -> None:
-        """Take the messages of ``part`` (a :meth:`fresh` context that read the records after ours)."""
+        """Take the messages and the papers made of ``part`` (a :meth:`fresh` context that read
+        the records after ours)."""
         labels, skipped, warnings = part.pending()
         self._bad_labels.update(labels)
         self._skipped.extend(skipped)
         self._warnings.extend(warnings)
         self.report.skipped.extend(part.report.skipped)
         self.report.warnings.extend(part.report.warnings)
+        self.made.extend(part.made)
 
     def finish(self) -> None:
         """Put skips and warnings into the report in file order (called once the file is read)."""
@@ -386,5 +400,5 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     if _LINKS & values.keys():
         fields.update(_links(values))
     paper = _new_paper(fields)
-    remember_keys(paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None, digest))
+    ctx.made.append((paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None, digest)))
     return paper

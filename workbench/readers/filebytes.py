@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..dedupe.keys import PaperKeys
 from ..errors import ReaderError
 from ..corpus.paper import Paper
 from .archives import archive_kind
@@ -67,10 +68,12 @@ def read_bytes_report(
     *,
     with_references: bool = False,
     limits: Limits | None = None,
+    keys: list[PaperKeys] | None = None,
 ) -> tuple[list[Paper], FileReport]:
     """Read the bytes of one file called ``name`` (which gives its suffix and is the name in every
     message): its papers, in file order and not deduplicated, and what happened. ``limits``:
-    how long a value may be (default :meth:`~.bounds.Limits.from_env`)."""
+    how long a value may be (default :meth:`~.bounds.Limits.from_env`). ``keys``: a list the
+    papers' deduplication keys are added to, in their order (made as the papers are)."""
     limits = limits or Limits.from_env()
     path = Path(name.rsplit("!", 1)[-1])
     if BLANK.fullmatch(raw):
@@ -82,7 +85,7 @@ def read_bytes_report(
     text, encoding, warning = None, "binary", None
     looks_binary = head_bytes[:4] == b"PK\x03\x04"
     if not looks_binary and len(raw) >= csv_ranges.MIN_CHARS and workers() > 1:
-        read = _large_table(raw, name, path, format, with_references, limits)
+        read = _large_table(raw, name, path, format, with_references, limits, keys)
         if read is not None:
             return read
     if not looks_binary:
@@ -109,11 +112,11 @@ def read_bytes_report(
     data = raw if reader.binary else text
     del raw  # a large export need not be held twice
     if recognised:
-        return _finished(ctx, reader, _run(reader, data, ctx), recognised)
-    return _guarded(ctx, reader, data, describe(head_bytes, sample if text is not None else None))
+        return _finished(ctx, reader, _run(reader, data, ctx), recognised, keys)
+    return _guarded(ctx, reader, data, describe(head_bytes, sample if text is not None else None), keys)
 
 
-def _guarded(ctx: ReadContext, reader: Reader, data, kind: str) -> tuple[list[Paper], FileReport]:
+def _guarded(ctx: ReadContext, reader: Reader, data, kind: str, keys: list | None) -> tuple[list[Paper], FileReport]:
     """A file neither named as ``reader``'s format nor looking like it, read: its papers where it
     has any (a bibliography after all); else one warning saying what it looks like (``kind``)
     and nothing the reader said, which may quote it (see the module docstring)."""
@@ -122,7 +125,7 @@ def _guarded(ctx: ReadContext, reader: Reader, data, kind: str) -> tuple[list[Pa
     except ReaderError:
         papers = []
     if papers:
-        return _finished(ctx, reader, papers, False)
+        return _finished(ctx, reader, papers, False, keys)
     bare = ctx.fresh()
     if ctx.explanations:  # (the reader's word on a file meant as its format: it quotes nothing of it)
         for message, line in ctx.explanations:
@@ -134,7 +137,7 @@ def _guarded(ctx: ReadContext, reader: Reader, data, kind: str) -> tuple[list[Pa
 
 
 def _large_table(raw: bytes, name: str, path: Path, format: str | None, with_references: bool,
-                 limits: Limits) -> tuple[list[Paper], FileReport] | None:
+                 limits: Limits, keys: list | None) -> tuple[list[Paper], FileReport] | None:
     """:func:`read_bytes_report` of a large table in UTF-8, never decoded whole (each range of
     its lines is decoded where it is split: :func:`~.tables.read_csv_bytes`); None where the
     file is read as any other is (another format, not UTF-8, ...), which then says why."""
@@ -156,7 +159,7 @@ def _large_table(raw: bytes, name: str, path: Path, format: str | None, with_ref
         return None
     if papers is None:
         return None
-    return _finished(ctx, reader, papers, True)
+    return _finished(ctx, reader, papers, True, keys)
 
 
 def _recognised(reader: Reader, format: str | None, head: bytes | str) -> bool:
@@ -175,10 +178,12 @@ def _context(name: str, path: Path, reader: Reader, encoding: str, with_referenc
                        suffix=path.suffix.lower(), max_chars=limits.field_chars)
 
 
-def _finished(ctx: ReadContext, reader: Reader, papers: list[Paper],
-              recognised: bool) -> tuple[list[Paper], FileReport]:
+def _finished(ctx: ReadContext, reader: Reader, papers: list[Paper], recognised: bool,
+              keys: list | None = None) -> tuple[list[Paper], FileReport]:
     """The papers of a file read and its report: why it has none, where it has none; every
-    message in file order."""
+    message in file order. Their deduplication keys go into ``keys``."""
+    if keys is not None:
+        keys.extend(ctx.keys_of(papers))
     if not papers:
         _say_why_nothing(ctx, reader, recognised)
     ctx.finish()

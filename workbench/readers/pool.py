@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from .._runtime.halves import collector_paused, workers
-from ..dedupe.rules import PaperKeys, paper_keys, remember_keys
+from ..dedupe.keys import PaperKeys
 from ..corpus.paper import Paper
 from .fields import ReadContext
 
@@ -132,16 +132,16 @@ class _Items:
         return _make(ctx, self.items[start:end], self.make)
 
     def there(self, ctx: ReadContext, i: int) -> tuple[list[tuple], list[tuple]]:
-        rows, keys = [], []
+        rows, papers = [], []
         for k in range(*self.bounds[i]):
             paper = self.make(ctx, self.items[k])
             if paper is not None:
                 rows.append(_sent(k, self.items[k], paper))
-                keys.append(tuple(paper_keys(paper)))
-        return rows, keys
+                papers.append(paper)
+        return rows, _keys_sent(ctx, papers)
 
-    def back(self, rows: list[tuple], keys: list[tuple]) -> list[Paper]:
-        return _rebuilt(rows, keys, self.items)
+    def back(self, rows: list[tuple], keys: list[tuple], ctx: ReadContext) -> list[Paper]:
+        return _rebuilt(rows, keys, self.items, ctx)
 
 
 class _Chunks:
@@ -155,15 +155,20 @@ class _Chunks:
 
     def there(self, ctx: ReadContext, i: int) -> tuple[list[tuple], list[tuple]]:
         papers = self.make_chunk(ctx, self.chunks[i])
-        return [_values(p) for p in papers], [tuple(paper_keys(p)) for p in papers]
+        return [_values(p) for p in papers], _keys_sent(ctx, papers)
 
-    def back(self, rows: list[tuple], keys: list[tuple]) -> list[Paper]:
-        papers = []
-        for values, key in zip(rows, keys):
-            paper = Paper.from_values(values)
-            remember_keys(paper, PaperKeys(*key))
-            papers.append(paper)
+    def back(self, rows: list[tuple], keys: list[tuple], ctx: ReadContext) -> list[Paper]:
+        papers = [Paper.from_values(values) for values in rows]
+        ctx.made = [(paper, PaperKeys(*key)) for paper, key in zip(papers, keys)]
         return papers
+
+
+def _keys_sent(ctx: ReadContext, papers: list[Paper]) -> list[tuple]:
+    """The deduplication keys of ``papers``, made in a worker with ``ctx``, as plain tuples (sent
+    beside them; the context goes without its papers)."""
+    keys = [tuple(k) for k in ctx.keys_of(papers)]
+    ctx.made = []
+    return keys
 
 
 def _in_pool(ctx: ReadContext, job: "_Items | _Chunks", processes: int) -> list[Paper]:
@@ -231,7 +236,7 @@ def _read_sent(claimed, folder: str, chunks: list, contexts: list, job: "_Items 
             with open(path, "rb") as f:
                 rows, keys, contexts[i] = pickle.load(f)
             os.unlink(path)
-            chunks[i] = job.back(rows, keys)
+            chunks[i] = job.back(rows, keys, contexts[i])
 
 
 def _claim(claimed, last: bool = False) -> int | None:
@@ -252,18 +257,18 @@ def _abandon(claimed) -> None:
                 claimed[i] = _CLAIMED
 
 
-def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence) -> list[Paper]:
-    """The papers a worker sent (see :func:`_work`), each with its deduplication keys."""
+def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence, ctx: ReadContext) -> list[Paper]:
+    """The papers a worker sent (see :func:`_work`), each with its deduplication keys (into
+    ``ctx.made``, the chunk's context)."""
     papers = []
-    for (k, *values), key in zip(rows, keys):
+    for k, *values in rows:
         strings = None
         for f in _SHARED:
             if type(values[f]) is int:
                 strings = _strings(items[k]) if strings is None else strings
                 values[f] = strings[values[f]]
-        paper = Paper.from_values(values)
-        remember_keys(paper, PaperKeys(*key))
-        papers.append(paper)
+        papers.append(Paper.from_values(values))
+    ctx.made = [(paper, PaperKeys(*key)) for paper, key in zip(papers, keys)]
     return papers
 
 

@@ -89,7 +89,7 @@ def _read_cached(path: Path, explicit: bool, format: str | None, with_references
     cache key goes into ``keys``, and its name into ``report.reused`` when it was not read."""
     raw, problem = _load(path, explicit, format, limits)
     if problem is not None:
-        yield [], problem
+        yield [], [], problem
         return
     if cache is None:
         yield from _read_one(path, explicit, format, with_references, raw, limits)
@@ -114,17 +114,18 @@ def _readers(path: Path) -> int:
 
 
 def _read_one(path: Path, explicit: bool, format: str | None, with_references: bool, raw: bytes,
-              limits: Limits) -> Iterator[tuple[list[Paper], FileReport]]:
-    """The papers and report of a file (``raw``: its bytes), or of each member of an archive."""
+              limits: Limits) -> Iterator[tuple[list[Paper], list, FileReport]]:
+    """The papers, their deduplication keys and the report of a file (``raw``: its bytes), or
+    of each member of an archive."""
     name = str(path)
     kind = archive_kind(raw) if format is None else None
     if kind is None:
         try:
-            yield read_bytes_report(raw, name, format, with_references=with_references, limits=limits)
+            yield _with_keys(raw, name, format, with_references, limits)
         except ReaderError as err:
             if explicit:
                 raise
-            yield [], not_read(name, _message(err, name))  # a file found in a folder: report it, read the others
+            yield [], [], not_read(name, _message(err, name))  # a file found in a folder: report it, read the others
         return
     any_member = False
     unpacked = members(raw, name, kind, limits)
@@ -134,20 +135,27 @@ def _read_one(path: Path, explicit: bool, format: str | None, with_references: b
         except ValueError as err:  # the archive itself is damaged (after the members given)
             if explicit and not any_member:
                 raise ReaderError(f"{err}; download or pack it again", name) from err
-            yield [], not_read(name, f"{err}; download or pack it again")
+            yield [], [], not_read(name, f"{err}; download or pack it again")
             return
         if member is None:
             break
         any_member = True
         if member.error is not None:
-            yield [], not_read(member.name, member.error)
+            yield [], [], not_read(member.name, member.error)
             continue
         try:
-            yield read_bytes_report(member.data, member.name, with_references=with_references, limits=limits)
+            yield _with_keys(member.data, member.name, None, with_references, limits)
         except ReaderError as err:
-            yield [], not_read(member.name, _message(err, member.name))
+            yield [], [], not_read(member.name, _message(err, member.name))
     if not any_member:
-        yield [], not_read(name, "the archive holds no files")
+        yield [], [], not_read(name, "the archive holds no files")
+
+
+def _with_keys(raw: bytes, name: str, format: str | None, with_references: bool, limits: Limits):
+    """:func:`read_bytes_report` of ``raw`` with its papers' deduplication keys: (papers, keys, report)."""
+    keys: list = []
+    papers, report = read_bytes_report(raw, name, format, with_references=with_references, limits=limits, keys=keys)
+    return papers, keys, report
 
 
 # Reading makes no reference cycles: the cycle collector's passes over 50,000 new papers cost a
@@ -187,29 +195,33 @@ def read_sources(
     the limits of :mod:`~workbench.readers.bounds` (``WORKBENCH_MAX_*``)."""
     limits = Limits.from_env()
     cache = RecordCache(cache) if cache is not None and not isinstance(cache, RecordCache) else cache
-    report, papers, origin, keys = ReadReport(), [], [], []
+    report, papers, paper_keys, origin, keys = ReadReport(), [], [], [], []
     for path, explicit, problem in expand(sources, exclude, report.skipped_folders, follow_links=follow_links):
         if problem is not None:
             report.files.append(problem)
             continue
-        for file_papers, fr in _read_cached(path, explicit, format, with_references, cache, keys, report, limits):
+        for file_papers, file_keys, fr in _read_cached(path, explicit, format, with_references, cache, keys, report,
+                                                       limits):
             origin.extend([len(report.files)] * len(file_papers))
             papers.extend(file_papers)
+            paper_keys.extend(file_keys)
             report.files.append(fr)
     if not papers:
         raise NoRecordsError(report)
-    kept = _deduplicated(papers, origin, report, threshold, dedupe, apart, cache, keys)
+    kept = _deduplicated(papers, paper_keys, origin, report, threshold, dedupe, apart, cache, keys)
     if cache is not None:
         cache.keep()
     _trim(len(papers))
     return kept, report
 
 
-def _deduplicated(papers: list[Paper], origin: list[int], report: ReadReport, threshold: float | None, dedupe: bool,
-                  apart: frozenset, cache: RecordCache | None, keys: list[str]) -> list[Paper]:
+def _deduplicated(papers: list[Paper], paper_keys: list, origin: list[int], report: ReadReport,
+                  threshold: float | None, dedupe: bool, apart: frozenset, cache: RecordCache | None,
+                  keys: list[str]) -> list[Paper]:
     """The papers with duplicates merged (what was found kept in ``cache``, or taken from it
-    when the files, ``keys``, are those of a read before); each merge counted against the file
-    of the record merged away (``origin``: each paper's row in ``report.files``)."""
+    when the files, ``keys``, are those of a read before; ``paper_keys``: the papers'
+    deduplication keys, made as they were); each merge counted against the file of the record
+    merged away (``origin``: each paper's row in ``report.files``)."""
     from ..dedupe import DEFAULT_THRESHOLD, deduplicate, find_duplicates
 
     threshold = threshold or DEFAULT_THRESHOLD
@@ -218,7 +230,7 @@ def _deduplicated(papers: list[Paper], origin: list[int], report: ReadReport, th
     found = cache.get_duplicates(key) if cache is not None else None
     report.deduplication_reused = found is not None
     if found is None:
-        found = find_duplicates(papers, threshold, dedupe, frozenset(apart))
+        found = find_duplicates(papers, threshold, dedupe, frozenset(apart), keys=paper_keys)
         if cache is not None:
             cache.put_duplicates(key, found)
     kept, found = deduplicate(papers, threshold=threshold, fuzzy=dedupe, found=found)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..dedupe.rules import DEFAULT_THRESHOLD, first_author_key, paper_keys
+from ..dedupe.rules import DEFAULT_THRESHOLD, first_author_key, title_key
 
 __all__ = ["DuplicateCandidate", "candidates"]
 
@@ -52,7 +52,7 @@ def candidates(papers, settled: set[frozenset], low: float = LOW) -> list[Duplic
     covers, most alike first."""
     from rapidfuzz import fuzz, process
 
-    titles = [paper_keys(p).title for p in papers]
+    titles = [title_key(p.title) for p in papers]
     blocks: dict[tuple, list[int]] = defaultdict(list)
     for i, title in enumerate(titles):
         words = title.split()
