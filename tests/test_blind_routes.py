@@ -195,6 +195,7 @@ NOT_READING = {
         "decide": "returns a count", "resolve": "a final decision ends blindness",
         "settle_duplicates": "a verdict on two papers", "files": "a folder", "cache_path": "a path",
         "embeddings_loaded": "a bool", "is_current": "a bool", "texts": "paper text", "haystack": "paper text",
+        "papers_with_texts": "paper text",
         "coauthor_figure": "a figure of authors", "field_figure": "a figure of venues",
         "over_time_figure": "a figure of years", "topic_stability": "topic refits, no annotations",
         "recluster": "topics of a selection, no annotations",

@@ -131,7 +131,7 @@ def built(tmp_path_factory):
                  "Malaria harvest rainfall drought.", "Stock market harvest rainfall.", "Harvest rainfall drought irrigation."]
     write_seed_file(folder / "seeds.txt", abstracts)
     review = workbench.build([folder / "seeds.txt"], review=folder / "review", embedder="fake", seed=5)
-    return review.path, {p.abstract.split()[0] + str(i): p.id for i, p in enumerate(review.papers)}
+    return review.path, {p.abstract.split()[0] + str(i): p.id for i, p in enumerate(review.papers_with_texts())}
 
 
 @pytest.fixture

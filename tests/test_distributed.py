@@ -105,10 +105,12 @@ def test_dask_build_opens_like_any_review(built):
         assert found.max() / found.sum() > 0.8, (theme, found)
     assert review.manifest["dask"]["workers"] == 2 and review.manifest["dask"]["partitions"] >= 6
     assert review.manifest["dask"]["sample"]["size"] == 300
+    from workbench.corpus.texts import TextsInFile
+
     # The driver wrote the papers as they came from the workers and kept their abstracts on disk
     # (the file it wrote them to is gone); the review it returned reads them as an opened one does.
-    assert "abstract" not in built.papers[0].__dict__
-    assert [p.to_dict() for p in built.papers] == [p.to_dict() for p in review.papers]
+    assert isinstance(built.paper_texts, TextsInFile) and not hasattr(built.papers[0], "abstract")
+    assert [p.to_dict() for p in built.papers_with_texts()] == [p.to_dict() for p in review.papers_with_texts()]
     assert not list((built.path / "cache").glob(".papers-*"))
     # Each topic's typical papers were found where the vectors are and remembered: the opened
     # review shows them without loading an embedding, and they are what its embeddings give.
@@ -141,7 +143,7 @@ def test_every_notebook_runs_on_a_dask_built_review(built, tmp_path):
     assert stderr_outputs(out) == []
     with Store.open(review) as store:
         tagged = store.papers_tagged("dask-nb")
-    galaxies = {p.id for p in built.papers if "galax" in f"{p.title} {p.text}".lower()}
+    galaxies = {p.id for p in built.papers_with_texts() if "galax" in f"{p.title} {p.text}".lower()}
     assert len(tagged) >= 10 and len(set(tagged) & galaxies) >= 0.9 * len(tagged)
 
 

@@ -67,7 +67,7 @@ def test_a_renamed_topic_keeps_its_colour(review, tmp_path):
 
 def test_hovers_carry_year_authors_and_the_start_of_the_abstract_escaped(review):
     fig = map_figure(review)
-    paper = next(p for p in review.papers if "<script>" in p.text)
+    paper = next(p for p in review.papers_with_texts() if "<script>" in p.text)
     texts = {pid: text for trace in fig.data for pid, text in zip(trace.customdata, trace.text)}
     hover = texts[paper.id]
     assert "<script>" not in hover and "&lt;script&gt;" in hover

@@ -36,7 +36,7 @@ def session(built, tmp_path):
 def letters(session) -> dict[str, str]:
     """Paper id -> its letter in CORPUS."""
     by_text = {text: name for name, text in CORPUS.items()}
-    return {p.id: by_text[p.abstract] for p in session.review.papers}
+    return {p.id: by_text[p.abstract] for p in session.review.papers_with_texts()}
 
 
 def named(session, ids):

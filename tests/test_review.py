@@ -58,39 +58,49 @@ def test_open_review_gives_back_the_same_tables(built):
 
 def test_papers_file_writes_the_clean_text_only_where_it_differs_and_reads_both_forms(built, tmp_path):
     records = [json.loads(line) for line in (built.files / "papers.jsonl").read_text(encoding="utf-8").splitlines()]
-    by_id = {p.id: p for p in built.papers}
+    whole = list(built.papers_with_texts())
+    by_id = {p.id: p for p in whole}
     for record in records:
         assert ("text" in record) == (by_id[record["id"]].text != by_id[record["id"]].abstract)
-    assert workbench.open_review(built.path).papers == built.papers
+    again = workbench.open_review(built.path)
+    assert again.papers == built.papers and list(again.papers_with_texts()) == whole
     # a review written before the text was left out (every record has it) reads the same
     import shutil
 
     old = tmp_path / "old"
     shutil.copytree(built.path, old)
-    (old / built.files.relative_to(built.path) / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n" for p in built.papers), encoding="utf-8")
-    assert workbench.open_review(old).papers == built.papers
+    (old / built.files.relative_to(built.path) / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n" for p in whole), encoding="utf-8")
+    older = workbench.open_review(old)
+    assert older.papers == built.papers and list(older.papers_with_texts()) == whole
 
 
 def test_an_opened_review_reads_abstracts_from_its_file_only_when_asked(built, tmp_path):
     import pickle
     import shutil
 
+    from workbench.corpus.paper import Paper, PaperInfo
+    from workbench.corpus.texts import TextsInFile
+
     copy = tmp_path / "copy"
     shutil.copytree(built.path, copy)
     review = workbench.open_review(copy)
-    paper, original = review.papers[7], built.papers[7]
-    assert "abstract" not in paper.__dict__ and "text" not in paper.__dict__, "left in papers.jsonl"
-    assert (paper.abstract, paper.text) == (original.abstract, original.text)
+    info, original = review.papers[7], built.paper(built.papers[7].id)
+    assert type(info) is PaperInfo and not hasattr(info, "abstract") and not hasattr(info, "text"), "left in papers.jsonl"
+    assert isinstance(review.paper_texts, TextsInFile) and info == built.papers[7]
+    paper = review.paper(info.id)  # asked for: read from its line
+    assert type(paper) is Paper and (paper.abstract, paper.text) == (original.abstract, original.text)
+    assert review.paper_texts.pair(7) == (original.abstract, original.text) and paper.info() == info
     assert paper == original and hash(paper) == hash(original) and paper.to_dict() == original.to_dict()
     assert paper.replace(title="x").abstract == original.abstract
     assert paper.replace(abstract="new").abstract == "new" and paper.replace(abstract="new").text == original.text
     sent = pickle.loads(pickle.dumps(paper))  # to a Dask worker or a process pool: the texts go with it
-    assert "_stored" not in sent.__dict__ and sent == original
+    assert sent == original
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         paper.nonsense  # noqa: B018
     # The generation pruned (or the whole review removed) after opening: the open file still reads.
     shutil.rmtree(copy)
-    assert [p.abstract for p in review.papers] == [p.abstract for p in built.papers]
+    assert [p.abstract for p in review.papers_with_texts()] == [p.abstract for p in built.papers_with_texts()]
+    assert review.paper(info.id) == original
     # A file rewritten under an open review is never read as another paper's text.
     shutil.copytree(built.path, copy)
     review = workbench.open_review(copy)
@@ -98,7 +108,9 @@ def test_an_opened_review_reads_abstracts_from_its_file_only_when_asked(built, t
     with open(review.files / "papers.jsonl", "r+", encoding="utf-8") as rewritten:  # in place, same inode
         rewritten.write("".join(reversed(lines)))
     with pytest.raises(ReviewError, match="changed on disk after the review was opened.*open the review again"):
-        review.papers[0].abstract  # noqa: B018
+        review.paper(review.papers[0].id)
+    with pytest.raises(ReviewError, match="changed on disk after the review was opened.*open the review again"):
+        list(review.papers_with_texts())
 
 
 def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(built, tmp_path):
@@ -110,26 +122,31 @@ def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(b
     from types import SimpleNamespace
 
     from workbench.review._folder import WRITE_STEPS
-    from workbench.corpus.paper import stored_file
-    from workbench.review._text import read_papers
+    from workbench.corpus.texts import read_papers
 
     lines = tmp_path / "lines.jsonl"
     shutil.copyfile(built.files / "papers.jsonl", lines)
-    papers = read_papers(lines)
-    assert stored_file(papers) == lines
-    assert stored_file(papers[:-1]) is None, "one left out"
-    assert stored_file([*papers[:3], papers[3].replace(title="changed"), *papers[4:]]) is None, "one replaced"
-    assert stored_file(list(reversed(papers))) is None, "another order"
-    assert stored_file(built.papers) is None, "made in memory"
+    papers, texts = read_papers(lines)
+    assert texts.file_of(papers) == lines
+    assert texts.file_of(papers[:-1]) is None, "one left out"
+    assert texts.file_of([*papers[:3], papers[3].replace(title="changed"), *papers[4:]]) is None, "one replaced"
+    assert texts.file_of(list(reversed(papers))) is None, "another order"
+    assert texts.file_of(list(papers)) == lines, "the same papers in another list"
+    assert built.paper_texts.file_of(built.papers) is None, "made in memory"
     staging = tmp_path / "generation"
     staging.mkdir()
     write_papers = WRITE_STEPS[0]  # the step of a save that writes papers.jsonl
     assert write_papers.__name__ == "_write_papers"
-    write_papers(staging, SimpleNamespace(papers=papers), None, None)
+    review = SimpleNamespace(papers=papers, paper_texts=texts, papers_with_texts=lambda: texts.papers(papers))
+    write_papers(staging, review, None, None)
     assert os.stat(staging / "papers.jsonl").st_ino == os.stat(lines).st_ino, "linked, not written again"
     with open(lines, "a", encoding="utf-8") as grown:  # a file changed since: written, not linked
         grown.write("\n")
-    assert stored_file(papers) is None
+    assert texts.file_of(papers) is None
+    (staging / "papers.jsonl").unlink()
+    write_papers(staging, review, None, None)
+    assert os.stat(staging / "papers.jsonl").st_ino != os.stat(lines).st_ino
+    assert (staging / "papers.jsonl").read_bytes() == (built.files / "papers.jsonl").read_bytes(), "the same lines"
 
 
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
@@ -429,7 +446,7 @@ def test_a_huge_abstract_is_cut_for_embedding_and_topic_words_and_the_model_does
                 "first 1,000,000 (WORKBENCH_MAX_FIELD_CHARS sets the limit), and embedding and topic words its first "
                 "20,000")
         assert any(said in w for w in review.build_report.read.files[0].warnings)
-        kept = max(len(p.abstract) for p in workbench.open_review(review.path).papers)
+        kept = max(len(p.abstract) for p in workbench.open_review(review.path).papers_with_texts())
         assert kept == min(n_chars, 1_000_000)
         sizes[n_chars] = sum(f.stat().st_size for f in (review.path / "model").rglob("*") if f.is_file())
     assert sizes[200_000] == sizes[2_000_000] < 200_000

@@ -53,7 +53,7 @@ def review(built, tmp_path):
 def ids_of(review) -> dict[str, str]:
     """Letter -> paper id."""
     by_text = {text: name for name, text in CORPUS.items()}
-    return {by_text[p.abstract]: p.id for p in review.papers}
+    return {by_text[p.abstract]: p.id for p in review.papers_with_texts()}
 
 
 def names(review, ranking) -> list[str]:
@@ -146,7 +146,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     (entries[0] / "tfidf.npz").write_bytes(b"damaged")  # a damaged copy is built again, not an error
     assert workbench.open_review(review.path).rank(next=6, model="svm-tfidf").ids == first.ids
     changed = workbench.open_review(review.path)
-    monkeypatch.setattr(type(changed), "texts", lambda self: [t + " drought" for t in [p.abstract for p in self.papers]])
+    monkeypatch.setattr(type(changed), "texts", lambda self: [t + " drought" for t in [p.abstract for p in self.papers_with_texts()]])
     changed.rank(next=6, model="svm-tfidf")  # other texts: another key, the old entry replaced
     assert [e.name for e in (review.path / "cache" / "screening-tfidf").iterdir()] != [entries[0].name]
 

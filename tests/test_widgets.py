@@ -182,7 +182,7 @@ def test_hover_previews_are_the_title_and_the_abstracts_start_cut_after_a_word(s
     from workbench.widgets._mapview import shorten
 
     view = explore(session)
-    paper = session.review.papers[0]
+    paper = session.review.paper(session.review.papers[0].id)
     preview = view.frame["preview"].iloc[0]
     title, cut = preview.split("\n")
     assert title == paper.title and len(cut) <= 260
@@ -526,7 +526,7 @@ def cjk_session(tmp_path_factory):
     ],
 )
 def test_keyword_search_finds_chinese_japanese_and_korean_words(cjk_session, query, expected):
-    by_text = {p.text: p.id for p in cjk_session.review.papers}
+    by_text = {p.text: p.id for p in cjk_session.review.papers_with_texts()}
     assert cjk_session.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
 
 

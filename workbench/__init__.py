@@ -12,7 +12,7 @@ from .errors import (
 )
 from ._version import __version__
 from .readers import read_file, read_sources
-from .corpus.paper import Paper, papers_to_frame
+from .corpus.paper import Paper, PaperInfo, papers_to_frame
 from .review import BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, update
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "BuildReport",
     "SaveReport",
     "Paper",
+    "PaperInfo",
     "papers_to_frame",
     "read_file",
     "read_sources",

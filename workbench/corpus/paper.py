@@ -4,8 +4,9 @@ A :class:`Paper` is a frozen record with a stable id. The id depends on what the
 (its DOI, else its arXiv id, else its PubMed id, else its normalised abstract or title, in any
 script), never on where it was read from, so rereading, moving or reordering a source keeps every
 id and every annotation attached to it (the identifiers are made in :mod:`workbench.corpus.ids`).
-A paper read back from a review leaves its abstract and clean text in the review's file until
-they are asked for (:data:`STORED_FIELDS`).
+:class:`PaperInfo` is a paper's metadata alone (every field but its abstract and clean text):
+what a review holds of each paper, its texts held beside them by a
+:class:`~workbench.corpus.texts.PaperTexts` (at a million papers they are most of the memory).
 
 This module also holds the facts every stage shares: :data:`OUTLIER`, the topic of a paper
 without one, :data:`DECISIONS` and :data:`STAGES`. The text clean-up shared by all readers is
@@ -16,7 +17,7 @@ readable title for records that come without one).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from operator import attrgetter
 
 __all__ = [
     "DECISIONS",
@@ -25,13 +26,15 @@ __all__ = [
     "OUTLIER",
     "STAGES",
     "TITLE_ABSTRACT",
+    "INFO_FIELDS",
     "LINK_FIELDS",
-    "STORED_FIELDS",
+    "PAPER_FIELDS",
+    "TEXT_FIELDS",
     "Paper",
+    "PaperInfo",
     "MAX_TEXT_CHARS",
     "bounded_text",
     "paper_line",
-    "stored_file",
     "papers_to_frame",
 ]
 
@@ -50,17 +53,15 @@ STAGES = (TITLE_ABSTRACT, FULL_TEXT)
 NOT_RETRIEVED = "not retrieved"
 
 
-@dataclass(frozen=True)
-class Paper:
-    """A paper's metadata, as read and cleaned.
+@dataclass(frozen=True, slots=True)
+class PaperInfo:
+    """A paper's metadata: every field of a :class:`Paper` but its ``abstract`` and ``text``.
 
-    ``abstract`` is the text as given in the source; ``text`` is the clean version used for
-    embeddings, topic words and search (LaTeX converted, whitespace normalised). ``authors``
-    never contains "et al."; ``et_al`` says whether the source truncated the author list.
-    ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every place
-    the same paper was found once duplicates are merged. ``aliases`` are other ids the same paper
-    had or would have had (its content id before a DOI was known, a merged record's id, its id
-    under the older ASCII-only normalisation): the store moves annotations made under an alias
+    ``authors`` never contains "et al."; ``et_al`` says whether the source truncated the author
+    list. ``source`` is ``"<file>:<line>"`` of the record's first line; ``sources`` lists every
+    place the same paper was found once duplicates are merged. ``aliases`` are other ids the same
+    paper had or would have had (its content id before a DOI was known, a merged record's id, its
+    id under the older ASCII-only normalisation): the store moves annotations made under an alias
     to the paper's id. ``title_derived`` says the title adds nothing to the abstract (the reader
     made it from the abstract, see :func:`title_repeats_abstract`). ``external_ids`` are the
     paper's ids at the sources that carry citations (``openalex:w2741809807``, ``s2:<paperId>``);
@@ -70,8 +71,6 @@ class Paper:
 
     id: str
     title: str
-    abstract: str
-    text: str
     authors: tuple[str, ...] = ()
     et_al: bool = False
     year: int | None = None
@@ -84,7 +83,7 @@ class Paper:
     url: str | None = None
     keywords: tuple[str, ...] = ()
     label: str | None = None
-    sources: tuple[str, ...] = field(default=())
+    sources: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     # The title says nothing the abstract does not: the reader made it from the abstract
     # (derive_title), or the abstract starts with it. What is embedded leaves it out.
@@ -93,47 +92,19 @@ class Paper:
     references: tuple[str, ...] = ()
     cited_by: tuple[str, ...] = ()
 
-    @classmethod
-    def from_values(cls, values) -> "Paper":
-        """The paper whose fields, in their order, hold ``values``: what ``Paper(*values)`` makes (a
-        Paper has no ``__post_init__``) without a frozen ``__setattr__`` a field, ~18 us a paper.
-        For the values of a paper made before (sent by a reading worker, kept in a cache): unchecked."""
-        paper = object.__new__(cls)
-        paper.__dict__.update(zip(_FIELD_ORDER, values))
-        return paper
+    def replace(self, **changes) -> "PaperInfo":
+        """A copy with some fields changed (the record itself is immutable): ``dataclasses.replace``."""
+        return replace(self, **changes)
 
-    def replace(self, **changes) -> "Paper":
-        """A copy with some fields changed (the record itself is immutable). What
-        ``dataclasses.replace`` gives (a Paper has no ``__post_init__``), five times faster."""
-        if not _FIELD_NAMES.issuperset(changes):
-            return replace(self, **changes)  # raises its TypeError naming the field
-        copy = object.__new__(type(self))
-        copy.__dict__.update(self.__dict__, **changes)
-        if changes and "_stored" in copy.__dict__:  # texts still read from the file; no longer its line
-            copy.__dict__["_stored"] = (*self.__dict__["_stored"][:2], "replaced")
-        return copy
-
-    def __getattr__(self, name: str):
-        # Reached only for a name the instance lacks. A paper read back from a review leaves its
-        # abstract and clean text in the review's papers.jsonl until they are asked for
-        # (``_stored``: a workbench.review._text.StoredTexts and the paper's line there).
-        stored = self.__dict__.get("_stored") if name in STORED_FIELDS else None
-        if stored is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return stored[0].read(stored[1], name)
-
-    def __getstate__(self) -> dict:
-        # Pickled (to a Dask worker, a process pool) or copied: with its texts, not the file.
-        state = dict(self.__dict__)
-        if state.pop("_stored", None) is not None:
-            for name in STORED_FIELDS:
-                state.setdefault(name, getattr(self, name))
-        return state
+    def with_texts(self, abstract: str, text: str) -> "Paper":
+        """The :class:`Paper` of this metadata with its ``abstract`` and clean ``text``."""
+        return Paper(*_info_values(self), abstract=abstract, text=text)
 
     def to_dict(self) -> dict:
-        # What dataclasses.asdict gives (every field is a string, a number, None or a tuple of
-        # strings), without its deep copies: ten times faster.
-        d = {name: getattr(self, name) for name in _FIELD_ORDER}
+        """The record's fields (in :data:`PAPER_FIELDS` order) as plain values: lists for tuples.
+        What ``dataclasses.asdict`` gives (every field is a string, a number, None or a tuple of
+        strings), without its deep copies."""
+        d = {name: getattr(self, name) for name in (PAPER_FIELDS if isinstance(self, Paper) else INFO_FIELDS)}
         d["authors"] = list(self.authors)
         d["keywords"] = list(self.keywords)
         d["sources"] = list(self.sources or (self.source,))
@@ -141,6 +112,23 @@ class Paper:
         for name in LINK_FIELDS:
             d[name] = list(getattr(self, name))
         return d
+
+
+@dataclass(frozen=True, slots=True)
+class Paper(PaperInfo):
+    """A paper as read and cleaned: its metadata (:class:`PaperInfo`) with its texts.
+
+    ``abstract`` is the text as given in the source; ``text`` is the clean version used for
+    embeddings, topic words and search (LaTeX converted, whitespace normalised). Both are
+    keyword arguments: ``Paper(id=..., title=..., abstract=..., text=...)``.
+    """
+
+    abstract: str = field(kw_only=True)
+    text: str = field(kw_only=True)
+
+    def info(self) -> PaperInfo:
+        """Its metadata alone, without the texts."""
+        return PaperInfo(*_info_values(self))
 
 
 def paper_line(paper: Paper) -> str:
@@ -157,21 +145,16 @@ def paper_line(paper: Paper) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
-def stored_file(papers) -> Path | None:
-    """The file whose lines are exactly ``papers``, in order: when every paper was read back
-    from one file leaving its texts there (``_stored``, see :meth:`Paper.__getattr__`), none was
-    replaced or left out, and the file is as it was read. A save then links that file instead of
-    writing every line again (a million lines take a minute). None otherwise."""
-    stored = papers[0].__dict__.get("_stored") if len(papers) else None
-    return stored[0].whole_file(papers) if stored is not None else None
-
-
-#: The fields a paper read back from a review reads from its file when they are asked for.
-STORED_FIELDS = frozenset({"abstract", "text"})
 #: The fields holding citation keys (tuples of strings, empty for most sources).
 LINK_FIELDS = ("external_ids", "references", "cited_by")
-_FIELD_ORDER = tuple(Paper.__dataclass_fields__)
-_FIELD_NAMES = frozenset(_FIELD_ORDER)
+#: A paper's metadata fields, in the order :class:`PaperInfo` (and :class:`Paper`, before its
+#: texts) takes them.
+INFO_FIELDS = tuple(PaperInfo.__dataclass_fields__)
+#: The texts a :class:`Paper` has beside its metadata.
+TEXT_FIELDS = ("abstract", "text")
+#: A paper's fields in the order a review's papers.jsonl and :func:`papers_to_frame` give them.
+PAPER_FIELDS = ("id", "title", *TEXT_FIELDS, *INFO_FIELDS[2:])
+_info_values = attrgetter(*INFO_FIELDS)
 
 # ----------------------------------------------------------------------------- bounded cost
 
@@ -197,11 +180,12 @@ PAPER_COLUMNS = ["id", "title", "authors", "year", "collection", "source"]
 
 
 def papers_to_frame(papers):
-    """A pandas DataFrame with one row per paper, indexed by nothing, ``id`` first."""
+    """A pandas DataFrame with one row per paper, indexed by nothing, ``id`` first (with
+    ``abstract`` and ``text`` for :class:`Paper` records, without them for :class:`PaperInfo`)."""
     import pandas as pd
 
     rows = [p.to_dict() for p in papers]
-    cols = list(Paper.__dataclass_fields__)
+    cols = list(PAPER_FIELDS if not rows or "abstract" in rows[0] else INFO_FIELDS)
     frame = pd.DataFrame(rows, columns=cols)
     frame["year"] = frame["year"].astype("Int64")
     return frame

@@ -194,7 +194,7 @@ def _write_papers(client, partitions: list, folder: Path, ahead: int = 4) -> Pat
     """The papers as lines of papers.jsonl in a new file in ``folder``: each partition's lines
     made on its worker and written as they arrive, in order, ``ahead`` partitions in flight. The
     driver never holds more than those (it used to gather every paper: 3 kB each). The review's
-    save links the file as its generation's papers.jsonl (:func:`workbench.corpus.paper.stored_file`)."""
+    save links the file as its generation's papers.jsonl (:meth:`workbench.corpus.texts.TextsInFile.file_of`)."""
     import tempfile
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 from .._version import __version__
 from .._runtime.fsutil import default_file_mode
 from ..dedupe import Duplicates, Merge, PaperKeys
-from ..corpus.paper import LINK_FIELDS, Paper
+from ..corpus.paper import INFO_FIELDS, LINK_FIELDS, TEXT_FIELDS, Paper
 from .pool import collector_paused
 from .report import FileReport
 
@@ -41,7 +41,7 @@ __all__ = ["READER_VERSION", "READING_CODE", "RecordCache", "code_digest"]
 #: version is in every key too).
 READER_VERSION = 1
 
-_FIELDS = list(Paper.__dataclass_fields__)
+_FIELDS = [*INFO_FIELDS, *TEXT_FIELDS]  # a row's values: a paper's metadata as Paper takes it, then its texts
 _TEXT, _ABSTRACT = _FIELDS.index("text"), _FIELDS.index("abstract")
 _TUPLES = [_FIELDS.index(f) for f in ("authors", "keywords", "sources", "aliases", *LINK_FIELDS)]
 _values = attrgetter(*_FIELDS)
@@ -197,6 +197,7 @@ def _parts(lines, head: dict) -> tuple[list[Paper], list[PaperKeys], FileReport]
             row[_TEXT] = row[_ABSTRACT]
         for i in _TUPLES:
             row[i] = tuple(row[i])
-        papers.append(Paper.from_values(row))
+        *info, abstract, text = row
+        papers.append(Paper(*info, abstract=abstract, text=text))
         keys.append(PaperKeys(bytes.fromhex(digest), words, title))
     return papers, keys, report

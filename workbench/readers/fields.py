@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..dedupe import PaperKeys
@@ -296,26 +296,6 @@ def _links(values: Mapping[str, Any]) -> dict:
     return out
 
 
-# What Paper(**values) makes (a frozen dataclass, no __post_init__), without its __init__'s
-# object.__setattr__ per field: 18 us a paper, a second per 50,000 papers read.
-_PAPER_FIELDS = Paper.__dataclass_fields__
-_TEMPLATE = {name: f.default for name, f in _PAPER_FIELDS.items()}
-_REQUIRED = frozenset(name for name, f in _PAPER_FIELDS.items()
-                      if f.default is MISSING and f.default_factory is MISSING)
-assert all(f.default_factory is MISSING for f in _PAPER_FIELDS.values()), "_TEMPLATE holds every default"
-
-
-def _new_paper(values: dict) -> Paper:
-    """``Paper(**values)``; ``values`` are not copied (build_paper's own dict)."""
-    if not _REQUIRED <= values.keys() <= _PAPER_FIELDS.keys():
-        return Paper(**values)  # raises the TypeError naming the field
-    paper = object.__new__(Paper)
-    fields = paper.__dict__
-    fields.update(_TEMPLATE)
-    fields.update(values)
-    return paper
-
-
 def _label(ctx: ReadContext, values: Mapping[str, Any]) -> str | None:
     """The screening decision a record carries (a label column, or ASReview's RIS notes)."""
     notes = values.get("notes")
@@ -399,6 +379,6 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     }
     if _LINKS & values.keys():
         fields.update(_links(values))
-    paper = _new_paper(fields)
+    paper = Paper(**fields)
     ctx.made.append((paper, PaperKeys.of(paper, normalised[0], normalised[1] if title else None, digest)))
     return paper

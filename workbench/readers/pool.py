@@ -31,7 +31,7 @@ from typing import Any
 
 from .._runtime.halves import collector_paused, workers
 from ..dedupe.keys import PaperKeys
-from ..corpus.paper import Paper
+from ..corpus.paper import INFO_FIELDS, TEXT_FIELDS, Paper
 from .fields import ReadContext
 
 __all__ = ["CHUNKS_PER_PROCESS", "MIN_ITEMS", "collector_paused", "make_chunks", "make_papers", "workers"]
@@ -50,9 +50,9 @@ _MAX_CHUNK = 5000
 # papers are in its file).
 _FREE, _CLAIMED, _SENT = 0, 1, 2
 
-# A paper travels from a worker as the values of its fields, in this order, and is made again
-# here as the same object (every field set, no __post_init__): what unpickling it would give.
-_FIELDS = tuple(Paper.__dataclass_fields__)
+# A paper travels from a worker as the values of its fields, in this order (its metadata as
+# Paper takes them, then its texts), and is made again here (:func:`_paper`).
+_FIELDS = (*INFO_FIELDS, *TEXT_FIELDS)
 _values = attrgetter(*_FIELDS)
 # Texts a worker does not send when the item it read holds the very same string (the abstract a
 # CSV row gave, unchanged by cleaning): their place in the item goes instead, and this process
@@ -158,7 +158,7 @@ class _Chunks:
         return [_values(p) for p in papers], _keys_sent(ctx, papers)
 
     def back(self, rows: list[tuple], keys: list[tuple], ctx: ReadContext) -> list[Paper]:
-        papers = [Paper.from_values(values) for values in rows]
+        papers = [_paper(values) for values in rows]
         ctx.made = [(paper, PaperKeys(*key)) for paper, key in zip(papers, keys)]
         return papers
 
@@ -267,9 +267,15 @@ def _rebuilt(rows: list[tuple], keys: list[tuple], items: Sequence, ctx: ReadCon
             if type(values[f]) is int:
                 strings = _strings(items[k]) if strings is None else strings
                 values[f] = strings[values[f]]
-        papers.append(Paper.from_values(values))
+        papers.append(_paper(values))
     ctx.made = [(paper, PaperKeys(*key)) for paper, key in zip(papers, keys)]
     return papers
+
+
+def _paper(values: Sequence) -> Paper:
+    """The paper whose fields, in :data:`_FIELDS` order, hold ``values``."""
+    *info, abstract, text = values
+    return Paper(*info, abstract=abstract, text=text)
 
 
 def _strings(item: Any) -> list[str]:

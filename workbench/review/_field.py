@@ -43,7 +43,7 @@ class FieldReview:
         import pandas as pd
 
         ids = list(ids)
-        return pd.DataFrame(field.coupling([self.paper(i) for i in ids], self.papers), index=ids, columns=ids)
+        return pd.DataFrame(field.coupling([self.papers[r] for r in self.rows(ids)], self.papers), index=ids, columns=ids)
 
     def links_frame(self):
         """One row per link: citing, cited (ids), their titles and their topics now."""

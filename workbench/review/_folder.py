@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .._runtime.fsutil import atomic_write_text, default_file_mode, fsync_path
-from ..corpus.paper import paper_line, stored_file
+from ..corpus.paper import paper_line
 
 __all__ = [
     "GENERATIONS",
@@ -74,7 +74,7 @@ def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
             return
         except OSError:
             pass
-    whole = stored_file(review.papers)
+    whole = review.paper_texts.file_of(review.papers)
     if whole is not None:
         try:  # the papers as read from a file (a Dask build's lines): share its bytes
             os.link(whole, folder / "papers.jsonl")
@@ -83,7 +83,7 @@ def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
             pass
     # Line by line: joining 50,000 records first would double the peak memory.
     with open(folder / "papers.jsonl", "w", encoding="utf-8") as out:
-        for p in review.papers:
+        for p in review.papers_with_texts():
             out.write(paper_line(p) + "\n")
 
 

@@ -69,7 +69,7 @@ def _write(review: Review, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".haystack-", suffix=".tmp", dir=path.parent)
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
-            for p in review.papers:
+            for p in review.papers_with_texts():
                 fh.write(lower_text(p).replace(SEPARATOR, " ") + SEPARATOR)
         os.chmod(tmp, default_file_mode())
         os.replace(tmp, path)

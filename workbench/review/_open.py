@@ -11,7 +11,7 @@ from . import _folder as files
 from ..errors import ReviewError, WorkbenchError
 from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
-from ._text import read_papers
+from ..corpus.texts import read_papers
 
 __all__ = ["is_review", "open_or_build", "open_review"]
 
@@ -61,7 +61,7 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
         raise ReviewError(f"{path} is not a built review (no build.json); run `workbench build --review {path}` first")
     try:
         manifest = json.loads((where / "build.json").read_text(encoding="utf-8"))
-        papers = read_papers(where / "papers.jsonl")
+        papers, texts = read_papers(where / "papers.jsonl")
         topics_doc = json.loads((where / "topics.json").read_text(encoding="utf-8"))
         arrays = load_file(str(where / "arrays.safetensors"))
     except (OSError, ValueError, KeyError) as err:
@@ -72,6 +72,6 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
     if len(arrays["labels"]) != len(papers):
         raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
     review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"),
-                    arrays.get("fine_labels"), generation=generation)
+                    arrays.get("fine_labels"), generation=generation, texts=texts)
     review.refresh_topics()
     return review

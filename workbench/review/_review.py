@@ -1,7 +1,8 @@
 """The :class:`Review`: the one object the faces (widgets, notebooks, command line) work with.
 
-A review holds its papers, the topics (as found and as edited), the map, and (loaded when
-first needed) the embeddings and the embedder. Everything a face needs is a public method here;
+A review holds its papers (their metadata, and their texts beside them: a
+:class:`~workbench.corpus.texts.PaperTexts`), the topics (as found and as edited), the map, and
+(loaded when first needed) the embeddings and the embedder. Everything a face needs is a public method here;
 the work is done by the modules beside it (``_search``, ``_themes``, ``_screening``, ...).
 """
 
@@ -16,7 +17,8 @@ import numpy as np
 from . import _folder as files
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
-from ..corpus.paper import OUTLIER, Paper
+from ..corpus.paper import OUTLIER, Paper, PaperInfo
+from ..corpus.texts import PaperTexts, TextsInMemory
 from . import _haystack, _screening, _search, _stopping, _text, _themes, _typical
 from ._field import FieldReview
 from ._living import LivingReview
@@ -38,12 +40,16 @@ class Review(TeamReview, FieldReview, LivingReview):
     :class:`~._team.TeamReview`; the field (``links``, ``over_time``, ``field_summary``):
     :class:`~._field.FieldReview`; updates and duplicates: :class:`~._living.LivingReview`."""
 
-    def __init__(self, path: Path, manifest: dict, papers: list[Paper], topics, labels, coords,
+    def __init__(self, path: Path, manifest: dict, papers: list[Paper] | list[PaperInfo], topics, labels, coords,
                  reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
-                 embedder=None):
+                 embedder=None, texts: PaperTexts | None = None):
         self.path = Path(path)
         self.manifest = manifest
-        self.papers = papers
+        if texts is None:  # whole papers (a build's, an update's): their texts held here
+            texts, papers = TextsInMemory.of(papers), [p.info() for p in papers]
+        # Each paper's metadata (PaperInfo), in map order; their texts: paper_texts, by row
+        self.papers: list[PaperInfo] = papers
+        self.paper_texts = texts
         # What the model found, as written in the folder; ``topics``/``labels`` add the human edits.
         self.model_topics = topics
         self.model_labels = np.asarray(labels, dtype=int)
@@ -192,18 +198,25 @@ class Review(TeamReview, FieldReview, LivingReview):
         return [self.row(i) for i in ids]
 
     def paper(self, paper_id: str) -> Paper:
-        return self.papers[self.row(paper_id)]
+        """The whole paper (its metadata in ``papers``, its texts in ``paper_texts``)."""
+        k = self.row(paper_id)
+        return self.paper_texts.paper(self.papers[k], k)
+
+    def papers_with_texts(self):
+        """Every whole paper, in map order, one at a time (the texts are read as they are given:
+        a large review's do not fit in memory at once)."""
+        return self.paper_texts.papers(self.papers)
 
     def texts(self) -> list[str]:
         """What is embedded and clustered for each paper (:func:`document_text`), in map order."""
         if self._texts is None:
-            self._texts = [document_text(p) for p in self.papers]
+            self._texts = [document_text(p) for p in self.papers_with_texts()]
         return self._texts
 
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""
         if self._haystack is None:
-            self._haystack = [_haystack.lower_text(p) for p in self.papers]
+            self._haystack = [_haystack.lower_text(p) for p in self.papers_with_texts()]
         return self._haystack
 
     def papers_frame(self):

@@ -171,10 +171,14 @@ class _Base:
 
 
 def _base(review, merged: dict[str, str]) -> _Base:
+    """The update's starting point (see :class:`_Base`): whole papers, their texts read (the
+    new records are compared with them)."""
     ids = {p.id for p in review.papers}
     drop = [i for i, p in enumerate(review.papers) if merged.get(p.id) in ids]
     keep = np.array([i for i in range(len(review.papers)) if i not in set(drop)], dtype=int)
-    papers = [review.papers[i] for i in keep]
+    whole = list(review.papers_with_texts())
+    papers = [whole[i] for i in keep]
+    del whole
     where = {p.id: k for k, p in enumerate(papers)}
     for i in drop:
         k = where.get(merged[review.papers[i].id])

@@ -86,7 +86,7 @@ class Comparison:
 
     def _weights(self) -> tuple[np.ndarray, list[str]]:
         review = self.session.review
-        texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers)
+        texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers_with_texts())
         vec, X = _term_model(texts)
         rows = review.rows(self.ids)
         from ..corpus.writing_systems import join_cjk

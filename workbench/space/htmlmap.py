@@ -161,7 +161,8 @@ def map_figure(review, max_points: int = MAX_POINTS):
     sizes = full.groupby("topic").size()  # every paper counts in the legend, drawn or not
     rows = sample_rows(full["topic"].to_numpy(), max_points)
     frame = full.iloc[rows].copy() if len(rows) < len(full) else full
-    frame["abstract"] = [review.papers[i].text for i in rows]
+    texts = review.paper_texts  # (every text in one pass; a sample's one by one)
+    frame["abstract"] = [t for _, t in texts] if len(rows) == len(texts) else [texts.text(int(i)) for i in rows]
     colours = topic_colours({int(t): int(n) for t, n in sizes.items()})
     size = point_size(len(frame))
     fig = go.Figure()

@@ -99,7 +99,7 @@ class MapPanel:
         papers = s.review.papers
         f["Year"] = ["" if p.year is None else str(p.year) for p in papers]
         f["Authors"] = [authors_line(p.authors, p.et_al, limit=3) for p in papers]
-        f["preview"] = [_preview(p.title, p.text) for p in papers]
+        f["preview"] = [_preview(p.title, text) for p, (_, text) in zip(papers, s.review.paper_texts)]
         f["relevance"] = "no model"
         self._bulk_column()
         self._topic_columns()

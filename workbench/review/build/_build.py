@@ -383,7 +383,7 @@ def _sync_store(review: Review, store, built: bool = False):
     from ...store import Store
 
     key = review.manifest.get("cache_keys", {}).get("papers") if built else None
-    report = store.sync_papers((p.to_dict() for p in review.papers), key=key)
+    report = store.sync_papers((p.to_dict() for p in review.papers_with_texts()), key=key)
     labelled = [p for p in review.papers if p.label in DECISIONS]
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:

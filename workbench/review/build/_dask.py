@@ -21,7 +21,8 @@ from ..._version import __version__
 from ...embed import get_embedder
 from .. import _provenance, _typical
 from .._review import Review
-from .._text import document_text, read_papers
+from ...corpus.texts import read_papers
+from .._text import document_text
 
 __all__ = ["build_with_dask"]
 
@@ -57,9 +58,9 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
                               follow_links=follow_links, **sizes, **topic_params)
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
-        papers = read_papers(built.papers_file)
+        papers, texts = read_papers(built.papers_file)
         review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
-                        built.fine_labels, embedder=emb)
+                        built.fine_labels, embedder=emb, texts=texts)
         t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
         saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
     finally:

@@ -153,7 +153,7 @@ def _decided(review: Review, store, mine: dict, by_paper: dict) -> dict[str, lis
         d = mine.get(pid)
         if d is None:
             continue
-        paper, topic = review.paper(pid), review.topic_of(pid)
+        paper, topic = review.papers[review.row(pid)], review.topic_of(pid)  # (its metadata: no text read)
         notes = tuple(PaperNote(n.reviewer, n.text) for n in store.notes(pid))
         others = tuple((o.reviewer, o.decision, o.reason) for o in by_paper[pid] if o.reviewer != d.reviewer)
         out[d.decision].append(DecidedPaper(pid, paper.title, paper.year, topic,
