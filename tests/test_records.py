@@ -137,6 +137,36 @@ def test_paper_is_frozen_and_converts_to_a_frame():
     assert frame.year.isna().tolist() == [False, True]
 
 
+def test_a_paper_is_its_metadata_with_its_texts_each_made_by_its_constructor():
+    import pickle
+    from dataclasses import FrozenInstanceError
+    from pathlib import Path
+
+    from workbench.corpus.paper import PAPER_FIELDS, PaperInfo
+
+    p = Paper(id="abc", title="T", abstract="A $x$", text="A x", authors=("X Y",), year=2020, keywords=("k",))
+    info = p.info()
+    assert type(info) is PaperInfo and isinstance(p, PaperInfo) and info.to_dict() == {
+        k: v for k, v in p.to_dict().items() if k not in ("abstract", "text")}
+    assert info.with_texts("A $x$", "A x") == p and pickle.loads(pickle.dumps(p)) == p
+    assert list(p.to_dict()) == list(PAPER_FIELDS)[:len(p.to_dict())] and list(p.to_dict())[:4] == [
+        "id", "title", "abstract", "text"]  # (papers.jsonl's order)
+    for record in (p, info):
+        assert not hasattr(record, "__dict__"), "slots: nothing can be attached or swapped behind the constructor"
+        with pytest.raises(FrozenInstanceError):
+            record.title = "other"
+        with pytest.raises(FrozenInstanceError):
+            del record.title
+    assert not hasattr(info, "abstract") and not hasattr(info, "text")
+    with pytest.raises(TypeError, match="abstract"):
+        Paper(id="abc", title="T")  # the texts are not optional: PaperInfo is the record without them
+    assert "__getattr__" not in vars(Paper) and "__getattr__" not in vars(PaperInfo)
+    package = Path(__file__).resolve().parents[1] / "workbench"
+    made_around = [str(f.relative_to(package)) for f in package.rglob("*.py")
+                   if "object.__new__(" in f.read_text(encoding="utf-8")]
+    assert made_around == [], "records are made by their constructors"
+
+
 def test_ampersands_and_percent_signs_survive_latex_conversion():
     assert clean_text(r"R&D spend rose 5% with \textbf{care}") == "R&D spend rose 5% with care"
     assert clean_text(r"R\&D and Q&A") == "R&D and Q&A"

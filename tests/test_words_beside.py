@@ -162,6 +162,15 @@ def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
         assert a.topics.equals(b.topics) and a.model.words_ == b.model.words_ and again.topics.equals(a.topics)
         assert len(more) == 305, len(more)
         assert not [p for p in os.listdir("{tmp_path}/a/cache") if p.startswith(".words")]
+        assert len(os.listdir("{tmp_path}/a/cache/terms")) == 1  # the newest count is kept for later fits
+        opened = workbench.open_review("{tmp_path}/a")  # (a review opened later: its build's count is loaded)
+        count = terms.DocumentTerms.__init__
+        def refused(self, texts, key=None):
+            raise AssertionError("counted again")
+        terms.DocumentTerms.__init__ = refused
+        opened.show_themes(3)
+        terms.DocumentTerms.__init__ = count
+        assert opened.model.terms_.key == terms.texts_key(documents(opened.texts()))
         print("same review words")
     """, tmp_path)
     assert "same review words" in out

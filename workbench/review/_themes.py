@@ -5,7 +5,7 @@ themes with ``save=True`` is saved all or nothing (see ``_build.save``); without
 memory shows the new topics and the folder keeps the old. A refit or themes hands the next fit
 what the review's last fit in this process computed from its papers alone (``Review.model``:
 the neighbour graph of the embeddings, the texts' document-term matrix), so neither is
-computed twice.
+computed twice; a review opened since has the word counts its build kept in its ``cache/``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..errors import InputError, ReviewError
 from ..topics import TopicModel
+from .build._reuse import BuildCache
 
 if TYPE_CHECKING:
     from ._review import Review
@@ -65,9 +66,12 @@ def refit(review: Review, save: bool = False, reviewer: str | None = None, **top
 
 def _computed(review: Review) -> dict:
     """What the review's last fit in this process computed from its papers alone, for the next
-    fit: ``graph`` and ``terms`` (see :meth:`TopicModel.fit`); none after opening it."""
+    fit: ``graph`` and ``terms`` (see :meth:`TopicModel.fit`); after opening it, the word counts
+    its build kept (asked for when the labels need them)."""
     last = review.model
-    return {"graph": last.graph_, "terms": last.terms_} if last is not None else {}
+    kept = last is not None and last.terms_ is not None
+    return {"graph": last.graph_ if last is not None else None,
+            "terms": last.terms_ if kept else BuildCache(review.path).terms}
 
 
 def show_themes(review: Review, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:

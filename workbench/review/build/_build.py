@@ -136,7 +136,7 @@ def build(
     t = time.perf_counter()
     with ExitStack() as beside:
         with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
-            words = beside.enter_context(WordsBeside(texts, cache.folder))
+            words = beside.enter_context(WordsBeside(texts, cache.folder, keep=cache.keep_terms))
             X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)
         params = TopicModel(seed=seed, **topic_params).get_params()
         keys = cache_keys(report, merged, X, texts, emb, params)

@@ -26,7 +26,7 @@ import logging
 import os
 import secrets
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..._runtime.halves import beside, can_split, ended, received, reporting, start_child
 from ...topics.terms import DocumentTerms, texts_key
@@ -41,11 +41,13 @@ MIN_PAPERS = 5_000
 
 class WordsBeside:
     """The words of ``texts`` being counted in a forked process (see the module docstring):
-    :meth:`terms` gives the child's count. A context manager: leaving it stops a child still
-    counting and removes its file."""
+    :meth:`terms` gives the child's count, and hands its file to ``keep(path, key)`` where given
+    (the review's cache keeps it for later fits). A context manager: leaving it stops a child
+    still counting and removes its file."""
 
-    def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = False):
-        self.texts, self.folder = texts, Path(folder)
+    def __init__(self, texts: Sequence[str], folder: str | os.PathLike, start: bool = False,
+                 keep: Callable[[Path, str], None] | None = None):
+        self.texts, self.folder, self.keep = texts, Path(folder), keep
         self._child = self._conn = self._file = None
         self._key: str | None = None  # the key of the texts the child counts, once it has said
         self._done: tuple[str, str | None] | None = None  # how the count ended: ("counted", None) or ("error", why)
@@ -99,7 +101,11 @@ class WordsBeside:
         kind, value = self._done
         try:
             if kind == "counted":
-                return DocumentTerms.from_file(self._file)
+                counted = DocumentTerms.from_file(self._file)
+                if self.keep is not None:
+                    self.keep(self._file, counted.key)  # (moved: close() has nothing to remove)
+                    self._file = None
+                return counted
             log.warning("counting the topic words in this process: its second process failed: %s", value)
         except Exception as err:  # noqa: BLE001 - a cut or unreadable file: counted here
             log.warning("counting the topic words in this process: its second process's count is unreadable (%s)", err)
