@@ -2,8 +2,8 @@
 
 A review holds its papers (their metadata, and their texts beside them: a
 :class:`~workbench.corpus.texts.PaperTexts`), the topics (as found and as edited), the map, and
-(loaded when first needed) the embeddings and the embedder. Everything a face needs is a public method here;
-the work is done by the modules beside it (``_search``, ``_themes``, ``_screening``, ...).
+(loaded when first needed) the embeddings and the embedder. Everything a face needs is a public
+method here; the work is done by the modules beside it (``_search``, ``_themes``, ...).
 """
 
 from __future__ import annotations
