@@ -42,7 +42,8 @@ from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
 from ._text import document_text
 from ._update import NEW_SINCE, DuplicateFound, UpdateReport, update
-from .report._write import write_report
+from ._prisma import write_diagram
+from .report import write_report
 
 __all__ = [
     "DEFAULT_REVIEW",
@@ -74,5 +75,6 @@ __all__ = [
     "simulate_file",
     "simulation_json",
     "update",
+    "write_diagram",
     "write_report",
 ]

@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import replace
 
 from .. import team
-from ..store import check_output
 from ..errors import InputError
 from ..corpus.paper import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
 from . import _prisma, _screening
@@ -126,9 +125,7 @@ class TeamReview:
         with self.store() as store:
             counts = _prisma.counts(self, store, previous_studies, update)
         if write:
-            where = check_output(folder if folder is not None else self.path / "report", folder=True,
-                                 purpose="the PRISMA diagram")
-            team.write_diagram(counts, where)
+            _prisma.write_diagram(counts, folder if folder is not None else self.path / "report")
         return counts
 
     def visible(self, paper: str, viewer: str | None = None, *, stage: str = TITLE_ABSTRACT,
