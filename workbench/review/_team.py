@@ -21,7 +21,7 @@ from .. import team
 from ..errors import InputError
 from ..records import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
 from . import _prisma, _screening
-from ._screening import final_decisions
+from ._screening import final_decisions, papers_of
 
 __all__ = ["TeamReview", "final_decisions", "import_annotations", "screening_of"]
 
@@ -36,9 +36,11 @@ def _stage(stage) -> str:
 
 def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None) -> team.Screening:
     """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from the store's
-    votes and final decisions (only papers in ``ids`` when given)."""
+    votes (with those a merge kept on the paper merged away) and final decisions (only papers in
+    ``ids`` when given)."""
     keep = None if ids is None else set(ids)
-    votes = [d for d in store.every_decision(_stage(stage)) if keep is None or d.paper_id in keep]
+    every = store.every_decision(_stage(stage)) + store.votes_kept(stage)  # (a merge's two votes: a conflict)
+    votes = [d for d in every if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
     return team.classify(votes, finals, required=store.reviewers_per_paper(),
                          reasons_must_match=stage == FULL_TEXT)
@@ -49,11 +51,12 @@ def _line(paper: team.PaperStatus, stage: str) -> str:
     return f"{paper.paper_id} at {_STAGE_NAMES[stage]}: {votes}"
 
 
-def import_annotations(store, path) -> object:
-    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`):
-    different reviewers' decisions are kept side by side; the report also lists the papers the
-    import touched on which the reviewers now disagree (the conflicts to resolve)."""
-    report = store.import_annotations(path)
+def import_annotations(store, path, allow_orphans: bool = False) -> object:
+    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`; an
+    export of mostly other papers needs ``allow_orphans``): different reviewers' decisions are
+    kept side by side; the report also lists the papers the import touched on which the
+    reviewers now disagree (the conflicts to resolve)."""
+    report = store.import_annotations(path, allow_orphans=allow_orphans)
     lines = []
     for stage in STAGES:
         touched = {pid for pid, s in report.decided if s == stage}
@@ -82,8 +85,8 @@ class TeamReview:
         """Settle ``paper`` at ``stage`` with a final ``decision``, recorded as resolved by
         ``reviewer`` (a voter or a third person), with why (for an exclusion: the reason PRISMA
         counts) and when. One ``undo`` takes it back. Final decisions train everyone's queue."""
-        self.row(paper)  # not a paper of this review: a clear error before anything is written
         with self.store(reviewer) as store:
+            (paper,) = papers_of(self, store, [paper])  # before anything is written
             final = store.set_final(paper, decision, reason, stage=_stage(stage))
         return team.FinalDecision(final.paper_id, final.decision, final.resolved_by, final.reason,
                                   final.resolved_at, final.stage)
@@ -120,8 +123,8 @@ class TeamReview:
         decisions (``Decision`` by reviewer), tags (names by reviewer) and notes (``Note`` lists
         by reviewer), by the blind rule of :func:`workbench.team.visible_to` (everything when the
         review is not blind; ``resolving``: the viewer is resolving its conflict)."""
-        self.row(paper)
         with self.store(viewer) as store:
+            (paper,) = papers_of(self, store, [paper])
             decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage))}
             return team.visible_to(store.reviewer, decisions=decisions, tags=store.tags_by_reviewer(paper),
                                    notes=store.notes_by_reviewer(paper), blind=store.blind,
@@ -134,7 +137,8 @@ class TeamReview:
         full text (include, exclude with a reason, or ``"not retrieved"``) only papers included at
         title/abstract (settled: agreed or resolved) can be decided."""
         if _stage(stage) == FULL_TEXT:
-            ids = [ids] if isinstance(ids, str) else list(ids)
+            with self.store(reviewer) as store:
+                ids = papers_of(self, store, ids)
             settled = self.screening(TITLE_ABSTRACT).decisions()
             waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
             if waiting:
@@ -143,8 +147,9 @@ class TeamReview:
                                  "only those go on to full text; see Review.screening('title_abstract')")
         return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer, stage)
 
-    def import_annotations(self, path, reviewer: str | None = None):
+    def import_annotations(self, path, reviewer: str | None = None, *, allow_orphans: bool = False):
         """Merge a colleague's JSONL export (:func:`import_annotations`): what it added, the
-        conflicts of the same reviewer's edits, and the papers the reviewers now disagree on."""
+        conflicts of the same reviewer's edits, and the papers the reviewers now disagree on. An
+        export whose papers are mostly not in this review is refused unless ``allow_orphans``."""
         with self.store(reviewer) as store:
-            return import_annotations(store, path)
+            return import_annotations(store, path, allow_orphans)

@@ -296,14 +296,19 @@ def _replay_backwards(conn: sqlite3.Connection, act: Action, hid: int, check) ->
 
 
 def read_history(conn: sqlite3.Connection, limit: int | None = 20,
-                 paper_id: str | None = None) -> list[HistoryEntry]:
-    """The latest ``limit`` history entries, newest first (all with ``limit=None``)."""
+                 paper_id: str | list[str] | None = None) -> list[HistoryEntry]:
+    """The latest ``limit`` history entries, newest first (all with ``limit=None``); with
+    ``paper_id`` (an id or several), only those that touched that paper."""
     params: list = []
     where = ""
     if paper_id is not None:
-        where = ("WHERE id IN (SELECT history_id FROM history_changes "
-                 "WHERE key LIKE ?1 OR before LIKE ?1 OR after LIKE ?1)")
-        params += [f'%"paper_id": "{paper_id}"%']
+        ids = [paper_id] if isinstance(paper_id, str) else list(paper_id)
+        # an annotation's paper_id, or one of the two papers of a duplicate verdict
+        patterns = [f'%"{column}": "{pid}"%' for pid in ids for column in ("paper_id", "paper_a", "paper_b")]
+        touched = " OR ".join(f"key LIKE ?{i} OR before LIKE ?{i} OR after LIKE ?{i}"
+                              for i in range(1, len(patterns) + 1))
+        where = f"WHERE id IN (SELECT history_id FROM history_changes WHERE {touched})"
+        params += patterns
     sql = (f"SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history {where} "
            "ORDER BY id DESC")
     if limit is not None:

@@ -162,8 +162,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     @guarded
     def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the one paper whose id starts with ``id_or_prefix``."""
+        """The full id of the one paper whose id starts with ``id_or_prefix``; for an id a person
+        merged into another paper ("same paper"), the paper it joined, with a
+        :class:`~._errors.MergedPaperWarning` saying so (every method taking ids does the same)."""
         return _papers.resolve(self._conn, id_or_prefix, str(self.path))
+
+    @guarded
+    def resolve_ids(self, id_or_ids) -> list[str]:
+        """:meth:`resolve` for one id or many, each paper once, in the order given."""
+        return self._ids(id_or_ids)
 
     @guarded
     def paper(self, id_or_prefix: str) -> dict:
@@ -225,8 +232,9 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
     # ------------------------------------------------------------------ history
     @guarded
     def history(self, limit: int | None = 20, paper: str | None = None) -> list[HistoryEntry]:
-        """The latest changes, newest first (optionally only those touching ``paper``)."""
-        pid = None if paper is None else self._ids(paper)[0]
+        """The latest changes, newest first (optionally only those touching ``paper``, or a paper
+        merged into it)."""
+        pid = None if paper is None else _papers.joined_family(self._conn, self._ids(paper)[0])
         return _history.read_history(self._conn, limit, pid)
 
     @writes
@@ -249,12 +257,14 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         return _destination.export(self._conn, fmt, path, self.path)
 
     @writes
-    def import_annotations(self, path) -> ImportReport:
+    def import_annotations(self, path, *, allow_orphans: bool = False) -> ImportReport:
         """Merge a JSONL export into this store (idempotent; conflicts reported).
 
+        An export whose papers are mostly (more than half) not in this review is refused, as
+        another review's export, unless ``allow_orphans``; the report counts the papers not in it.
         A snapshot of the store is taken first (see :meth:`backup`)."""
-        _backup.snapshot(self._conn, self.path, "before-import")
-        return _import.import_jsonl(self._conn, self.reviewer, path)
+        return _import.import_jsonl(self._conn, self.reviewer, path, allow_orphans,
+                                    before=lambda: _backup.snapshot(self._conn, self.path, "before-import"))
 
     @guarded
     def integrity_check(self) -> str:
