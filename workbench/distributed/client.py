@@ -31,6 +31,9 @@ def dask_client(client=True, n_workers: int = LOCAL_WORKERS):
     if isinstance(client, str) and client:
         try:
             connected = Client(client, timeout="20s")
+        except ValueError as err:  # not an address at all ("garbage": no port)
+            raise InputError(f"--dask {client!r} is not a scheduler address ({err}); expected one such as "
+                             "tcp://scheduler:8786, or leave the address out for a cluster on this machine") from err
         except OSError as err:
             raise InputError(f"could not reach the Dask scheduler at {client!r} ({err}); start it with "
                              "`dask scheduler` (and workers with `dask worker ADDRESS`) or leave the "
