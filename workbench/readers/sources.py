@@ -77,7 +77,10 @@ def read_bytes_report(
     if reader is None:
         raise ReaderError(_unknown(path), name)
     sample = (text or "")[:_HEAD]
-    if not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample):
+    # Many control characters: a PDF or an image renamed, unless the file is UTF-8 without a NUL (a
+    # text export whose values hold them, such as the workbench's own export of such a value).
+    if (not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample)
+            and not (encoding == "utf-8" and b"\x00" not in head_bytes)):
         raise ReaderError("this is binary data, not a text export (a PDF, an image or another file renamed?); "
                           "export the records again as " + supported_formats(), name)
     if not reader.binary and text is None:

@@ -98,7 +98,10 @@ def named_tag(conn: sqlite3.Connection, name) -> str:
 
 
 def check_text(text, what: str = "note") -> str:
-    """Note text as the store keeps it: stripped; refuses what is not text or is empty."""
+    """Note text as the store keeps it: stripped, NUL characters dropped (as every reader and
+    export drops them); refuses what is not text or is empty."""
+    if isinstance(text, str) and "\x00" in text:
+        text = text.replace("\x00", "")
     if not isinstance(text, str) or not text.strip():
         raise AnnotationInputError(f"{what} {text!r} is empty; expected some text")
     return text.strip()

@@ -145,7 +145,9 @@ def read_jsonl(path: Path) -> dict[str, list[dict]]:
     it; the first bad value is an error naming the file and line."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Lines end at "\n" only (CR LF read as "\n"): str.splitlines would also cut at U+0085,
+        # U+2028, U+2029 and \x1c-\x1e, which JSON leaves unescaped inside a string.
+        lines = path.read_text(encoding="utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as err:
         raise AnnotationInputError(
             f"cannot read {path} ({err}); expected a .jsonl file from `workbench export "
