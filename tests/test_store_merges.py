@@ -162,3 +162,32 @@ def test_a_topic_name_lost_when_a_refit_merges_topics_comes_back_when_it_splits_
         assert store.current_topics()[1] == {8: "Proteins", 7: "Dialogue"}
         assert split.names_back == {7: "Dialogue"} or split.names_back == {8: "Proteins"}
         assert "names back" in str(split)
+
+
+# ----------------------------------------------------------------------------- every route
+
+# Every Store method that takes a paper, with the rest of a call: each must name the paper the
+# id joined (the route is _papers.resolve; a method added without going through it fails here).
+ROUTES = {
+    "clear_final": (), "decide": ("include",), "decision": (), "decisions": (), "final": (),
+    "move_paper": (0,), "note": ("text",), "note_each": ("text",), "notes": (), "notes_by_reviewer": (),
+    "paper": (), "resolve": (), "resolve_ids": (), "set_final": ("include",), "tag": ("x",), "tags": (),
+    "tags_by_reviewer": (), "untag": ("x",), "votes": (),
+}
+PAPER_PARAMETERS = {"id_or_prefix", "id_or_ids", "ids", "paper"}
+
+
+def test_every_store_method_taking_a_paper_resolves_a_merged_away_id_to_the_paper_it_joined(store):
+    import inspect
+
+    taking = {name for name, method in inspect.getmembers(Store, callable) if not name.startswith("_")
+              and PAPER_PARAMETERS & set(list(inspect.signature(method).parameters)[1:2])}
+    assert taking == set(ROUTES), "a Store method takes a paper id: add it to ROUTES"
+    store.record_topics({pid: 0 for pid in (A, B, C, D)}, {0: "all"}, {0: []})
+    store.settle_duplicates(A, B, "same")
+    for name, rest in ROUTES.items():
+        with pytest.warns(MergedPaperWarning, match=f"{B} was merged into {A}"):
+            getattr(store, name)(B, *rest)
+    with pytest.warns(MergedPaperWarning):
+        store.history(paper=B)
+    assert store.tags(A) == [] and store.paper(A)["id"] == A  # (tag then untag, both on A)
