@@ -221,3 +221,26 @@ def test_imported_annotations_on_a_paper_merged_away_here_go_to_the_paper_it_joi
     assert store.tags("ffffffffffff") == ["relevant"]
     assert store.decision("ffffffffffff", reviewer="ana").decision == "include"
     assert f'"paper": "{PID}"' not in store.export("jsonl")
+
+
+def test_papers_that_left_the_corpus_still_count_as_the_reviews_own(tmp_path):
+    """A colleague's export of the same review, after a rebuild on a narrower search left most
+    papers out of the corpus: it is this review's, not another's (its papers are reported)."""
+    ids = SEEDS_LIKE[:10]
+    export = tmp_path / "colleague.jsonl"
+    with Store.open(review_of(tmp_path / "theirs", ids, "seen")) as store:
+        store.export("jsonl", export)
+    with Store.open(review_of(tmp_path / "mine", ids), reviewer="bob") as store:
+        store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "text"} for i in ids[:3]])  # 7 left
+        report = store.import_annotations(export)
+        assert (report.papers, report.orphans) == (10, 7) and store.tags(ids[0]) == ["seen"]
+
+
+def test_a_store_with_no_paper_yet_takes_any_export(tmp_path):
+    """Nothing to mismatch: a new store filled from an export (e.g. a lost store rebuilt from one)."""
+    export = tmp_path / "all.jsonl"
+    with Store.open(review_of(tmp_path / "theirs", SEEDS_LIKE[:5], "seen")) as store:
+        store.export("jsonl", export)
+    with Store.open(tmp_path / "new", reviewer="bob") as store:
+        report = store.import_annotations(export)
+        assert (report.papers, report.orphans) == (5, 5) and len(store.orphaned()) == 5

@@ -189,9 +189,11 @@ def final_decisions(store, stage: str) -> list[team.FinalDecision]:
 def training_records(store) -> list[ScreeningRecord]:
     """What the store's reviewer's ranked queue learns from, as screening records in the order
     made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
-    the reviewer's own votes, else also the latest by anyone), each with how it was made."""
+    the reviewer's own votes, else also the latest by anyone), each with how it was made; not the
+    votes left on a paper merged into another."""
     viewer, blind = store.reviewer, store.blind
-    records = store.screening_records(everyone=True)
+    merged = store.merged_into()  # (a vote a merge left on the paper merged away: its conflict is the kept paper's)
+    records = [r for r in store.screening_records(everyone=True) if r.paper_id not in merged]
     finals = final_decisions(store, TITLE_ABSTRACT)
     chosen = team.training_decisions(viewer, records, finals, blind=blind)
     picked: dict[str, ScreeningRecord] = {}

@@ -2,8 +2,8 @@
 reported, one undoable action.
 
 An export whose papers are mostly not in this review (more than half of the papers it carries
-are not in the corpus: another review's export, most likely) is refused before anything is
-written, unless ``allow_orphans``. Papers the store does not know are added (outside the corpus,
+were never in it: another review's export, most likely) is refused before anything is written,
+unless ``allow_orphans``; a store that holds no paper yet takes any export. Papers the store does not know are added (outside the corpus,
 so reported as orphaned until a sync brings them in; the report counts them); annotations on an
 id a person merged into another paper here go to the paper it joined. Tags are unioned (each
 reviewer's kept as theirs); notes are matched by their ``uid``, decisions by (paper, reviewer,
@@ -93,22 +93,25 @@ FOREIGN_SHARE = 0.5
 
 
 def foreign_papers(conn: sqlite3.Connection, records: dict, path, allow_orphans: bool = False) -> tuple[int, int]:
-    """``(papers the export carries, those not in this review's corpus)``; more than
-    :data:`FOREIGN_SHARE` of them not in it is an error, unless ``allow_orphans``."""
+    """``(papers the export carries, those not in this review's corpus)``. More than
+    :data:`FOREIGN_SHARE` of them unknown to the review (never in it: a paper that left the corpus
+    was in it) is an error, unless ``allow_orphans``."""
     merges = merged_into(conn)
     carried = {p["id"] for p in records["paper"]} | {
         r["paper"] for kind in ("tagged", "note", "decision", "final") for r in records[kind]}
     carried = {merge_chain(pid, merges)[-1] for pid in carried}
-    corpus = {r[0] for r in conn.execute("SELECT id FROM papers WHERE in_corpus = 1")}
-    unknown = len(carried - corpus)
-    if unknown and unknown > FOREIGN_SHARE * len(carried) and not allow_orphans:
+    known = dict(conn.execute("SELECT id, in_corpus FROM papers"))
+    unknown = len([pid for pid in carried if pid not in known])
+    # (a store that holds no paper yet is filled from the export: there is no review to mismatch)
+    if known and unknown and unknown > FOREIGN_SHARE * len(carried) and not allow_orphans:
+        in_corpus = sum(1 for inside in known.values() if inside)
         raise AnnotationInputError(
             f"{path}: {unknown} of the {len(carried)} papers in it ({unknown / len(carried):.0%}) are not in "
-            f"this review ({len(corpus)} papers), so it is most likely another review's export; nothing was "
+            f"this review ({in_corpus} papers), so it is most likely another review's export; nothing was "
             "imported; import it into the review it came from, or import anyway with --allow-orphans "
             "(Store.import_annotations(path, allow_orphans=True)): the annotations on papers not in this "
             "review are kept as orphans and come back if those papers join it")
-    return len(carried), unknown
+    return len(carried), len([pid for pid in carried if not known.get(pid)])
 
 
 def _to_joined(records: dict, merges: dict[str, str]) -> int:

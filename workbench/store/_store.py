@@ -261,7 +261,8 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         """Merge a JSONL export into this store (idempotent; conflicts reported).
 
         An export whose papers are mostly (more than half) not in this review is refused, as
-        another review's export, unless ``allow_orphans``; the report counts the papers not in it.
+        another review's export, unless ``allow_orphans`` (a store with no paper yet takes any);
+        the report counts the papers not in it.
         A snapshot of the store is taken first (see :meth:`backup`)."""
         return _import.import_jsonl(self._conn, self.reviewer, path, allow_orphans,
                                     before=lambda: _backup.snapshot(self._conn, self.path, "before-import"))
