@@ -232,6 +232,7 @@ CALLS = [
     *[("Store", "papers_changed", [i], {}, True) for i in range(1, 16)],
     ("Store", "papers_tagged", [SECRETS[1]], {}, True), ("Store", "resolve", ["{P}"], {}, False),
     ("Store", "reviewers_per_paper", [], {}, True), ("Store", "screening_records", [], {}, True),
+    ("Store", "resolve_ids", [["{P}"]], {}, False), ("Store", "votes_kept", [], {}, True), ("Store", "votes_kept", [None], {}, True),
     ("Store", "screening_records", ["alice"], {}, True), ("Store", "screening_records", [], {"everyone": True}, True),
     ("Store", "settings", [], {}, True), ("Store", "snapshots", [], {}, True),
     ("Store", "sources", [False], {}, True), ("Store", "stopping_claims", [], {}, True),

@@ -67,7 +67,7 @@ def import_annotations(args) -> int:
 
 @on_store()
 def _merge(args, store: Store) -> Reply:
-    report = merge_annotations(store, args.file)  # with the papers the reviewers now disagree on
+    report = merge_annotations(store, args.file, args.allow_orphans)  # with the papers the reviewers now disagree on
     return Reply(str(report).split("\n"))  # its own line breaks; the data in it is quoted
 
 
@@ -95,3 +95,6 @@ def register(subparsers) -> None:
     p = add_store_command(subparsers, "import-annotations", import_annotations,
                           "merge a JSONL export into this review (idempotent; conflicts reported)")
     p.add_argument("file", metavar="FILE.jsonl")
+    p.add_argument("--allow-orphans", action="store_true",
+                   help="import even when most of the file's papers are not in this review (another "
+                        "review's export): their annotations are kept as orphans")

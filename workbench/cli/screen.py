@@ -35,7 +35,9 @@ def rank(args) -> int:
     c = ranking.counts
     decided = (f"{c['decided']} of {c['papers']} papers decided ({c['included']} included, {c['excluded']} "
                f"excluded, {c['maybe']} maybe), {c['undecided']} undecided")
-    if ranking.mode == "cold":
+    if not c["undecided"]:
+        say(f"{decided}: nothing left to rank")
+    elif ranking.mode == "cold":
         say(f"{decided}; no model before one include and one exclude: "
             f"{'one paper per topic' if args.by_topic else f'a random order (seed {ranking.seed})'}")
     else:
@@ -43,6 +45,8 @@ def rank(args) -> int:
         say(f"{decided}; {model}" + ("; a random sample of the papers no one has read: read every one"
                                      if ranking.mode == "sample" else ""))
     frame = ranking.frame()
+    if args.format == "table" and frame.empty:
+        return 0  # (said above; CSV and JSON still give their header and [])
     if args.format == "table":
         frame["score"] = [f"{p.score:.3f}" if p.score is not None else "" for p in ranking]
         frame["rank"] = [str(p.rank) if p.rank is not None else "" for p in ranking]

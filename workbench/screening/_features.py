@@ -69,9 +69,17 @@ class Features:
             params = {**TFIDF_PARAMS, **tfidf_params}
             vectorizer = TfidfVectorizer(**params)
             try:
-                tfidf = vectorizer.fit_transform(texts).tocsr().astype(np.float32)
-            except ValueError as err:  # an empty vocabulary: no text has a word
-                raise InputError(f"no words to rank by in {len(texts)} texts ({err}); give titles or abstracts") from err
+                tfidf = vectorizer.fit_transform(texts)
+            except ValueError as err:
+                # A handful of papers: every word is in "more than 95 %" of them (of one paper,
+                # all are), so max_df leaves none. Keep them all; no word at all is an error.
+                vectorizer = TfidfVectorizer(**{**params, "max_df": 1.0})
+                try:
+                    tfidf = vectorizer.fit_transform(texts)
+                except ValueError:
+                    raise InputError(f"no words to rank by in {len(texts)} texts (no title or abstract "
+                                     "has a word); give titles or abstracts") from err
+            tfidf = tfidf.tocsr().astype(np.float32)
             terms = vectorizer.get_feature_names_out()
         return cls(tfidf=tfidf, terms=terms, embeddings=embeddings)
 

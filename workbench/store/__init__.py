@@ -22,6 +22,7 @@ its inclusion criteria, exclusion reasons and sources (with their search provena
 from ._errors import (
     AmbiguousPaperError,
     AnnotationInputError,
+    MergedPaperWarning,
     NotAStoreError,
     StoreError,
     StoreVersionError,
@@ -78,6 +79,7 @@ __all__ = [
     "Final",
     "HistoryEntry",
     "ImportReport",
+    "MergedPaperWarning",
     "NotAStoreError",
     "Note",
     "ScreeningRecord",

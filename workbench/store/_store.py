@@ -151,8 +151,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     @guarded
     def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the one paper whose id starts with ``id_or_prefix``."""
+        """The full id of the one paper whose id starts with ``id_or_prefix``; for an id a person
+        merged into another paper ("same paper"), the paper it joined, with a
+        :class:`~._errors.MergedPaperWarning` saying so (every method taking ids does the same)."""
         return _papers.resolve(self._conn, id_or_prefix, str(self.path))
+
+    @guarded
+    def resolve_ids(self, id_or_ids) -> list[str]:
+        """:meth:`resolve` for one id or many, each paper once, in the order given."""
+        return self._ids(id_or_ids)
 
     @guarded
     def paper(self, id_or_prefix: str) -> dict:
@@ -216,14 +223,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
     def history(self, limit: int | None = 20, paper: str | None = None, *,
                 all_reviewers: bool = False) -> list[HistoryEntry]:
         """The latest changes this reviewer may see, newest first (optionally only those touching
-        ``paper``). In blind mode another reviewer's change is listed once this reviewer may see
+        ``paper``, or a paper merged into it). In blind mode another reviewer's change is listed once this reviewer may see
         every annotation it changed (see ``_visible``); ``all_reviewers=True`` lists everyone's,
         and in blind mode that read is itself recorded in the history (see :meth:`export`)."""
         pid = None if paper is None else self._ids(paper)[0]
         lens = self._lens(all_reviewers)
         if all_reviewers:
             self._record_all_reviewers(lens, "the history" + (f" of {pid}" if pid else ""))
-        return _visible.history(lens, limit, pid)
+        family = None if pid is None else _papers.joined_family(self._conn, pid)  # with the papers merged into it
+        return _visible.history(lens, limit, family)
 
     @guarded
     def latest_change(self) -> int:
@@ -283,12 +291,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
             act.summary = f"read every reviewer's work ({what}) while blind mode is on"
 
     @writes
-    def import_annotations(self, path) -> ImportReport:
+    def import_annotations(self, path, *, allow_orphans: bool = False) -> ImportReport:
         """Merge a JSONL export into this store (idempotent; conflicts reported).
 
+        An export whose papers are mostly (more than half) not in this review is refused, as
+        another review's export, unless ``allow_orphans`` (a store with no paper yet takes any);
+        the report counts the papers not in it.
         A snapshot of the store is taken first (see :meth:`backup`)."""
-        _backup.snapshot(self._conn, self.path, "before-import")
-        return _import.import_jsonl(self._conn, self.reviewer, path)
+        return _import.import_jsonl(self._conn, self.reviewer, path, allow_orphans,
+                                    before=lambda: _backup.snapshot(self._conn, self.path, "before-import"))
 
     @guarded
     def integrity_check(self) -> str:
