@@ -109,12 +109,13 @@ def _embed(texts: list[str], embedder: str) -> np.ndarray:
 
 
 def simulate_file(path, label_column: str = "label_included", seeds=5, model: str | None = None,
-                  embedder: str | None = None) -> Simulation:
+                  embedder: str | None = None, baseline: bool = True) -> Simulation:
     """Replay a labelled file once per seed (``seeds``: a count, 1..N, or the seeds themselves).
 
     Without ``embedder`` the ranker reads TF-IDF only (default ``svm-tfidf``); with one (e.g.
     ``"minilm"``, embedded once and then read from the workbench's cache) the default is the
-    measured best, ``svm-both``.
+    queue's default model. ``baseline``: also replay ``svm-tfidf`` (ELAS u4's twin) on the same
+    seeds, so the figures can be read against it (``Simulation.baseline``).
     """
     seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seeds or min(seeds) < 0:
@@ -125,7 +126,7 @@ def simulate_file(path, label_column: str = "label_included", seeds=5, model: st
                          f"or choose a TF-IDF model: {tfidf}")
     texts, labels = read_labelled(path, label_column)
     embeddings = _embed(texts, embedder) if embedder is not None else None
-    return simulate(texts, labels, seeds=seeds, model=model, embeddings=embeddings)
+    return simulate(texts, labels, seeds=seeds, model=model, embeddings=embeddings, baseline=baseline)
 
 
 def simulation_json(sim: Simulation) -> dict:

@@ -36,6 +36,7 @@ class Features:
     tfidf: sp.csr_matrix | None = None
     terms: np.ndarray | None = None
     embeddings: np.ndarray | None = None
+    titles: sp.csr_matrix | None = None  # TF-IDF of the titles alone (for ``title_weight`` models)
     _both: dict = field(default_factory=dict, repr=False)
     _blocks: dict = field(default_factory=dict, repr=False)
 
@@ -59,9 +60,19 @@ class Features:
             )
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, **tfidf_params) -> Features:
-        """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given."""
-        tfidf = terms = None
+    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, titles: Sequence[str] | None = None,
+                   **tfidf_params) -> Features:
+        """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given, and with
+        ``titles`` the TF-IDF of the titles apart (same settings)."""
+        tfidf = terms = title_tfidf = None
+        if titles is not None:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            titles = [t if isinstance(t, str) else "" for t in titles]
+            try:
+                title_tfidf = TfidfVectorizer(**{**TFIDF_PARAMS, **tfidf_params}).fit_transform(titles).tocsr().astype(np.float32)
+            except ValueError:  # no title has a word
+                title_tfidf = sp.csr_matrix((len(titles), 1), dtype=np.float32)
         if texts is not None:
             texts = [t if isinstance(t, str) else "" for t in texts]
             from sklearn.feature_extraction.text import TfidfVectorizer
@@ -73,7 +84,7 @@ class Features:
             except ValueError as err:  # an empty vocabulary: no text has a word
                 raise InputError(f"no words to rank by in {len(texts)} texts ({err}); give titles or abstracts") from err
             terms = vectorizer.get_feature_names_out()
-        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings)
+        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings, titles=title_tfidf)
 
     def __len__(self) -> int:
         return self.tfidf.shape[0] if self.tfidf is not None else self.embeddings.shape[0]
@@ -100,6 +111,18 @@ class Features:
             norms[norms == 0] = 1.0
             self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
         return self._blocks[key]
+
+    def words(self, title_weight: float = 0.0) -> sp.csr_matrix:
+        """The TF-IDF block a model reads: the texts' and, with ``title_weight``, the titles'
+        beside it scaled by that weight (built once, then kept; its first columns are ``terms``)."""
+        if not title_weight:
+            return self.tfidf
+        if self.titles is None:
+            raise InputError("a title-weighted model needs the titles: Features.from_texts(texts, titles=...)")
+        key = ("titles", float(title_weight))
+        if key not in self._both:
+            self._both[key] = sp.hstack([self.tfidf, self.titles * np.float32(title_weight)], format="csr", dtype=np.float32)
+        return self._both[key]
 
     def blocks(self, kind: str, center: bool = False, dims: int = 0) -> tuple:
         """(TF-IDF or None, embedding block or None): what a ``kind`` model reads."""
