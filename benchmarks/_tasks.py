@@ -7,10 +7,14 @@ They are easier than a real review's inclusion criteria (a field or a condition,
 question), so they are reported apart from SYNERGY and weigh as much as SYNERGY, not more, in
 the leave-one-review-out choice (benchmarks/screening_loo.py).
 
-Every task is fixed: its label, size, number of relevant records and seed are listed in
-``TASKS``, and the draw is ``numpy.random.default_rng(seed)``. The medical corpus's records are
-drawn from its first 1,500 rows only (fewer texts to embed once); its titles are inside the
-abstracts, so a record's text is the abstract alone, as ``document_text`` makes it.
+Every task is fixed: its corpus, label, prevalence and seed are listed in ``TASKS``. The tasks
+of one corpus share a pool of 450 records drawn once (``POOL_SEED``; the medical corpus's from
+its first 1,500 rows): a task's excludes are the pool's records of the other labels, its
+includes are drawn from the label's records outside the pool, as many as give the prevalence,
+and the rows are shuffled (``numpy.random.default_rng(seed)``). So the tasks need few texts
+embedded (about 1,100 in all) but are not independent of each other: their excludes overlap.
+The medical corpus's titles are inside the abstracts, so a record's text is the abstract
+alone, as ``document_text`` makes it.
 """
 
 from __future__ import annotations
@@ -18,19 +22,19 @@ from __future__ import annotations
 import numpy as np
 from _common import load_corpus
 
-# (name, corpus, label, records, relevant, seed)
+# (name, corpus, label, prevalence, seed)
 TASKS = (
-    ("arxiv_q-bio", "arxiv_lite", "quantitative biology", 800, 40, 11),
-    ("arxiv_q-fin", "arxiv_lite", "quantitative finance", 1000, 30, 12),
-    ("arxiv_stat", "arxiv_lite", "statistics", 600, 48, 13),
-    ("arxiv_econ", "arxiv_lite", "economics", 1000, 20, 14),
-    ("arxiv_eess", "arxiv_lite", "electrical engineering and systems science", 700, 28, 15),
-    ("medical_neoplasms", "medical", "1", 1000, 20, 21),
-    ("medical_digestive", "medical", "2", 800, 48, 22),
-    ("medical_nervous", "medical", "3", 600, 60, 23),
-    ("medical_cardio", "medical", "4", 1000, 40, 24),
+    ("arxiv_q-bio", "arxiv_lite", "quantitative biology", 0.05, 11),
+    ("arxiv_q-fin", "arxiv_lite", "quantitative finance", 0.03, 12),
+    ("arxiv_stat", "arxiv_lite", "statistics", 0.08, 13),
+    ("arxiv_econ", "arxiv_lite", "economics", 0.02, 14),
+    ("arxiv_eess", "arxiv_lite", "electrical engineering and systems science", 0.04, 15),
+    ("medical_neoplasms", "medical", "1", 0.02, 21),
+    ("medical_digestive", "medical", "2", 0.06, 22),
+    ("medical_nervous", "medical", "3", 0.10, 23),
+    ("medical_cardio", "medical", "4", 0.04, 24),
 )
-MEDICAL_ROWS = 1500
+POOL, POOL_SEED, MEDICAL_ROWS = 450, 10, 1500
 
 
 def load_tasks() -> dict:
@@ -38,22 +42,24 @@ def load_tasks() -> dict:
     import pandas as pd
 
     corpora, out = {}, {}
-    for name, corpus, label, n, relevant, seed in TASKS:
+    for name, corpus, label, prevalence, seed in TASKS:
         if corpus not in corpora:
             c = load_corpus(corpus)
-            keep = np.arange(len(c)) if corpus != "medical" else np.arange(MEDICAL_ROWS)
-            corpora[corpus] = (c, keep, c.texts("document"))
-        c, keep, texts = corpora[corpus]
+            rows = np.arange(len(c)) if corpus != "medical" else np.arange(MEDICAL_ROWS)
+            pool = np.sort(np.random.default_rng(POOL_SEED).choice(rows, POOL, replace=False))
+            corpora[corpus] = (c, rows, pool, c.texts("document"))
+        c, rows, pool, texts = corpora[corpus]
         code = c.label_names.index(label)
         rng = np.random.default_rng(seed)
-        pos = keep[c.labels[keep] == code]
-        neg = keep[c.labels[keep] != code]
-        rows = np.concatenate([rng.choice(pos, relevant, replace=False), rng.choice(neg, n - relevant, replace=False)])
-        rows = rows[rng.permutation(len(rows))]
+        neg = pool[c.labels[pool] != code]
+        outside = np.setdiff1d(rows[c.labels[rows] == code], pool)
+        n_pos = max(1, round(prevalence * len(neg) / (1 - prevalence)))
+        picked = np.concatenate([rng.choice(outside, n_pos, replace=False), neg])
+        picked = picked[rng.permutation(len(picked))]
         out[name] = pd.DataFrame({
-            "title": [c.titles[i] if c.has_titles else "" for i in rows],
-            "abstract": [c.abstracts[i] for i in rows],
-            "text": [texts[i] for i in rows],
-            "label_included": (c.labels[rows] == code).astype(int),
+            "title": [c.titles[i] if c.has_titles else "" for i in picked],
+            "abstract": [c.abstracts[i] for i in picked],
+            "text": [texts[i] for i in picked],
+            "label_included": (c.labels[picked] == code).astype(int),
         })
     return out

@@ -1,10 +1,13 @@
 """Choosing the ranked queue's model out of sample: leave one review out.
 
-    python benchmarks/screening_loo.py [--seeds 3] [--candidates NAME ...] [--phase asreview|ours|report|full]
+    python benchmarks/screening_loo.py [--seeds 3] [--big-seeds 2] [--candidates NAME ...]
+        [--phase asreview|ours|report|full] [--full-model NAME]
 
 The reviews: the nine SYNERGY reviews (benchmarks/_synergy.py) and nine screening tasks made
 from the other labelled corpora (benchmarks/_tasks.py: one arXiv field or one medical
-condition relevant, 2-10 %). For every review, seed S (1..--seeds) and candidate model, the
+condition relevant, 2-10 %). For every review, seed S (1..--seeds; 1..--big-seeds on the
+SYNERGY reviews of more than 900 records, whose replays cost the most, and on the made tasks)
+and candidate model, the
 replay starts from ASReview's prior include and exclude for S, and ASReview LAB's ELAS u4 runs
 on the same file and seed (benchmarks/_asreview.py), as in benchmarks/screening.py.
 
@@ -30,6 +33,7 @@ review and seed for the stopping rules. Runs are kept under benchmarks/out/scree
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -47,6 +51,7 @@ from screening import OUT, interval, run_asreview
 
 LOO = OUT / "loo"
 GOAL_LOSS = -0.03
+BIG = 900  # reviews of more records run fewer seeds (--big-seeds): their replays cost the most
 
 
 # -- the candidates ---------------------------------------------------------------------------
@@ -55,7 +60,9 @@ def candidates() -> dict:
     C and class weights): ``svm-tfidf`` ELAS u4's twin; ``svm-both`` the former default;
     ``curveW-K``: the embeddings beside TF-IDF at weight W * n / (n + K) with n includes (trust
     growing with the evidence); ``rrf-tfidf-both``: reciprocal-rank fusion of svm-tfidf and
-    svm-both; ``safeN-M``: model M after N excludes in a row (SAFE-like switch); ``titleW-both``:
+    svm-both; ``safeN-M``: svm-both, and model M after N excludes in a row (a SAFE-like switch;
+    ``rrf-emb``: the reciprocal-rank fusion of svm-tfidf and svm-emb, the embeddings alone, a
+    view unlike svm-both's); ``titleW-both``:
     svm-both with the titles' own TF-IDF beside, at weight W (title words weighted apart).
     Listed in the order they run on each review."""
     from workbench.screening import MODELS, ModelSpec
@@ -68,9 +75,9 @@ def candidates() -> dict:
         MODELS["svm-both"],
         ModelSpec("rrf-tfidf-both", "fuse", "both", components=("svm-tfidf", "svm-both"), fusion="rrf"),
         both("curve0.5-20", embedding_curve=(0.5, 20)),
-        both("safe50-tfidf", embedding_weight=0.1, embedding_steps=((10, 0.3),), switch_after=50, switch_to="svm-tfidf"),
         both("title0.5-both", embedding_weight=0.1, embedding_steps=((10, 0.3),), title_weight=0.5),
-        both("curve0.4-10", embedding_curve=(0.4, 10)),
+        both("safe50-rrf-emb", embedding_weight=0.1, embedding_steps=((10, 0.3),), switch_after=50,
+             switch_to=ModelSpec("rrf-tfidf-emb", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="rrf")),
     ]
     return {s.name: s for s in specs}
 
@@ -124,7 +131,7 @@ def replay(features, labels, seed: int, spec, full: bool = False) -> dict:
     return row
 
 
-def run_candidates(reviews, seeds, names, embedder, full=False) -> dict:
+def run_candidates(reviews, seeds_of, names, embedder, full=False) -> dict:
     """{(candidate, review, seed): row}; kept per candidate and review, reused while the
     model's version, the embedder and the replay's extent match."""
     from workbench.screening import Features, get_model
@@ -133,11 +140,12 @@ def run_candidates(reviews, seeds, names, embedder, full=False) -> dict:
     LOO.mkdir(parents=True, exist_ok=True)
     out = {}
     for name, df in reviews.items():
-        texts, labels = list(df.text), df.label_included.to_numpy()
+        texts, labels, seeds = list(df.text), df.label_included.to_numpy(), seeds_of[name]
+        data = hashlib.sha256(json.dumps([texts, labels.tolist()]).encode()).hexdigest()[:16]
         features = None
         for cand in names:
             spec = specs[cand]
-            key = f"{spec.version}|{embedder}|{'full' if full else 'settled'}"
+            key = f"{spec.version}|{embedder}|{'full' if full else 'settled'}|{data}"
             path = LOO / f"{cand}__{name}{'__full' if full else ''}.json"
             kept = {}
             if path.exists():
@@ -161,7 +169,8 @@ def run_candidates(reviews, seeds, names, embedder, full=False) -> dict:
 
 
 # -- the choice -------------------------------------------------------------------------------
-def paired(ours, asr, cand, name, seeds) -> tuple[list, list]:
+def paired(ours, asr, cand, name, seeds_of) -> tuple[list, list]:
+    seeds = seeds_of[name]
     return ([ours[cand, name, s]["wss@95"] - asr[name, s]["metrics"]["wss@95"] for s in seeds],
             [ours[cand, name, s]["recall@10%"] - asr[name, s]["metrics"]["recall@10%"] for s in seeds])
 
@@ -178,9 +187,9 @@ def score(diffs: dict, names, group) -> float:
     return float(np.mean(parts))
 
 
-def leave_one_out(reviews, group, ours, asr, seeds, names) -> dict:
+def leave_one_out(reviews, group, ours, asr, seeds_of, names) -> dict:
     """{held-out review: chosen candidate} and the in-sample J of each candidate."""
-    diffs = {c: {n: tuple(float(np.mean(d)) for d in paired(ours, asr, c, n, seeds)) for n in reviews} for c in names}
+    diffs = {c: {n: tuple(float(np.mean(d)) for d in paired(ours, asr, c, n, seeds_of)) for n in reviews} for c in names}
     chosen = {}
     for held in reviews:
         rest = [n for n in reviews if n != held]
@@ -189,15 +198,15 @@ def leave_one_out(reviews, group, ours, asr, seeds, names) -> dict:
     return {"chosen": chosen, "in_sample": overall, "diffs": diffs}
 
 
-def loo_table(reviews, group, ours, asr, seeds, loo) -> str:
+def loo_table(reviews, group, ours, asr, seeds_of, loo) -> str:
     head = ("| review | records | includes | chosen without it | WSS@95 | ASReview | difference [95 % CI] "
             "| recall@10 % | ASReview | difference [95 % CI] | per seed: WSS@95 difference |")
     lines = [head, "|---|---:|---:|---|---:|---:|---|---:|---:|---|---|"]
     agg = {k: {"synergy": [], "made": []} for k in ("wo", "wa", "ro", "ra", "dw", "dr")}
     for kind, label in (("synergy", "SYNERGY"), ("made", "made tasks")):
         for name in [n for n in reviews if group[n] == kind]:
-            c = loo["chosen"][name]
-            dw, dr = paired(ours, asr, c, name, seeds)
+            c, seeds = loo["chosen"][name], seeds_of[name]
+            dw, dr = paired(ours, asr, c, name, seeds_of)
             iw, ir = interval(dw), interval(dr)
             vals = {"wo": np.mean([ours[c, name, s]["wss@95"] for s in seeds]),
                     "wa": np.mean([asr[name, s]["metrics"]["wss@95"] for s in seeds]),
@@ -211,6 +220,8 @@ def loo_table(reviews, group, ours, asr, seeds, loo) -> str:
                          f"| {iw[0]:+.3f}{flag} [{iw[1]:+.3f}, {iw[2]:+.3f}] | {vals['ro']:.3f} | {vals['ra']:.3f} "
                          f"| {ir[0]:+.3f} [{ir[1]:+.3f}, {ir[2]:+.3f}] | {' '.join(f'{d:+.3f}' for d in dw)} |")
         m = {k: v[kind] for k, v in agg.items()}
+        if not m["dw"]:
+            continue
         iw, ir = interval(m["dw"]), interval(m["dr"])
         lines.append(f"| **mean, {label} ({len(m['dw'])})** | | | | {np.mean(m['wo']):.3f} | {np.mean(m['wa']):.3f} "
                      f"| **{iw[0]:+.3f}** [{iw[1]:+.3f}, {iw[2]:+.3f}] | {np.mean(m['ro']):.3f} | {np.mean(m['ra']):.3f} "
@@ -219,7 +230,7 @@ def loo_table(reviews, group, ours, asr, seeds, loo) -> str:
     return "\n".join(lines)
 
 
-def candidates_table(reviews, group, ours, asr, seeds, names, loo) -> str:
+def candidates_table(reviews, group, names, loo) -> str:
     """In sample, for reference: every candidate's mean paired differences per group, J on all
     reviews, and its worst review."""
     lines = ["| candidate | SYNERGY dWSS@95 | SYNERGY drecall@10 % | made dWSS@95 | made drecall@10 % "
@@ -238,24 +249,24 @@ def candidates_table(reviews, group, ours, asr, seeds, names, loo) -> str:
     return "\n".join(lines)
 
 
-def per_review_table(reviews, ours, asr, seeds, names) -> str:
+def per_review_table(reviews, ours, asr, seeds_of, names) -> str:
     lines = ["| review | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for n in reviews:
         cells = []
         for c in names:
-            dw, dr = paired(ours, asr, c, n, seeds)
+            dw, dr = paired(ours, asr, c, n, seeds_of)
             cells.append(f"{np.mean(dw):+.3f} / {np.mean(dr):+.3f}")
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def stopping_table(reviews, runs, seeds, model) -> str:
+def stopping_table(reviews, runs, seeds_of, model) -> str:
     from workbench.screening import DEFAULT_RULES
 
     lines = ["| rule | runs | runs with recall >= 95 % at the stop | mean recall at the stop | mean work saved |",
              "|---|---:|---:|---:|---:|"]
     for rule in DEFAULT_RULES:
-        pts = [runs[model, n, s]["stopping"][rule] for n in reviews for s in seeds]
+        pts = [runs[model, n, s]["stopping"][rule] for n in reviews for s in seeds_of[n]]
         ok = sum(p["recall"] >= 0.95 for p in pts)
         lines.append(f"| {rule} | {len(pts)} | {ok} ({ok / len(pts):.0%}) | {np.mean([p['recall'] for p in pts]):.3f} "
                      f"| {np.mean([p['work_saved'] for p in pts]):.3f} |")
@@ -265,6 +276,8 @@ def stopping_table(reviews, runs, seeds, model) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--big-seeds", type=int, default=2,
+                        help=f"seeds on the SYNERGY reviews of more than {BIG} records and on the made tasks")
     parser.add_argument("--candidates", nargs="+", default=None, help="default: all of candidates()")
     parser.add_argument("--reviews", nargs="*", default=None)
     parser.add_argument("--embedder", default="minilm")
@@ -272,33 +285,35 @@ def main() -> None:
     parser.add_argument("--full-model", default=None, help="--phase full: the model replayed to the last include")
     args = parser.parse_args()
     names = args.candidates or list(candidates())
-    seeds = list(range(1, args.seeds + 1))
     reviews, group = load_all(args.reviews)
+    seeds_of = {n: list(range(1, (args.seeds if len(df) <= BIG and group[n] == "synergy" else
+                                  min(args.seeds, args.big_seeds)) + 1)) for n, df in reviews.items()}
     if args.phase == "ours":  # our replays only (ASReview's may run meanwhile in another process)
-        run_candidates(reviews, seeds, names, args.embedder)
+        run_candidates(reviews, seeds_of, names, args.embedder)
         return
     version = _asreview.ensure_venv()
-    asr_args = argparse.Namespace(seeds=args.seeds, small_seeds=args.seeds, fresh=False)
-    asr = run_asreview(reviews, asr_args, version)
+    asr = {}
+    for name, df in reviews.items():
+        k = len(seeds_of[name])
+        asr.update(run_asreview({name: df}, argparse.Namespace(seeds=k, small_seeds=k, fresh=False), version))
     if args.phase == "asreview":
         return
     if args.phase == "full":
-        runs = run_candidates(reviews, seeds, [args.full_model], args.embedder, full=True)
-        print(f"## Stopping rules on {args.full_model}, {len(reviews)} reviews x seeds {seeds}\n")
-        print(stopping_table(reviews, runs, seeds, args.full_model))
+        runs = run_candidates(reviews, seeds_of, [args.full_model], args.embedder, full=True)
+        print(f"## Stopping rules on {args.full_model}, {len(reviews)} reviews\n")
+        print(stopping_table(reviews, runs, seeds_of, args.full_model))
         return
-    ours = run_candidates(reviews, seeds, names, args.embedder)
-    loo = leave_one_out(reviews, group, ours, asr, seeds, names)
+    ours = run_candidates(reviews, seeds_of, names, args.embedder)
+    loo = leave_one_out(reviews, group, ours, asr, seeds_of, names)
     print(f"# Leave one review out, {time.strftime('%Y-%m-%d')}, {machine()}, ASReview {version}, "
-          f"embeddings {args.embedder}, seeds {seeds}\n")
+          f"embeddings {args.embedder}, seeds 1-{args.seeds} (1-{args.big_seeds} over {BIG} records)\n")
     print("## Out of sample: each review's figures from the candidate chosen without it\n")
-    print(loo_table(reviews, group, ours, asr, seeds, loo) + "\n")
+    print(loo_table(reviews, group, ours, asr, seeds_of, loo) + "\n")
     print("## In sample, every candidate (paired differences to ASReview, mean over reviews)\n")
-    print(candidates_table(reviews, group, ours, asr, seeds, names, loo) + "\n")
+    print(candidates_table(reviews, group, names, loo) + "\n")
     print("## Per review, every candidate: WSS@95 / recall@10 % difference to ASReview\n")
-    print(per_review_table(reviews, ours, asr, seeds, names) + "\n")
+    print(per_review_table(reviews, ours, asr, seeds_of, names) + "\n")
     (LOO / "report.json").write_text(json.dumps({"chosen": loo["chosen"], "in_sample": loo["in_sample"]}))
-
 
 if __name__ == "__main__":
     main()

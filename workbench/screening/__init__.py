@@ -45,7 +45,7 @@ Wiring into the review (for the store, the queue, the widgets and the CLI):
   from the map, ``sampled`` for those of a random-sample phase).
 """
 
-from ._features import TFIDF_PARAMS, Features
+from ._features import TFIDF_PARAMS, Features, title_block
 from ._metrics import atd, recall_at, recall_curve, wss
 from ._models import DEFAULT_MODEL, MODELS, ModelSpec, get_model
 from ._ranker import Explanation, Ranker, as_features, top_n
@@ -90,6 +90,7 @@ __all__ = [
     "simulate",
     "stopping_advice",
     "stopping_points",
+    "title_block",
     "top_n",
     "wss",
 ]

@@ -16,11 +16,23 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 
-__all__ = ["TFIDF_PARAMS", "Features"]
+__all__ = ["TFIDF_PARAMS", "Features", "title_block"]
 
 # Sublinear TF-IDF of words and word pairs, words in more than 95 % of the papers dropped:
 # the parameters ASReview LAB 2's ELAS u4 settled on for SYNERGY, which measured best here too.
 TFIDF_PARAMS = {"ngram_range": (1, 2), "sublinear_tf": True, "min_df": 1, "max_df": 0.95}
+
+
+def title_block(titles: Sequence[str], **tfidf_params) -> sp.csr_matrix:
+    """TF-IDF of the titles alone (the texts' settings; one empty column when no title has a
+    word), for models that weigh title words apart (``ModelSpec.title_weight``)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    titles = [t if isinstance(t, str) else "" for t in titles]
+    try:
+        return TfidfVectorizer(**{**TFIDF_PARAMS, **tfidf_params}).fit_transform(titles).tocsr().astype(np.float32)
+    except ValueError:  # no title has a word
+        return sp.csr_matrix((len(titles), 1), dtype=np.float32)
 
 
 @dataclass
@@ -53,6 +65,8 @@ class Features:
             norms = np.linalg.norm(emb, axis=1, keepdims=True)
             norms[norms == 0] = 1.0
             self.embeddings = emb / norms
+        if self.titles is not None and self.titles.shape[0] != len(self):
+            raise InputError(f"{self.titles.shape[0]} titles for {len(self)} papers; give one title per paper ('' for none)")
         if self.tfidf is not None and self.embeddings is not None and self.tfidf.shape[0] != self.embeddings.shape[0]:
             raise InputError(
                 f"TF-IDF has {self.tfidf.shape[0]} rows but embeddings {self.embeddings.shape[0]};"
@@ -64,15 +78,8 @@ class Features:
                    **tfidf_params) -> Features:
         """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given, and with
         ``titles`` the TF-IDF of the titles apart (same settings)."""
-        tfidf = terms = title_tfidf = None
-        if titles is not None:
-            from sklearn.feature_extraction.text import TfidfVectorizer
-
-            titles = [t if isinstance(t, str) else "" for t in titles]
-            try:
-                title_tfidf = TfidfVectorizer(**{**TFIDF_PARAMS, **tfidf_params}).fit_transform(titles).tocsr().astype(np.float32)
-            except ValueError:  # no title has a word
-                title_tfidf = sp.csr_matrix((len(titles), 1), dtype=np.float32)
+        tfidf = terms = None
+        title_tfidf = None if titles is None else title_block(titles, **tfidf_params)
         if texts is not None:
             texts = [t if isinstance(t, str) else "" for t in texts]
             from sklearn.feature_extraction.text import TfidfVectorizer

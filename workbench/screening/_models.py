@@ -20,7 +20,13 @@ block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throug
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
-A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``.
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``. Other
+``ModelSpec`` fields, each measured by ``benchmarks/screening_loo.py``: ``embedding_curve``
+(w, k) weighs the embeddings w * n / (n + k) with n includes (trust growing with the
+evidence); ``switch_after`` N with ``switch_to`` M ranks with model M while the decisions end
+in N or more excludes in a row (a SAFE-like switch to catch papers the first model ranks
+low); ``title_weight`` puts the titles' own TF-IDF beside the texts' (title words weighted
+apart; needs ``Features.from_texts(..., titles=...)``).
 
 Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
 much as an exclude would at equal class sizes, i.e. excludes get weight
