@@ -165,11 +165,13 @@ class ScreeningCache:
         self.fitted: tuple | None = None
 
     def features(self, review, model: str | None) -> Features:
-        if self.tfidf is None:  # built once per review and kept on disk for the next kernel;
-            words = load_or_build(getattr(review, "path", None), review.texts())
-            # the titles' own TF-IDF (short texts: built in a second or two at 50,000 papers)
+        if self.tfidf is None:  # built once per review and kept on disk for the next kernel
+            self.tfidf = load_or_build(getattr(review, "path", None), review.texts())
+        if model is not None and get_model(model).title_weight and self.tfidf.titles is None:
+            # the titles' own TF-IDF, for a model that weighs title words apart (built once)
             titles = title_block(["" if p.title_derived else p.title for p in review.papers])
-            self.tfidf = Features(tfidf=words.tfidf, terms=words.terms, titles=titles)
+            self.tfidf = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, titles=titles)
+            self.both = None
         if model is not None and get_model(model).features == "tfidf":
             return self.tfidf
         if self.both is None:
