@@ -152,8 +152,9 @@ MODELS: dict[str, ModelSpec] = {
     ]
 }
 
-# The measured best over the nine SYNERGY reviews (docs/screening.md); without embeddings the
-# ranker falls back to the best TF-IDF-only model.
+# Chosen by leaving one review out over the nine SYNERGY reviews and nine made tasks
+# (benchmarks/screening_loo.py, docs/screening.md); without embeddings the ranker falls back
+# to ELAS u4's twin.
 DEFAULT_MODEL = "svm-both"
 DEFAULT_TEXT_ONLY_MODEL = "svm-tfidf"
 
