@@ -187,12 +187,13 @@ def score(diffs: dict, names, group) -> float:
     return float(np.mean(parts))
 
 
-def leave_one_out(reviews, group, ours, asr, seeds_of, names) -> dict:
-    """{held-out review: chosen candidate} and the in-sample J of each candidate."""
+def leave_one_out(reviews, group, ours, asr, seeds_of, names, choose_on=("synergy", "made")) -> dict:
+    """{held-out review: chosen candidate} and the in-sample J of each candidate; the choice
+    reads the other reviews of the groups in ``choose_on``."""
     diffs = {c: {n: tuple(float(np.mean(d)) for d in paired(ours, asr, c, n, seeds_of)) for n in reviews} for c in names}
     chosen = {}
     for held in reviews:
-        rest = [n for n in reviews if n != held]
+        rest = [n for n in reviews if n != held and group[n] in choose_on]
         chosen[held] = max(names, key=lambda c: (score(diffs[c], rest, group), -names.index(c)))
     overall = {c: score(diffs[c], list(reviews), group) for c in names}
     return {"chosen": chosen, "in_sample": overall, "diffs": diffs}
@@ -300,8 +301,11 @@ def main() -> None:
         return
     if args.phase == "full":
         runs = run_candidates(reviews, seeds_of, [args.full_model], args.embedder, full=True)
-        print(f"## Stopping rules on {args.full_model}, {len(reviews)} reviews\n")
-        print(stopping_table(reviews, runs, seeds_of, args.full_model))
+        for kind, label in (("synergy", "the SYNERGY reviews"), ("made", "the made tasks"), (None, "all reviews")):
+            some = {n: df for n, df in reviews.items() if kind is None or group[n] == kind}
+            if some:
+                print(f"## Stopping rules on {args.full_model}, {label} ({len(some)}), replayed to the last include\n")
+                print(stopping_table(some, runs, seeds_of, args.full_model) + "\n")
         return
     ours = run_candidates(reviews, seeds_of, names, args.embedder)
     loo = leave_one_out(reviews, group, ours, asr, seeds_of, names)
@@ -311,6 +315,9 @@ def main() -> None:
     print(loo_table(reviews, group, ours, asr, seeds_of, loo) + "\n")
     print("## In sample, every candidate (paired differences to ASReview, mean over reviews)\n")
     print(candidates_table(reviews, group, names, loo) + "\n")
+    alone = leave_one_out(reviews, group, ours, asr, seeds_of, names, choose_on=("synergy",))
+    print("## The same, chosen on the other SYNERGY reviews alone (the made tasks left out of the choice)\n")
+    print(loo_table({n: df for n, df in reviews.items() if group[n] == "synergy"}, group, ours, asr, seeds_of, alone) + "\n")
     print("## Per review, every candidate: WSS@95 / recall@10 % difference to ASReview\n")
     print(per_review_table(reviews, ours, asr, seeds_of, names) + "\n")
     (LOO / "report.json").write_text(json.dumps({"chosen": loo["chosen"], "in_sample": loo["in_sample"]}))
