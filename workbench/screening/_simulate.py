@@ -213,8 +213,8 @@ class Simulation:
             lines.append("diff  " + "  ".join(f"{diff[k]['mean']:>+10.3f}" for k in keys)
                          + f"   ({self.model} minus {base['model']}, mean over seeds; ATD: lower is better)")
             if len(self.runs) > 1:
-                lines.append("95 %  " + "  ".join(f"{'[%+.2f,%+.2f]' % tuple(diff[k]['interval']):>10}"
-                                                  for k in keys[:4]))
+                lines.append("      95 % t-interval of the difference over the seeds: " + ", ".join(
+                    "{} [{:+.3f}, {:+.3f}]".format(k, *diff[k]["interval"]) for k in ("wss@95", "recall@10%")))
         if rules:
             lines += ["", "stopping rule            screened (mean)  recall (mean)  runs with recall >= 95 %"]
             for rule in rules:
