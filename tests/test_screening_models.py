@@ -202,3 +202,17 @@ def test_scores_are_the_side_by_side_matrix_times_the_weights(features, model):
     X = features.matrix(spec.features_at(*at), spec.weight_at(*at), spec.embedding_center, spec.embedding_dims)
     w, b = ranker.weights_
     np.testing.assert_allclose(ranker.scores_, np.asarray(X @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)
+
+
+def test_svm_both_titles_ranks_a_paper_titled_like_the_include_higher_exact_order():
+    titles = ["Malaria bed nets", "Bond markets", "Village survey", "Malaria bed nets in villages", "Markets",
+              "Bed nets", "Football", "Rain"]
+    abstracts = ["bed nets cut malaria in villages", "bond market returns", "bed nets and malaria in a village survey",
+                 "a village survey of households", "stock market returns", "nets for fishing boats",
+                 "football attendance", "rainfall and crops"]
+    texts = [f"{t}. {a}" for t, a in zip(titles, abstracts)]
+    f = Features.from_texts(texts, embeddings=np.eye(8)[:, :4] + 0.1, titles=titles)
+    # with words and embeddings alone, paper 2 (bed nets and malaria in its abstract) comes
+    # before paper 5 (fishing nets); with the titles weighed apart, 5's title "Bed nets" lifts it
+    assert Ranker("svm-both", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 2, 5, 6, 7, 4]
+    assert Ranker("svm-both-titles", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 5, 2, 6, 7, 4]
