@@ -1,13 +1,13 @@
 """Choosing the ranked queue's model out of sample: leave one review out.
 
-    python benchmarks/screening_loo.py [--seeds 3] [--big-seeds 2] [--candidates NAME ...]
+    python benchmarks/screening_loo.py [--seeds 3] [--big-seeds 3] [--candidates NAME ...]
         [--phase asreview|ours|report|full] [--full-model NAME]
 
 The reviews: the nine SYNERGY reviews (benchmarks/_synergy.py) and nine screening tasks made
 from the other labelled corpora (benchmarks/_tasks.py: one arXiv field or one medical
-condition relevant, 2-10 %). For every review, seed S (1..--seeds; 1..--big-seeds on the
-SYNERGY reviews of more than 900 records, whose replays cost the most, and on the made tasks)
-and candidate model, the
+condition relevant, 2-10 %). For every review, seed S (1..--seeds; 1..--big-seeds, which
+can be smaller, on the SYNERGY reviews of more than 900 records, whose replays cost the most,
+and on the made tasks) and candidate model, the
 replay starts from ASReview's prior include and exclude for S, and ASReview LAB's ELAS u4 runs
 on the same file and seed (benchmarks/_asreview.py), as in benchmarks/screening.py.
 
@@ -277,7 +277,7 @@ def stopping_table(reviews, runs, seeds_of, model) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--big-seeds", type=int, default=2,
+    parser.add_argument("--big-seeds", type=int, default=3,
                         help=f"seeds on the SYNERGY reviews of more than {BIG} records and on the made tasks")
     parser.add_argument("--candidates", nargs="+", default=None, help="default: all of candidates()")
     parser.add_argument("--reviews", nargs="*", default=None)
