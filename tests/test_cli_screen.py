@@ -70,6 +70,22 @@ def test_simulate_json_has_the_means_the_runs_and_where_each_rule_stopped(tmp_pa
         assert data["stopping"][rule]["runs"] == 3
 
 
+def test_simulate_shows_elas_u4s_twin_beside_the_model(tmp_path, capsys):
+    path = labelled_csv(tmp_path / "labelled.csv")
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf")
+    assert code == 0, err
+    lines = out.splitlines()
+    at = lines.index("beside it, svm-tfidf (TF-IDF alone: the twin of ASReview LAB's default, ELAS u4), "
+                     "same seeds and starting papers:")
+    assert [line.split()[0] for line in lines[at + 1:at + 5]] == ["1", "2", "mean", "diff"]
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf", "--format", "json")
+    data = json.loads(out)
+    assert data["baseline"]["model"] == "svm-tfidf" and len(data["baseline"]["runs"]) == 2
+    assert data["difference"]["wss@95"]["mean"] == pytest.approx(data["wss@95"] - data["baseline"]["wss@95"], abs=2e-4)
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf", "--no-baseline")
+    assert code == 0 and "beside it" not in out
+
+
 def in_process(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()

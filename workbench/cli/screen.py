@@ -7,8 +7,10 @@
   decide with ``workbench decide ID include|exclude|maybe``.
 - ``workbench simulate FILE --label-column label_included [--seeds N]``: replays a labelled
   CSV/TSV/XLSX once per seed from one include and one exclude and prints recall at 5/10/25 %
-  screened, WSS@95, ATD and where each stopping rule would have stopped (``--format json``:
-  the means under ``wss@95``, ``recall@10%``, ``atd``, ..., the seeds under ``runs``).
+  screened, WSS@95, ATD and where each stopping rule would have stopped, and beside them the
+  same figures of ``svm-tfidf`` (ELAS u4's twin) on the same seeds with the paired difference
+  (``--no-baseline`` skips it; ``--format json``: the means under ``wss@95``, ``recall@10%``,
+  ``atd``, ..., the seeds under ``runs``, the twin's under ``baseline``, and ``difference``).
 - ``workbench stopping``: the estimate of relevant papers left (95 % interval) and whether the
   reviewer may stop (the hypergeometric test at the target recall, and "N irrelevant in a row"
   for comparison); the claim is logged in the review's store (the report shows it) unless
@@ -56,7 +58,8 @@ def rank(args) -> int:
 
 def simulate(args) -> int:
     say(f"simulating {args.file}: {args.seeds} seeds, refitting after every paper until the last include")
-    sim = simulate_file(args.file, args.label_column, seeds=args.seeds, model=args.model, embedder=args.embedder)
+    sim = simulate_file(args.file, args.label_column, seeds=args.seeds, model=args.model, embedder=args.embedder,
+                        baseline=not args.no_baseline)
     if args.format == "json":
         sys.stdout.write(json.dumps(simulation_json(sim), indent=2) + "\n")
     else:
@@ -110,6 +113,8 @@ def register(subparsers) -> None:
                    help=f"{models} (default: svm-tfidf; svm-both with --embedder)")
     p.add_argument("--embedder", default=None, metavar="NAME",
                    help="also rank on embeddings from this embedder (e.g. minilm; embedded once, then cached)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="skip the replay of svm-tfidf (ELAS u4's twin) shown beside the model's figures")
     p.add_argument("--format", default="table", choices=("table", "json"), help="output format (default: table)")
     p.set_defaults(func=simulate)
 

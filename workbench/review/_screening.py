@@ -29,7 +29,7 @@ import numpy as np
 from .. import team
 from ..errors import InputError
 from ..records import TITLE_ABSTRACT
-from ..screening import MODELS, Features, Ranker, get_model
+from ..screening import MODELS, Features, Ranker, get_model, title_block
 from ..store import ScreeningRecord, UnknownPaperError
 from ._tfidf_cache import load_or_build
 
@@ -167,10 +167,16 @@ class ScreeningCache:
     def features(self, review, model: str | None) -> Features:
         if self.tfidf is None:  # built once per review and kept on disk for the next kernel
             self.tfidf = load_or_build(getattr(review, "path", None), review.texts())
+        if model is not None and get_model(model).title_weight and self.tfidf.titles is None:
+            # the titles' own TF-IDF, for a model that weighs title words apart (built once)
+            titles = title_block(["" if p.title_derived else p.title for p in review.papers])
+            self.tfidf = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, titles=titles)
+            self.both = None
         if model is not None and get_model(model).features == "tfidf":
             return self.tfidf
         if self.both is None:
-            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, embeddings=review.embeddings())
+            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, embeddings=review.embeddings(),
+                                 titles=self.tfidf.titles)
         return self.both
 
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:
