@@ -22,6 +22,8 @@ its inclusion criteria, exclusion reasons and sources (with their search provena
 from ._errors import (
     AmbiguousPaperError,
     AnnotationInputError,
+    DamagedStoreError,
+    ForeignSnapshotError,
     NotAStoreError,
     StoreError,
     StoreVersionError,
@@ -31,6 +33,7 @@ from ._errors import (
 from ._encode import md_code as markdown_code
 from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
+from ._backup import snapshot_lines
 from ._export import FORMATS
 from ._reports import (
     DECISIONS,
@@ -47,6 +50,7 @@ from ._reports import (
     TopicReport,
 )
 from ._open import read_only_reason
+from ._restore import Restored, restore
 from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
@@ -67,13 +71,16 @@ __all__ = [
     "SOURCE_KINDS",
     "AmbiguousPaperError",
     "AnnotationInputError",
+    "DamagedStoreError",
     "Decision",
     "ExclusionReason",
     "Final",
+    "ForeignSnapshotError",
     "HistoryEntry",
     "ImportReport",
     "NotAStoreError",
     "Note",
+    "Restored",
     "ScreeningRecord",
     "Source",
     "StoppingClaim",
@@ -92,4 +99,6 @@ __all__ = [
     "markdown_text",
     "match_topics",
     "read_only_reason",
+    "restore",
+    "snapshot_lines",
 ]
