@@ -101,7 +101,7 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
                 leftover.unlink(missing_ok=True)
             except OSError:  # a read-only file system: nothing was made there
                 pass
-        raise explain(err, folder, "the store itself was not changed",
+        raise explain(err, folder, "the store itself was not changed", review=store_path.parent,
                       doing=f"could not write a snapshot of {store_path} into {folder}") from err
     for old in snapshots(store_path)[KEEP:]:
         old.path.unlink(missing_ok=True)

@@ -48,9 +48,10 @@ def free_bytes(path: Path) -> int | None:
     """Free bytes on the file system holding ``path`` for this user (None: unknown)."""
     try:
         st = os.statvfs(_existing(path))
-    except OSError:
+    except (OSError, AttributeError):  # (no statvfs on Windows)
         return None
-    blocks = st.f_bfree if os.geteuid() == 0 else st.f_bavail  # root may use the reserve
+    root = getattr(os, "geteuid", lambda: -1)() == 0
+    blocks = st.f_bfree if root else st.f_bavail  # root may use the reserve
     return blocks * st.f_frsize
 
 
@@ -155,13 +156,15 @@ def _review(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def explain(err: BaseException, path: Path, saved: str, doing: str | None = None) -> StoreError:
-    """A one-line :class:`StoreError` for ``err`` met while working on the store at ``path``:
-    ``saved`` says (honestly) what was saved, ``doing`` what failed (default: the store's path)."""
+def explain(err: BaseException, path: Path, saved: str, doing: str | None = None,
+            review: Path | None = None) -> StoreError:
+    """A one-line :class:`StoreError` for ``err`` met while working on ``path`` (the store, or a
+    file beside it) of the review folder ``review`` (default: the folder holding ``path``):
+    ``saved`` says (honestly) what was saved, ``doing`` what failed (default: the path)."""
     from ._schema import RESTORE_HINT
 
     path = Path(path)
-    review = _review(path)
+    review = Path(review) if review is not None else _review(path)
     what = doing or str(path)
     text = str(err)
     kind = cause(err, path)
@@ -208,7 +211,8 @@ def read_only_refusal(path: Path, reason: str, saved: str) -> str:
         label, advice = "read-only file system", ("remount it read-write, or copy the review "
                                                   "folder somewhere writable and work on the copy")
     elif reason.startswith("the disk"):
-        label, advice = "disk full", "free some space, then open the review again"
+        label, advice = "disk full", ("free some space and try again (in a notebook: open the "
+                                      "review again)")
     else:
         label, advice = "permission denied", (f"ask the review's owner for write access (e.g. "
                                               f"`chmod -R g+w {review}`), or copy the folder "

@@ -11,9 +11,13 @@ every lock the process holds on the file.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite's locks there are mandatory; a held file cannot be renamed
+    fcntl = None
 
 __all__ = ["holders"]
 
@@ -48,6 +52,8 @@ def holders(store_path: Path) -> list[int] | None:
     Probes SQLite's locks: the SHARED range of the database file and the -shm's "dead man
     switch" byte, which every connection holds while it is open. Call only while this process
     has no connection to the file: closing the probe's descriptor drops this process's locks."""
+    if fcntl is None:
+        return None
     found: list[int] = []
     held = False
     for name, start, length in ((store_path, _SHARED_FIRST, _SHARED_SIZE),

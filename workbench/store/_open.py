@@ -217,8 +217,8 @@ def _identify(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
     if version > SCHEMA_VERSION:
         raise StoreVersionError(
             f"{path}: this review was made by a newer workbench (schema {version} > "
-            f"{SCHEMA_VERSION}, the newest this one knows): upgrade workbench "
-            "(`pip install -U workbench`) to open it; the file was left untouched"
+            f"{SCHEMA_VERSION}): upgrade workbench (`pip install -U workbench`) to open it; "
+            "the file was left untouched"
         )
     return version, tables
 
