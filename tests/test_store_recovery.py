@@ -129,6 +129,18 @@ def test_restore_works_when_the_store_cannot_be_opened(review, damage):
     assert tags_of(review, IDS[2]) == ["after-restore"]
 
 
+def test_a_store_that_opens_but_fails_its_integrity_check_is_set_aside_too(review):
+    with open(review / DB, "r+b") as fh:  # the papers' pages, deep in the file: the store opens
+        fh.seek(200_000)
+        fh.write(b"\xa5" * 16384)
+    check = cli("check", "--review", str(review), check=False)
+    assert check.returncode == 1 and f"workbench restore --review {review}" in check.stdout
+    done = cli("restore", "--review", str(review), check=True)
+    assert "set aside, not deleted" in done.stdout
+    assert tags_of(review, IDS[0]) == ["kept"]
+    assert cli("check", "--review", str(review), check=True).stdout.startswith("ok")
+
+
 def test_the_python_api_restores_a_store_that_cannot_be_opened(review):
     _truncate(review / DB)
     with pytest.raises(StoreError, match="restore"):

@@ -37,8 +37,8 @@ def call(self, method, args, kwargs, writes: bool):
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as err:
-            saved = ("nothing of this change was saved" if not in_batch else
-                     "the whole change was rolled back, nothing of it was saved")
+            saved = ("the whole change was rolled back, nothing of it was saved" if in_batch else
+                     "nothing of this change was saved" if writes else "nothing was changed")
             raise failure(self, err, saved) from err
 
 

@@ -298,7 +298,7 @@ def restore_offline(store_path: Path, snapshot=None, *, reviewer: str, force: bo
     kind = "damaged" if exists else "leftover"
     aside = store_path.with_name(f"{store_path.stem}.{kind}-{stamp}{store_path.suffix}")
     n = 1
-    while any(Path(f"{aside}{s}").exists() for s in ("", "-wal", "-shm")):  # never replace one
+    while any(Path(f"{aside}{s}").exists() for s in ("", "-wal", "-shm", "-journal")):  # never replace one
         n += 1
         aside = store_path.with_name(f"{store_path.stem}.{kind}-{stamp}-{n}{store_path.suffix}")
     review_id = identity.from_build_files(review) or _id_of_snapshots(store_path, target)
@@ -312,7 +312,7 @@ def restore_offline(store_path: Path, snapshot=None, *, reviewer: str, force: bo
         staged.close(wal=True)
         try:
             moved = []
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", "-journal"):
                 old = Path(f"{store_path}{suffix}")
                 if old.exists():
                     os.rename(old, Path(f"{aside}{suffix}"))
@@ -329,11 +329,11 @@ def restore_offline(store_path: Path, snapshot=None, *, reviewer: str, force: bo
     finally:
         staged.discard()
     notes = list(staged.notes)
-    if exists and len(moved) > 1:
-        notes.append(f"its -wal and -shm went with it ({aside.name}-wal, -shm)")
-    if not exists and moved:
-        notes.append(f"leftover -wal/-shm files of a store no longer there were set aside as "
-                     f"{aside.name}{'/'.join(moved)}")
+    suffixes = [suffix for suffix in moved if suffix]
+    if suffixes:
+        which = "its" if exists else "the leftover"
+        names = ", ".join(f"{aside.name}{suffix}" for suffix in suffixes)
+        notes.append(f"{which} {', '.join(suffixes)} files were set aside too ({names})")
     return Restored(target, aside if exists else None, exists, tuple(notes))
 
 
