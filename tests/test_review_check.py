@@ -159,3 +159,13 @@ def test_check_works_when_the_store_cannot_be_opened(review):
     text = "\n".join(report.lines)
     assert f"restore the newest with `workbench restore --review {review}`" in text
     assert "(the newest; the store, which names the current set, cannot be read)" in text
+
+
+def test_a_build_json_naming_files_outside_its_folder_is_reported_not_followed(review):
+    manifest = files_of(review) / "build.json"
+    data = json.loads(manifest.read_text())
+    data["files"]["../../../../etc/passwd"] = {"size": 1, "sha256": "0" * 64}
+    manifest.write_text(json.dumps(data))
+    report = check_review(review)
+    assert not report.ok and "records a file outside its folder" in report.lines[0]
+    assert "root:" not in "\n".join(report.lines)

@@ -528,3 +528,15 @@ def test_the_review_id_is_in_the_store_and_every_build_file(copy):
     assert own and manifests and all(m["review_id"] == own for m in manifests)
     assert all(set(m["files"]) >= {"papers.jsonl", "arrays.safetensors", "topics.json", "map.csv"}
                for m in manifests)
+
+
+def test_restore_never_writes_a_store_where_no_review_is(review, tmp_path):
+    snap = _newest_snapshot(review)
+    notes = tmp_path / "notes.csv"
+    notes.write_text("title,abstract\n")
+    for target in (notes, tmp_path / "no-such-folder"):
+        refused = cli("restore", str(snap), "--review", str(target), check=False)
+        assert refused.returncode == 1 and "not the annotation store of a review folder" in refused.stderr
+    assert notes.read_text() == "title,abstract\n" and not (tmp_path / "no-such-folder").exists()
+    itself = cli("restore", str(review / DB), "--review", str(review), check=False)
+    assert itself.returncode == 1 and "the review's store itself" in itself.stderr

@@ -109,6 +109,11 @@ def _check_safetensors(path: Path) -> str | None:
     return None
 
 
+def _inside(name: str) -> bool:
+    parts = Path(name).parts
+    return bool(parts) and not Path(name).is_absolute() and ".." not in parts
+
+
 def verify(review_path: Path, generation: str | None, *, deep: bool = True) -> list[FileProblem]:
     """The problems of the review's current files (``generation``; None: the top level): each
     file build.json recorded, with its size and (``deep``) its SHA-256, and each file the review
@@ -133,6 +138,9 @@ def verify(review_path: Path, generation: str | None, *, deep: bool = True) -> l
     names = list(dict.fromkeys([*recorded, *(n for n in LEGACY_FILES if n not in ("build.json", "model"))]))
     problems = []
     for name in names:
+        if not _inside(name):  # a hand-edited or hostile build.json: never read outside the folder
+            problems.append(FileProblem(shown("build.json"), f"records a file outside its folder ({name!r})"))
+            continue
         path = folder / name
         record = recorded.get(name) or {}
         if not path.is_file():

@@ -170,10 +170,12 @@ def _connect(path: Path, create: bool) -> tuple[sqlite3.Connection, str | None]:
     if path.exists():
         _check_file(path)
     elif not create:
+        lost = ((path.parent / "backups").is_dir() and
+                f" (its store was moved away or lost: `workbench restore --review {path.parent}` "
+                "puts back its newest snapshot)")
         raise StoreError(
             f"no annotation store at {path}; expected the review folder that `workbench build` "
-            f"made; pass --review DIR (a review whose store was moved away or lost: "
-            f"`workbench restore --review {path.parent}` puts back its newest snapshot)"
+            f"made; pass --review DIR{lost or ''}"
         )
     else:
         if not path.parent.is_dir():

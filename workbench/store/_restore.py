@@ -41,7 +41,7 @@ from ._diagnose import explain
 from ._errors import DamagedStoreError, ForeignSnapshotError, NotAStoreError, StoreError, StoreVersionError
 from ._history import Action
 from ._locks import holders
-from ._schema import APPLICATION_ID, SCHEMA_VERSION, detect_version, migrate
+from ._schema import APPLICATION_ID, DB_NAME, SCHEMA_VERSION, detect_version, migrate
 
 __all__ = ["Restored", "Staged", "files_to_name", "restore", "restore_offline", "stage"]
 
@@ -285,6 +285,10 @@ def restore_offline(store_path: Path, snapshot=None, *, reviewer: str, force: bo
     set aside (renamed, never deleted) and the checked copy put in its place. Refused while
     another process holds the file open. This process must hold no connection to it."""
     review = store_path.parent
+    if store_path.name != DB_NAME or not review.is_dir():
+        raise StoreError(f"{store_path} is not the annotation store of a review folder (expected "
+                         f"DIR/{DB_NAME} in an existing folder); nothing was changed; pass --review "
+                         "with the folder of the review to restore")
     target = choose(store_path, snapshot)
     held = holders(store_path)
     if held is not None:
