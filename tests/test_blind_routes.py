@@ -185,6 +185,7 @@ NOT_READING = {
         "settle_duplicates": "a verdict on two papers", "backup": "returns the snapshot's path",
         "restore": "returns the snapshot restored", "untag": "returns a bool (blind: only one's own)",
         "note_each": "returns the new notes' ids", "merge_tags": "returns a count, like rename_tag",
+        "review_id": "the review's random id",
     },
     "Review": {
         "store": "the Store, checked method by method", "update": "a new search (checked as `workbench update`)",

@@ -22,6 +22,8 @@ its inclusion criteria, exclusion reasons and sources (with their search provena
 from ._errors import (
     AmbiguousPaperError,
     AnnotationInputError,
+    DamagedStoreError,
+    ForeignSnapshotError,
     MergedPaperWarning,
     NotAStoreError,
     StoreError,
@@ -35,6 +37,7 @@ from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
 from ._annotations import MAX_NOTE
 from ._destination import check_output, write_output
+from ._backup import snapshot_lines
 from ._export import FORMATS
 from ._reports import (
     DECISIONS,
@@ -51,6 +54,7 @@ from ._reports import (
     TopicReport,
 )
 from ._open import read_only_reason
+from ._restore import Restored, restore
 from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
@@ -74,14 +78,17 @@ __all__ = [
     "SOURCE_KINDS",
     "AmbiguousPaperError",
     "AnnotationInputError",
+    "DamagedStoreError",
     "Decision",
     "ExclusionReason",
     "Final",
+    "ForeignSnapshotError",
     "HistoryEntry",
     "ImportReport",
     "MergedPaperWarning",
     "NotAStoreError",
     "Note",
+    "Restored",
     "ScreeningRecord",
     "Source",
     "StoppingClaim",
@@ -104,5 +111,7 @@ __all__ = [
     "markdown_text",
     "match_topics",
     "read_only_reason",
+    "restore",
+    "snapshot_lines",
     "write_output",
 ]

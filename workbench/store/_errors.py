@@ -11,6 +11,8 @@ from ..errors import StoreError
 __all__ = [
     "AmbiguousPaperError",
     "AnnotationInputError",
+    "DamagedStoreError",
+    "ForeignSnapshotError",
     "MergedPaperWarning",
     "NotAStoreError",
     "StoreError",
@@ -24,8 +26,17 @@ class NotAStoreError(StoreError):
     """The file at the store's path is not a workbench annotation store (the file is left as is)."""
 
 
+class DamagedStoreError(NotAStoreError):
+    """The file is (or was) a workbench store but SQLite finds it damaged: restore a snapshot."""
+
+
 class StoreVersionError(StoreError):
-    """The store was written by a newer workbench than this one."""
+    """The store was written by a newer workbench than this one, or its schema version does not
+    match its tables."""
+
+
+class ForeignSnapshotError(StoreError):
+    """A snapshot given to restore belongs to another review (or cannot be told to be this one's)."""
 
 
 class UnknownPaperError(StoreError, LookupError):

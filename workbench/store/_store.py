@@ -15,14 +15,14 @@ from collections.abc import Iterable, Mapping
 
 from ..fsutil import refuse_network_filesystem
 from . import _backup, _connection, _destination, _files, _history, _import, _papers
-from . import _topics, _visible
+from . import _identity, _restore, _topics, _visible
 from . import _settings as settings_log
-from ._errors import AnnotationInputError, StoreError
+from ._errors import AnnotationInputError
 from ._guard import call, failure, guarded, writes
 from ._reports import HistoryEntry, ImportReport, SyncReport, TopicReport
 from ._reviewer import REVIEWER_ENV, default_reviewer
 from ._reviewing import ReviewerStore
-from ._schema import SCHEMA_VERSION, db_path, migrate
+from ._schema import db_path
 from ._screening import ScreeningStore
 from ._team import TeamStore
 
@@ -309,6 +309,12 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     # ------------------------------------------------------------------ the review's files
     @guarded
+    def review_id(self) -> str | None:
+        """This review's id (made when the store was created; see ``_identity``): what tells
+        its snapshots and build files from another review's."""
+        return _identity.read(self._conn)
+
+    @guarded
     def generation(self) -> str | None:
         """The folder under ``<review>/generations/`` holding the review's current files
         (papers, topics, map, model), or None for a review that keeps them at its top level."""
@@ -337,28 +343,34 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         return _backup.snapshots(self.path)
 
     @writes
-    def restore(self, snapshot=None) -> _backup.Snapshot:
+    def restore(self, snapshot=None, *, force: bool = False) -> _restore.Restored:
         """Put a snapshot's content back into the store (default: the newest snapshot).
 
-        The store as it is now is snapshotted first, so a restore can itself be undone by
+        The snapshot is checked first, in a copy (integrity, a schema this workbench knows,
+        that it belongs to this review: one of another review is refused unless ``force``),
+        and the store as it is now is snapshotted, so a restore can itself be undone by
         restoring that snapshot. Other processes see the restored store on their next read.
+        A store that cannot be opened at all is restored with :func:`workbench.store.restore`.
         """
         target = _backup.choose(self.path, snapshot)
-        version, _ = _backup.check_snapshot(target.path)
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"{target.path} has schema version {version}, newer than this "
-                             f"workbench's {SCHEMA_VERSION}; upgrade workbench to restore it")
-        before = _backup.snapshot(self._conn, self.path, "before-restore", force=True)
-        _backup.restore_into(self._conn, target.path)
-        if version < SCHEMA_VERSION:
-            migrate(self._conn, self.path)
-        with _history.Action(self._conn, self.reviewer, "restore", undoable=False) as act:
-            act.summary = (f"restored the snapshot {target.path.name}; the store before it is "
-                           f"{before.path.name}")
-        return target
+        current = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        current = None if current is None else current[0]
+        staged = _restore.stage(target, self.path, review_id=_identity.ensure(self._conn),
+                                current_generation=current, force=force)
+        try:
+            generation = _restore.files_to_name(staged, self.path.parent, current)
+            before = _backup.snapshot(self._conn, self.path, "before-restore", force=True)
+            staged.record(self.reviewer, f"restored the snapshot {target.path.name}; the store "
+                                         f"before it is {before.path.name}", generation)
+            staged.close(wal=False)
+            _backup.restore_into(self._conn, staged.path)
+        finally:
+            staged.discard()
+        return _restore.Restored(target, before.path, False, tuple(staged.notes))
 
     @guarded
-    def check(self) -> list[str]:
-        """A health report: integrity, broken references, orphans, files, snapshots."""
-        return _backup.health(self._conn, self.path)
+    def check(self, files: bool = True) -> list[str]:
+        """A health report: integrity, broken references, orphans, whether the current files
+        are there (``files``; ``workbench check`` reads them too), snapshots."""
+        return _backup.health(self._conn, self.path, files)
 
