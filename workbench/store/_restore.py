@@ -85,7 +85,7 @@ class Staged:
 
     def record(self, reviewer: str, summary: str, generation: tuple[str | None, str | None]) -> None:
         """The copy's ``restore`` history entry (with the change of its files, if any)."""
-        with Action(self.conn, reviewer, undoable=False) as act:
+        with Action(self.conn, reviewer, "restore", undoable=False) as act:
             old, new = generation
             if old != new:
                 act.put("meta", {"key": "generation"}, None if new is None else {"value": new})
