@@ -12,6 +12,7 @@ in that virtualenv, on given labelled sets.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -46,12 +47,14 @@ def _env() -> dict:
 
 
 def simulate(csv: Path, seed: int, out_dir: Path, version: str, fresh: bool = False) -> dict:
-    """One ``asreview simulate`` run with one prior include and exclude from ``--prior-seed``."""
+    """One ``asreview simulate`` run with one prior include and exclude from ``--prior-seed``
+    (kept, and reused while ASReview's version and the file's bytes are the same)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     done = out_dir / f"{csv.stem}_s{seed}.json"
+    digest = hashlib.sha256(csv.read_bytes()).hexdigest()[:16]
     if done.exists() and not fresh:
         result = json.loads(done.read_text())
-        if result.get("asreview") == version:
+        if result.get("asreview") == version and result.get("data", digest) == digest:
             return result
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "sim.asreview"
@@ -71,7 +74,7 @@ def simulate(csv: Path, seed: int, out_dir: Path, version: str, fresh: bool = Fa
             rows = db.execute("SELECT record_id, label, querier, time FROM results ORDER BY rowid").fetchall()
     times = [r[3] for r in rows]
     result = {
-        "asreview": version, "review": csv.stem, "seed": seed, "seconds": seconds,
+        "asreview": version, "data": digest, "review": csv.stem, "seed": seed, "seconds": seconds,
         "order": [int(r[0]) for r in rows], "labels": [int(r[1]) for r in rows],
         "priors": [int(r[0]) for r in rows if r[2] is None],
         # wall time between consecutive labels after the first model: fit + rank + bookkeeping

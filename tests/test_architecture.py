@@ -213,7 +213,7 @@ REVIEW_CYCLE = {"workbench.review._haystack", "workbench.review._living", "workb
                 "workbench.review._prisma", "workbench.review._review", "workbench.review._search",
                 "workbench.review._team", "workbench.review._themes", "workbench.review._update",
                 "workbench.review.build._build", "workbench.review.build._dask",
-                "workbench.review.report._content", "workbench.review.report._map",
+                "workbench.review.report", "workbench.review.report._content", "workbench.review.report._map",
                 "workbench.review.report._render", "workbench.review.report._write"}
 
 

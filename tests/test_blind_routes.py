@@ -185,6 +185,7 @@ NOT_READING = {
         "settle_duplicates": "a verdict on two papers", "backup": "returns the snapshot's path",
         "restore": "returns the snapshot restored", "untag": "returns a bool (blind: only one's own)",
         "note_each": "returns the new notes' ids", "merge_tags": "returns a count, like rename_tag",
+        "review_id": "the review's random id",
     },
     "Review": {
         "store": "the Store, checked method by method", "update": "a new search (checked as `workbench update`)",
@@ -233,6 +234,7 @@ CALLS = [
     *[("Store", "papers_changed", [i], {}, True) for i in range(1, 16)],
     ("Store", "papers_tagged", [SECRETS[1]], {}, True), ("Store", "resolve", ["{P}"], {}, False),
     ("Store", "reviewers_per_paper", [], {}, True), ("Store", "screening_records", [], {}, True),
+    ("Store", "resolve_ids", [["{P}"]], {}, False), ("Store", "votes_kept", [], {}, True), ("Store", "votes_kept", [None], {}, True),
     ("Store", "screening_records", ["alice"], {}, True), ("Store", "screening_records", [], {"everyone": True}, True),
     ("Store", "settings", [], {}, True), ("Store", "snapshots", [], {}, True),
     ("Store", "sources", [False], {}, True), ("Store", "stopping_claims", [], {}, True),

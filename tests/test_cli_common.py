@@ -173,4 +173,5 @@ def test_backup_restore_and_check_through_the_command_line(tmp_path, capsys):
     (review / "generations" / generation / "topics.json").unlink()
     assert main(["check", *r]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"PROBLEMS: the current files generations/{generation} lack topics.json"
+    assert out[0] == f"PROBLEMS: generations/{generation}/topics.json is missing"
+    assert any(line.startswith("  write the review's files again with `workbench build ") for line in out)

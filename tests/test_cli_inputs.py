@@ -240,7 +240,7 @@ def test_build_dask_with_an_address_that_is_not_one(tmp_path):
     for address in ("garbage", "tcp://", "::::"):
         err = one_line_error(run("build", str(tmp_path / "seeds.txt"), "--review", str(tmp_path / "r"),
                                  "--embedder", "fake", "-q", "--dask", address))
-        assert f"not a Dask scheduler address: '{address}'" in err and "tcp://host:8786" in err
+        assert f"--dask {address!r} is not a scheduler address" in err and "tcp://scheduler:8786" in err
 
 
 ODD = [

@@ -22,9 +22,9 @@ from conftest import ROOT, SEEDS
 
 from workbench import open_review
 from workbench.cli import main, parser
+from workbench.review import write_diagram
 from workbench.review.report import write_report, write_static_map
 from workbench.store import AnnotationInputError, Store, check_output
-from workbench.team import write_diagram
 
 #: Every command with an output path, and whether it names a file or a folder. A new command
 #: with an output option fails test_every_output_option_is_known until it is added here (and so

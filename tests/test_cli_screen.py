@@ -70,6 +70,22 @@ def test_simulate_json_has_the_means_the_runs_and_where_each_rule_stopped(tmp_pa
         assert data["stopping"][rule]["runs"] == 3
 
 
+def test_simulate_shows_elas_u4s_twin_beside_the_model(tmp_path, capsys):
+    path = labelled_csv(tmp_path / "labelled.csv")
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf")
+    assert code == 0, err
+    lines = out.splitlines()
+    at = lines.index("beside it, svm-tfidf (TF-IDF alone: the twin of ASReview LAB's default, ELAS u4), "
+                     "same seeds and starting papers:")
+    assert [line.split()[0] for line in lines[at + 1:at + 5]] == ["1", "2", "mean", "diff"]
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf", "--format", "json")
+    data = json.loads(out)
+    assert data["baseline"]["model"] == "svm-tfidf" and len(data["baseline"]["runs"]) == 2
+    assert data["difference"]["wss@95"]["mean"] == pytest.approx(data["wss@95"] - data["baseline"]["wss@95"], abs=2e-4)
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "2", "--model", "nb-tfidf", "--no-baseline")
+    assert code == 0 and "beside it" not in out
+
+
 def in_process(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -191,3 +207,43 @@ def test_stopping_prints_the_estimate_and_advice_and_logs_the_claim(copy, capsys
     with pytest.raises(SystemExit):
         main(["stopping", "--review", str(path), "--target", "1.5"])
     assert "expected a share strictly between 0 and 1 (e.g. 0.95), got '1.5'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- tiny reviews
+
+TINY = [("Bed nets and malaria", "Bed nets cut malaria transmission by mosquitoes in villages."),
+        ("Stock markets", "Stock market volatility and interest rates over a quarter."),
+        ("Crop yields", "Crop yields under drought and irrigation in a dry region.")]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_rank_works_on_a_review_of_one_two_or_three_papers_and_when_all_are_decided(tmp_path, n):
+    """TF-IDF with max_df 0.95 keeps no word of one paper (each is in 100 % of them): rank failed
+    with scikit-learn's 'max_df corresponds to < documents than min_df'."""
+    source = tmp_path / "tiny.csv"
+    source.write_text("title,abstract\n" + "".join(f'"{t}","{a}"\n' for t, a in TINY[:n]), encoding="utf-8")
+    workbench.build([source], review=tmp_path / "r", embedder="tfidf", progress=False)
+    ids = workbench.open_review(tmp_path / "r").ids
+    proc = workbench_cli("rank", "--review", tmp_path / "r", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.strip().splitlines()) == 1 + n and "random order" in proc.stderr
+    for pid, decision in zip(ids, ["include", "exclude", "exclude"]):
+        assert main(["decide", pid, decision, "--review", str(tmp_path / "r"), "--reviewer", "ana"]) == 0
+    done = workbench_cli("rank", "--review", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    assert f"{n} of {n} papers decided" in done.stderr and "nothing left to rank" in done.stderr
+    assert done.stdout == ""
+
+
+def test_rank_fits_a_model_on_two_decided_papers_of_three(tmp_path):
+    source = tmp_path / "tiny.csv"
+    source.write_text("title,abstract\n" + "".join(f'"{t}","{a}"\n' for t, a in TINY), encoding="utf-8")
+    review = workbench.build([source], review=tmp_path / "r", embedder="tfidf", progress=False)
+    by_title = {p.title: p.id for p in review.papers}
+    review.decide(by_title["Bed nets and malaria"], "include", reviewer="ana")
+    review.decide(by_title["Stock markets"], "exclude", reviewer="ana")
+    for model in ("svm-tfidf", "lr-both", "nb-tfidf"):
+        proc = workbench_cli("rank", "--review", tmp_path / "r", "--model", model, "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        (row,) = json.loads(proc.stdout)
+        assert row["id"] == by_title["Crop yields"] and row["score"] is not None

@@ -242,17 +242,47 @@ def test_cli_builds_on_the_scheduler_at_an_address(cluster, sources, tmp_path, c
     assert main(["topics", "--review", str(path), "--format", "json"]) == 0  # the CLI reads it as any review
 
 
-@pytest.mark.slow  # 17-34 s on the shared machine (a LocalCluster in threads, the seeds read)
-def test_too_small_for_a_partitioned_build(tmp_path):
+@pytest.mark.slow  # 30-60 s on the shared machine (a LocalCluster in threads, the seeds read and built twice)
+def test_a_corpus_no_larger_than_the_sample_is_fitted_whole_as_on_one_machine(tmp_path):
+    """The 133 seeds used to be refused ("too few for a partitioned build"): the sample would be
+    every paper, so the topics and the map are fitted on all of them, as a build on one machine
+    fits them, and the two builds agree paper by paper."""
     from distributed import Client, LocalCluster
 
-    from workbench.errors import InputError
-
     seeds = Path(__file__).parents[1] / "seeds"
+    alone = workbench.build([seeds], review=tmp_path / "one", embedder=FakeEmbedder(), progress=False)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
-        with Client(local) as client, pytest.raises(InputError, match="133 papers are too few for a partitioned build"):
-            workbench.build([seeds], review=tmp_path / "r", embedder=FakeEmbedder(), client=client, progress=False)
-    assert not (tmp_path / "r" / "generations").exists() and not (tmp_path / "r" / "cache").exists()
+        with Client(local) as client:
+            review = workbench.build([seeds], review=tmp_path / "r", embedder=FakeEmbedder(), client=client,
+                                     progress=False)
+    assert len(review) == len(alone) == 133 and review.ids == alone.ids
+    assert review.manifest["dask"]["sample"]["size"] == 133 and review.manifest["topics"]["note"] == ""
+    assert review.manifest["topics"]["method"] == "bertopic" and review.manifest["map"]["method"] == "umap"
+    np.testing.assert_array_equal(review.fine_labels, alone.fine_labels)
+    assert sorted(np.bincount(review.labels)) == sorted(np.bincount(alone.labels))
+    assert workbench.open_review(tmp_path / "r").topics.equals(review.topics)
+
+
+@pytest.mark.slow  # a LocalCluster in threads: ~30 s on the shared machine
+def test_a_distributed_build_of_one_two_or_five_papers_works(tmp_path):
+    from distributed import Client, LocalCluster
+
+    rng = random.Random(2)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        with Client(local) as client:
+            for n in (1, 2, 5):
+                source = tmp_path / f"n{n}.csv"
+                with open(source, "w", newline="", encoding="utf-8") as fh:
+                    csv.writer(fh).writerows([("title", "abstract"), *[(f"On {t} {i}", _abstract(rng, t))
+                                                                       for i, t in enumerate(list(THEMES)[:n])]])
+                review = workbench.build([source], review=tmp_path / f"r{n}", embedder=FakeEmbedder(), client=client,
+                                         progress=False)
+                assert len(review) == n and review.coords.shape == (n, 2) and np.isfinite(review.coords).all()
+                assert review.manifest["topics"]["method"] == "single" and "too few for UMAP" in (
+                    review.manifest["topics"]["note"])
+                assert review.manifest["map"]["method"] == ("point" if n < 3 else "pca")
+                again = workbench.open_review(tmp_path / f"r{n}")
+                assert again.ids == review.ids and len(again.rank(next=5)) == n  # and it screens
 
 
 @pytest.mark.slow  # importing BERTopic took 67 s on the loaded shared machine
@@ -526,3 +556,19 @@ def test_the_words_summed_in_a_tree_of_tasks_are_the_words_of_the_whole(n_partit
         words = _words(client, papers, placed, renumber, text_of=str, top_n_words=6)
     expected = ctfidf_words(topic_term_counts(texts, [renumber[t] for t in labels]), top_n_words=6)
     assert words == expected and len(words) == 5
+
+
+def test_a_dask_address_that_is_not_one_is_a_clear_error(tmp_path):
+    from workbench.distributed import dask_client
+    from workbench.errors import InputError
+
+    with pytest.raises(InputError, match="'garbage' is not a scheduler address.*tcp://scheduler:8786"):
+        with dask_client("garbage"):
+            pass
+    source = tmp_path / "one.csv"
+    source.write_text("title,abstract\nOn proteins,Protein folding and binding.\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "workbench.cli", "build", str(source), "--review",
+                             str(tmp_path / "r"), "--embedder", "fake", "--dask", "garbage"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "this is a bug" not in result.stderr
+    assert "is not a scheduler address" in result.stderr and not (tmp_path / "r").exists()

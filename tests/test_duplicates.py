@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import workbench
 from workbench.cli import main
-from workbench.store import SCHEMA_VERSION, Store
+from workbench.store import SCHEMA_VERSION, MergedPaperWarning, Store
 
 from conftest import ROOT, seed_abstracts
 
@@ -78,8 +81,9 @@ def test_same_paper_merges_with_annotations_and_one_undo(case):
     assert verdict.kept == kept and verdict.other == gone
     with Store.open(case / "r", reviewer="ana") as store:
         assert store.tags(kept) == ["key paper"] and store.decision(kept).decision == "include"
-        assert len(store.notes(kept)) == 1 and store.tags(gone) == [] and store.decision(gone) is None
-        assert not store.paper(gone)["in_corpus"]
+        assert len(store.notes(kept)) == 1 and store.merged_into() == {gone: kept}
+        with pytest.warns(MergedPaperWarning, match=f"{gone} was merged into {kept}"):
+            assert store.paper(gone)["id"] == kept  # the merged-away id names the paper it joined
     assert all(gone not in (c.first, c.second) for c in review.duplicate_candidates())
     rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv"], review=case / "r", embedder="fake",
                               progress=False)
@@ -149,3 +153,88 @@ def test_a_v4_store_migrates_to_v5_and_keeps_everything(tmp_path):
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     conn.close()
+
+
+# ----------------------------------------------------------------------------- merged-away ids
+
+def cli(*argv: str) -> subprocess.CompletedProcess:
+    """The command line in its own process, as a person runs it."""
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *argv], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "WORKBENCH_DEBUG": ""})
+
+
+def test_cli_tag_note_decide_on_a_merged_away_id_go_to_the_paper_it_joined_saying_so(case):
+    ids = ids_by_title(workbench.open_review(case / "r"))
+    kept, gone, r = ids[ROWS[0][0]], ids[ROWS[1][0]], str(case / "r")
+    done = cli("duplicates", "--review", r, "--reviewer", "ana", "--same", kept, gone)
+    assert done.returncode == 0, done.stderr
+    for argv, said in ((["tag", gone, "key paper"], "tagged"), (["note", gone[:8], "journal", "version"],
+                       "note added to"), (["decide", gone, "include", "--reason", "on topic"], "decided")):
+        result = cli(*argv, "--review", r, "--reviewer", "ana")
+        assert result.returncode == 0, result.stderr
+        assert f"{gone} was merged into {kept} (same paper); {said} {kept}" in result.stderr
+        assert result.stdout.startswith(kept)
+    history = cli("history", "--review", r, "--paper", gone)
+    assert history.returncode == 0 and f"{gone} was merged into {kept}" in history.stderr
+    assert "key paper" in history.stdout and "same paper" in history.stdout
+    with Store.open(case / "r", reviewer="ana") as store:
+        assert f'"paper": "{gone}"' not in store.export("jsonl")  # nothing written under the merged-away id
+        assert store.tags(kept) == ["key paper"] and [n.text for n in store.notes(kept)] == ["journal version"]
+        assert store.decision(kept).reason == "on topic"
+    assert cli("undo", "4", "--review", r, "--reviewer", "ana").returncode == 0  # the merge too
+    again = cli("tag", gone, "own", "--review", r, "--reviewer", "ana")
+    assert again.returncode == 0 and "merged" not in again.stderr and again.stdout.startswith(gone)
+
+
+def test_cli_same_then_different_on_the_pair_is_refused_with_how_to_undo(case):
+    ids = ids_by_title(workbench.open_review(case / "r"))
+    kept, gone, r = ids[ROWS[0][0]], ids[ROWS[1][0]], str(case / "r")
+    assert cli("duplicates", "--review", r, "--reviewer", "ana", "--same", kept, gone).returncode == 0
+    refused = cli("duplicates", "--review", r, "--reviewer", "ana", "--different", kept, gone)
+    assert refused.returncode == 1 and "undo that merge first" in refused.stderr
+    assert "this is a bug" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined(case):
+    from workbench.widgets import Session
+
+    review = workbench.open_review(case / "r")
+    ids = ids_by_title(review)
+    kept, gone = ids[ROWS[0][0]], ids[ROWS[1][0]]
+    review.settle_duplicates(kept, gone, "same", reviewer="ana")
+    events = []
+    with Session.open(case / "r", reviewer="ana") as session:  # the map still shows gone until a rebuild
+        session.subscribe(lambda event, changed: events.append((event, changed)))
+        with pytest.warns(MergedPaperWarning, match=f"{gone} was merged into {kept}"):
+            session.tag(gone, "from the map")
+        with pytest.warns(MergedPaperWarning):
+            session.decide([gone], "maybe")
+    assert events == [("tag", [kept]), ("decide", [kept])]  # the views refresh the paper that changed
+    rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv"], review=case / "r", embedder="fake",
+                              progress=False)
+    assert gone not in rebuilt
+    with pytest.warns(MergedPaperWarning):
+        rebuilt.decide(gone, "include", reviewer="ana")  # not in the map any more: still its paper
+    with pytest.warns(MergedPaperWarning):
+        rebuilt.resolve(gone, "include", reviewer="ana")
+    with Store.open(case / "r", reviewer="ana") as store:
+        assert store.tags(kept) == ["from the map"] and store.decision(kept).decision == "include"
+        assert store.final(kept).decision == "include"
+
+
+def test_cli_merge_keeps_both_votes_and_the_conflicts_queue_shows_them(case):
+    ids = ids_by_title(workbench.open_review(case / "r"))
+    kept, gone, r = ids[ROWS[0][0]], ids[ROWS[1][0]], str(case / "r")
+    for who, pid, decision in (("alice", kept, "exclude"), ("alice", gone, "include"), ("bob", gone, "include")):
+        assert cli("decide", pid, decision, "--review", r, "--reviewer", who).returncode == 0
+    merged = cli("duplicates", "--review", r, "--reviewer", "ana", "--same", kept, gone)
+    assert merged.returncode == 0, merged.stderr
+    assert f"alice's votes differ: include on {gone}, exclude on {kept}" in merged.stderr
+    queue = cli("conflicts", "--review", r, "--format", "csv")
+    assert queue.returncode == 0, queue.stderr
+    rows = list(csv.DictReader(queue.stdout.splitlines()))
+    assert [(row["id"], row["alice"], row[f"alice (on {gone})"], row["bob"]) for row in rows] == [
+        (kept, "exclude", "include", "include")]
+    assert cli("undo", "--review", r, "--reviewer", "ana").returncode == 0
+    with Store.open(case / "r") as store:
+        assert {d.reviewer: d.decision for d in store.votes(gone)} == {"alice": "include", "bob": "include"}

@@ -216,6 +216,15 @@ def test_report_writes_the_field_figures(review):
     assert "García, Ana (5)" in written["coauthors_svg"].read_text(encoding="utf-8")
 
 
+def _write_as_before(review, records) -> None:
+    """Write ``records`` as the review's papers.jsonl, as a review made before citations were
+    kept wrote it: its build.json then had no record of its files' sizes and hashes either."""
+    (review.files / "papers.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    manifest = review.files / "build.json"
+    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "files"}))
+
+
 def test_reviews_written_before_citations_were_kept_still_open(review):
     papers_file = review.files / "papers.jsonl"
     lines = papers_file.read_text(encoding="utf-8").splitlines()
@@ -224,7 +233,7 @@ def test_reviews_written_before_citations_were_kept_still_open(review):
     for r in records:
         for key in ("external_ids", "references", "cited_by"):
             r.pop(key, None)
-    papers_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    _write_as_before(review, records)
     old = workbench.open_review(review.path)
     assert len(old.papers) == len(review.papers)
     assert len(old.links()) == 0 and old.papers[0].references == ()
@@ -389,7 +398,7 @@ def test_01_says_when_a_review_has_no_links(review):
     for r in records:
         r.pop("references", None)
         r.pop("cited_by", None)
-    papers_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    _write_as_before(review, records)
     session = Session.open(review.path, reviewer="tester")
     try:
         view = explore(session)

@@ -121,3 +121,27 @@ def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
     assert view.stopping.value and "recall" in view.stopping.value.lower()
     view.order.value = "map"  # a new order applies at once
     assert view.queue.order == "map" and view.queue.ranking is None
+
+
+def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(built, tmp_path):
+    import numpy as np
+
+    from workbench.screening import Features, Ranker, title_block
+
+    shutil.copytree(built, tmp_path / "r")
+    with Session.open(tmp_path / "r", reviewer="ana") as s:
+        s.decide(id_of(s, "I0"), "include")
+        s.decide(id_of(s, "E0"), "exclude")
+        review = s.review
+        ranking = review.rank(next=10, model="svm-both-titles", reviewer="ana")
+        assert ranking.model == "svm-both-titles" and "title_weight=0.5" in ranking.model_version
+        # the same as a ranker handed the titles' TF-IDF by hand, score for score
+        words = Features.from_texts(review.texts())
+        titles = title_block(["" if p.title_derived else p.title for p in review.papers])
+        by_hand = Features(tfidf=words.tfidf, terms=words.terms, embeddings=review.embeddings(), titles=titles)
+        rows = [review.row(id_of(s, "I0")), review.row(id_of(s, "E0"))]
+        ranker = Ranker("svm-both-titles", seed=ranking.seed).fit(by_hand, rows, [1, 0])
+        assert [review.papers[r].id for r in ranker.next(10)] == ranking.ids
+        np.testing.assert_allclose([p.score for p in ranking], ranker.scores_[ranker.next(10)], rtol=1e-5)
+        # the default model does not build the titles' block
+        assert review.rank(next=3, reviewer="ana").model == "svm-both"

@@ -61,9 +61,13 @@ def _zip_bomb(path: Path, size: int = GiB, declared: int | None = None) -> Path:
 
 def _measured(code: str, *args: str, env: dict | None = None) -> dict:
     """What ``code`` prints as JSON, with the peak memory (MB) and CPU seconds of its process."""
+    # VmHWM, not ru_maxrss: Linux carries the forking process's high-water mark over an exec into
+    # ru_maxrss, so a child of a large pytest worker would report the worker's size.
     wrapper = ("import json, resource, sys\n" + code + "\n"
                "use = resource.getrusage(resource.RUSAGE_SELF)\n"
-               "print(json.dumps(dict(result, peak_mb=use.ru_maxrss / 1024, cpu=use.ru_utime + use.ru_stime)))")
+               "hwm = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+               "peak = hwm[0] / 1024 if hwm else use.ru_maxrss / 1024\n"
+               "print(json.dumps(dict(result, peak_mb=peak, cpu=use.ru_utime + use.ru_stime)))")
     done = subprocess.run([sys.executable, "-c", wrapper, *args], capture_output=True, text=True, timeout=600,
                           env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stderr

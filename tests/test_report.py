@@ -12,7 +12,7 @@ from conftest import ROOT
 import workbench
 from workbench.cli import main
 from workbench.errors import InputError
-from workbench.review.report._write import label_colours, report_content, write_static_map
+from workbench.review.report import label_colours, report_content, write_static_map
 from workbench.store import AnnotationInputError, Store
 
 EVIL = "<script>alert('x')</script> *bold* `tick` | pipe [link](http://x) # not a heading"

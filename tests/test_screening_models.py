@@ -113,6 +113,54 @@ def test_the_default_model_weighs_embeddings_more_from_10_includes_and_drops_the
     np.testing.assert_allclose(scores(None, np.arange(2001)), scores("svm-tfidf", np.arange(2001)))
 
 
+def test_trust_in_the_embeddings_grows_with_the_includes(features):
+    spec = ModelSpec("curve", "svm", "both", embedding_curve=(0.5, 20), embedding_max_decided=2000)
+    # w = 0.5 * n / (n + 20) with n includes: 1/42, 0.1 at 5, 1/6 at 10, 0.25 at 20, 0.4 at 80
+    assert [spec.weight_at(n) for n in (1, 5, 10, 20, 80)] == [round(0.5 / 21, 6), 0.1, round(1 / 6, 6), 0.25, 0.4]
+    assert spec.weight_at(20, 2001) == 0.0 and spec.features_at(20, 2001) == "tfidf"
+    assert "embedding_curve=0.5:20" in spec.version
+    # two includes: the model at weight 0.5 * 2 / 22, score for score
+    fitted = Ranker(spec, seed=0).fit(features, [0, 1, 2], [1, 0, 1])
+    fixed = Ranker(ModelSpec("w", "svm", "both", embedding_weight=round(1 / 22, 6)), seed=0).fit(features, [0, 1, 2], [1, 0, 1])
+    np.testing.assert_allclose(fitted.scores_, fixed.scores_)
+
+
+def test_after_n_excludes_in_a_row_another_model_ranks_until_an_include(features):
+    spec = ModelSpec("safe", "svm", "both", embedding_weight=0.3, switch_after=4, switch_to="svm-tfidf")
+    own, other = Ranker("svm-both-w0.3", seed=0), Ranker("svm-tfidf", seed=0)
+
+    def check(rows, labels, like):
+        got = Ranker(spec, seed=0).fit(features, rows, labels)
+        np.testing.assert_allclose(got.scores_, like.fit(features, rows, labels).scores_)
+        return got
+
+    # the decisions in the order made: three excludes at the end, then four
+    check([0, 1, 5, 6], [1, 0, 0, 0], own)
+    stuck = check([0, 1, 5, 6, 7], [1, 0, 0, 0, 0], other)
+    assert stuck.excludes_in_a_row_ == 4 and stuck.name == "safe"
+    assert "switch_after=4:svm-tfidf(" in stuck.version
+    # an include ends the run: back to the model's own ranking
+    check([1, 5, 6, 7, 0], [0, 0, 0, 0, 1], own)
+    assert Ranker(spec, seed=0).fit(features, [1, 5, 6, 7, 0], [0, 0, 0, 0, 1]).excludes_in_a_row_ == 0
+
+
+def test_title_words_weighted_apart():
+    titles = ["Honey bees", "Markets", "Wild bees", "Colony losses", "Bumblebees", "Bond markets", "Football", "Bee"]
+    f = Features.from_texts(TEXTS, titles=titles)
+    assert f.titles.shape[0] == len(TEXTS) and f.words() is f.tfidf
+    block = f.words(0.5)
+    assert block.shape[1] == f.tfidf.shape[1] + f.titles.shape[1] and f.words(0.5) is block
+    np.testing.assert_allclose(block[:, f.tfidf.shape[1]:].toarray(), 0.5 * f.titles.toarray(), atol=1e-6)
+    spec = ModelSpec("titles", "svm", "tfidf", title_weight=0.5)
+    ranker = Ranker(spec, seed=0).fit(f, [0, 1], [1, 0])
+    w, b = ranker.weights_
+    np.testing.assert_allclose(ranker.scores_, np.asarray(block @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)
+    assert "title_weight=0.5" in ranker.version
+    assert ranker.explain(2).kind == "words"
+    with pytest.raises(Exception, match="needs the titles"):
+        Ranker(spec, seed=0).fit(Features.from_texts(TEXTS), [0, 1], [1, 0])
+
+
 def _standardised(scores, undecided):
     u = scores[undecided]
     return (scores - u.mean()) / u.std()
@@ -154,3 +202,17 @@ def test_scores_are_the_side_by_side_matrix_times_the_weights(features, model):
     X = features.matrix(spec.features_at(*at), spec.weight_at(*at), spec.embedding_center, spec.embedding_dims)
     w, b = ranker.weights_
     np.testing.assert_allclose(ranker.scores_, np.asarray(X @ w).reshape(-1) + b, rtol=1e-5, atol=1e-6)
+
+
+def test_svm_both_titles_ranks_a_paper_titled_like_the_include_higher_exact_order():
+    titles = ["Malaria bed nets", "Bond markets", "Village survey", "Malaria bed nets in villages", "Markets",
+              "Bed nets", "Football", "Rain"]
+    abstracts = ["bed nets cut malaria in villages", "bond market returns", "bed nets and malaria in a village survey",
+                 "a village survey of households", "stock market returns", "nets for fishing boats",
+                 "football attendance", "rainfall and crops"]
+    texts = [f"{t}. {a}" for t, a in zip(titles, abstracts)]
+    f = Features.from_texts(texts, embeddings=np.eye(8)[:, :4] + 0.1, titles=titles)
+    # with words and embeddings alone, paper 2 (bed nets and malaria in its abstract) comes
+    # before paper 5 (fishing nets); with the titles weighed apart, 5's title "Bed nets" lifts it
+    assert Ranker("svm-both", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 2, 5, 6, 7, 4]
+    assert Ranker("svm-both-titles", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 5, 2, 6, 7, 4]

@@ -165,3 +165,11 @@ def test_errors_for_missing_features_unknown_models_and_unfitted_rankers(feature
         Features.from_texts(TEXTS, embeddings=np.ones((3, 2)))
     with pytest.raises(InputError, match="no words"):
         Features.from_texts(["", "  "])
+
+
+@pytest.mark.parametrize("texts", [["malaria bed nets"], ["malaria bed nets", "malaria bed nets"]])
+def test_features_of_one_paper_or_of_identical_ones_keep_their_words(texts):
+    """max_df=0.95 drops the words in over 95 % of the papers: with one paper (or papers that say
+    the same) that is every word; then every word is kept instead."""
+    f = Features.from_texts(texts)
+    assert f.tfidf.shape == (len(texts), 5) and list(f.terms)[:2] == ["bed", "bed nets"]

@@ -83,6 +83,32 @@ def test_json_has_the_cli_shape():
     assert any(line.startswith("mean ") for line in table.splitlines())
 
 
+def test_the_baseline_is_svm_tfidf_on_the_same_seeds_with_the_paired_difference():
+    sim = simulate(TEXTS, LABELS, seeds=[1, 2, 3], model="nb-tfidf", baseline=True)
+    alone = simulate(TEXTS, LABELS, seeds=[1, 2, 3], model="svm-tfidf")
+    base = sim.baseline
+    assert base.model == "svm-tfidf" and base.baseline is None
+    assert [r.order.tolist() for r in base.runs] == [r.order.tolist() for r in alone.runs]
+    assert [(r.prior_include, r.prior_exclude) for r in base.runs] == [(r.prior_include, r.prior_exclude) for r in sim.runs]
+    diff = sim.differences()
+    by_seed = [a.metrics()["wss@95"] - b.metrics()["wss@95"] for a, b in zip(sim.runs, base.runs)]
+    assert diff["wss@95"]["mean"] == pytest.approx(np.mean(by_seed), abs=1e-4)
+    lo, hi = diff["wss@95"]["interval"]
+    assert lo <= diff["wss@95"]["mean"] <= hi
+    data = json.loads(json.dumps(sim.to_json()))
+    assert data["baseline"]["model"] == "svm-tfidf" and [r["seed"] for r in data["baseline"]["runs"]] == [1, 2, 3]
+    assert data["baseline"]["recall@10%"] == pytest.approx(alone.summary()["recall@10%"], abs=1e-4)
+    assert set(data["difference"]) == {"wss@95", "recall@5%", "recall@10%", "recall@25%", "atd"}
+    lines = sim.table().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("beside it, svm-tfidf"))
+    assert [line.split()[0] for line in lines[at + 1:at + 6]] == ["1", "2", "3", "mean", "diff"]
+    assert lines[at + 5].split()[1] == f"{diff['wss@95']['mean']:+.3f}"
+    # the twin itself has no baseline, and none is asked for by default
+    assert simulate(TEXTS, LABELS, seeds=[1], model="svm-tfidf", baseline=True).baseline is None
+    assert simulate(TEXTS, LABELS, seeds=[1], model="nb-tfidf").baseline is None
+    assert "baseline" not in simulate(TEXTS, LABELS, seeds=[1], model="nb-tfidf").to_json()
+
+
 def test_stopping_points_by_hand():
     seq = [1, 0, 1, 0, 0, 0]  # then only excludes, 20 papers in all, 2 includes
     pts = stopping_points(seq, n_includes=2, n_total=20, rules=["3-in-a-row", "10-in-a-row", "hypergeometric"])

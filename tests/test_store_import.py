@@ -44,7 +44,8 @@ def changed(records: list[dict], line: int, **values) -> list[dict]:
 @pytest.fixture
 def store(tmp_path):
     with Store.open(tmp_path / "review", reviewer="bob") as store:
-        store.sync_papers([{"id": "ffffffffffff", "title": "Already here"}])
+        store.sync_papers([{"id": "ffffffffffff", "title": "Already here"},
+                           {"id": PID, "title": "A paper", "authors": ["Doe, J."], "year": 2024}])
         yield store
 
 
@@ -151,5 +152,95 @@ def test_import_into_a_review_that_does_not_exist_is_an_error(tmp_path, capsys):
 def test_import_into_an_existing_review_from_the_command_line(store, tmp_path, capsys):
     path = write(tmp_path / "a.jsonl", GOOD)
     assert main(["import-annotations", str(path), "--review", str(store.path.parent)]) == 0
-    assert "imported 1 decisions, 1 notes, 1 papers, 1 tags" in capsys.readouterr().out
+    assert "imported 1 decisions, 1 notes, 1 tags, 1 tags in the vocabulary; 0 already present" in capsys.readouterr().out
     assert store.tags(PID) == ["relevant"]
+
+
+# ----------------------------------------------------------------------------- another review's export
+
+def cli(*argv: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *argv], capture_output=True, text=True, timeout=300)
+
+
+def review_of(folder: Path, ids: list[str], tag: str | None = None) -> Path:
+    with Store.open(folder, reviewer="ana") as store:
+        store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "text"} for i in ids])
+        if tag:
+            store.tag(ids, tag)
+    return folder
+
+
+SEEDS_LIKE = [f"{i:012x}" for i in range(1, 134)]  # another review's 133 papers
+
+
+def test_another_reviews_export_is_refused_without_allow_orphans_and_nothing_is_written(tmp_path):
+    other = review_of(tmp_path / "other", SEEDS_LIKE, "screened")
+    export = tmp_path / "other.jsonl"
+    with Store.open(other) as store:
+        store.export("jsonl", export)
+    small = review_of(tmp_path / "small", [SEEDS_LIKE[0], "f" * 12])
+    with Store.open(small) as store:
+        before = state(store)
+    refused = cli("import-annotations", str(export), "--review", str(small), "--reviewer", "bob")
+    assert refused.returncode == 1, refused.stdout
+    assert refused.stderr.count("\n") == 1 and str(export) in refused.stderr
+    assert "132 of the 133 papers in it (99%) are not in this review (2 papers)" in refused.stderr
+    assert "nothing was imported" in refused.stderr and "--allow-orphans" in refused.stderr
+    with Store.open(small) as store:
+        assert state(store) == before and store.snapshots() == []
+    allowed = cli("import-annotations", str(export), "--review", str(small), "--reviewer", "bob", "--allow-orphans")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "132 of the 133 papers in the file are not in this review (their annotations are kept as orphans)" in (
+        allowed.stdout)
+    with Store.open(small) as store:
+        assert len(store.orphaned()) == 132 and store.tags(SEEDS_LIKE[0]) == ["screened"]
+
+
+def test_an_export_with_half_of_its_papers_in_the_review_is_imported_and_the_rest_reported(tmp_path):
+    ids = SEEDS_LIKE[:4]
+    other = review_of(tmp_path / "other", ids, "seen")
+    export = tmp_path / "half.jsonl"
+    with Store.open(other) as store:
+        store.export("jsonl", export)
+    with Store.open(review_of(tmp_path / "mine", ids[:2]), reviewer="bob") as store:
+        report = store.import_annotations(export)  # 2 of 4 not here: not "mostly"
+        assert (report.papers, report.orphans) == (4, 2) and "2 of the 4 papers" in str(report)
+    with Store.open(review_of(tmp_path / "fewer", ids[:1]), reviewer="bob") as store:
+        with pytest.raises(AnnotationInputError, match="3 of the 4 papers in it .75%. are not in this review"):
+            store.import_annotations(export)
+        assert store.import_annotations(export, allow_orphans=True).orphans == 3
+
+
+def test_imported_annotations_on_a_paper_merged_away_here_go_to_the_paper_it_joined(store, tmp_path):
+    store.settle_duplicates("ffffffffffff", PID, "same")  # a colleague's copy does not know it
+    report = store.import_annotations(write(tmp_path / "a.jsonl", GOOD))
+    assert report.merged == 1 and report.orphans == 0
+    assert store.tags("ffffffffffff") == ["relevant"]
+    assert store.decision("ffffffffffff", reviewer="ana").decision == "include"
+    assert f'"paper": "{PID}"' not in store.export("jsonl")
+
+
+def test_papers_that_left_the_corpus_still_count_as_the_reviews_own(tmp_path):
+    """A colleague's export of the same review, after a rebuild on a narrower search left most
+    papers out of the corpus: it is this review's, not another's (its papers are reported)."""
+    ids = SEEDS_LIKE[:10]
+    export = tmp_path / "colleague.jsonl"
+    with Store.open(review_of(tmp_path / "theirs", ids, "seen")) as store:
+        store.export("jsonl", export)
+    with Store.open(review_of(tmp_path / "mine", ids), reviewer="bob") as store:
+        store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "text"} for i in ids[:3]])  # 7 left
+        report = store.import_annotations(export)
+        assert (report.papers, report.orphans) == (10, 7) and store.tags(ids[0]) == ["seen"]
+
+
+def test_a_store_with_no_paper_yet_takes_any_export(tmp_path):
+    """Nothing to mismatch: a new store filled from an export (e.g. a lost store rebuilt from one)."""
+    export = tmp_path / "all.jsonl"
+    with Store.open(review_of(tmp_path / "theirs", SEEDS_LIKE[:5], "seen")) as store:
+        store.export("jsonl", export)
+    with Store.open(tmp_path / "new", reviewer="bob") as store:
+        report = store.import_annotations(export)
+        assert (report.papers, report.orphans) == (5, 5) and len(store.orphaned()) == 5

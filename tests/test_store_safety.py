@@ -165,7 +165,7 @@ def test_snapshots_restore_and_check(review):
         assert store.backup("again", force=False) is None, "nothing changed: no new snapshot"
         store.tag(IDS[1], "after-the-snapshot")
         restored = store.restore()
-        assert restored.path == snap.path
+        assert restored.snapshot.path == snap.path
         assert store.tags(IDS[0]) == ["kept"] and store.tags(IDS[1]) == []
         assert store.integrity_check() == "ok"
         assert store.history(limit=1)[0].action == "restore"
@@ -276,7 +276,7 @@ store = Store.open(sys.argv[1], reviewer="filler")
 store.tag(sys.argv[2], "small-before")
 print("acked", flush=True)
 limit = int(sys.argv[3])
-resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # no file may grow past this: a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # no file may grow past this
 try:
     store.note(sys.argv[2], "x" * 1_000_000)  # under MAX_NOTE, over the 200 KB the file may grow
     print("saved?!", flush=True)
@@ -285,14 +285,16 @@ except Exception as err:
 """
 
 
-def test_a_full_disk_refuses_the_change_keeps_every_acknowledged_one_and_says_so(review):
+def test_a_file_size_limit_refuses_the_change_keeps_every_acknowledged_one_and_says_so(review):
+    """``ulimit -f`` stops the write; the message names the limit, not a full disk or damage
+    (a real full disk: tests/test_store_recovery.py)."""
     size = (review / "annotations.sqlite").stat().st_size + 200_000
     out = subprocess.run([sys.executable, "-c", FILLER, str(review), IDS[0], str(size)],
                          capture_output=True, text=True, timeout=120).stdout
     assert "acked" in out and "saved?!" not in out
     message = out.split("error:", 1)[1]
-    assert "nothing of this change was saved" in message and "free some space" in message
-    assert "restore" not in message, "a healthy store is not sent to its backups"
+    assert "nothing of this change was saved" in message and "file-size limit" in message
+    assert "restore" not in message and "full" not in message, "a healthy store is not sent to its backups"
     integrity, have = fresh_read(review)
     assert integrity == "ok" and (IDS[0], "small-before") in have
     with Store.open(review) as store:

@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from workbench.errors import InputError
-from workbench.team import OtherMethods, PrismaCheckError, PrismaCounts, write_diagram
+from workbench.review import write_diagram
+from workbench.team import OtherMethods, PrismaCheckError, PrismaCounts
 
 # A review of 240 records from three databases and a register, screened by two reviewers.
 COUNTS = PrismaCounts(

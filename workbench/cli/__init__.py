@@ -27,13 +27,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import WorkbenchError
 from .terminal import visible
 from . import annotate, build, field, files, history, read, screen, settings, team, update
-from .common import write_table
+from ..store import MergedPaperWarning
+from .common import show_merged, write_table
 
 __all__ = ["main", "parser", "write_table"]
 
@@ -56,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (the console script ``workbench`` exits with it)."""
     args = parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # an id merged into another paper: one line, every time
+            warnings.simplefilter("always", MergedPaperWarning)
+            warnings.showwarning = show_merged
+            return int(args.func(args) or 0)
     except WorkbenchError as err:
         if os.environ.get("WORKBENCH_DEBUG"):
             raise

@@ -19,13 +19,13 @@ from .common import Reply, add_store_command, on_store, text_argument
 __all__ = ["register"]
 
 
-@on_store(paper=True)
+@on_store(paper=True, done="tagged")
 def tag(args, store: Store, pid: str) -> Reply:
     added = store.tag(pid, *args.tags)
     return Reply([f"{pid}: {', '.join(store.tags(pid))} ({added} added)"])
 
 
-@on_store(paper=True)
+@on_store(paper=True, done="untagged")
 def untag(args, store: Store, pid: str) -> Reply:
     if not store.untag(pid, args.tag):
         have = ", ".join(store.tags(pid)) or "none"
@@ -33,14 +33,14 @@ def untag(args, store: Store, pid: str) -> Reply:
     return Reply([f"{pid}: removed {args.tag!r}; tags now: {', '.join(store.tags(pid)) or 'none'}"])
 
 
-@on_store(paper=True)
+@on_store(paper=True, done="note added to")
 def note(args, store: Store, pid: str) -> Reply:
     text = text_argument(args.text, "the note", MAX_NOTE)
     note_id = store.note(pid, text)
     return Reply([f"{pid}: note #{note_id} saved ({len(text.strip()):,} characters)"])
 
 
-@on_store(paper=True)
+@on_store(paper=True, done="decided")
 def decide(args, store: Store, pid: str) -> Reply:
     settled = screening_of(store, TITLE_ABSTRACT, [pid], all_reviewers=True).decisions()  # the team's outcome
     if args.stage == FULL_TEXT and settled.get(pid) not in ("include", "maybe"):

@@ -4,8 +4,9 @@
   ``--format table|csv|json``, declared here once; :func:`add_store_command` adds a command
   that works on the annotation store (it takes ``--review`` and ``--reviewer``).
 - :func:`on_store`: the pattern of those commands written once: open the store of ``--review``
-  for ``--reviewer``, resolve the paper id (or unique prefix) in ``args.id`` when asked, run the
-  action, then close the store and print the action's :class:`Reply`.
+  for ``--reviewer``, resolve the paper id (or unique prefix) in ``args.id`` when asked (an id
+  merged into another paper names the paper it joined, and the reply says so), run the action,
+  then close the store and print the action's :class:`Reply`.
 - :func:`say` and :class:`Reply`: messages go through :func:`workbench.cli.terminal.visible`, so
   control characters in user data show escaped and never act; data (``Reply.data``, an export
   to standard output, and :func:`write_table` as CSV or JSON) is written as it is, except that
@@ -20,18 +21,19 @@ import json
 import os
 import stat
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from ..errors import InputError
 from ..review import DEFAULT_REVIEW
-from ..store import Store, csv_cell
+from ..store import MergedPaperWarning, Store, csv_cell
 from .terminal import visible
 
 __all__ = ["FORMATS", "MAX_SEED", "TEXT_SUFFIXES", "Reply", "add_all_reviewers", "add_follow_links", "add_format",
            "add_review", "add_reviewer", "add_store_command", "blind_notes", "on_store", "percent", "read_text", "say",
-           "text_argument", "whole", "write_table"]
+           "show_merged", "text_argument", "whole", "write_table"]
 
 #: The output formats of the commands that list papers or topics (``--format``).
 FORMATS = ("table", "csv", "json")
@@ -217,24 +219,50 @@ class Reply:
         return self.code
 
 
-def on_store(paper: bool = False) -> Callable:
+def on_store(paper: bool = False, done: str = "") -> Callable:
     """Make ``action(args, store[, pid]) -> Reply`` a command ``func(args) -> exit code``.
 
     The command opens the existing store of ``args.review`` for ``args.reviewer`` (a missing
     store is an error, never a new one), passes the id that ``args.id`` names when ``paper``
-    (an unknown or ambiguous prefix raises a one-line error), and prints the reply after the
-    store is closed.
+    (an unknown or ambiguous prefix raises a one-line error; an id merged into another paper
+    gives the paper it joined, and the reply says so: "B was merged into A (same paper);
+    ``done`` A"), and prints the reply after the store is closed.
     """
     def decorate(action: Callable[..., Reply]) -> Callable[[argparse.Namespace], int]:
         @functools.wraps(action)
         def command(args: argparse.Namespace) -> int:
             with Store.open(args.review, reviewer=args.reviewer, create=False) as store:
-                reply = action(args, store, store.resolve(args.id)) if paper else action(args, store)
+                if not paper:
+                    reply = action(args, store)
+                else:
+                    pid, merged = _resolve(store, args.id)
+                    reply = action(args, store, pid)
+                    if merged is not None:
+                        reply = replace(reply, err=[f"workbench: {merged.joined}; {done or 'used'} {pid}",
+                                                    *reply.err])
             return reply.show()
 
         return command
 
     return decorate
+
+
+def _resolve(store: Store, given: str) -> tuple[str, MergedPaperWarning | None]:
+    """The paper ``given`` names, and the warning that it was merged into it (or None)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MergedPaperWarning)
+        pid = store.resolve(given)
+    merged = [w.message for w in caught if isinstance(w.message, MergedPaperWarning)]
+    return pid, (merged[0] if merged else None)
+
+
+def show_merged(message, category, filename, lineno, file=None, line=None, *, shown=warnings.showwarning) -> None:
+    """``warnings.showwarning`` for the commands: a :class:`MergedPaperWarning` (an id merged into
+    another paper was used) is one line on standard error; any other warning as Python shows it."""
+    if issubclass(category, MergedPaperWarning):
+        say(f"workbench: {message}")
+    else:
+        shown(message, category, filename, lineno, file, line)
 
 
 # ----------------------------------------------------------------------------- printing

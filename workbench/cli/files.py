@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..review import check_review
 from ..review import import_annotations as merge_annotations
 from ..store import DB_NAME, FORMATS, Store, StoreError
+from ..store import restore as restore_snapshot
 from .common import Reply, add_all_reviewers, add_store_command, blind_notes, on_store
 
 __all__ = ["register"]
@@ -36,21 +38,17 @@ def backup(args, store: Store) -> Reply:
                   f"restore it with `workbench restore {snap.path.name} --review {args.review}`"])
 
 
-@on_store()
-def restore(args, store: Store) -> Reply:
-    target = store.restore(args.snapshot)
-    before = store.snapshots()[0]
-    return Reply([f"restored {target.path.name} ({target.taken_at}, {target.reason})",
-                  (f"the store as it was before is in {before.path.name}; "
-                   f"`workbench restore {before.path.name} --review {args.review}` puts it back")])
+def restore(args) -> int:
+    """Works whatever state the store is in: a damaged or missing one is set aside and replaced
+    (never opened by this process, so nothing of it is locked here)."""
+    done = restore_snapshot(args.review, args.snapshot, reviewer=args.reviewer, force=args.force)
+    return Reply(done.lines(Path(args.review))).show()
 
 
-@on_store()
-def check(args, store: Store) -> Reply:
-    lines = store.check()
-    if store.read_only:
-        lines.append(f"read-only for you: {store.read_only}")
-    return Reply(lines, code=0 if lines[0] == "ok" else 1)
+def check(args) -> int:
+    """The store and every file of the current set; works on a store that cannot be opened."""
+    report = check_review(args.review, reviewer=args.reviewer)
+    return Reply(list(report.lines), code=0 if report.ok else 1).show()
 
 
 def import_annotations(args) -> int:
@@ -67,7 +65,7 @@ def import_annotations(args) -> int:
 
 @on_store()
 def _merge(args, store: Store) -> Reply:
-    report = merge_annotations(store, args.file)  # with the papers the reviewers now disagree on
+    report = merge_annotations(store, args.file, args.allow_orphans)  # with the papers the reviewers now disagree on
     return Reply(str(report).split("\n"))  # its own line breaks; the data in it is quoted
 
 
@@ -83,15 +81,21 @@ def register(subparsers) -> None:
     add_store_command(subparsers, "backup", backup, "snapshot the annotation store into REVIEW/backups/")
 
     p = add_store_command(subparsers, "restore", restore,
-                          "put a snapshot back into the store (default: the newest; the current "
-                          "store is snapshotted first)")
+                          "put a snapshot back into the store (default: the newest; checked "
+                          "first; the current store is snapshotted, or set aside when it cannot "
+                          "be opened)")
     p.add_argument("snapshot", metavar="SNAPSHOT", nargs="?", default=None,
                    help="a file name in REVIEW/backups/ or a path (default: the newest)")
+    p.add_argument("--force", action="store_true",
+                   help="restore a snapshot of another review (the review keeps its own files)")
 
     add_store_command(subparsers, "check", check,
-                      "check the store: integrity, references, orphans, files and snapshots "
-                      "(exit 1 on problems)")
+                      "check the store (integrity, references, orphans, snapshots) and every "
+                      "file of the review's current set (exit 1 on problems)")
 
     p = add_store_command(subparsers, "import-annotations", import_annotations,
                           "merge a JSONL export into this review (idempotent; conflicts reported)")
     p.add_argument("file", metavar="FILE.jsonl")
+    p.add_argument("--allow-orphans", action="store_true",
+                   help="import even when most of the file's papers are not in this review (another "
+                        "review's export): their annotations are kept as orphans")

@@ -7,8 +7,10 @@
   decide with ``workbench decide ID include|exclude|maybe``.
 - ``workbench simulate FILE --label-column label_included [--seeds N]``: replays a labelled
   CSV/TSV/XLSX once per seed from one include and one exclude and prints recall at 5/10/25 %
-  screened, WSS@95, ATD and where each stopping rule would have stopped (``--format json``:
-  the means under ``wss@95``, ``recall@10%``, ``atd``, ..., the seeds under ``runs``).
+  screened, WSS@95, ATD and where each stopping rule would have stopped, and beside them the
+  same figures of ``svm-tfidf`` (ELAS u4's twin) on the same seeds with the paired difference
+  (``--no-baseline`` skips it; ``--format json``: the means under ``wss@95``, ``recall@10%``,
+  ``atd``, ..., the seeds under ``runs``, the twin's under ``baseline``, and ``difference``).
 - ``workbench stopping``: the estimate of relevant papers left (95 % interval) and whether the
   reviewer may stop (the hypergeometric test at the target recall, and "N irrelevant in a row"
   for comparison); the claim is logged in the review's store (the report shows it) unless
@@ -35,7 +37,9 @@ def rank(args) -> int:
     c = ranking.counts
     decided = (f"{c['decided']} of {c['papers']} papers decided ({c['included']} included, {c['excluded']} "
                f"excluded, {c['maybe']} maybe), {c['undecided']} undecided")
-    if ranking.mode == "cold":
+    if not c["undecided"]:
+        say(f"{decided}: nothing left to rank")
+    elif ranking.mode == "cold":
         say(f"{decided}; no model before one include and one exclude: "
             f"{'one paper per topic' if args.by_topic else f'a random order (seed {ranking.seed})'}")
     else:
@@ -43,6 +47,8 @@ def rank(args) -> int:
         say(f"{decided}; {model}" + ("; a random sample of the papers no one has read: read every one"
                                      if ranking.mode == "sample" else ""))
     frame = ranking.frame()
+    if args.format == "table" and frame.empty:
+        return 0  # (said above; CSV and JSON still give their header and [])
     if args.format == "table":
         frame["score"] = [f"{p.score:.3f}" if p.score is not None else "" for p in ranking]
         frame["rank"] = [str(p.rank) if p.rank is not None else "" for p in ranking]
@@ -52,7 +58,8 @@ def rank(args) -> int:
 
 def simulate(args) -> int:
     say(f"simulating {args.file}: {args.seeds} seeds, refitting after every paper until the last include")
-    sim = simulate_file(args.file, args.label_column, seeds=args.seeds, model=args.model, embedder=args.embedder)
+    sim = simulate_file(args.file, args.label_column, seeds=args.seeds, model=args.model, embedder=args.embedder,
+                        baseline=not args.no_baseline)
     if args.format == "json":
         sys.stdout.write(json.dumps(simulation_json(sim), indent=2) + "\n")
     else:
@@ -106,6 +113,8 @@ def register(subparsers) -> None:
                    help=f"{models} (default: svm-tfidf; svm-both with --embedder)")
     p.add_argument("--embedder", default=None, metavar="NAME",
                    help="also rank on embeddings from this embedder (e.g. minilm; embedded once, then cached)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="skip the replay of svm-tfidf (ELAS u4's twin) shown beside the model's figures")
     p.add_argument("--format", default="table", choices=("table", "json"), help="output format (default: table)")
     p.set_defaults(func=simulate)
 

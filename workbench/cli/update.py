@@ -46,6 +46,9 @@ def duplicates(args) -> int:
                                            reviewer=args.reviewer)
         say(f"{verdict.paper_a} and {verdict.paper_b}: {verdict.verdict}" +
             (f" (merged into {verdict.kept}; undo with `workbench undo --review {review.path}`)" if verdict.kept else ""))
+        if verdict.conflicts:
+            say(f"both votes kept, {verdict.kept} is a conflict to resolve (`workbench conflicts --review "
+                f"{review.path}`): " + "; ".join(verdict.conflicts))
         return 0
     found = review.duplicate_candidates(low=args.low)
     columns = ["first", "second", "score", "why_apart", "first_title", "second_title"]

@@ -31,10 +31,12 @@ def dask_client(client=True, n_workers: int = LOCAL_WORKERS):
     if isinstance(client, str) and client:
         try:
             connected = Client(client, timeout="20s")
-        except (OSError, ValueError, TypeError) as err:  # unreachable, or not an address at all
-            what = "could not reach the Dask scheduler at" if isinstance(err, OSError) else "not a Dask scheduler address:"
-            raise InputError(f"{what} {client!r} ({err}); expected an address such as tcp://host:8786 of a "
-                             "running `dask scheduler` (with workers: `dask worker ADDRESS`), or leave the "
+        except (ValueError, TypeError) as err:  # not an address at all ("garbage": no port)
+            raise InputError(f"--dask {client!r} is not a scheduler address ({err}); expected one such as "
+                             "tcp://scheduler:8786, or leave the address out for a cluster on this machine") from err
+        except OSError as err:
+            raise InputError(f"could not reach the Dask scheduler at {client!r} ({err}); start it with "
+                             "`dask scheduler` (and workers with `dask worker ADDRESS`) or leave the "
                              "address out for a cluster on this machine") from err
         with connected:
             yield connected

@@ -33,7 +33,7 @@ from ..topics import (
 )
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
-from .topics import checked_placing, fit_sample, place_partition, sample_positions, typical_rows
+from .topics import checked_placing, fit_sample, fit_whole, place_partition, sample_positions, typical_rows
 
 __all__ = ["DaskBuild", "build_on_dask"]
 
@@ -248,14 +248,17 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
             after_read(parts.report)
     with clock.stage("dedupe", f"merging duplicates across {len(parts.futures)} partitions"):
         parts = merge_duplicates(client, parts)
-        positions = sample_positions(len(parts), sample_size, seed)  # too few papers: said before embedding
+        positions = sample_positions(len(parts), sample_size, seed)
+    whole = len(positions) == len(parts)  # the sample would be every paper: fit on them all
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
         vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root,
                                           lambda done: clock.watch(done, "embedding"))
-    with clock.stage("sample_fit", "fitting UMAP, HDBSCAN and the map on a sample"):
+    with clock.stage("sample_fit", f"fitting the topics and the map on {'all the papers' if whole else 'a sample'}"):
         X_sample = _sample(client, vectors, parts.lengths, positions)
-        fit = client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False)
-        fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share, f.placing), fit).result()
+        fit = (client.submit(fit_whole, X_sample, topic_params, seed, pure=False) if whole else
+               client.submit(fit_sample, X_sample, positions, topic_params, seed, pure=False))
+        fitted = client.submit(lambda f: (f.min_cluster_size, f.outlier_share, f.placing, f.method, f.note,
+                                          f.map_method), fit).result()
     with clock.stage("place", f"placing every partition ({PLACE_HOW[placing]})"):
         placed = client.map(place_partition, vectors, parts.offsets, fit=fit)
         clock.watch(placed, "placing")
@@ -276,10 +279,11 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
     return DaskBuild(
         papers_file=papers_file, n_papers=len(parts), report=parts.report, labels=labels,
         fine_labels=np.concatenate([a["fine"] for a in arrays]),
-        reduced=np.concatenate([a["reduced"] for a in arrays]),
+        reduced=np.concatenate([a["reduced"] for a in arrays]) if dims else None,  # (none below 40 papers)
         coords=_scale(np.concatenate([a["coords"] for a in arrays])),
         topic_info=info, typical=typical, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
         sample={"size": int(len(positions)), "seed": seed, "min_cluster_size": int(fitted[0]),
-                "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims, "placing": fitted[2]},
+                "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims, "placing": fitted[2],
+                "method": fitted[3], "note": fitted[4], "map": fitted[5]},
         timings=clock.timings, n_partitions=len(parts.futures), workers=len(client.scheduler_info()["workers"]),
     )

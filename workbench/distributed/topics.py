@@ -15,6 +15,12 @@ seeded sample that fits in one process, then apply it to every partition in para
   (``placing="transform"``); the sample's merge applied. Papers of the sample keep what the
   fit gave them.
 
+When the sample would be every paper (a corpus of up to ``sample_size`` papers, or of fewer than
+:data:`MIN_PAPERS`, too few to sample from) :func:`fit_whole` fits on all of them as a build on
+one machine does (:class:`workbench.topics.TopicModel`'s clustering, agglomerative below 40
+papers; :class:`workbench.space.layout.MapLayout`'s map, PCA or a point below 15), and every paper
+keeps what that fit gave it: a distributed build works at any size.
+
 Each step takes the fitted :class:`SampleFit` as an argument, so another implementation of a
 step (cuML's UMAP and HDBSCAN on a GPU) can replace it without touching the rest.
 """
@@ -27,16 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..space.neighbors import umap_epochs, umap_init
-from ..space.layout import place_by_neighbours
+from ..space.layout import MapLayout, place_by_neighbours
 from ..errors import InputError
 from ..corpus.paper import OUTLIER
-from ..topics import merge_topics, reassign_outliers
+from ..topics import TopicModel, merge_topics, reassign_outliers
 from ..topics.cluster import default_min_cluster_size, default_min_samples
 
-__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "place_partition", "sample_positions",
-           "typical_rows"]
+__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "fit_whole", "place_partition",
+           "sample_positions", "typical_rows"]
 
-#: A partitioned build below this many papers has too little to sample: build on one machine.
+#: The smallest sample fitted on: a corpus of fewer papers is fitted whole (:func:`fit_whole`).
 MIN_PAPERS = 200
 OUTLIER_NEIGHBOURS = 10
 #: How the papers outside the sample are placed: ``transform`` (UMAP.transform into both spaces,
@@ -70,6 +76,9 @@ class SampleFit:
     reduce_outliers: bool
     placing: str = "neighbours"  # or "transform" (see PLACINGS)
     embeddings: np.ndarray | None = None  # the sample's, for placing by neighbours
+    method: str = "bertopic-sample"  # fitted whole (fit_whole): the single machine's "bertopic", "agglomerative", ...
+    note: str = ""  # what the single machine's topic model says of a small corpus
+    map_method: str = "umap-sample"  # fitted whole: "umap", "pca" or "point"
 
 
 def checked_placing(placing: str | None) -> str:
@@ -81,13 +90,34 @@ def checked_placing(placing: str | None) -> str:
 
 
 def sample_positions(n: int, size: int, seed: int) -> np.ndarray:
-    """``size`` positions of ``n`` (all when ``n <= size``), chosen by ``seed``, sorted."""
-    if n < MIN_PAPERS:
-        raise InputError(f"{n} papers are too few for a partitioned build (it samples at least {MIN_PAPERS}); "
-                         "build without --dask")
+    """``size`` positions of ``n`` (at least :data:`MIN_PAPERS`; all when ``n`` is no more),
+    chosen by ``seed``, sorted."""
+    size = max(int(size), MIN_PAPERS)
     if n <= size:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+
+
+def fit_whole(X: np.ndarray, params: dict, seed: int) -> SampleFit:
+    """Topics and map of every paper, fitted as a build on one machine fits them (see the module):
+    the "sample" is the whole corpus, so no paper is placed."""
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    model = TopicModel(**{k: params[k] for k in ("min_cluster_size", "min_samples", "n_neighbors", "n_components",
+                                                   "cluster_selection", "reduce_outliers", "nr_topics",
+                                                   "merge_variance", "n_epochs") if k in params}, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels = model.cluster(X)
+    layout = MapLayout(seed=seed).fit(X)
+    merged = {int(a): int(b) for a, b in zip(model.fine_labels_, labels)}
+    reduced = model.reduced_embeddings_
+    if reduced is None:  # too few papers for UMAP: the topics were found in the embedding space
+        reduced = np.zeros((n, 0), np.float32)
+    return SampleFit(np.arange(n), None, None, None, np.zeros(0, int), merged, None, np.asarray(reduced, np.float32),
+                     np.asarray(model.fine_labels_, int), layout.coords_.astype(np.float32), model.min_cluster_size_,
+                     model.outlier_share_, model.reduce_outliers, checked_placing(params.get("placing")), None,
+                     model.method_, model.note_, layout.method_)
 
 
 def _umap(n: int, dims: int, n_neighbors: int, min_dist: float, n_epochs, seed: int):

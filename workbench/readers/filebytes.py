@@ -94,7 +94,10 @@ def read_bytes_report(
     if reader is None:
         raise ReaderError(unknown_type(path), name)
     sample = (text or "")[:HEAD]
-    if not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample):
+    # Many control characters: a PDF or an image renamed, unless the file is UTF-8 without a NUL (a
+    # text export whose values hold them, such as the workbench's own export of such a value).
+    if (not reader.binary and len(_CONTROL.findall(sample)) > 0.05 * len(sample)
+            and not (encoding == "utf-8" and b"\x00" not in head_bytes)):
         kind = describe_binary(head_bytes)
         guess = " (a PDF, an image or another file renamed?)" if kind == "binary data" else ""
         raise ReaderError(f"this is {kind}, not a text export{guess}; export the records again as "

@@ -23,7 +23,7 @@ transaction that records its topics (see :mod:`workbench.review._folder`): an in
 refit leaves the previous review whole, and never a mix of the two.
 
 Modules: ``_review`` (the :class:`Review`), ``_build`` (build and save), ``_open`` (opening),
-``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
+``_check`` (``workbench check``: the store and every file of the current set), ``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k themes, sub-topics,
 stability), ``_text`` (what is embedded for a paper, papers read back with their texts left on disk), ``_screening`` (the ranked queue and the
 records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
 a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_prisma`` and
@@ -33,6 +33,7 @@ review's report).
 """
 
 from .build._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
+from ._check import CheckReport, check_review
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking
@@ -42,7 +43,8 @@ from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
 from ._text import document_text
 from ._update import NEW_SINCE, DuplicateFound, UpdateReport, update
-from .report._write import write_report
+from ._prisma import write_diagram
+from .report import write_report
 
 __all__ = [
     "DEFAULT_REVIEW",
@@ -50,6 +52,7 @@ __all__ = [
     "SCREENING_MODELS",
     "TOPIC_TABLE_COLUMNS",
     "BuildReport",
+    "CheckReport",
     "RankedPaper",
     "Ranking",
     "Review",
@@ -63,6 +66,7 @@ __all__ = [
     "SearchResult",
     "StoppingReport",
     "build",
+    "check_review",
     "document_text",
     "import_annotations",
     "is_review",
@@ -74,5 +78,6 @@ __all__ = [
     "simulate_file",
     "simulation_json",
     "update",
+    "write_diagram",
     "write_report",
 ]

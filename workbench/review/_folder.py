@@ -10,10 +10,15 @@ few are kept, and none younger than ten minutes, which another process may still
 
 ``map.html`` at the top of the folder is a view for people, rewritten after each commit.
 Reviews built before generations keep their files at the top level until their next save.
+
+``build.json``, written last, records every other file of its generation with its size and
+SHA-256 (``files``), which ``workbench check`` verifies (``workbench.review._verify``); a new
+generation shares the previous one's papers.jsonl only while it is as recorded.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -29,6 +34,7 @@ from .._runtime.fsutil import atomic_write_text, default_file_mode, fsync_path
 from ..corpus.paper import paper_line
 
 __all__ = [
+    "FILES",
     "GENERATIONS",
     "KEEP",
     "LEGACY_FILES",
@@ -36,7 +42,11 @@ __all__ = [
     "discard",
     "files_dir",
     "install",
+    "map_is_whole",
     "publish_map",
+    "record_files",
+    "recorded_files",
+    "sha256",
     "stage",
     "tidy",
     "write_generation",
@@ -49,6 +59,7 @@ KEEP = 3  # generations kept besides the current one
 MIN_AGE_S = 600  # never remove a generation younger than this: another process may be saving it
 LEGACY_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model")
 TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
+FILES = "files"  # build.json's record of the other files: {name: {"size": bytes, "sha256": hex}}
 
 def files_dir(review_path: Path, generation: str | None) -> Path:
     """Where the review's current files are: its generation, or the top level (older reviews)."""
@@ -68,7 +79,7 @@ def stage(review_path: Path) -> tuple[str, Path]:
 
 
 def _write_papers(folder: Path, review, model, previous: Path | None) -> None:
-    if previous is not None and (previous / "papers.jsonl").is_file():
+    if previous is not None and _sound(previous, "papers.jsonl", len(review.papers)):
         try:  # the same papers (a refit): share the previous file's bytes
             os.link(previous / "papers.jsonl", folder / "papers.jsonl")
             return
@@ -127,7 +138,8 @@ def _write_model(folder: Path, review, model, previous) -> None:
 
 
 def _write_manifest(folder: Path, review, model, previous) -> None:
-    atomic_write_text(folder / "build.json", json.dumps(review.manifest, indent=2, ensure_ascii=False))
+    manifest = {**review.manifest, FILES: record_files(folder, previous)}
+    atomic_write_text(folder / "build.json", json.dumps(manifest, indent=2, ensure_ascii=False))
 
 
 # In order; build.json last, so a folder with a build.json has every other file.
@@ -168,6 +180,16 @@ def publish_map(review_path: Path, review) -> Path:
     return write_map_html(review, Path(review_path) / "map.html")
 
 
+def map_is_whole(review_path: Path) -> bool:
+    """Whether the top-level map.html is there and ends as written (not cut short)."""
+    try:
+        with open(Path(review_path) / "map.html", "rb") as fh:
+            fh.seek(max(0, os.fstat(fh.fileno()).st_size - 64))
+            return fh.read().rstrip().endswith(b"</html>")
+    except OSError:
+        return False
+
+
 def tidy(review_path: Path, current: str) -> None:
     """After a switch: move an older review's top-level files into a generation of their own,
     and remove generations and staging folders that are old and not needed."""
@@ -193,3 +215,58 @@ def tidy(review_path: Path, current: str) -> None:
         kept += 1
         if kept > KEEP and not young:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------- checking the files
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def recorded_files(folder: Path) -> dict:
+    """What ``folder``'s build.json recorded of its other files (empty: nothing recorded)."""
+    try:
+        found = json.loads((folder / "build.json").read_text(encoding="utf-8")).get(FILES)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def record_files(folder: Path, previous: Path | None = None) -> dict:
+    """Every file in ``folder`` (but build.json) with its size and SHA-256; a file shared with
+    ``previous`` (the same inode) keeps the digest recorded there instead of being read again."""
+    known = recorded_files(previous) if previous is not None else {}
+    out = {}
+    for file in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "build.json"):
+        name = file.relative_to(folder).as_posix()
+        st = file.stat()
+        old = known.get(name)
+        try:
+            shared = old is not None and os.path.samefile(previous / name, file)
+        except OSError:
+            shared = False
+        if shared and old.get("size") == st.st_size:
+            out[name] = old
+        else:
+            out[name] = {"size": st.st_size, "sha256": sha256(file)}
+    return out
+
+
+def _sound(folder: Path, name: str, n_papers: int) -> bool:
+    """Whether ``folder``'s papers.jsonl may be shared by a new generation: as recorded (size and
+    digest), or, for a build that recorded nothing, with one line per paper."""
+    path = folder / name
+    if not path.is_file():
+        return False
+    record = recorded_files(folder).get(name)
+    if record is not None:
+        return path.stat().st_size == record.get("size") and sha256(path) == record.get("sha256")
+    with open(path, "rb") as fh:  # a build from before records: one whole line per paper
+        lines = sum(1 for line in fh if line.strip())
+        fh.seek(max(0, fh.tell() - 1))
+        return lines == n_papers and fh.read(1) == b"\n"

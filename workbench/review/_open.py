@@ -12,8 +12,9 @@ from ..errors import ReviewError, WorkbenchError
 from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
 from ..corpus.texts import read_papers
+from ._verify import FileProblem, rebuild_command, verify
 
-__all__ = ["is_review", "open_or_build", "open_review"]
+__all__ = ["damaged", "is_review", "open_or_build", "open_review"]
 
 
 def _current_generation(path: Path) -> str | None:
@@ -23,6 +24,20 @@ def _current_generation(path: Path) -> str | None:
         return None
     with Store.open(path, create=False) as store:
         return store.generation()
+
+
+def _shown(where: Path, review: Path, name: str) -> str:
+    return (where / name).relative_to(review).as_posix() if where != review else name
+
+
+def damaged(path: Path, problems: list, manifest: dict | None) -> ReviewError:
+    """The error for a review whose current files are missing or damaged: which file, and the
+    command that writes them again."""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return ReviewError(
+        f"{path} is incomplete or damaged: {problems[0]}{more}; write its files again with "
+        f"`{rebuild_command(path, manifest)}` (tags, notes and decisions are in the store "
+        f"and are kept; `workbench check --review {path}` lists every problem)")
 
 
 def is_review(path: str | os.PathLike) -> bool:
@@ -61,16 +76,31 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
         raise ReviewError(f"{path} is not a built review (no build.json); run `workbench build --review {path}` first")
     try:
         manifest = json.loads((where / "build.json").read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as err:
+        raise damaged(path, [FileProblem(_shown(where, path, "build.json"), f"not whole JSON ({err})")],
+                      None) from err
+    if manifest.get("format_version", 0) > FORMAT_VERSION:
+        raise ReviewError(f"{path} was built by a newer workbench (format {manifest['format_version']}); upgrade workbench")
+    problems = verify(path, generation, deep=False)  # sizes against build.json: cheap
+    if problems:
+        raise damaged(path, problems, manifest)
+    try:
         papers, texts = read_papers(where / "papers.jsonl")
         topics_doc = json.loads((where / "topics.json").read_text(encoding="utf-8"))
         arrays = load_file(str(where / "arrays.safetensors"))
-    except (OSError, ValueError, KeyError) as err:
-        raise ReviewError(f"{path} is incomplete or damaged ({err}); rebuild it with `workbench build --review {path}`") from err
-    if manifest.get("format_version", 0) > FORMAT_VERSION:
-        raise ReviewError(f"{path} was built by a newer workbench (format {manifest['format_version']}); upgrade workbench")
+    except Exception as err:  # SafetensorError, a damaged line...: find which file, and say so
+        found = verify(path, generation, deep=True)
+        raise damaged(path, found or [FileProblem(_shown(where, path, "papers.jsonl, topics.json or "
+                                                                 "arrays.safetensors"),
+                                                        f"unreadable ({type(err).__name__}: {err})")],
+                      manifest) from err
     topics = pd.DataFrame(topics_doc["topics"], columns=TOPIC_TABLE_COLUMNS)
     if len(arrays["labels"]) != len(papers):
-        raise ReviewError(f"{path}: {len(papers)} papers but {len(arrays['labels'])} topic labels; rebuild the review")
+        raise damaged(path, [FileProblem(_shown(where, path, "papers.jsonl"),
+                                               f"{len(papers):,} papers, but the arrays hold "
+                                               f"{len(arrays['labels']):,} topic labels")], manifest)
     review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"),
                     arrays.get("fine_labels"), generation=generation, texts=texts)
     review.refresh_topics()

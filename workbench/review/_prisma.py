@@ -29,13 +29,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from .. import team
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
+from ..store import check_output, write_output
 
-__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update"]
+__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "write_diagram"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,15 @@ def in_report(review, store, wanted: bool | None = None) -> tuple[team.PrismaCou
         return counts(review, store), None
     except team.PrismaCheckError as err:  # the report is still written, and says why
         return None, f"The PRISMA counts are not shown: {err}"
+
+
+def write_diagram(counts: team.PrismaCounts, folder, name: str = "prisma", *, check: bool = True,
+                  dpi: int = 200) -> tuple[Path, Path]:
+    """Draw the PRISMA 2020 flow diagram to ``folder/<name>.svg`` and ``folder/<name>.png`` (each
+    written whole or not at all) and return both paths. ``folder`` is made when missing and refused
+    when it is, or is inside, a review's own state (:func:`workbench.store.check_output`); the counts
+    are checked first unless ``check=False``."""
+    where = check_output(folder, folder=True, purpose="the PRISMA diagram")
+    svg, png = team.render_diagram(counts, check=check, dpi=dpi)
+    return (write_output(where / f"{name}.svg", svg, purpose="the PRISMA diagram"),
+            write_output(where / f"{name}.png", png, purpose="the PRISMA diagram"))

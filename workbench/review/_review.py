@@ -408,6 +408,6 @@ class Review(TeamReview, FieldReview, LivingReview):
         ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
         title (kept in the store, like ``workbench title``); ``prisma``: the PRISMA counts and
         diagram (None: for a systematic review, see ``report.write_report``). Returns what was written."""
-        from .report._write import write_report
+        from .report import write_report
 
         return write_report(self, folder, image=image, reviewer=reviewer, title=title, prisma=prisma)

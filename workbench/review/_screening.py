@@ -29,8 +29,8 @@ import numpy as np
 from .. import team
 from ..errors import InputError
 from ..corpus.paper import TITLE_ABSTRACT
-from ..screening import MODELS, Features, Ranker, get_model
-from ..store import ScreeningRecord
+from ..screening import MODELS, Features, Ranker, get_model, title_block
+from ..store import ScreeningRecord, UnknownPaperError
 from ._tfidf_cache import load_or_build
 
 __all__ = ["RELEVANT", "SCREENING_MODELS", "Decided", "RankedPaper", "Ranking", "ScreeningCache", "decide",
@@ -167,10 +167,16 @@ class ScreeningCache:
     def features(self, review, model: str | None) -> Features:
         if self.tfidf is None:  # built once per review and kept on disk for the next kernel
             self.tfidf = load_or_build(getattr(review, "path", None), review.texts())
+        if model is not None and get_model(model).title_weight and self.tfidf.titles is None:
+            # the titles' own TF-IDF, for a model that weighs title words apart (built once)
+            titles = title_block(["" if p.title_derived else p.title for p in review.papers])
+            self.tfidf = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, titles=titles)
+            self.both = None
         if model is not None and get_model(model).features == "tfidf":
             return self.tfidf
         if self.both is None:
-            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, embeddings=review.embeddings())
+            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, embeddings=review.embeddings(),
+                                 titles=self.tfidf.titles)
         return self.both
 
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:
@@ -189,9 +195,11 @@ def final_decisions(store, stage: str) -> list[team.FinalDecision]:
 def training_records(store) -> list[ScreeningRecord]:
     """What the store's reviewer's ranked queue learns from, as screening records in the order
     made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
-    the reviewer's own votes, else also the latest by anyone), each with how it was made."""
+    the reviewer's own votes, else also the latest by anyone), each with how it was made; not the
+    votes left on a paper merged into another."""
     viewer, blind = store.reviewer, store.blind
-    records = store.screening_records(everyone=True, all_reviewers=True)
+    merged = store.merged_into()  # (a vote a merge left on the paper merged away: its conflict is the kept paper's)
+    records = [r for r in store.screening_records(everyone=True, all_reviewers=True) if r.paper_id not in merged]
     finals = final_decisions(store, TITLE_ABSTRACT)
     chosen = team.training_decisions(viewer, records, finals, blind=blind)
     picked: dict[str, ScreeningRecord] = {}
@@ -274,13 +282,26 @@ def _clip(text: str, n: int = 50) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def papers_of(review, store, ids) -> list[str]:
+    """The review's papers ``ids`` name, each once (an id merged into another paper: the paper it
+    joined, as the store resolves ids); an id not in this review is a clear error, before anything
+    is written."""
+    ids = [ids] if isinstance(ids, str) else list(ids)
+    try:
+        ids = store.resolve_ids(ids)
+    except UnknownPaperError:
+        pass  # the review's own message, below
+    for pid in ids:
+        review.row(pid)
+    return ids
+
+
 def decide(review, ids, decision: str, reason: str | None = None, ranking: Ranking | None = None,
            bulk: bool | None = None, reviewer: str | None = None, stage: str = TITLE_ABSTRACT) -> int:
     """A person's decision on ``ids``, recorded with what ``ranking`` showed of each paper;
     see :meth:`workbench.review.Review.decide`."""
-    ids = [ids] if isinstance(ids, str) else list(ids)
-    for pid in ids:
-        review.row(pid)  # an id not in this review: a clear error before anything is written
+    with review.store(reviewer) as store:
+        ids = papers_of(review, store, ids)
     context: dict = {}
     if ranking is not None:
         shown = [ranking.context(pid) for pid in ids]

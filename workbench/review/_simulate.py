@@ -19,7 +19,7 @@ from ..corpus.clean import clean_text
 from ..errors import InputError
 from ..readers import FIELD_ALIASES
 from ..corpus.paper import Paper
-from ..screening import MODELS, Simulation, get_model, simulate
+from ..screening import MODELS, Features, Simulation, get_model, simulate
 from ._text import document_text
 
 __all__ = ["read_labelled", "simulate_file", "simulation_json"]
@@ -81,6 +81,12 @@ def _labels(values, path: Path, column: str) -> np.ndarray:
 
 def read_labelled(path, label_column: str = "label_included") -> tuple[list[str], np.ndarray]:
     """The texts (title and abstract, as a review embeds them) and the 0/1 labels of every row."""
+    texts, _, labels = _read_labelled(path, label_column)
+    return texts, labels
+
+
+def _read_labelled(path, label_column: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(texts, titles, labels) of every row."""
     path = Path(path)
     frame = _read_table(path)
     if len(frame) == 0:
@@ -96,8 +102,9 @@ def read_labelled(path, label_column: str = "label_included") -> tuple[list[str]
     def values(field):
         return [clean_text(v) if isinstance(v, str) else "" for v in frame[pick[field]]] if pick[field] else [""] * len(frame)
 
-    texts = [document_text(Paper(id="", title=t, abstract=a, text=a)) for t, a in zip(values("title"), values("abstract"))]
-    return texts, labels
+    titles = values("title")
+    texts = [document_text(Paper(id="", title=t, abstract=a, text=a)) for t, a in zip(titles, values("abstract"))]
+    return texts, titles, labels
 
 
 def _embed(texts: list[str], embedder: str) -> np.ndarray:
@@ -110,12 +117,13 @@ def _embed(texts: list[str], embedder: str) -> np.ndarray:
 
 
 def simulate_file(path, label_column: str = "label_included", seeds=5, model: str | None = None,
-                  embedder: str | None = None) -> Simulation:
+                  embedder: str | None = None, baseline: bool = True) -> Simulation:
     """Replay a labelled file once per seed (``seeds``: a count, 1..N, or the seeds themselves).
 
     Without ``embedder`` the ranker reads TF-IDF only (default ``svm-tfidf``); with one (e.g.
     ``"minilm"``, embedded once and then read from the workbench's cache) the default is the
-    measured best, ``svm-both``.
+    queue's default model. ``baseline``: also replay ``svm-tfidf`` (ELAS u4's twin) on the same
+    seeds, so the figures can be read against it (``Simulation.baseline``).
     """
     seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seeds or min(seeds) < 0:
@@ -124,9 +132,10 @@ def simulate_file(path, label_column: str = "label_included", seeds=5, model: st
         tfidf = ", ".join(name for name, spec in MODELS.items() if spec.features == "tfidf")
         raise InputError(f"model {model!r} ranks on embeddings; add --embedder minilm (embedded once, then cached) "
                          f"or choose a TF-IDF model: {tfidf}")
-    texts, labels = read_labelled(path, label_column)
+    texts, titles, labels = _read_labelled(path, label_column)
     embeddings = _embed(texts, embedder) if embedder is not None else None
-    return simulate(texts, labels, seeds=seeds, model=model, embeddings=embeddings)
+    features = Features.from_texts(texts, embeddings=embeddings, titles=titles)
+    return simulate(features, labels, seeds=seeds, model=model, baseline=baseline)
 
 
 def simulation_json(sim: Simulation) -> dict:

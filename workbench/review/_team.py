@@ -18,11 +18,10 @@ from collections import Counter
 from dataclasses import replace
 
 from .. import team
-from ..store import check_output
 from ..errors import InputError
 from ..corpus.paper import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
 from . import _prisma, _screening
-from ._screening import final_decisions
+from ._screening import final_decisions, papers_of
 
 __all__ = ["TeamReview", "final_decisions", "import_annotations", "screening_of"]
 
@@ -37,13 +36,15 @@ def _stage(stage) -> str:
 
 def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:
     """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
-    final decision in the store (only papers in ``ids`` when given). In blind mode each paper lists
+    final decision in the store, with those a merge kept on the paper merged away (only papers in
+    ``ids`` when given). In blind mode each paper lists
     the votes the store's reviewer may see (a conflict: every vote, its resolver sees them side by
     side), and a paper whose votes are all hidden is left out unless resolved (that others screened
     or agreed on it is a hint: it counts in ``counts()`` only); ``all_reviewers=True``: every paper
     and vote, for which papers go on to full text (the outcome of title/abstract) and PRISMA."""
     keep = None if ids is None else set(ids)
-    votes = [d for d in store.every_decision(_stage(stage), all_reviewers=True) if keep is None or d.paper_id in keep]
+    every = store.every_decision(_stage(stage), all_reviewers=True) + store.votes_kept(stage, all_reviewers=True)  # (a merge's two votes)
+    votes = [d for d in every if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
     screening = team.classify(votes, finals, required=store.reviewers_per_paper(),
                               reasons_must_match=stage == FULL_TEXT)
@@ -63,11 +64,12 @@ def _line(paper: team.PaperStatus, stage: str) -> str:
     return f"{paper.paper_id} at {_STAGE_NAMES[stage]}: {votes}"
 
 
-def import_annotations(store, path) -> object:
-    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`):
-    different reviewers' decisions are kept side by side; the report also lists the papers the
-    import touched on which the reviewers now disagree (the conflicts to resolve)."""
-    report = store.import_annotations(path)
+def import_annotations(store, path, allow_orphans: bool = False) -> object:
+    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`; an
+    export of mostly other papers needs ``allow_orphans``): different reviewers' decisions are
+    kept side by side; the report also lists the papers the import touched on which the
+    reviewers now disagree (the conflicts to resolve)."""
+    report = store.import_annotations(path, allow_orphans=allow_orphans)
     lines = []
     for stage in STAGES:
         touched = {pid for pid, s in report.decided if s == stage}
@@ -97,8 +99,8 @@ class TeamReview:
         """Settle ``paper`` at ``stage`` with a final ``decision``, recorded as resolved by
         ``reviewer`` (a voter or a third person), with why (for an exclusion: the reason PRISMA
         counts) and when. One ``undo`` takes it back. Final decisions train everyone's queue."""
-        self.row(paper)  # not a paper of this review: a clear error before anything is written
         with self.store(reviewer) as store:
+            (paper,) = papers_of(self, store, [paper])  # before anything is written
             final = store.set_final(paper, decision, reason, stage=_stage(stage))
         return team.FinalDecision(final.paper_id, final.decision, final.resolved_by, final.reason,
                                   final.resolved_at, final.stage)
@@ -126,9 +128,7 @@ class TeamReview:
         with self.store() as store:
             counts = _prisma.counts(self, store, previous_studies, update)
         if write:
-            where = check_output(folder if folder is not None else self.path / "report", folder=True,
-                                 purpose="the PRISMA diagram")
-            team.write_diagram(counts, where)
+            _prisma.write_diagram(counts, folder if folder is not None else self.path / "report")
         return counts
 
     def visible(self, paper: str, viewer: str | None = None, *, stage: str = TITLE_ABSTRACT,
@@ -138,8 +138,8 @@ class TeamReview:
         by reviewer), by the blind rule of :func:`workbench.team.visible_to` (everything when the
         review is not blind; ``resolving``: the viewer is resolving its conflict, which opens a
         paper only while it is a conflict)."""
-        self.row(paper)
         with self.store(viewer) as store:
+            (paper,) = papers_of(self, store, [paper])
             if resolving and store.blind:  # only a conflict's resolver sees every reviewer's work on it
                 status = screening_of(store, _stage(stage), [paper], all_reviewers=True).papers.get(paper)
                 resolving = status is not None and status.status == team.CONFLICT
@@ -157,7 +157,8 @@ class TeamReview:
         full text (include, exclude with a reason, or ``"not retrieved"``) only papers included at
         title/abstract (settled: agreed or resolved) can be decided."""
         if _stage(stage) == FULL_TEXT:
-            ids = [ids] if isinstance(ids, str) else list(ids)
+            with self.store(reviewer) as store:
+                ids = papers_of(self, store, ids)
             settled = self.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()
             waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
             if waiting:
@@ -166,8 +167,9 @@ class TeamReview:
                                  "only those go on to full text; see Review.screening('title_abstract')")
         return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer, stage)
 
-    def import_annotations(self, path, reviewer: str | None = None):
+    def import_annotations(self, path, reviewer: str | None = None, *, allow_orphans: bool = False):
         """Merge a colleague's JSONL export (:func:`import_annotations`): what it added, the
-        conflicts of the same reviewer's edits, and the papers the reviewers now disagree on."""
+        conflicts of the same reviewer's edits, and the papers the reviewers now disagree on. An
+        export whose papers are mostly not in this review is refused unless ``allow_orphans``."""
         with self.store(reviewer) as store:
-            return import_annotations(store, path)
+            return import_annotations(store, path, allow_orphans)

@@ -16,11 +16,23 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 
-__all__ = ["TFIDF_PARAMS", "Features"]
+__all__ = ["TFIDF_PARAMS", "Features", "title_block"]
 
 # Sublinear TF-IDF of words and word pairs, words in more than 95 % of the papers dropped:
 # the parameters ASReview LAB 2's ELAS u4 settled on for SYNERGY, which measured best here too.
 TFIDF_PARAMS = {"ngram_range": (1, 2), "sublinear_tf": True, "min_df": 1, "max_df": 0.95}
+
+
+def title_block(titles: Sequence[str], **tfidf_params) -> sp.csr_matrix:
+    """TF-IDF of the titles alone (the texts' settings; one empty column when no title has a
+    word), for models that weigh title words apart (``ModelSpec.title_weight``)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    titles = [t if isinstance(t, str) else "" for t in titles]
+    try:
+        return TfidfVectorizer(**{**TFIDF_PARAMS, **tfidf_params}).fit_transform(titles).tocsr().astype(np.float32)
+    except ValueError:  # no title has a word
+        return sp.csr_matrix((len(titles), 1), dtype=np.float32)
 
 
 @dataclass
@@ -36,6 +48,7 @@ class Features:
     tfidf: sp.csr_matrix | None = None
     terms: np.ndarray | None = None
     embeddings: np.ndarray | None = None
+    titles: sp.csr_matrix | None = None  # TF-IDF of the titles alone (for ``title_weight`` models)
     _both: dict = field(default_factory=dict, repr=False)
     _blocks: dict = field(default_factory=dict, repr=False)
 
@@ -52,6 +65,8 @@ class Features:
             norms = np.linalg.norm(emb, axis=1, keepdims=True)
             norms[norms == 0] = 1.0
             self.embeddings = emb / norms
+        if self.titles is not None and self.titles.shape[0] != len(self):
+            raise InputError(f"{self.titles.shape[0]} titles for {len(self)} papers; give one title per paper ('' for none)")
         if self.tfidf is not None and self.embeddings is not None and self.tfidf.shape[0] != self.embeddings.shape[0]:
             raise InputError(
                 f"TF-IDF has {self.tfidf.shape[0]} rows but embeddings {self.embeddings.shape[0]};"
@@ -59,9 +74,12 @@ class Features:
             )
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, **tfidf_params) -> Features:
-        """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given."""
+    def from_texts(cls, texts: Sequence[str] | None = None, embeddings=None, titles: Sequence[str] | None = None,
+                   **tfidf_params) -> Features:
+        """TF-IDF (words and word pairs) of ``texts``, plus ``embeddings`` if given, and with
+        ``titles`` the TF-IDF of the titles apart (same settings)."""
         tfidf = terms = None
+        title_tfidf = None if titles is None else title_block(titles, **tfidf_params)
         if texts is not None:
             texts = [t if isinstance(t, str) else "" for t in texts]
             from sklearn.feature_extraction.text import TfidfVectorizer
@@ -69,11 +87,19 @@ class Features:
             params = {**TFIDF_PARAMS, **tfidf_params}
             vectorizer = TfidfVectorizer(**params)
             try:
-                tfidf = vectorizer.fit_transform(texts).tocsr().astype(np.float32)
-            except ValueError as err:  # an empty vocabulary: no text has a word
-                raise InputError(f"no words to rank by in {len(texts)} texts ({err}); give titles or abstracts") from err
+                tfidf = vectorizer.fit_transform(texts)
+            except ValueError as err:
+                # A handful of papers: every word is in "more than 95 %" of them (of one paper,
+                # all are), so max_df leaves none. Keep them all; no word at all is an error.
+                vectorizer = TfidfVectorizer(**{**params, "max_df": 1.0})
+                try:
+                    tfidf = vectorizer.fit_transform(texts)
+                except ValueError:
+                    raise InputError(f"no words to rank by in {len(texts)} texts (no title or abstract "
+                                     "has a word); give titles or abstracts") from err
+            tfidf = tfidf.tocsr().astype(np.float32)
             terms = vectorizer.get_feature_names_out()
-        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings)
+        return cls(tfidf=tfidf, terms=terms, embeddings=embeddings, titles=title_tfidf)
 
     def __len__(self) -> int:
         return self.tfidf.shape[0] if self.tfidf is not None else self.embeddings.shape[0]
@@ -100,6 +126,18 @@ class Features:
             norms[norms == 0] = 1.0
             self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
         return self._blocks[key]
+
+    def words(self, title_weight: float = 0.0) -> sp.csr_matrix:
+        """The TF-IDF block a model reads: the texts' and, with ``title_weight``, the titles'
+        beside it scaled by that weight (built once, then kept; its first columns are ``terms``)."""
+        if not title_weight:
+            return self.tfidf
+        if self.titles is None:
+            raise InputError("a title-weighted model needs the titles: Features.from_texts(texts, titles=...)")
+        key = ("titles", float(title_weight))
+        if key not in self._both:
+            self._both[key] = sp.hstack([self.tfidf, self.titles * np.float32(title_weight)], format="csr", dtype=np.float32)
+        return self._both[key]
 
     def blocks(self, kind: str, center: bool = False, dims: int = 0) -> tuple:
         """(TF-IDF or None, embedding block or None): what a ``kind`` model reads."""

@@ -20,7 +20,13 @@ block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throug
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
-A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``.
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``. Other
+``ModelSpec`` fields, each measured by ``benchmarks/screening_loo.py``: ``embedding_curve``
+(w, k) weighs the embeddings w * n / (n + k) with n includes (trust growing with the
+evidence); ``switch_after`` N with ``switch_to`` M ranks with model M while the decisions end
+in N or more excludes in a row (a SAFE-like switch to catch papers the first model ranks
+low); ``title_weight`` puts the titles' own TF-IDF beside the texts' (title words weighted
+apart; needs ``Features.from_texts(..., titles=...)``).
 
 Classes are weighed as ASReview LAB 2 does ("balanced", ratio r): an include counts r times as
 much as an exclude would at equal class sizes, i.e. excludes get weight
@@ -53,6 +59,10 @@ class ModelSpec:
     embedding_dims: int = 0  # keep the first k principal components of the embeddings (0: all)
     embedding_steps: tuple = ()  # "both": ((k, w), ...): the embedding weight is w from k includes on
     embedding_max_decided: int = 0  # "both": past this many decided papers, TF-IDF alone (0: no limit)
+    embedding_curve: tuple = ()  # "both": (w_max, k): weight w_max * n / (n + k) with n includes
+    title_weight: float = 0.0  # the titles' own TF-IDF beside the texts', scaled by this (0: none)
+    switch_after: int = 0  # after this many excludes in a row, rank with ``switch_to`` (0: never)
+    switch_to: object = None  # the model (name or ModelSpec) ranking while such a run lasts
     components: tuple = ()  # "fuse": the models whose scores are combined
     fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
 
@@ -77,13 +87,18 @@ class ModelSpec:
         """Names the model and every parameter that changes its scores (for the store's records)."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         if self.classifier == "fuse":
-            return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)})/1"
+            switch = f",switch_after={self.switch_after}:{get_model(self.switch_to).version}" if self.switch_after else ""
+            return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)}{switch})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
+        extra += f",title_weight={self.title_weight}" if self.title_weight else ""
+        if self.switch_after:
+            extra += f",switch_after={self.switch_after}:{get_model(self.switch_to).version}"
         if self.features in ("both", "emb"):
             extra += f",embedding_weight={self.embedding_weight}" if self.features == "both" else ""
             extra += ",embedding_center=True" if self.embedding_center else ""
             extra += f",embedding_dims={self.embedding_dims}" if self.embedding_dims else ""
             extra += ",embedding_steps=" + ";".join(f"{k}:{w}" for k, w in self.embedding_steps) if self.embedding_steps else ""
+            extra += ",embedding_curve={}:{}".format(*self.embedding_curve) if self.embedding_curve else ""
             extra += f",embedding_max_decided={self.embedding_max_decided}" if self.embedding_max_decided else ""
         return f"{self.name}(ratio={self.ratio}{extra}{',' + params if params else ''})/1"
 
@@ -92,6 +107,9 @@ class ModelSpec:
         them includes."""
         if self.embedding_max_decided and n_decided > self.embedding_max_decided:
             return 0.0
+        if self.embedding_curve:
+            top, half = self.embedding_curve
+            return round(float(top) * n_includes / (n_includes + float(half)), 6)
         weight = self.embedding_weight
         for k, w in self.embedding_steps:
             weight = w if n_includes >= k else weight
@@ -127,11 +145,16 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("lr-both", "lr", "both"),
         ModelSpec("nb-tfidf", "nb", "tfidf", ratio=1.2),
         ModelSpec("svm-tfidf-pn", "svm", "tfidf", presumed=100),
+        # svm-both with the titles' own TF-IDF beside the texts' at weight 0.5 (title words
+        # weighed apart): as good on the means out of sample, less steady per review
+        ModelSpec("svm-both-titles", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
+                  embedding_max_decided=2000, title_weight=0.5),
     ]
 }
 
-# The measured best over the nine SYNERGY reviews (docs/screening.md); without embeddings the
-# ranker falls back to the best TF-IDF-only model.
+# Chosen by leaving one review out over the nine SYNERGY reviews and nine made tasks
+# (benchmarks/screening_loo.py, docs/screening.md); without embeddings the ranker falls back
+# to ELAS u4's twin.
 DEFAULT_MODEL = "svm-both"
 DEFAULT_TEXT_ONLY_MODEL = "svm-tfidf"
 

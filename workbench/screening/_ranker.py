@@ -118,13 +118,19 @@ class Ranker:
         self.decided_[labelled] = True
         self.n_labelled_ = len(labelled)
         self.n_includes_ = int(labels.sum())
+        # the run of excludes the decisions end with (they come in the order they were made)
+        last = np.flatnonzero(self.labels_ == 1)
+        self.excludes_in_a_row_ = len(labels) - 1 - int(last[-1]) if len(last) else len(labels)
+        self.active_ = self.spec_
+        if self.spec_.switch_after and self.excludes_in_a_row_ >= self.spec_.switch_after:
+            self.active_ = get_model(self.spec_.switch_to)  # SAFE-like: another model while stuck
         if self.n_includes_ == 0 or self.n_includes_ == len(labels):
             self.mode_, self.model_, self.scores_ = "cold", None, None
         else:
-            if self.spec_.classifier == "fuse":
-                self._fit_fusion(features)
+            if self.active_.classifier == "fuse":
+                self._fit_fusion(self.active_, features)
             else:
-                self.model_, self.weights_, self.scores_ = self._fit_linear(self.spec_, features)
+                self.model_, self.weights_, self.scores_ = self._fit_linear(self.active_, features)
             self.mode_ = "ranked"
         self.fit_seconds_ = time.perf_counter() - t0
         return self
@@ -137,6 +143,8 @@ class Ranker:
         at = (self.n_includes_, self.n_labelled_)
         kind, weight = spec.features_at(*at), spec.weight_at(*at)
         T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
+        if T is not None and spec.title_weight:
+            T = features.words(spec.title_weight)
         rows, y = self.labelled_, self.labels_
         if spec.presumed:  # a fresh random draw of undecided papers, fitted as excludes
             rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
@@ -174,11 +182,12 @@ class Ranker:
             scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
 
-    def _fit_fusion(self, features: Features) -> None:
-        """Fit every component and combine their scores: the mean of the scores standardised
-        over the undecided papers (``z``: again a linear model, so its word weights explain it),
-        or the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by the first)."""
-        specs = [get_model(c) for c in self.spec_.components]
+    def _fit_fusion(self, fused, features: Features) -> None:
+        """Fit every component of ``fused`` and combine their scores: the mean of the scores
+        standardised over the undecided papers (``z``: again a linear model, so its word weights
+        explain it), or the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by
+        the first)."""
+        specs = [get_model(c) for c in fused.components]
         fits = [self._fit_linear(spec, features) for spec in specs]
         self.model_ = [clf for clf, _, _ in fits]
         undecided = ~self.decided_
@@ -186,7 +195,7 @@ class Ranker:
         total, weights = np.zeros(len(self.decided_)), np.zeros(n_terms)
         for i, (spec, (_, (w, _), scores)) in enumerate(zip(specs, fits)):
             words = w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else np.zeros(n_terms)
-            if self.spec_.fusion == "rrf":
+            if fused.fusion == "rrf":
                 rank = np.empty(len(scores))
                 rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
                 total += 1.0 / (60.0 + rank)
@@ -290,7 +299,7 @@ class Ranker:
             raise InputError(f"paper row {paper} is outside 0..{len(self.decided_) - 1}")
         score = None if self.scores_ is None else float(self.scores_[paper])
         f = self.features_
-        if self.mode_ == "ranked" and self.spec_.features in ("tfidf", "both") and f.tfidf is not None:
+        if self.mode_ == "ranked" and self.active_.features in ("tfidf", "both") and f.tfidf is not None:
             row = f.tfidf[paper]
             contrib = row.data * self.weights_[0][row.indices]
             best = np.argsort(-contrib, kind="stable")[:k]

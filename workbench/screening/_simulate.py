@@ -26,7 +26,7 @@ from ._metrics import atd, recall_at, wss
 from ._ranker import Ranker, as_features
 from ._stopping import _k_target, _p, min_ranked_p
 
-__all__ = ["DEFAULT_RULES", "Run", "Simulation", "asreview_priors", "simulate", "stopping_points"]
+__all__ = ["BASELINE_MODEL", "DEFAULT_RULES", "Run", "Simulation", "asreview_priors", "simulate", "stopping_points"]
 
 RECALLS = (0.05, 0.10, 0.25)
 DEFAULT_RULES = ("hypergeometric", "sample-after-50", "50-in-a-row", "100-in-a-row", "200-in-a-row")
@@ -141,34 +141,80 @@ def _sample_after(seq, n_total, n, rng, target, confidence) -> tuple[int, int]:
     return start + drawn, r_before + int(rest[:drawn].sum())
 
 
+BASELINE_MODEL = "svm-tfidf"  # ASReview LAB's default, ELAS u4, as the workbench fits it
+KEYS = ("wss@95", "recall@5%", "recall@10%", "recall@25%", "atd")
+
+
 @dataclass
 class Simulation:
+    """The runs of one model, one per seed; ``baseline``: the same seeds and starting papers
+    replayed with ``svm-tfidf`` (ELAS u4's twin) in the same call, to read the model against."""
+
     model: str
     version: str
     labels: np.ndarray = field(repr=False)
     runs: list[Run]
+    baseline: Simulation | None = None
 
     def summary(self) -> dict:
         rows = [r.metrics() for r in self.runs]
         return {k: float(np.mean([row[k] for row in rows])) for k in rows[0]}
 
+    def differences(self) -> dict:
+        """Per figure, the mean over seeds of this model's minus the baseline's on the same
+        seed, and a 95 % t-interval (None with one seed); {} without a baseline."""
+        if self.baseline is None:
+            return {}
+        from scipy import stats
+
+        ours = {r.seed: r.metrics() for r in self.runs}
+        base = {r.seed: r.metrics() for r in self.baseline.runs}
+        out = {}
+        for k in KEYS:
+            d = np.asarray([ours[s][k] - base[s][k] for s in ours])
+            half = float(stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else None
+            out[k] = {"mean": round(float(d.mean()), 4),
+                      "interval": None if half is None else [round(float(d.mean()) - half, 4), round(float(d.mean()) + half, 4)]}
+        return out
+
     def to_json(self, rules=DEFAULT_RULES) -> dict:
         """``workbench simulate --format json``."""
-        return {"model": self.model, "version": self.version, "records": len(self.labels),
-                "includes": int(self.labels.sum()), "seeds": [r.seed for r in self.runs],
-                **{k: round(v, 4) for k, v in self.summary().items()},
-                "seconds": round(float(np.mean([r.seconds for r in self.runs])), 3),
-                "runs": [r.row(rules) for r in self.runs]}
+        out = {"model": self.model, "version": self.version, "records": len(self.labels),
+               "includes": int(self.labels.sum()), "seeds": [r.seed for r in self.runs],
+               **{k: round(v, 4) for k, v in self.summary().items()},
+               "seconds": round(float(np.mean([r.seconds for r in self.runs])), 3),
+               "runs": [r.row(rules) for r in self.runs]}
+        if self.baseline is not None:
+            base = self.baseline
+            out["baseline"] = {"model": base.model, "version": base.version,
+                               **{k: round(v, 4) for k, v in base.summary().items()},
+                               "runs": [{"seed": r.seed, **{k: round(v, 4) for k, v in r.metrics().items()}} for r in base.runs]}
+            out["difference"] = self.differences()
+        return out
 
     def table(self, rules=DEFAULT_RULES) -> str:
-        """``workbench simulate --format table``: a row per seed and the mean."""
+        """``workbench simulate --format table``: a row per seed and the mean, then (with a
+        baseline) the same for ``svm-tfidf`` and the paired difference."""
         data = self.to_json(rules)
-        keys = ["wss@95", "recall@5%", "recall@10%", "recall@25%", "atd"]
+        keys = list(KEYS)
         lines = [f"{self.model}: {data['records']} records, {data['includes']} includes, {len(self.runs)} seeds", "",
                  "seed  " + "  ".join(f"{k:>10}" for k in keys) + "   seconds"]
         for row in data["runs"]:
             lines.append(f"{row['seed']:<5} " + "  ".join(f"{row[k]:>10.3f}" for k in keys) + f"  {row['seconds']:>8.1f}")
         lines.append("mean  " + "  ".join(f"{data[k]:>10.3f}" for k in keys) + f"  {data['seconds']:>8.1f}")
+        if self.baseline is not None:
+            base = data["baseline"]
+            lines += ["", f"beside it, {base['model']} (TF-IDF alone: the twin of ASReview LAB's default, ELAS u4), "
+                      "same seeds and starting papers:"]
+            for row in base["runs"]:
+                lines.append(f"{row['seed']:<5} " + "  ".join(f"{row[k]:>10.3f}" for k in keys))
+            lines.append("mean  " + "  ".join(f"{base[k]:>10.3f}" for k in keys))
+            diff = data["difference"]
+            lines.append("diff  " + "  ".join(f"{diff[k]['mean']:>+10.3f}" for k in keys)
+                         + f"   ({self.model} minus {base['model']}, mean over seeds; ATD: lower is better)")
+            if len(self.runs) > 1:
+                lines.append("      95 % t-interval of the difference over the seeds: " + ", ".join(
+                    "{} [{:+.3f}, {:+.3f}]".format(k, *diff[k]["interval"]) for k in ("wss@95", "recall@10%")))
         if rules:
             lines += ["", "stopping rule            screened (mean)  recall (mean)  runs with recall >= 95 %"]
             for rule in rules:
@@ -180,13 +226,16 @@ class Simulation:
 
 
 def simulate(data, labels, seeds=(1, 2, 3, 4, 5), model: str | None = None, embeddings=None,
-             explore_until: int = 0, explore_every: int = 4, priors: dict | None = None) -> Simulation:
+             explore_until: int = 0, explore_every: int = 4, priors: dict | None = None,
+             baseline: bool = False) -> Simulation:
     """Replay ``labels`` (0/1 per paper) with ranked screening, once per seed.
 
     ``data``: the papers' texts, a :class:`Features`, or an (n, d) embedding array;
     ``embeddings``: the review's cached embeddings beside texts; ``model``: a name from
     ``MODELS`` (default: the measured best for the features given); ``priors``: ``{seed:
-    (include_row, exclude_row)}`` to override the ASReview-compatible draw.
+    (include_row, exclude_row)}`` to override the ASReview-compatible draw; ``baseline``: also
+    replay the same seeds with ``svm-tfidf`` (ELAS u4's twin; needs texts), kept as
+    ``Simulation.baseline`` (not when the model is ``svm-tfidf`` itself).
     """
     labels = np.asarray(labels).astype(np.int64).reshape(-1)
     features = as_features(data, embeddings)
@@ -214,4 +263,10 @@ def simulate(data, labels, seeds=(1, 2, 3, 4, 5), model: str | None = None, embe
             left -= y[-1]
         version = ranker.version.rsplit(";seed=", 1)[0]
         runs.append(Run(seed, inc, exc, np.asarray(order), labels, time.perf_counter() - t0, np.asarray(updates)))
-    return Simulation(model=ranker.name, version=version, labels=labels, runs=runs)
+    base = None
+    if baseline and ranker.name != BASELINE_MODEL:
+        if features.tfidf is None:
+            raise InputError(f"the {BASELINE_MODEL} baseline ranks on words: pass the papers' texts, not only embeddings")
+        base = simulate(features, labels, seeds, BASELINE_MODEL, explore_until=explore_until,
+                        explore_every=explore_every, priors=priors)
+    return Simulation(model=ranker.name, version=version, labels=labels, runs=runs, baseline=base)

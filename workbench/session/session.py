@@ -87,10 +87,9 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         return self.review.paper(self.resolve(paper_id))
 
     def resolve(self, id_or_prefix: str) -> str:
-        """A full paper id from an id or a unique prefix."""
-        if id_or_prefix in self.review:
-            return id_or_prefix
-        return self.store.resolve(id_or_prefix)
+        """A full paper id from an id or a unique prefix (an id merged into another paper: the
+        paper it joined, with a warning, as the store resolves it)."""
+        return self._ids(id_or_prefix)[0]
 
     def frame(self):
         """The papers table plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from the store."""
@@ -134,7 +133,8 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         items = [ids] if isinstance(ids, str) else list(ids)
         if not items:
             raise InputError("no papers selected; select some papers first")
-        return [self.resolve(i) for i in items]
+        merged = self.store.merged_into()  # ids of the map a person merged away go to the store
+        return [i if i in self.review and i not in merged else self.store.resolve(i) for i in items]
 
     def subscribe(self, listener) -> None:
         """Call ``listener(event, ids)`` after every action of this session (views stay in step)."""

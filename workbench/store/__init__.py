@@ -20,8 +20,16 @@ its inclusion criteria, exclusion reasons and sources (with their search provena
 """
 
 from ._errors import (
-    AmbiguousPaperError, AnnotationInputError, NotAStoreError, StoreError, StoreVersionError,
-    UndoConflictError, UnknownPaperError
+    AmbiguousPaperError,
+    AnnotationInputError,
+    DamagedStoreError,
+    ForeignSnapshotError,
+    MergedPaperWarning,
+    NotAStoreError,
+    StoreError,
+    StoreVersionError,
+    UndoConflictError,
+    UnknownPaperError,
 )
 from ._encode import csv_cell
 from ._encode import md_code as markdown_code
@@ -29,19 +37,31 @@ from ._encode import md_lines as markdown_lines
 from ._encode import md_text as markdown_text
 from ._annotations import MAX_NOTE
 from ._destination import check_output, write_output
+from ._backup import snapshot_lines
 from ._export import FORMATS
 from ._reports import (
-    DECISIONS, Decision, DuplicateVerdict, ExclusionReason, Final, HistoryEntry, ImportReport,
-    Note, Source, SyncReport, Tag, TopicReport
+    DECISIONS,
+    Decision,
+    DuplicateVerdict,
+    ExclusionReason,
+    Final,
+    HistoryEntry,
+    ImportReport,
+    Note,
+    Source,
+    SyncReport,
+    Tag,
+    TopicReport,
 )
 from ._open import read_only_reason
+from ._restore import Restored
 from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
 from ._sources import check_date, check_provenance
 from ._reviewer import MAX_REVIEWER, check_reviewer
-from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer
+from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer, restore
 from ._topics import match_topics
 
 __all__ = [
@@ -58,13 +78,17 @@ __all__ = [
     "SOURCE_KINDS",
     "AmbiguousPaperError",
     "AnnotationInputError",
+    "DamagedStoreError",
     "Decision",
     "ExclusionReason",
     "Final",
+    "ForeignSnapshotError",
     "HistoryEntry",
     "ImportReport",
+    "MergedPaperWarning",
     "NotAStoreError",
     "Note",
+    "Restored",
     "ScreeningRecord",
     "Source",
     "StoppingClaim",
@@ -87,5 +111,7 @@ __all__ = [
     "markdown_text",
     "match_topics",
     "read_only_reason",
+    "restore",
+    "snapshot_lines",
     "write_output",
 ]

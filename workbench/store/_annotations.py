@@ -96,8 +96,11 @@ def named_tag(conn: sqlite3.Connection, name) -> str:
 
 
 def check_text(text, what: str = "note") -> str:
-    """Note text as the store keeps it: stripped; refuses what is not text, is empty, or is
-    longer than :data:`MAX_NOTE` characters."""
+    """Note text as the store keeps it: stripped, NUL characters dropped (as every reader and
+    export drops them); refuses what is not text, is empty, or is longer than :data:`MAX_NOTE`
+    characters."""
+    if isinstance(text, str) and "\x00" in text:
+        text = text.replace("\x00", "")
     if not isinstance(text, str) or not text.strip():
         shown = text if not isinstance(text, str) or len(text) < 40 else text[:20] + "..."
         raise AnnotationInputError(f"{what} {shown!r} is empty; expected some text")

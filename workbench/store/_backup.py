@@ -19,10 +19,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .._runtime.fsutil import default_file_mode, fsync_path
-from ._errors import NotAStoreError, StoreError
+from ._diagnose import explain
+from ._errors import StoreError
 
-__all__ = ["BACKUP_DIR", "KEEP", "Snapshot", "check_snapshot", "restore_into", "snapshot",
-           "snapshots"]
+__all__ = ["BACKUP_DIR", "KEEP", "Snapshot", "choose", "health", "restore_into", "snapshot",
+           "snapshot_lines", "snapshots"]
 
 BACKUP_DIR = "backups"
 KEEP = 5
@@ -46,17 +47,20 @@ def _folder(store_path: Path) -> Path:
     return store_path.parent / BACKUP_DIR
 
 
+def _parse(path: Path) -> Snapshot | None:
+    m = _NAME.fullmatch(path.name)
+    if m is None:
+        return None
+    at = datetime.strptime(m.group(1), "%Y%m%dT%H%M%S%fZ")
+    return Snapshot(path, at.strftime("%Y-%m-%d %H:%M:%S UTC"), m.group(2), int(m.group(3)))
+
+
 def snapshots(store_path: Path) -> list[Snapshot]:
     """The snapshots of the store at ``store_path``, newest first."""
     folder = _folder(store_path)
     found = []
     if folder.is_dir():
-        for path in folder.iterdir():
-            m = _NAME.fullmatch(path.name)
-            if m:
-                at = datetime.strptime(m.group(1), "%Y%m%dT%H%M%S%fZ")
-                found.append(Snapshot(path, at.strftime("%Y-%m-%d %H:%M:%S UTC"), m.group(2),
-                                      int(m.group(3))))
+        found = [s for s in map(_parse, folder.iterdir()) if s is not None]
     return sorted(found, key=lambda s: s.path.name, reverse=True)
 
 
@@ -76,12 +80,12 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
     if not force and (newest == 0 or (existing and existing[0].history_id == newest)):
         return None  # nothing to keep yet, or nothing changed since the newest snapshot
     folder = _folder(store_path)
-    folder.mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     reason = re.sub(r"[^a-z0-9-]+", "-", reason.lower()).strip("-") or "manual"
     final = folder / f"annotations.{stamp}.{reason}.h{newest}.sqlite"
     tmp = folder / f".{final.name}.tmp{os.getpid()}"
     try:
+        folder.mkdir(exist_ok=True)
         dest = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.backup(dest)
@@ -92,9 +96,13 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
         fsync_path(tmp)
         os.replace(tmp, final)
     except (OSError, sqlite3.Error) as err:
-        tmp.unlink(missing_ok=True)
-        raise StoreError(f"could not write a snapshot of {store_path} into {folder} ({err}); "
-                         "free some disk space or check the folder's permissions") from err
+        for leftover in (tmp, Path(f"{tmp}-journal")):
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:  # a read-only file system: nothing was made there
+                pass
+        raise explain(err, folder, "the store itself was not changed", review=store_path.parent,
+                      doing=f"could not write a snapshot of {store_path} into {folder}") from err
     for old in snapshots(store_path)[KEEP:]:
         old.path.unlink(missing_ok=True)
     return Snapshot(final, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -104,40 +112,17 @@ def snapshot(conn: sqlite3.Connection, store_path: Path, reason: str, *,
 def choose(store_path: Path, snapshot=None) -> Snapshot:
     """The snapshot to restore: ``snapshot`` (a path, or a name in the backups folder), else
     the newest one."""
-    chosen = snapshots(store_path)
     if snapshot is not None:
         path = Path(snapshot)
         if not path.exists() and (_folder(store_path) / path.name).exists():
             path = _folder(store_path) / path.name
-        chosen = [s for s in chosen if s.path.name == path.name] or [Snapshot(path, "?", "given", -1)]
+        return _parse(path) or Snapshot(path, "time unknown", "a file given", -1)
+    chosen = snapshots(store_path)
     if not chosen:
-        raise StoreError(f"no snapshots in {_folder(store_path)}; `workbench backup` makes one")
+        raise StoreError(f"no snapshots in {_folder(store_path)} to restore from (`workbench backup "
+                         f"--review {store_path.parent}` makes one of a store that opens); nothing "
+                         "was changed")
     return chosen[0]
-
-
-def check_snapshot(path: Path) -> tuple[int, int]:
-    """``(schema version, newest change)`` of a sound snapshot; raises when it is not one."""
-    from ._schema import APPLICATION_ID
-
-    if not path.is_file():
-        raise StoreError(f"no snapshot at {path}; list them with `workbench check`")
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as err:
-        raise NotAStoreError(f"{path} cannot be opened ({err}); pick another snapshot") from err
-    try:
-        ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        newest = _newest_change(conn)
-    except sqlite3.DatabaseError as err:
-        raise NotAStoreError(f"{path} is not a readable snapshot ({err}); pick another") from err
-    finally:
-        conn.close()
-    if app_id != APPLICATION_ID or ok != "ok":
-        what = "not a workbench store" if app_id != APPLICATION_ID else f"damaged ({ok})"
-        raise NotAStoreError(f"{path} is {what}; pick another snapshot")
-    return version, newest
 
 
 def restore_into(conn: sqlite3.Connection, snapshot_path: Path) -> None:
@@ -161,8 +146,10 @@ def restore_into(conn: sqlite3.Connection, snapshot_path: Path) -> None:
 GENERATION_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors")
 
 
-def health(conn: sqlite3.Connection, store_path: Path) -> list[str]:
-    """``workbench check``: one line per finding, the first saying whether all is well."""
+def health(conn: sqlite3.Connection, store_path: Path, files: bool = True) -> list[str]:
+    """``Store.check``: one line per finding, the first saying whether all is well. ``files``:
+    also whether the current files are there (``workbench check`` verifies their content with
+    ``workbench.review`` verify instead)."""
     from ._papers import orphaned
 
     problems, lines = [], []
@@ -181,21 +168,26 @@ def health(conn: sqlite3.Connection, store_path: Path) -> list[str]:
                  f"({len(gone)} of those annotated: orphans, kept with their annotations)")
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     review = store_path.parent
-    if row is None:
+    if files and row is None:
         lines.append("files: at the review's top level (built before generations)")
-    else:
+    elif files:
         folder = review / "generations" / row[0]
         missing = [f for f in GENERATION_FILES if not (folder / f).exists()]
         if missing:
             problems.append(f"the current files generations/{row[0]} lack {', '.join(missing)}")
         lines.append(f"files: generations/{row[0]}" + (f" (MISSING {', '.join(missing)})"
-                                                      if missing else " (complete)"))
-    found = snapshots(store_path)
-    if found:
-        lines.append(f"snapshots: {len(found)} in {review / BACKUP_DIR}; newest: {found[0]}")
-        lines.append(f"  restore the newest with `workbench restore --review {review}`, another "
-                     f"with `workbench restore NAME --review {review}`")
-    else:
-        lines.append(f"snapshots: none yet; `workbench backup --review {review}` makes one")
+                                                      if missing else " (all there)"))
+    lines += snapshot_lines(store_path)
     head = "ok" if not problems else "PROBLEMS: " + "; ".join(problems)
     return [head, *lines]
+
+
+def snapshot_lines(store_path: Path) -> list[str]:
+    """What ``check`` says of the snapshots: how many, the newest, how to restore."""
+    review = store_path.parent
+    found = snapshots(store_path)
+    if not found:
+        return [f"snapshots: none yet; `workbench backup --review {review}` makes one"]
+    return [f"snapshots: {len(found)} in {review / BACKUP_DIR}; newest: {found[0]}",
+            f"  restore the newest with `workbench restore --review {review}`, another with "
+            f"`workbench restore NAME --review {review}`"]

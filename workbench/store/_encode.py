@@ -65,8 +65,11 @@ __all__ = [
 
 
 def fold(text) -> str:
-    """Every run of white space (newlines, tabs, other separators) as one space, stripped."""
-    return " ".join(str(text).split())
+    """Every run of white space (newlines, tabs, other separators) as one space, stripped; NUL
+    characters dropped (a value set through the API may hold them; no reader keeps them from a
+    file, and one in an export would make it look binary)."""
+    text = str(text)
+    return " ".join((text.replace("\x00", "") if "\x00" in text else text).split())
 
 
 # ----------------------------------------------------------------------------- LaTeX

@@ -9,30 +9,17 @@ import functools
 import os
 import sqlite3
 
+from ._diagnose import explain, read_only_refusal
 from ._errors import StoreError
-from ._schema import RESTORE_HINT
 
 __all__ = ["call", "failure", "guarded", "writes"]
 
 
 def failure(store, err: sqlite3.Error, saved: str) -> StoreError:
-    """A one-line StoreError for a SQLite failure; ``saved`` says what was saved (honestly)."""
-    text = str(err)
-    if "locked" in text or "busy" in text:
-        return StoreError(f"{store.path} is busy: another process held it for longer than the "
-                          f"timeout; {saved}; try again")
-    if "readonly" in text or "read-only" in text or "permission" in text.lower():
-        return StoreError(f"permission denied: {store.path} cannot be written ({text}); {saved}; "
-                          "ask the review's owner for write access to the file and its folder")
-    if "full" in text or "disk I/O error" in text:
-        return StoreError(f"{store.path}: could not write ({text}): the disk may be full or "
-                          f"failing; {saved}; free some space and try again (`workbench check "
-                          f"--review {store.path.parent}` tells whether the store is healthy)")
-    if isinstance(err, sqlite3.OperationalError):
-        return StoreError(f"{store.path}: {text}; {saved}")
-    return StoreError(f"{store.path} cannot be used ({text}); {saved}; check it with "
-                      f"`workbench check --review {store.path.parent}` and "
-                      f"{RESTORE_HINT.format(review=store.path.parent)}")
+    """A one-line StoreError for a SQLite failure; ``saved`` says what was saved (honestly).
+    A full disk, a read-only file system or a permission problem is named as such
+    (``_diagnose``); only real damage is sent to the snapshots."""
+    return explain(err, store.path, saved)
 
 
 def call(self, method, args, kwargs, writes: bool):
@@ -44,17 +31,14 @@ def call(self, method, args, kwargs, writes: bool):
         raise StoreError(f"this handle on {self.path} was opened in another process (before a "
                          "fork); open the store again in this process")
     if writes and shared.readonly:
-        raise StoreError(f"permission denied: {shared.readonly}, so you can read this review "
-                         "(history, export, papers, topics) but not change it; nothing was saved; "
-                         "ask the review's owner for write access (e.g. `chmod -R g+w "
-                         f"{self.path.parent}`), or copy the folder and work on the copy")
+        raise StoreError(read_only_refusal(self.path, shared.readonly, "nothing was saved"))
     with shared.lock:
         in_batch = shared.conn.in_transaction
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as err:
-            saved = ("nothing of this change was saved" if not in_batch else
-                     "the whole change was rolled back, nothing of it was saved")
+            saved = ("the whole change was rolled back, nothing of it was saved" if in_batch else
+                     "nothing of this change was saved" if writes else "nothing was changed")
             raise failure(self, err, saved) from err
 
 

@@ -1,12 +1,17 @@
-"""Merging a JSONL export into a store: idempotent, conflicts reported, one undoable action.
+"""Merging a JSONL export (read and checked by ``_jsonl``) into a store: idempotent, conflicts
+reported, one undoable action.
 
-Papers the store does not know are added (outside the corpus, so reported as orphaned until a
-sync brings them in); tags are unioned (each reviewer's kept as theirs); notes are matched by
-their ``uid``, decisions by (paper, reviewer, stage) and final decisions by (paper, stage), so
-two reviewers' decisions on a paper sit side by side and are never overwritten; when both sides
-changed the same reviewer's decision (or a final one) the newer wins and the conflict is
-reported. How a decision was made (its rank, score and model) comes with it. Topic names travel by membership: into a store without topics the exported topics
-become its first run; otherwise they are matched to the current run like a refit.
+An export whose papers are mostly not in this review (more than half of the papers it carries
+were never in it: another review's export, most likely) is refused before anything is written,
+unless ``allow_orphans``; a store that holds no paper yet takes any export. Papers the store does not know are added (outside the corpus,
+so reported as orphaned until a sync brings them in; the report counts them); annotations on an
+id a person merged into another paper here go to the paper it joined. Tags are unioned (each
+reviewer's kept as theirs); notes are matched by their ``uid``, decisions by (paper, reviewer,
+stage) and final decisions by (paper, stage), so two reviewers' decisions on a paper sit side by
+side and are never overwritten; when both sides changed the same reviewer's decision (or a final
+one) the newer wins and the conflict is reported. How a decision was made (its rank, score and
+model) comes with it. Topic names travel by membership: into a store without topics the
+exported topics become its first run; otherwise they are matched to the current run like a refit.
 """
 
 from __future__ import annotations
@@ -14,168 +19,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 
-from ._annotations import check_colour, check_decision, check_reason, check_tag, check_text
-from ._stages import check_stage, check_stage_decision
 from ._errors import AnnotationInputError
-from ._export import JSONL_FORMAT, JSONL_VERSION
 from ._history import Action
-from ._papers import META_COLUMNS, check_id
+from ._jsonl import read_jsonl
+from ._papers import META_COLUMNS, merge_chain, merged_into
+from ._stages import check_stage_decision
 from ._reports import ImportReport
 from ._topics import OUTLIER, _assignments, latest_run, match_topics, record_run, topic_names
 
-__all__ = ["import_jsonl", "read_jsonl"]
-
-def _str(value) -> str:
-    if not isinstance(value, str):
-        raise AnnotationInputError(f"{value!r}: expected text")
-    return value
-
-
-def _str_or_none(value) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _int(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise AnnotationInputError(f"{value!r}: expected a whole number")
-    return value
-
-
-def _int_or_none(value) -> int | None:
-    return None if value is None else _int(value)
-
-
-def _str_list(value) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise AnnotationInputError(f"{value!r}: expected a list of strings ([] for none)")
-    return value
-
-
-def _name(value) -> str:
-    """A reviewer's name, as ``--reviewer NAME`` gives it: white space collapsed, not empty."""
-    if not isinstance(value, str) or not value.strip():
-        raise AnnotationInputError(f"{value!r}: expected a reviewer's name")
-    return " ".join(value.split())
-
-
-def _uid(value) -> str:
-    if not isinstance(value, str) or not value or len(value) > 64 or any(c.isspace() for c in value):
-        raise AnnotationInputError(f"{value!r}: expected the note's uid (up to 64 characters, "
-                                   "no spaces)")
-    return value
-
-
-def _time(value) -> str:
-    """A time stamp as the store writes them (``2024-05-01T09:30:00.123456Z``); ISO 8601."""
-    try:
-        datetime.fromisoformat(_str(value))
-    except (AnnotationInputError, ValueError) as err:
-        raise AnnotationInputError(
-            f"{value!r}: expected an ISO 8601 time such as '2024-05-01T09:30:00.123456Z'") from err
-    return value
-
-
-def _context(value) -> dict:
-    """How a decision was made, as an export writes it (rank, score, model, ..., bulk, sampled)."""
-    if not isinstance(value, dict):
-        raise AnnotationInputError(f"{value!r}: expected the decision's context (rank, score, model, ...)")
-    rank, score = value.get("rank"), value.get("score")
-    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
-        raise AnnotationInputError(f"rank {rank!r}: expected a whole number >= 1, or null")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
-        raise AnnotationInputError(f"score {score!r}: expected a number, or null")
-    return {"rank": rank, "score": None if score is None else float(score),
-            "model": _str_or_none(value.get("model")), "model_version": _str_or_none(value.get("model_version")),
-            "bulk": int(bool(value.get("bulk"))), "sampled": int(bool(value.get("sampled")))}
-
-
-def _topic_label(value) -> str | None:
-    if value is None:
-        return None
-    return " ".join(_str(value).split()) or None
-
-
-# Per record type: (key, check, required). Each check returns the value as the store keeps it
-# (a tag as ``check_tag`` gives it, a decision in lower case, a reason stripped, ...) or raises.
-# Keys not listed are ignored, so a file from a newer workbench with more keys still imports.
-_FIELDS = {
-    "header": (("format", _str, True), ("version", _int, True)),
-    "topic": (("topic", _int, True), ("label", _str_or_none, False),
-              ("name", _topic_label, False), ("words", _str_list, False)),
-    "tag": (("name", check_tag, True), ("description", _str_or_none, False),
-            ("colour", check_colour, False), ("created_by", _str_or_none, False),
-            ("created_at", lambda v: None if v is None else _time(v), False)),
-    "paper": (("id", check_id, True), ("title", _str_or_none, False),
-              ("abstract", _str_or_none, False), ("authors", _str_list, False),
-              ("year", _int_or_none, False), ("doi", _str_or_none, False),
-              ("venue", _str_or_none, False), ("url", _str_or_none, False),
-              ("keywords", _str_list, False), ("collection", _str_or_none, False),
-              ("source", _str_or_none, False), ("topic", _int_or_none, False)),
-    "tagged": (("paper", check_id, True), ("tag", check_tag, True), ("reviewer", _name, True),
-               ("at", _time, True)),
-    "note": (("paper", check_id, True), ("uid", _uid, True), ("text", check_text, True),
-             ("reviewer", _name, True), ("created_at", _time, True),
-             ("updated_at", _time, True)),
-    "decision": (("paper", check_id, True), ("reviewer", _name, True),
-                 ("decision", check_decision, True), ("reason", check_reason, False),
-                 ("at", _time, True), ("stage", check_stage, False), ("context", _context, False)),
-    "final": (("paper", check_id, True), ("stage", check_stage, True), ("decision", check_decision, True),
-              ("reason", check_reason, False), ("by", _name, True), ("at", _time, True)),
-}
-
-
-def _record(obj, where: str) -> tuple[str, dict]:
-    """``(type, record)`` with every value checked and kept as the store keeps it."""
-    kind = obj.get("type") if isinstance(obj, dict) else None
-    if kind not in _FIELDS:
-        raise AnnotationInputError(
-            f"{where}: record type {kind!r} is unknown; expected one of {', '.join(_FIELDS)}")
-    missing = [k for k, _, required in _FIELDS[kind] if required and k not in obj]
-    if missing:
-        raise AnnotationInputError(f"{where}: {kind} record lacks {', '.join(missing)}")
-    record = dict(obj)
-    for key, check, _ in _FIELDS[kind]:
-        if key in obj:
-            try:
-                record[key] = check(obj[key])
-            except AnnotationInputError as err:
-                raise AnnotationInputError(f"{where}: {kind} record, {key}: {err}; nothing was "
-                                           "imported, fix this line and import again") from err
-    return kind, record
-
-
-def read_jsonl(path: Path) -> dict[str, list[dict]]:
-    """The records of a JSONL export, by type, every value checked as the command line checks
-    it; the first bad value is an error naming the file and line."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise AnnotationInputError(
-            f"cannot read {path} ({err}); expected a .jsonl file from `workbench export "
-            "--format jsonl`") from err
-    records: dict[str, list[dict]] = {kind: [] for kind in _FIELDS}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise AnnotationInputError(f"{path}:{n}: not JSON ({err.msg}); expected one JSON "
-                                       "object per line") from err
-        kind, record = _record(obj, f"{path}:{n}")
-        records[kind].append(record)
-    header = records["header"]
-    version = header[0]["version"] if header else None
-    if not header or header[0]["format"] != JSONL_FORMAT or version > JSONL_VERSION:
-        got = header[0] if header else "no header line"
-        raise AnnotationInputError(
-            f"{path} is not a workbench annotations export (header: {got}); expected a first "
-            f"line with format {JSONL_FORMAT!r} and version <= {JSONL_VERSION}")
-    return records
+__all__ = ["FOREIGN_SHARE", "foreign_papers", "import_jsonl", "read_jsonl"]
 
 
 def _add_papers(conn, records, referenced) -> int:
@@ -233,9 +87,55 @@ def _import_topics(act: Action, records, added: Counter, conflicts: list) -> Non
         added["topic names"] += 1
 
 
-def import_jsonl(conn: sqlite3.Connection, reviewer: str, path) -> ImportReport:
-    """Merge the JSONL export at ``path`` into the store; see the module docstring."""
+#: An import is refused (without ``allow_orphans``) when more than this share of its papers is not
+#: in the review: it is most likely another review's export.
+FOREIGN_SHARE = 0.5
+
+
+def foreign_papers(conn: sqlite3.Connection, records: dict, path, allow_orphans: bool = False) -> tuple[int, int]:
+    """``(papers the export carries, those not in this review's corpus)``. More than
+    :data:`FOREIGN_SHARE` of them unknown to the review (never in it: a paper that left the corpus
+    was in it) is an error, unless ``allow_orphans``."""
+    merges = merged_into(conn)
+    carried = {p["id"] for p in records["paper"]} | {
+        r["paper"] for kind in ("tagged", "note", "decision", "final") for r in records[kind]}
+    carried = {merge_chain(pid, merges)[-1] for pid in carried}
+    known = dict(conn.execute("SELECT id, in_corpus FROM papers"))
+    unknown = len([pid for pid in carried if pid not in known])
+    # (a store that holds no paper yet is filled from the export: there is no review to mismatch)
+    if known and unknown and unknown > FOREIGN_SHARE * len(carried) and not allow_orphans:
+        in_corpus = sum(1 for inside in known.values() if inside)
+        raise AnnotationInputError(
+            f"{path}: {unknown} of the {len(carried)} papers in it ({unknown / len(carried):.0%}) are not in "
+            f"this review ({in_corpus} papers), so it is most likely another review's export; nothing was "
+            "imported; import it into the review it came from, or import anyway with --allow-orphans "
+            "(Store.import_annotations(path, allow_orphans=True)): the annotations on papers not in this "
+            "review are kept as orphans and come back if those papers join it")
+    return len(carried), len([pid for pid in carried if not known.get(pid)])
+
+
+def _to_joined(records: dict, merges: dict[str, str]) -> int:
+    """Point each annotation on an id merged into another paper here at the paper it joined;
+    returns how many ids were merged away."""
+    moved = set()
+    for kind in ("tagged", "note", "decision", "final"):
+        for rec in records[kind]:
+            joined = merge_chain(rec["paper"], merges)[-1]
+            if joined != rec["paper"]:
+                moved.add(rec["paper"])
+                rec["paper"] = joined
+    return len(moved)
+
+
+def import_jsonl(conn: sqlite3.Connection, reviewer: str, path, allow_orphans: bool = False,
+                 before=None) -> ImportReport:
+    """Merge the JSONL export at ``path`` into the store; see the module docstring. ``before()``
+    runs once the file is read and accepted, before anything is written (a snapshot)."""
     records = read_jsonl(Path(path))
+    n_papers, orphans = foreign_papers(conn, records, path, allow_orphans)
+    if before is not None:
+        before()
+    merged = _to_joined(records, merged_into(conn))
     added: Counter = Counter()
     conflicts: list[str] = []
     referenced = {r["paper"] for kind in ("tagged", "note", "decision", "final") for r in records[kind]}
@@ -252,7 +152,8 @@ def import_jsonl(conn: sqlite3.Connection, reviewer: str, path) -> ImportReport:
             f"{n} {kind}" for kind, n in sorted(added.items()) if n) + (
             f"; {len(conflicts)} conflicts" if conflicts else "")
     return ImportReport(added=dict(added), unchanged=unchanged, conflicts=tuple(conflicts),
-                        decided=tuple(dict.fromkeys(decided)))
+                        decided=tuple(dict.fromkeys(decided)), papers=n_papers, orphans=orphans,
+                        merged=merged)
 
 
 def _import_vocab(act: Action, records: dict, reviewer: str, added: Counter, conflicts: list) -> None:

@@ -1,7 +1,12 @@
-"""Paper metadata in the store: syncing the corpus, orphans, and resolving id prefixes.
+"""Paper metadata in the store: syncing the corpus, orphans, and resolving ids.
 
 The store never deletes a paper. A sync marks which papers are in the current corpus; a paper
 that leaves it keeps every annotation and is reported as orphaned until it comes back.
+
+:func:`resolve` and :func:`resolve_many` are the one route from an id or id prefix that a person
+or a program gives to the paper the store works on: an id a person merged into another ("same
+paper", ``_verdicts``) resolves to the paper it joined, through any chain of merges, with a
+:class:`MergedPaperWarning` saying so; undoing the merge makes the id its own paper again.
 """
 
 from __future__ import annotations
@@ -10,13 +15,16 @@ import json
 import math
 import re
 import sqlite3
+import warnings
 from collections.abc import Iterable
 
-from ._errors import AmbiguousPaperError, AnnotationInputError, UnknownPaperError
+from ._errors import AmbiguousPaperError, AnnotationInputError, MergedPaperWarning, UnknownPaperError
 from ._history import Action
+from ._moving import move_annotations
 from ._reports import SyncReport
 
-__all__ = ["META_COLUMNS", "check_id", "orphaned", "paper_rows", "resolve", "resolve_many", "sync_papers"]
+__all__ = ["META_COLUMNS", "check_id", "follow_merges", "joined_family", "merge_chain", "merged_into", "orphaned",
+           "paper_rows", "resolve", "resolve_many", "sync_papers"]
 
 ID_RE = re.compile(r"[0-9a-f]{12}")
 _PREFIX_RE = re.compile(r"[0-9a-f]{1,12}")
@@ -221,52 +229,20 @@ def carry_over(conn: sqlite3.Connection, reviewer: str, aliases: dict[str, str],
     return tuple(moved)
 
 
-def move_annotations(act: Action, old: str, new: str, stay: tuple[str, ...] = ()) -> None:
-    """Move the tags, notes, decisions, final decisions and topic moves of paper ``old`` to
-    ``new`` inside ``act`` (where both have a tag, or a decision by the same reviewer, the
-    newer stays); the tags of the reviewers in ``stay`` stay where they are."""
-    conn = act.conn
-    for tag, who, at in conn.execute(
-            "SELECT tag, reviewer, created_at FROM paper_tags WHERE paper_id = ?", (old,)).fetchall():
-        if who in stay:
-            continue
-        act.put("paper_tags", {"paper_id": old, "tag": tag, "reviewer": who}, None)
-        if act.get("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}) is None:
-            act.put("paper_tags", {"paper_id": new, "tag": tag, "reviewer": who}, {"created_at": at})
-    for (note_id,) in conn.execute("SELECT id FROM notes WHERE paper_id = ?", (old,)).fetchall():
-        row = act.get("notes", {"id": note_id})
-        act.put("notes", {"id": note_id}, {**row, "paper_id": new})
-    for who, stage, decision, reason, at in conn.execute(
-            "SELECT reviewer, stage, decision, reason, decided_at FROM decisions WHERE paper_id = ?",
-            (old,)).fetchall():
-        act.put("decisions", {"paper_id": old, "reviewer": who, "stage": stage}, None)
-        current = act.get("decisions", {"paper_id": new, "reviewer": who, "stage": stage})
-        if current is None or current["decided_at"] < at:
-            act.put("decisions", {"paper_id": new, "reviewer": who, "stage": stage},
-                    {"decision": decision, "reason": reason, "decided_at": at})
-    _carry_finals(act, old, new)
-    for (edit_id,) in conn.execute("SELECT id FROM topic_edits WHERE paper_id = ?", (old,)).fetchall():
-        row = act.get("topic_edits", {"id": edit_id})
-        act.put("topic_edits", {"id": edit_id}, {**row, "paper_id": new})
-
-
-def _carry_finals(act: Action, old: str, new: str) -> None:
-    """A paper's final decisions move to its new id (the newer stays where both have one)."""
-    for (stage,) in act.conn.execute("SELECT stage FROM final_decisions WHERE paper_id = ?", (old,)).fetchall():
-        row = act.put("final_decisions", {"paper_id": old, "stage": stage}, None)
-        current = act.get("final_decisions", {"paper_id": new, "stage": stage})
-        if current is None or current["resolved_at"] < row["resolved_at"]:
-            act.put("final_decisions", {"paper_id": new, "stage": stage}, row)
-
-
 def orphaned(conn: sqlite3.Connection) -> list[str]:
     """Ids of annotated papers that are not in the current corpus, sorted."""
     return [r[0] for r in conn.execute(
         f"SELECT id FROM papers WHERE in_corpus = 0 AND id IN ({_ANNOTATED}) ORDER BY id")]
 
 
-def resolve(conn: sqlite3.Connection, text, where: str = "") -> str:
-    """The full id of the one paper whose id is ``text`` or starts with it."""
+def resolve(conn: sqlite3.Connection, text, where: str = "", *, follow: bool = True) -> str:
+    """The full id of the one paper whose id is ``text`` or starts with it; with ``follow``, the
+    paper it joined when a person merged it into another (see the module)."""
+    pid = _lookup(conn, text, where)
+    return follow_merges(conn, [pid])[0] if follow else pid
+
+
+def _lookup(conn: sqlite3.Connection, text, where: str) -> str:
     prefix = str(text).strip().lower() if isinstance(text, str) else ""
     if not _PREFIX_RE.fullmatch(prefix):
         raise UnknownPaperError(
@@ -292,18 +268,52 @@ def resolve(conn: sqlite3.Connection, text, where: str = "") -> str:
     )
 
 
-def resolve_many(conn: sqlite3.Connection, items: list, where: str = "") -> list[str]:
+def resolve_many(conn: sqlite3.Connection, items: list, where: str = "", *, follow: bool = True) -> list[str]:
     """:func:`resolve` for each of ``items``, with full ids looked up in bulk (a map selection of
     50,000 papers is a few queries, not 50,000); prefixes and errors go through :func:`resolve`."""
     if len(items) == 1:
-        return [resolve(conn, items[0], where)]
+        return [resolve(conn, items[0], where, follow=follow)]
     wanted = sorted({i for i in items if isinstance(i, str) and ID_RE.fullmatch(i)})
     found: set[str] = set()
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
         found.update(r[0] for r in conn.execute(
             f"SELECT id FROM papers WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
-    return [i if i in found else resolve(conn, i, where) for i in items]
+    ids = [i if i in found else _lookup(conn, i, where) for i in items]
+    return follow_merges(conn, ids) if follow else ids
+
+
+def merged_into(conn: sqlite3.Connection) -> dict[str, str]:
+    """``{merged id: kept id}`` of every "same paper" verdict (one step; chains are followed by
+    :func:`resolve`)."""
+    return {(a if kept == b else b): kept for a, b, kept in conn.execute(
+        "SELECT paper_a, paper_b, kept FROM duplicate_verdicts WHERE verdict = 'same'")}
+
+
+def merge_chain(pid: str, merges: dict[str, str]) -> list[str]:
+    """``[pid, the paper it was merged into, ...]`` by the merges of :func:`merged_into`."""
+    chain = [pid]
+    while chain[-1] in merges and merges[chain[-1]] not in chain:  # (a cycle, by hand: stop)
+        chain.append(merges[chain[-1]])
+    return chain
+
+
+def follow_merges(conn: sqlite3.Connection, ids: list[str]) -> list[str]:
+    """Each of ``ids`` (full ids), or the paper it joined through merges; one
+    :class:`MergedPaperWarning` names those merged away."""
+    merges = merged_into(conn)
+    if not merges:
+        return ids
+    chains = {pid: merge_chain(pid, merges) for pid in dict.fromkeys(ids) if pid in merges}
+    if chains:
+        warnings.warn(MergedPaperWarning(chains), stacklevel=2)
+    return [chains[pid][-1] if pid in chains else pid for pid in ids]
+
+
+def joined_family(conn: sqlite3.Connection, pid: str) -> list[str]:
+    """``pid`` and every id merged into it, directly or through a chain (its history is theirs)."""
+    merges = merged_into(conn)
+    return [pid] + sorted(m for m in merges if m != pid and merge_chain(m, merges)[-1] == pid)
 
 
 def paper_rows(conn: sqlite3.Connection, ids: Iterable[str] | None = None) -> list[dict]:

@@ -90,6 +90,8 @@ class DuplicateVerdict:
     kept: str | None
     reviewer: str
     decided_at: str
+    # A "same" verdict's reviewers whose votes on the two papers differ (both kept: a conflict), one line each.
+    conflicts: tuple[str, ...] = ()
 
     @property
     def other(self) -> str | None:
@@ -174,7 +176,8 @@ class TopicReport:
     ``split`` maps a previous topic -> the new topics its papers went to; ``merged`` maps a
     new topic -> the previous topics it absorbed; ``new`` and ``gone`` have no counterpart.
     ``names`` maps new topic -> human-given name carried forward; ``names_lost`` maps previous
-    topic -> a human name whose topic did not survive.
+    topic -> a human name whose topic did not survive (kept: it comes back with its topic);
+    ``names_back`` maps new topic -> a name lost in an earlier run that its topic took back.
     """
 
     run: int
@@ -187,6 +190,8 @@ class TopicReport:
     merged: dict[int, tuple[int, ...]] = field(default_factory=dict)
     names: dict[int, str] = field(default_factory=dict)
     names_lost: dict[int, str] = field(default_factory=dict)
+    # new topic -> the human name of a topic an earlier refit lost, which it took back (see ``_topic_match``)
+    names_back: dict[int, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         if self.previous_run is None:
@@ -199,7 +204,11 @@ class TopicReport:
         ]
         if self.names_lost:
             parts.append("names lost: " + ", ".join(
-                f"{t} {name!r}" for t, name in sorted(self.names_lost.items())))
+                f"{t} {name!r}" for t, name in sorted(self.names_lost.items())) + " (they come back if the "
+                "topic splits out again in a later build)")
+        if self.names_back:
+            parts.append("names back: " + ", ".join(
+                f"{t} {name!r}" for t, name in sorted(self.names_back.items())))
         return ", ".join(parts)
 
 
@@ -215,10 +224,18 @@ class ImportReport:
     # Papers on which reviewers now disagree, one line each (filled by ``workbench.review``,
     # which classifies the decisions: the conflicts to resolve).
     disagreements: tuple[str, ...] = ()
+    papers: int = 0  # the papers the file carries
+    orphans: int = 0  # of those, not in this review's corpus (their annotations are kept as orphans)
+    merged: int = 0  # ids in the file a person merged into another paper here (their annotations went there)
 
     def __str__(self) -> str:
         added = ", ".join(f"{n} {kind}" for kind, n in sorted(self.added.items()) if n)
         text = f"imported {added or 'nothing new'}; {self.unchanged} already present"
+        if self.orphans:
+            text += (f"; {self.orphans} of the {self.papers} papers in the file are not in this review "
+                     "(their annotations are kept as orphans)")
+        if self.merged:
+            text += f"; annotations on {self.merged} papers merged into others here went to the papers they joined"
         if self.conflicts:
             text += f"; {len(self.conflicts)} conflicts:\n  " + "\n  ".join(self.conflicts)
         if self.disagreements:

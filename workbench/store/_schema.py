@@ -19,7 +19,8 @@ from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
 from ._schema_v5 import SCHEMA_V5, TABLES_V5
 
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "db_path", "migrate", "statements"]
+           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "VERSION_TABLES", "db_path",
+           "detect_version", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
 SCHEMA_VERSION = 5
@@ -177,6 +178,32 @@ EXPECTED_TABLES = frozenset(
         "history_changes", "decision_context",
     }
 ) | TABLES_V4 | TABLES_V5
+
+
+# The tables of each schema version: how a store whose ``user_version`` was set back (or never
+# set) is told apart from one that really is that old (:func:`detect_version`).
+TABLES_V1 = frozenset({"papers", "tags", "notes", "decisions", "paper_topics", "topic_names", "log"})
+TABLES_V2 = EXPECTED_TABLES - {"decision_context"} - TABLES_V4 - TABLES_V5
+VERSION_TABLES = {1: TABLES_V1, 2: TABLES_V2, 3: TABLES_V2 | {"decision_context"},
+                  4: TABLES_V2 | {"decision_context"} | TABLES_V4, 5: EXPECTED_TABLES}
+KNOWN_TABLES = frozenset().union(*VERSION_TABLES.values())
+
+
+def detect_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
+    """The schema version the store's tables are of (None: they match none of them).
+
+    Only the workbench's own table names count; version 4 is also told by the ``stage`` column
+    its ``decisions`` table gained."""
+    ours = set(tables) & KNOWN_TABLES
+    matches = [v for v, expected in VERSION_TABLES.items() if ours == expected]
+    if not matches:
+        return None
+    version = max(matches)
+    if version >= 2:
+        staged = any(row[1] == "stage" for row in conn.execute("PRAGMA table_info(decisions)"))
+        if staged != (version >= 4):
+            return None
+    return version
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:

@@ -29,10 +29,11 @@ def check_decision(decision) -> str:
 
 
 def check_reason(reason) -> str | None:
-    """A decision's reason as the store keeps it: stripped text, or None for none."""
+    """A decision's reason as the store keeps it: stripped text (NUL characters dropped, as every
+    reader and export drops them), or None for none."""
     if reason is not None and not isinstance(reason, str):
         raise AnnotationInputError(f"reason {reason!r}: expected text or None")
-    return reason.strip() or None if reason is not None else None
+    return reason.replace("\x00", "").strip() or None if reason is not None else None
 
 
 def check_stage(stage) -> str:

@@ -15,18 +15,18 @@ from collections.abc import Iterable, Mapping
 
 from .._runtime.fsutil import refuse_network_filesystem
 from . import _backup, _connection, _destination, _files, _history, _import, _papers
-from . import _topics, _visible
+from . import _identity, _restore, _topics, _visible
 from . import _settings as settings_log
-from ._errors import AnnotationInputError, StoreError
+from ._errors import AnnotationInputError, DamagedStoreError, NotAStoreError, StoreError
 from ._guard import call, failure, guarded, writes
 from ._reports import HistoryEntry, ImportReport, SyncReport, TopicReport
 from ._reviewer import REVIEWER_ENV, default_reviewer
 from ._reviewing import ReviewerStore
-from ._schema import SCHEMA_VERSION, db_path, migrate
+from ._schema import db_path
 from ._screening import ScreeningStore
 from ._team import TeamStore
 
-__all__ = ["NETWORK_FS_ENV", "REVIEWER_ENV", "Store", "default_reviewer"]
+__all__ = ["NETWORK_FS_ENV", "REVIEWER_ENV", "Store", "default_reviewer", "restore"]
 
 #: Set to 1 to open a store on a network file system anyway (see :meth:`Store.open`).
 NETWORK_FS_ENV = "WORKBENCH_ALLOW_NETWORK_FS"
@@ -151,8 +151,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
 
     @guarded
     def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the one paper whose id starts with ``id_or_prefix``."""
+        """The full id of the one paper whose id starts with ``id_or_prefix``; for an id a person
+        merged into another paper ("same paper"), the paper it joined, with a
+        :class:`~._errors.MergedPaperWarning` saying so (every method taking ids does the same)."""
         return _papers.resolve(self._conn, id_or_prefix, str(self.path))
+
+    @guarded
+    def resolve_ids(self, id_or_ids) -> list[str]:
+        """:meth:`resolve` for one id or many, each paper once, in the order given."""
+        return self._ids(id_or_ids)
 
     @guarded
     def paper(self, id_or_prefix: str) -> dict:
@@ -216,14 +223,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
     def history(self, limit: int | None = 20, paper: str | None = None, *,
                 all_reviewers: bool = False) -> list[HistoryEntry]:
         """The latest changes this reviewer may see, newest first (optionally only those touching
-        ``paper``). In blind mode another reviewer's change is listed once this reviewer may see
+        ``paper``, or a paper merged into it). In blind mode another reviewer's change is listed once this reviewer may see
         every annotation it changed (see ``_visible``); ``all_reviewers=True`` lists everyone's,
         and in blind mode that read is itself recorded in the history (see :meth:`export`)."""
         pid = None if paper is None else self._ids(paper)[0]
         lens = self._lens(all_reviewers)
         if all_reviewers:
             self._record_all_reviewers(lens, "the history" + (f" of {pid}" if pid else ""))
-        return _visible.history(lens, limit, pid)
+        family = None if pid is None else _papers.joined_family(self._conn, pid)  # with the papers merged into it
+        return _visible.history(lens, limit, family)
 
     @guarded
     def latest_change(self) -> int:
@@ -283,12 +291,15 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
             act.summary = f"read every reviewer's work ({what}) while blind mode is on"
 
     @writes
-    def import_annotations(self, path) -> ImportReport:
+    def import_annotations(self, path, *, allow_orphans: bool = False) -> ImportReport:
         """Merge a JSONL export into this store (idempotent; conflicts reported).
 
+        An export whose papers are mostly (more than half) not in this review is refused, as
+        another review's export, unless ``allow_orphans`` (a store with no paper yet takes any);
+        the report counts the papers not in it.
         A snapshot of the store is taken first (see :meth:`backup`)."""
-        _backup.snapshot(self._conn, self.path, "before-import")
-        return _import.import_jsonl(self._conn, self.reviewer, path)
+        return _import.import_jsonl(self._conn, self.reviewer, path, allow_orphans,
+                                    before=lambda: _backup.snapshot(self._conn, self.path, "before-import"))
 
     @guarded
     def integrity_check(self) -> str:
@@ -297,6 +308,12 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         return "\n".join(r[0] for r in rows)
 
     # ------------------------------------------------------------------ the review's files
+    @guarded
+    def review_id(self) -> str | None:
+        """This review's id (made when the store was created; see ``_identity``): what tells
+        its snapshots and build files from another review's."""
+        return _identity.read(self._conn)
+
     @guarded
     def generation(self) -> str | None:
         """The folder under ``<review>/generations/`` holding the review's current files
@@ -326,28 +343,63 @@ class Store(ScreeningStore, ReviewerStore, TeamStore):
         return _backup.snapshots(self.path)
 
     @writes
-    def restore(self, snapshot=None) -> _backup.Snapshot:
+    def restore(self, snapshot=None, *, force: bool = False) -> _restore.Restored:
         """Put a snapshot's content back into the store (default: the newest snapshot).
 
-        The store as it is now is snapshotted first, so a restore can itself be undone by
+        The snapshot is checked first, in a copy (integrity, a schema this workbench knows,
+        that it belongs to this review: one of another review is refused unless ``force``),
+        and the store as it is now is snapshotted, so a restore can itself be undone by
         restoring that snapshot. Other processes see the restored store on their next read.
+        A store that cannot be opened at all is restored with :func:`workbench.store.restore`.
         """
         target = _backup.choose(self.path, snapshot)
-        version, _ = _backup.check_snapshot(target.path)
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"{target.path} has schema version {version}, newer than this "
-                             f"workbench's {SCHEMA_VERSION}; upgrade workbench to restore it")
-        before = _backup.snapshot(self._conn, self.path, "before-restore", force=True)
-        _backup.restore_into(self._conn, target.path)
-        if version < SCHEMA_VERSION:
-            migrate(self._conn, self.path)
-        with _history.Action(self._conn, self.reviewer, "restore", undoable=False) as act:
-            act.summary = (f"restored the snapshot {target.path.name}; the store before it is "
-                           f"{before.path.name}")
-        return target
+        current = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        current = None if current is None else current[0]
+        staged = _restore.stage(target, self.path, review_id=_identity.ensure(self._conn),
+                                current_generation=current, force=force)
+        try:
+            generation = _restore.files_to_name(staged, self.path.parent, current)
+            before = _backup.snapshot(self._conn, self.path, "before-restore", force=True)
+            staged.record(self.reviewer, f"restored the snapshot {target.path.name}; the store "
+                                         f"before it is {before.path.name}", generation)
+            staged.close(wal=False)
+            _backup.restore_into(self._conn, staged.path)
+        finally:
+            staged.discard()
+        return _restore.Restored(target, before.path, False, tuple(staged.notes))
 
     @guarded
-    def check(self) -> list[str]:
-        """A health report: integrity, broken references, orphans, files, snapshots."""
-        return _backup.health(self._conn, self.path)
+    def check(self, files: bool = True) -> list[str]:
+        """A health report: integrity, broken references, orphans, whether the current files
+        are there (``files``; ``workbench check`` reads them too), snapshots."""
+        return _backup.health(self._conn, self.path, files)
 
+
+def restore(review, snapshot=None, *, reviewer: str | None = None, force: bool = False) -> _restore.Restored:
+    """Restore a snapshot into the review (folder or store file) ``review``, whatever state its
+    store is in: ``snapshot`` a name in ``<review>/backups/`` or a path (default: the newest).
+
+    A store that opens and passes its integrity check is restored in place
+    (:meth:`Store.restore`: processes holding it see the restored data); one that cannot be
+    opened, fails the check, or is missing is set aside and replaced (:func:`._restore.restore_offline`).
+    ``force`` restores a snapshot of another review (the review keeps its own files)."""
+    path = db_path(review)
+    if path.exists():
+        try:
+            store = Store.open(path, reviewer=reviewer, create=False)
+        except NotAStoreError:  # damaged, empty, not a store: no connection was kept
+            pass
+        else:
+            with store:
+                try:
+                    sound = store.integrity_check() == "ok"
+                except DamagedStoreError:
+                    sound = False
+                if sound:
+                    return store.restore(snapshot, force=force)
+                if _connection.open_count(path) > 1:
+                    raise StoreError(
+                        f"{path} is damaged and this process holds it open elsewhere (another "
+                        "Store or Session); close those (or restart the kernel) and restore "
+                        "again; nothing was changed")
+    return _restore.restore_offline(path, snapshot, reviewer=default_reviewer(reviewer), force=force)

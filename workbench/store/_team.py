@@ -25,9 +25,10 @@ from ..corpus.paper import TITLE_ABSTRACT
 from . import _settings as settings_log
 from . import _sources, _stages, _verdicts, _visible
 from ._errors import AnnotationInputError, UnknownPaperError
-from ._papers import ID_RE
+from ._moving import votes_kept
+from ._papers import ID_RE, merge_chain, resolve
 from ._guard import guarded, writes
-from ._reports import ExclusionReason, Final, Source
+from ._reports import Decision, ExclusionReason, Final, Source
 
 __all__ = ["TeamStore"]
 
@@ -164,10 +165,11 @@ class TeamStore:
         return _verdicts.set_verdict(self._conn, self.reviewer, a, b, verdict, tuple(markers))
 
     def _known_or_record(self, value: str, verdict: str) -> str:
-        """A paper's id; for "different", also a record's full id the review keeps only as an
-        alias (a record an update merged into a paper, as the update report names it)."""
+        """A paper's id as given (``set_verdict`` follows merges); for "different", also a record's
+        full id the review keeps only as an alias (a record an update merged into a paper, as the
+        update report names it)."""
         try:
-            return self._ids(value)[0]
+            return resolve(self._conn, value, str(self.path), follow=False)
         except UnknownPaperError:
             if verdict != "different" or not isinstance(value, str) or not ID_RE.fullmatch(value):
                 raise
@@ -185,5 +187,19 @@ class TeamStore:
 
     @guarded
     def merged_into(self) -> dict[str, str]:
-        """``{merged id: kept id}`` of the "same paper" verdicts."""
-        return _verdicts.merged_into(self._conn)
+        """``{merged id: kept id}`` of the "same paper" verdicts, through chains (B merged into A,
+        then A into C: ``{B: C, A: C}``)."""
+        merges = _verdicts.merged_into(self._conn)
+        return {m: merge_chain(m, merges)[-1] for m in merges}
+
+    @guarded
+    def votes_kept(self, stage: str | None = TITLE_ABSTRACT, *, all_reviewers: bool = False) -> list[Decision]:
+        """The votes a merge left on a paper merged away, as votes on the paper it joined: where a
+        reviewer's votes on the two differ, the one on the merged-away paper is a second vote, by
+        ``"alice (on B)"``, so the paper is a conflict to resolve (see ``_moving``). As
+        :meth:`every_decision`: the votes this reviewer may see where they were cast;
+        ``all_reviewers=True``: every one, for the team's rules."""
+        merges = _verdicts.merged_into(self._conn)
+        lens = self._lens(all_reviewers)
+        return votes_kept(self._conn, merges, lambda pid: merge_chain(pid, merges), stage,
+                          None if lens.open else lens.sees)

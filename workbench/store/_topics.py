@@ -2,10 +2,12 @@
 
 A topic model numbers its topics afresh on every fit, so the store gives each topic a stable
 identity (``tid``). :func:`record_topics` matches a new run's topics to the previous run's by
-the papers they share (Jaccard similarity, optimal one-to-one assignment with
-:func:`scipy.optimize.linear_sum_assignment`); a matched topic keeps its identity and with it
-every human edit. Edits (rename, merge, move a paper) are stored against identities, and
-:func:`apply_edits` lays them over any run. Topic ``-1`` (outliers) is always identity ``-1``.
+the papers they share (``_topic_match``); a matched topic keeps its identity and with it every
+human edit. A topic a person named that a refit lost (merged into another) competes too, by the
+papers of the last run that held it (whose assignments are kept for that): when it splits out
+again it takes its identity, and its name, back. Edits (rename, merge, move a paper) are stored
+against identities, and :func:`apply_edits` lays them over any run. Topic ``-1`` (outliers) is
+always identity ``-1``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..corpus.paper import OUTLIER
 from ._errors import AnnotationInputError, StoreError
 from ._history import Action
 from ._reports import TopicReport
+from ._topic_match import match_run, match_topics
 
 __all__ = [
     "OUTLIER",
@@ -35,64 +38,9 @@ __all__ = [
     "topic_names",
 ]
 
-KEEP_RUNS = 3  # runs whose paper assignments are kept (older runs keep only their topics)
-
-
-def match_topics(previous: Mapping[str, int], current: Mapping[str, int], *,
-                 min_jaccard: float = 0.2, share: float = 0.5) -> dict:
-    """Match ``current`` topics to ``previous`` ones by the papers both runs assigned.
-
-    Returns a dict with ``matched`` (current -> previous), ``jaccard`` (current -> score),
-    ``split`` (previous -> current topics that each came mostly, >= ``share``, from it),
-    ``merged`` (current -> previous topics that each went mostly into it), ``new`` and
-    ``gone``. Only papers in both runs count, so new sources do not blur the comparison.
-    """
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-
-    prev_topics = sorted({t for t in previous.values() if t != OUTLIER})
-    cur_topics = sorted({t for t in current.values() if t != OUTLIER})
-    out = {"matched": {}, "jaccard": {}, "split": {}, "merged": {}, "new": [], "gone": []}
-    if not prev_topics or not cur_topics:
-        out["new"], out["gone"] = cur_topics, prev_topics
-        return out
-    pi = {t: i for i, t in enumerate(prev_topics)}
-    ci = {t: j for j, t in enumerate(cur_topics)}
-    inter = np.zeros((len(prev_topics), len(cur_topics)))
-    rows, cols = [], []
-    for pid, t in current.items():
-        p = previous.get(pid)
-        if p is not None and p != OUTLIER and t != OUTLIER:
-            rows.append(pi[p])
-            cols.append(ci[t])
-    np.add.at(inter, (np.array(rows, dtype=int), np.array(cols, dtype=int)), 1)
-    prev_size = inter.sum(axis=1, keepdims=True)
-    cur_size = inter.sum(axis=0, keepdims=True)
-    union = prev_size + cur_size - inter
-    jac = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-    r, c = linear_sum_assignment(jac, maximize=True)
-    for i, j in zip(r, c):
-        if jac[i, j] >= min_jaccard:
-            out["matched"][cur_topics[j]] = prev_topics[i]
-            out["jaccard"][cur_topics[j]] = round(float(jac[i, j]), 4)
-    from_prev = np.divide(inter, cur_size, out=np.zeros_like(inter), where=cur_size > 0)
-    into_cur = np.divide(inter, prev_size, out=np.zeros_like(inter), where=prev_size > 0)
-    for i, p in enumerate(prev_topics):
-        children = [cur_topics[j] for j in range(len(cur_topics))
-                    if from_prev[i, j] >= share and into_cur[i, j] >= 0.1]
-        if len(children) >= 2:
-            out["split"][p] = children
-    for j, t in enumerate(cur_topics):
-        parents = [prev_topics[i] for i in range(len(prev_topics))
-                   if into_cur[i, j] >= share and from_prev[i, j] >= 0.1]
-        if len(parents) >= 2:
-            out["merged"][t] = parents
-    in_split = {t for kids in out["split"].values() for t in kids}
-    in_merge = {p for ps in out["merged"].values() for p in ps}
-    matched_prev = set(out["matched"].values())
-    out["new"] = [t for t in cur_topics if t not in out["matched"] and t not in in_split]
-    out["gone"] = [p for p in prev_topics if p not in matched_prev and p not in in_merge]
-    return out
+# Runs whose paper assignments are kept: the newest 3 (older runs keep only their topics), and the
+# last run of each named topic a refit lost (:func:`_lost_named`).
+KEEP_RUNS = 3
 
 
 # ----------------------------------------------------------------------------- reading runs
@@ -220,7 +168,7 @@ def record_run(act: Action, assignments: dict, labels: dict, words: dict, *,
     previous = latest_run(conn, required=False)
     prev_assign = _assignments(conn, previous[0]) if previous else {}
     prev_tid = previous[1] if previous else {}
-    m = match_topics(prev_assign, assignments, min_jaccard=min_jaccard)
+    m = match_run(prev_assign, assignments, _lost_named(conn, prev_tid), min_jaccard=min_jaccard)
     topics = sorted(set(assignments.values()) | set(labels))
     sizes = {t: 0 for t in topics}
     for t in assignments.values():
@@ -237,6 +185,8 @@ def record_run(act: Action, assignments: dict, labels: dict, words: dict, *,
             tids[t] = OUTLIER
         elif t in m["matched"]:
             tids[t] = prev_tid[m["matched"][t]]
+        elif t in m["restored"]:
+            tids[t] = m["restored"][t]
         else:
             tids[t] = conn.execute(
                 "INSERT INTO topic_ids (first_run) VALUES (?)", (run,)).lastrowid
@@ -250,8 +200,9 @@ def record_run(act: Action, assignments: dict, labels: dict, words: dict, *,
         [(run, pid, t) for pid, t in sorted(assignments.items())],
     )
     conn.execute(
-        "DELETE FROM run_assignments WHERE run NOT IN "
-        "(SELECT run FROM topic_runs ORDER BY run DESC LIMIT ?)", (KEEP_RUNS,))
+        "DELETE FROM run_assignments WHERE run NOT IN (SELECT run FROM topic_runs ORDER BY run DESC LIMIT ?) "
+        "AND run NOT IN (SELECT max(run) FROM run_topics WHERE tid IN "
+        "(SELECT tid FROM topic_edits WHERE kind = 'rename') GROUP BY tid)", (KEEP_RUNS,))
     names = topic_names(conn)
     kept = set(tids.values())
     report = TopicReport(
@@ -265,10 +216,27 @@ def record_run(act: Action, assignments: dict, labels: dict, words: dict, *,
         names={t: names[tids[t]] for t in topics if tids[t] in names},
         names_lost={p: names[tid] for p, tid in prev_tid.items()
                     if tid in names and tid not in kept},
+        names_back={t: names[tid] for t, tid in m["restored"].items() if tid in names},
     )
     conn.execute("UPDATE topic_runs SET report = ? WHERE run = ?",
                  (json.dumps(_jsonable(report), sort_keys=True), run))
     return report
+
+
+def _lost_named(conn: sqlite3.Connection, present: Mapping[int, int]) -> dict[int, tuple[dict[str, int], int]]:
+    """The named topic identities not in the run ``present`` (``{topic: tid}``), each with the
+    assignments of the last run that held it and its topic there (when that run is kept)."""
+    named = {r[0] for r in conn.execute("SELECT DISTINCT tid FROM topic_edits WHERE kind = 'rename'")}
+    out, runs = {}, {}
+    for tid in sorted(named - set(present.values()) - {OUTLIER}):
+        row = conn.execute(
+            "SELECT run, topic FROM run_topics WHERE tid = ? AND run IN (SELECT DISTINCT run FROM run_assignments) "
+            "ORDER BY run DESC LIMIT 1", (tid,)).fetchone()
+        if row is not None:
+            if row[0] not in runs:
+                runs[row[0]] = _assignments(conn, row[0])
+            out[tid] = (runs[row[0]], row[1])
+    return out
 
 
 def _jsonable(report: TopicReport) -> dict:

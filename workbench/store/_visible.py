@@ -274,14 +274,18 @@ def entry_shown(lens: Lens, history_id: int, who: str) -> bool:
     return True
 
 
-def history(lens: Lens, limit: int | None = 20, pid: str | None = None) -> list[HistoryEntry]:
+def history(lens: Lens, limit: int | None = 20, pid: str | list[str] | None = None) -> list[HistoryEntry]:
     """The latest ``limit`` history entries the reader may see (all with None), newest first;
-    ``pid``: only those touching that paper."""
+    ``pid`` (an id or several): only those touching that paper (an annotation's ``paper_id``, or
+    one of the two papers of a duplicate verdict)."""
     where, params = "", []
     if pid is not None:
-        where = ("AND id IN (SELECT history_id FROM history_changes "
-                 "WHERE key LIKE ?2 OR before LIKE ?2 OR after LIKE ?2)")
-        params.append(f'%"paper_id": "{pid}"%')
+        ids = [pid] if isinstance(pid, str) else list(pid)
+        patterns = [f'%"{column}": "{p}"%' for p in ids for column in ("paper_id", "paper_a", "paper_b")]
+        touched = " OR ".join(f"key LIKE ?{i} OR before LIKE ?{i} OR after LIKE ?{i}"
+                              for i in range(2, len(patterns) + 2))
+        where = f"AND id IN (SELECT history_id FROM history_changes WHERE {touched})"
+        params += patterns
     sql = ("SELECT id, at, reviewer, action, summary, undoable, undone_by FROM history "
            f"WHERE id < ?1 {where} ORDER BY id DESC LIMIT {500 if limit is None else min(500, 2 * limit + 10)}")
     out: list[HistoryEntry] = []

@@ -18,7 +18,7 @@ from .conflicts import (
     classify, resolve
 )
 from .flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, exclusion_reason, prisma_counts
-from .diagram import write_diagram
+from .diagram import render_diagram
 from .prisma import OtherMethods, PrismaCheckError, PrismaCounts
 from .votes import Vote, as_votes, by_paper
 
@@ -56,5 +56,5 @@ __all__ = [
     "resolve",
     "training_decisions",
     "visible_to",
-    "write_diagram",
+    "render_diagram",
 ]

@@ -15,12 +15,10 @@ import io
 import textwrap
 from dataclasses import dataclass
 from itertools import pairwise
-from pathlib import Path
 
-from .._runtime.fsutil import atomic_write_bytes, atomic_write_text
 from .prisma import PrismaCounts
 
-__all__ = ["figure", "layout", "write_diagram"]
+__all__ = ["figure", "layout", "render_diagram"]
 
 FONT_PT = 9
 LINE_IN = FONT_PT * 1.35 / 72  # one line of text, in inches
@@ -214,27 +212,17 @@ def figure(c: PrismaCounts):
     return fig
 
 
-def write_diagram(counts: PrismaCounts, folder: Path | str, name: str = "prisma", *,
-                  check: bool = True, dpi: int = 200) -> tuple[Path, Path]:
-    """Draw the flow diagram to ``folder/<name>.svg`` and ``folder/<name>.png`` (written whole or
-    not at all) and return both paths. The counts are checked first unless ``check=False``."""
-    if check:
-        counts.check()
-    return _save(counts, Path(folder), name, dpi=dpi)
-
-
-def _save(c: PrismaCounts, folder: Path, name: str, *, dpi: int) -> tuple[Path, Path]:
-    """Write ``<name>.svg`` and ``<name>.png`` in ``folder`` (each through a temporary file)."""
+def render_diagram(counts: PrismaCounts, *, check: bool = True, dpi: int = 200) -> tuple[str, bytes]:
+    """The flow diagram as SVG text and PNG bytes (the review writes them, checking where: see
+    :func:`workbench.review.write_diagram`). The counts are checked first unless ``check=False``."""
     import matplotlib
 
-    folder.mkdir(parents=True, exist_ok=True)
-    fig = figure(c)
+    if check:
+        counts.check()
+    fig = figure(counts)
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench-prisma"}):
         svg = io.StringIO()
         fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
-    svg_path, png_path = folder / f"{name}.svg", folder / f"{name}.png"
-    atomic_write_text(svg_path, svg.getvalue())
-    atomic_write_bytes(png_path, png.getvalue())
-    return svg_path, png_path
+    return svg.getvalue(), png.getvalue()

@@ -1,5 +1,5 @@
 """The PRISMA 2020 flow diagram's numbers: what each box holds, how the boxes add up, and the
-counts as a Markdown table. The diagram itself is drawn by :func:`write_diagram` (matplotlib).
+counts as a Markdown table. The diagram itself is drawn by :func:`~.diagram.render_diagram` (matplotlib).
 
 The boxes follow the PRISMA 2020 templates (Page et al., BMJ 2021;372:n71): identification of
 studies via databases and registers, optionally via other methods (websites, organisations,

@@ -284,6 +284,7 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
             raise ReviewError(f"permission denied: {store.read_only}, so the {reason} cannot be saved "
                               f"in {path}; nothing was saved; ask the review's owner for write access, "
                               "or build into a folder of your own with --review DIR")
+        review.manifest["review_id"] = store.review_id()  # which review these files are (see restore)
         current = files.files_dir(path, store.generation())
         previous = current if not sync or _same_papers(current, review.manifest) else None
         name, final = _write_generation(review, model, previous)
@@ -365,7 +366,7 @@ def _publish_map(review: Review) -> None:
                  review.path.name, code_digest("space/htmlmap.py", "space/palette.py"), __version__)
     stamp = review.path / "cache" / "map-html.key"
     try:
-        if papers is not None and (review.path / "map.html").is_file() and stamp.read_text() == key:
+        if papers is not None and files.map_is_whole(review.path) and stamp.read_text() == key:
             return
     except OSError:
         pass

@@ -91,11 +91,11 @@ def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Pat
         "embedding_cache": {"format": "parquet", "path": str(cache_dir)},
         "seed": seed,
         "topic_params": dict(topic_params),
-        "topics": {"method": "bertopic-sample", "count": count,
+        "topics": {"method": built.sample.get("method", "bertopic-sample"), "count": count,
                    "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
                             f"for the rest ({PLACED[built.sample.get('placing', 'transform')]})"
-                            if built.sample["size"] < built.n_papers else "")},
-        "map": {"method": "umap-sample" if built.sample["size"] < built.n_papers else "umap"},
+                            if built.sample["size"] < built.n_papers else built.sample.get("note", ""))},
+        "map": {"method": built.sample.get("map", "umap-sample")},
         "dask": {"workers": built.workers, "partitions": built.n_partitions, "sample": built.sample},
         "timings": dict(built.timings),
     }

@@ -24,7 +24,6 @@ from pathlib import Path
 from ..._runtime.fsutil import atomic_write_text
 from ...space.palette import topic_colours
 from ...store import check_output
-from ...team import write_diagram
 from ._content import (
     ReportContent,
     TopicSection,
@@ -33,6 +32,7 @@ from ._content import (
     topic_sections,
 )
 from .._field import write_field_figures
+from .._prisma import write_diagram
 from ._map import label_colours, write_static_map
 from ._render import to_html, to_markdown
 from .._review import Review
