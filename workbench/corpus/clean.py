@@ -12,7 +12,6 @@ import unicodedata
 from functools import lru_cache
 
 from .latex_pieces import latex_pieces
-from .writing_systems import printable
 
 __all__ = ["LATEX_MAX_CHARS", "clean_text", "has_latex_markup", "has_parser_markup", "single_spaced"]
 
@@ -138,7 +137,7 @@ def single_spaced(text: str) -> str:
     ``re.sub(r"\\s+", " ", text).strip()`` gives (str.split and re's ``\\s`` share one
     definition of white space), without copying text that is single-spaced already."""
     # Every white space character but the ASCII space is "not printable" (categories Cc, Zs, Zl, Zp).
-    if printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     return " ".join(text.split())
 

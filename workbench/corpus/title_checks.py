@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from .phrase_scan import scan
 
 __all__ = ["LEAD_IN", "title_repeats_abstract"]
 
@@ -56,31 +55,12 @@ def title_repeats_abstract(title: str, text: str) -> bool:
     if not all(word in lowered for word in words) or not words <= set(_WORD.findall(lowered)):
         return False
     name = title.split(":", 1)[0].strip()
-    return next(scan(_INTRODUCES, text, ("we ", "this ")), None) is not None or _we_did_to(name, text)
-
-
-_WE_AND_WORDS = re.compile(r"we\s+(?:\w+\s+){1,3}", re.I)
-_BOUNDARY = re.compile(r"\b")
+    return _INTRODUCES.search(text) is not None or _we_did_to(name, text)
 
 
 def _we_did_to(name: str, text: str) -> bool:
-    """``re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text, re.I)``: "we (verb) (the)
-    NAME" (a pattern compiled for each name cost ~0.2 ms). Where both are ASCII (case is then
-    what ``str.lower`` does), each place of ``name`` in any case is looked at, and each "we"
-    before it."""
-    if not (name and name.isascii() and text.isascii()):
-        return re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text, re.I) is not None
-    lowered, needle = text.lower(), name.lower()
-    at = lowered.find(needle)
-    while at >= 0:
-        if _BOUNDARY.match(text, at + len(needle)):
-            we = lowered.find("we", 0, at)
-            while we >= 0:
-                if _BOUNDARY.match(text, we) and _WE_AND_WORDS.fullmatch(text, we, at):
-                    return True
-                we = lowered.find("we", we + 1, at)
-        at = lowered.find(needle, at + 1)
-    return False
+    """"we (verb) (the) NAME" in ``text``."""
+    return re.search(rf"\bwe\s+(?:\w+\s+){{1,3}}{re.escape(name)}\b", text, re.I) is not None
 
 
 def _follows_a_statement(core: str, text: str) -> bool:

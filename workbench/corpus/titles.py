@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator
 
 from .clean import clean_text, has_latex_markup, single_spaced
-from .phrase_scan import UNSEEN, scan, view_of
 from .title_checks import LEAD_IN, title_repeats_abstract
 
 __all__ = ["POINTING_BACK", "TITLE_MAX", "derive_title", "derived_titles", "title_repeats_abstract"]
@@ -28,7 +27,6 @@ _INTRO = re.compile(
     r"\s+(?:and\s+\w+\s+)?",
     re.I,
 )
-_INTRO_STARTS = ("we ", "this ")
 # A name people would put in a title: has an inner capital, a digit, a hyphen or is all caps.
 _NAME = r"(?:[A-Z][\w\-\.\u00c0-\u024f²³¹⁰-⁹]*(?:[A-Z\d\-²³]|[a-z][A-Z])[\w\-\.²³¹⁰-⁹]*|[A-Z]{2,}\w*)"
 _NAME_FIRST = re.compile(
@@ -124,11 +122,10 @@ def _own_desc(name: str, desc: str, text: str) -> str:
     return head if head.split() else desc
 
 
-def _named_system(text: str, tidy: bool = True, view=UNSEEN) -> str | None:
+def _named_system(text: str, tidy: bool = True) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
-    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14);
-    ``view``: :func:`~workbench.corpus.phrase_scan.view_of` of ``text``, when known."""
-    for m in scan(_INTRO, text, _INTRO_STARTS, view):
+    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14)."""
+    for m in _INTRO.finditer(text):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
         if hit:
@@ -209,7 +206,6 @@ _STATES = re.compile(
     r"(?P<verb>[a-z]+)\s+",
     re.I,
 )
-_STATES_STARTS = ("we ", "i ", "this ", "our ")
 _ASPIRES = frozenset({"aim", "seek", "attempt", "strive", "set"})
 _CLAIMS = frozenset({"show", "demonstrate", "find", "argue", "prove", "observe", "reveal", "hypothesize", "posit",
                      "claim", "conclude", "suggest", "confirm", "establish"})
@@ -220,9 +216,9 @@ _WHICH_IS = re.compile(r"^(?:which|that)\s+(?:is\s+)?")
 # (Each of these three starts with one character of a few, so the engine skips to where one is:
 # ``\s(?:which|...)\s|;``, ``(?<=\w),\s+(?=...)|;\s+|:\s+`` and ``,?\s+(?:and|but)...|,\s+...``
 # as written first, the same matches, ~1.5-3x faster.)
-_NEW_THOUGHT = re.compile(r"[\s;](?:(?<=;)|(?<=\s)(?:which|that|where|while|whereby)\s)")
+_NEW_THOUGHT = re.compile(r"\s(?:which|that|where|while|whereby)\s|;")
 _GOES_ON = re.compile(r",\s+(?:\w+ing|which|while|where)\b")
-_CLAUSE_END = re.compile(r",(?<=\w,)\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+")
+_CLAUSE_END = re.compile(r"(?<=\w),\s+(?=(?:but|while|which|and|yet|so|where|however)\b)|;\s+|:\s+")
 _FIRST_WORD = re.compile(r"\W*([\w'’]+)")
 _POINTS_BACK_SOON = re.compile(r"^(?:[\w\-]+\s+){0,2}(?:such|same|aforementioned|above|these|those|following)\b")
 _DIGIT = re.compile(r"\d")
@@ -231,10 +227,6 @@ _TO_VERB = re.compile(r"^(?:out\s+)?to\s+(?P<verb>[a-z]+)\s+(?P<rest>.+)", re.I)
 _THREE_LETTERS = re.compile(r"[^\W\d_]{3}")
 _COLON_OR_SEMICOLON = re.compile(r";\s|:\s")
 _DANGLING = re.compile(r"(?:[\s,:]+(?:that|which|and|but|or|to|by|with|of|for|the|a|an|in|on))+[\s,:]*$", re.I)
-_DANGLING_WORDS = frozenset("that which and but or to by with of for the a an in on".split())
-# What separates those words in ASCII text (``[\s,:]``), and every other ASCII character.
-_SEPARATORS = "".join(c for c in map(chr, range(128)) if c.isspace()) + ",:"
-_WORD_CHARS = "".join(c for c in map(chr, range(128)) if c not in _SEPARATORS)
 _OBJECT_NAME = r"(?:[A-Z]|[a-z]+[A-Z])[\w\-²³]*"
 _NAME_COMMA_DESC = re.compile(rf"^(?P<name>{_OBJECT_NAME}(?:\s+{_OBJECT_NAME}){{0,3}}),\s+(?P<desc>(?:an?|the)\s.+)$")
 _CALLED_WORDS = ("called", "named", "namely", "dubbed", "termed")  # (one is in every match of:)
@@ -286,27 +278,11 @@ def _object_clause(rest: str) -> str:
     cut = _COLON_OR_SEMICOLON.split(head, maxsplit=1)[0]
     if len(cut) >= 20:
         head = cut
-    return _without_dangling(head).strip(" ,:")
-
-
-def _without_dangling(head: str) -> str:
-    """``_DANGLING.sub("", head)``: the words a clause may not end with taken off its end, one by
-    one from the last (the pattern is tried at every position of the text: ~13 us a title)."""
-    if not head.isascii():  # (re.I matches some letters beyond ASCII too)
-        return _DANGLING.sub("", head)
-    kept = len(head)
-    while True:
-        body = head[:kept].rstrip(_SEPARATORS)
-        start = len(body.rstrip(_WORD_CHARS))  # where its last word starts
-        if not start or body[start:].lower() not in _DANGLING_WORDS:
-            return head[:kept]
-        kept = len(head[:start].rstrip(_SEPARATORS))
+    return _DANGLING.sub("", head).strip(" ,:")
 
 
 # Where a sentence may go on to another thing done: ", and show ...", ", analyze ...", ", by ...".
-# (As _NEW_THOUGHT: ``,?\s+(?:and|but)\s+...|,\s+(?P<after_comma>[a-z]+)\s`` as written first.)
-_TURN = re.compile(r"[,\s](?:(?:(?<=,)\s+|(?<=\s)\s*)(?:and|but)\s+(?:we\s+)?(?:then\s+)?(?P<word>[a-z]+)\b"
-                   r"|(?<=,)\s+(?P<after_comma>[a-z]+)\s)", re.I)
+_TURN = re.compile(r",?\s+(?:and|but)\s+(?:we\s+)?(?:then\s+)?(?P<word>[a-z]+)\b|,\s+(?P<after_comma>[a-z]+)\s", re.I)
 
 
 def _named_object(title: str) -> str:
@@ -322,11 +298,11 @@ def _named_object(title: str) -> str:
     return title
 
 
-def _stated_aim(text: str, view=UNSEEN) -> str | None:
+def _stated_aim(text: str) -> str | None:
     """The title the first sentence saying what the paper does gives ("We study methods for
     aligning LLMs with human preferences" -> "Methods for aligning LLMs with human preferences";
     "We investigate whether X" -> "Investigating whether X"; "We show that X" -> "X")."""
-    for m in scan(_STATES, text, _STATES_STARTS, view):
+    for m in _STATES.finditer(text):
         verb = _VERB_FORMS.get(m.group("verb").lower())
         title = _stated(verb, _first_sentence(text[m.end():])) if verb else None
         if title:
@@ -347,8 +323,7 @@ def derive_title(text: str, *, cleaned: bool = False) -> str:
     text = text if cleaned else _plain(text)
     if not text:
         return "(untitled)"
-    view = view_of(text)  # lower-cased once for both scans
-    return _named_system(text, view=view) or _stated_aim(text, view) or _fallback_title(text)
+    return _named_system(text) or _stated_aim(text) or _fallback_title(text)
 
 
 def derived_titles(text: str) -> tuple[str, ...]:

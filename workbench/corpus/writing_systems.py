@@ -29,7 +29,6 @@ __all__ = [
     "has_unspaced",
     "has_cjk",
     "join_cjk",
-    "printable",
     "search_terms",
     "strip_marks",
     "term_pattern",
@@ -39,15 +38,6 @@ __all__ = [
     "words",
     "words_as_written",
 ]
-
-_PRINTABLE_ASCII = bytes(range(32, 127))
-
-
-def printable(text: str) -> bool:
-    """``text.isprintable()``: no white space but the space, no control character. About three
-    times faster for ASCII text (most abstracts): its bytes without the printable ones are none."""
-    return not text.encode("ascii").translate(None, _PRINTABLE_ASCII) if text.isascii() else text.isprintable()
-
 
 #: Scripts written without spaces between words, whose characters are tokens: Han (with its
 #: extensions and compatibility forms), the iteration marks 々〆〇, Hiragana, Katakana, Bopomofo.

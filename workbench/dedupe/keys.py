@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..corpus.ids import MIN_ID_WORDS, count_words, normalise_for_id, text_digest
+from ..corpus.ids import count_words, normalise_for_id, text_digest
 from ..corpus.paper import Paper
 
 __all__ = ["PaperKeys", "title_key"]
@@ -26,7 +26,7 @@ class PaperKeys(NamedTuple):
     """What deduplication compares of a paper besides its identifiers, worked out once per paper."""
 
     text: bytes  # a digest of the normalised abstract (text_digest; b"" without one): equal abstracts, equal digests
-    words: int  # words of the normalised abstract (count_words; exact below MIN_ID_WORDS, what it is compared with)
+    words: int  # words of the normalised abstract (count_words)
     title: str  # the normalised title (title_key)
 
     @classmethod
@@ -41,4 +41,4 @@ class PaperKeys(NamedTuple):
         elif title is None:
             title = normalise_for_id(paper.title)
         digest = (text_digest(text) if text else b"") if digest is None else digest
-        return cls(digest, count_words(text, MIN_ID_WORDS), title)
+        return cls(digest, count_words(text), title)

@@ -136,7 +136,7 @@ def blocking_keys(papers: list, offset: int):
         mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
                 f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
         text = normalise_for_id(p.text) if p.text else ""
-        if text and count_words(text, MIN_SAME_ABSTRACT_WORDS) >= MIN_SAME_ABSTRACT_WORDS:
+        if text and count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
             mine.append("abstract:" + _digest(text))
         title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
         if title:
