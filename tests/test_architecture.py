@@ -221,3 +221,168 @@ def test_no_module_imports_one_that_imports_it_back():
     """No import cycle among the workbench's modules, directly or through others: a module that
     needs another's names below it in the pipeline gets them handed over or moved down."""
     assert [c for c in cycles(import_graph()) if not set(c) <= REVIEW_CYCLE] == []
+
+
+# What hurts a reader, flagged instead of line counts: long signatures, long chains of string
+# tests, and one piece of knowledge written in several places.
+
+#: Signatures that may be long, and why.
+LONG_SIGNATURES = {
+    "workbench/topics/model.py:TopicModel.__init__": "a scikit-learn estimator: each hyperparameter a keyword",
+    "workbench/space/_nndescent.py:_nn_descent.nn_descent": "pynndescent's numba kernel, called as pynndescent calls it",
+    "workbench/space/_nndescent.py:_nn_descent_cosine": "pynndescent's numba kernel",
+    "workbench/space/_nndescent.py:_internal": "pynndescent's numba kernel",
+}
+MAX_PARAMETERS = 8
+#: Still to be grouped (issue 44 point 6): this set only shrinks.
+LONG_SIGNATURES_TO_GROUP = {
+    "workbench/corpus/ids.py:paper_ids", "workbench/distributed/pipeline.py:build_on_dask",
+    "workbench/readers/sources.py:read_sources", "workbench/readers/sources.py:_deduplicated",
+    "workbench/review/_review.py:Review.__init__", "workbench/review/build/_build.py:build",
+    "workbench/review/build/_build.py:_topics_and_map", "workbench/review/build/_build.py:_build_on_dask",
+    "workbench/review/build/_build.py:_manifest", "workbench/review/build/_dask.py:build_with_dask",
+    "workbench/screening/_simulate.py:simulate", "workbench/store/_screening.py:ScreeningStore.decide",
+    "workbench/team/flow.py:prisma_counts",
+}
+
+
+def _functions(tree: ast.AST, prefix: str = ""):
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield prefix + node.name, node
+            yield from _functions(node, prefix + node.name + ".")
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node, prefix + node.name + ".")
+
+
+def _parameters(function: ast.FunctionDef) -> list[str]:
+    args = function.args
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg not in ("self", "cls")]
+
+
+def test_no_function_takes_more_than_eight_parameters():
+    """More than eight parameters: group them into a small options object (or say why not above)."""
+    long = []
+    for module in modules():
+        for name, function in _functions(ast.parse(module.read_text(encoding="utf-8"))):
+            where = f"{module.relative_to(ROOT)}:{name}"
+            if (len(_parameters(function)) > MAX_PARAMETERS and where not in LONG_SIGNATURES
+                    and where not in LONG_SIGNATURES_TO_GROUP):
+                long.append(f"{where} ({len(_parameters(function))})")
+    assert not long, long
+
+
+def _string_test(test: ast.expr) -> str | None:
+    """The name a branch's test compares with a string literal (``"key" in action``,
+    ``action == "key"``), or None."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.Eq)):
+        sides = [test.left, test.comparators[0]]
+        literal = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+        other = [s for s in sides if not (isinstance(s, ast.Constant) and isinstance(s.value, str))]
+        if literal and other:
+            return ast.unparse(other[0])
+    return None
+
+
+MAX_STRING_BRANCHES = 6
+STRING_CHAINS_TO_TABLE = {"workbench/widgets/_explore.py:ExploreView._play_one"}  # (issue 44: only shrinks)
+
+
+def test_no_long_chain_of_string_tests():
+    """An if/elif chain testing one value against string after string is a table of what to do
+    for each (a dict of handlers): flag chains of more than six such branches."""
+    chains = []
+    for module in modules():
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        inner = {id(n.orelse[0]) for n in ast.walk(tree) if isinstance(n, ast.If) and len(n.orelse) == 1
+                 and isinstance(n.orelse[0], ast.If)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.If) or id(node) in inner:
+                continue
+            subjects = []
+            branch = node
+            while True:
+                subjects.append(_string_test(branch.test))
+                if len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If):
+                    branch = branch.orelse[0]
+                else:
+                    break
+            named = [s for s in subjects if s is not None]
+            if len(named) > MAX_STRING_BRANCHES and len(set(named)) == 1:
+                chains.append(f"{module.relative_to(ROOT)}:{node.lineno} ({len(named)} tests of {named[0]})")
+    # A run of separate ifs on one name is the same chain written flat.
+    for module in modules():
+        for name, function in _functions(ast.parse(module.read_text(encoding="utf-8"))):
+            tests = [_string_test(n.test) for n in function.body if isinstance(n, ast.If)]
+            named = [t for t in tests if t is not None]
+            for subject in set(named):
+                if named.count(subject) > MAX_STRING_BRANCHES and f"{module.relative_to(ROOT)}:{name}" not in STRING_CHAINS_TO_TABLE:
+                    chains.append(f"{module.relative_to(ROOT)}:{name} ({named.count(subject)} ifs on {subject})")
+    assert not chains, chains
+
+
+def _constants(module: Path):
+    """A module's top-level constants worth defining once: UPPER_CASE names bound to a string of
+    ten characters or more, or to a literal dict, tuple, list or set of two or more items."""
+    for node in ast.parse(module.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id.lstrip("_") for t in targets if isinstance(t, ast.Name)]
+            value = node.value
+            if not names or not all(n.isupper() for n in names):
+                continue
+            if isinstance(value, ast.Constant) and isinstance(value.value, str) and len(value.value) >= 10:
+                yield names[0], ast.dump(value)
+            elif isinstance(value, (ast.Dict, ast.Tuple, ast.List, ast.Set)) and len(
+                    value.keys if isinstance(value, ast.Dict) else value.elts) >= 2:
+                yield names[0], ast.dump(value)
+
+
+def test_each_constant_is_defined_in_one_place():
+    """The same literal bound to a constant in two modules is one piece of knowledge written
+    twice (a stage's names, a file's name): define it once and import it."""
+    where: dict[str, list[str]] = {}
+    for module in modules():
+        for name, value in _constants(module):
+            where.setdefault(value, []).append(f"{module.relative_to(ROOT)}:{name}")
+    twice = [places for places in where.values() if len({p.split(":")[0] for p in places}) > 1
+             and not set(places) <= CONSTANTS_TO_JOIN]
+    assert not twice, twice
+
+
+#: Still defined in several places (issue 44 point 6): this set only shrinks.
+CONSTANTS_TO_JOIN = {
+    "workbench/review/_folder.py:GENERATIONS", "workbench/store/_destination.py:GENERATIONS",
+    "workbench/store/_files.py:GENERATIONS", "workbench/store/_identity.py:GENERATIONS",
+    "workbench/store/_restore.py:GENERATIONS", "workbench/review/_folder.py:TOPIC_TABLE_COLUMNS",
+    "workbench/review/_review.py:TOPIC_TABLE_COLUMNS", "workbench/topics/results.py:TABLE",
+    "workbench/review/_review.py:STORE_FILE", "workbench/store/_schema.py:DB_NAME",
+    "workbench/review/_team.py:STAGE_NAMES", "workbench/session/report.py:STAGE_NAMES",
+    "workbench/widgets/_team.py:STAGE_NAMES", "workbench/review/report/_render.py:DONE",
+    "workbench/session/mapscreen.py:PAST",
+}
+
+
+def _record_fields(tree: ast.AST):
+    """Each dataclass or NamedTuple of a module, with its field names."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        record = any("dataclass" in ast.unparse(d) for d in node.decorator_list) or any(
+            ast.unparse(b).endswith("NamedTuple") for b in node.bases)
+        if record:
+            fields = tuple(s.target.id for s in node.body if isinstance(s, ast.AnnAssign)
+                           and isinstance(s.target, ast.Name) and "ClassVar" not in ast.unparse(s.annotation))
+            if len(fields) >= 3:
+                yield node.name, fields
+
+
+def test_no_two_record_types_have_the_same_fields():
+    """Two records with the same fields are one type under two names: keep one."""
+    seen: dict[frozenset, list[str]] = {}
+    for module in modules():
+        for name, fields in _record_fields(ast.parse(module.read_text(encoding="utf-8"))):
+            seen.setdefault(frozenset(fields), []).append(f"{module.relative_to(ROOT)}:{name}")
+    same = [names for names in seen.values() if len(names) > 1
+            and set(names) != {"workbench/store/_reports.py:Final", "workbench/team/conflicts.py:FinalDecision"}]
+    assert not same, same
