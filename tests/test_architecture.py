@@ -285,7 +285,6 @@ def _string_test(test: ast.expr) -> str | None:
 
 
 MAX_STRING_BRANCHES = 6
-STRING_CHAINS_TO_TABLE = {"workbench/widgets/_explore.py:ExploreView._play_one"}  # (issue 44: only shrinks)
 
 
 def test_no_long_chain_of_string_tests():
@@ -316,7 +315,7 @@ def test_no_long_chain_of_string_tests():
             tests = [_string_test(n.test) for n in function.body if isinstance(n, ast.If)]
             named = [t for t in tests if t is not None]
             for subject in set(named):
-                if named.count(subject) > MAX_STRING_BRANCHES and f"{module.relative_to(ROOT)}:{name}" not in STRING_CHAINS_TO_TABLE:
+                if named.count(subject) > MAX_STRING_BRANCHES:
                     chains.append(f"{module.relative_to(ROOT)}:{name} ({named.count(subject)} ifs on {subject})")
     assert not chains, chains
 

@@ -290,59 +290,65 @@ class ExploreView:
             self._play_one(action)
 
     def _play_one(self, action: dict) -> None:
+        for key, step in self._script_steps():  # in this order, when an action has several keys
+            if key in action:
+                step(action[key], action)
+
+    def _script_steps(self):
+        """What each key of a scripted action does (see :meth:`play`), in the order they apply."""
         tools = self.topic_tools
-        if "reviewer" in action:
-            self.keys.enter("reviewer", action["reviewer"])
-        if "select" in action:
-            target = action["select"]
-            if isinstance(target, str) and target.startswith("search:"):
-                self.select([])
-                self.keys.enter("search", target[len("search:"):])
-            elif isinstance(target, str) and target.startswith("topic:"):
-                self.select_topic(int(target[len("topic:"):]))
-            else:
-                self.select([self.session.resolve(i) for i in target])
-        if "tag" in action:
-            self.tag_text.value = action["tag"]
-            self.on_tag(confirmed=True)
-        if "note" in action:
-            self.note_text.value = action["note"]
-            self.on_note(confirmed=True)
-        if "decide" in action:
-            self.decision.value = action["decide"]
-            self.reason.value = action.get("reason", "")
-            self.on_decide(confirmed=True)
-        if "rename_topic" in action:
-            tools.topic_pick.value = int(action["rename_topic"])
-            self.keys.enter("rename", action["label"])
-        if "merge_topics" in action:
-            tools.merge_pick.value = tuple(int(t) for t in action["merge_topics"])
-            tools.on_merge()
-        if "open" in action:
-            self.table.open_row(self.session.resolve(action["open"]))
-        if action.get("screen_these"):
-            self.on_screen()
-        if "bulk" in action:
-            self.on_bulk(action["bulk"], bool(action.get("change_decided", False)))
+
+        def when_true(do):  # a flag: {"undo": True} does it, {"undo": False} does not
+            return lambda value, action: do() if value else None
+
+        def bulk(decision, action):
+            self.on_bulk(decision, bool(action.get("change_decided", False)))
             if self.bulk.bulk_act.waiting:
                 self.bulk.bulk_act.answer(True)
-        if "colour" in action:
-            self.colour.value = action["colour"]
-        if action.get("recluster"):
-            self.on_recluster()
-        if "themes" in action:
-            tools.on_themes(action["themes"])
-        if action.get("save_themes"):
-            tools.on_save()
-        if action.get("back_to_saved"):
-            tools.on_back()
-        if "stability" in action:
-            tools.on_stability(tuple(action["stability"]))
-        if action.get("undo"):
-            self.on_undo()
-        if "links" in action:
-            self.map.links_toggle.value = bool(action["links"])
-        if action.get("field"):
-            self.field.widget.selected_index = 0
-        if "year" in action:
-            self.field.pick_year(action["year"])
+
+        return (
+            ("reviewer", lambda name, _: self.keys.enter("reviewer", name)),
+            ("select", lambda target, _: self._play_select(target)),
+            ("tag", lambda text, _: self._play_text(self.tag_text, text, self.on_tag)),
+            ("note", lambda text, _: self._play_text(self.note_text, text, self.on_note)),
+            ("decide", self._play_decide),
+            ("rename_topic", self._play_rename),
+            ("merge_topics", lambda topics, _: (setattr(tools.merge_pick, "value", tuple(int(t) for t in topics)),
+                                                tools.on_merge())),
+            ("open", lambda paper, _: self.table.open_row(self.session.resolve(paper))),
+            ("screen_these", when_true(self.on_screen)),
+            ("bulk", bulk),
+            ("colour", lambda colour, _: setattr(self.colour, "value", colour)),
+            ("recluster", when_true(self.on_recluster)),
+            ("themes", lambda k, _: tools.on_themes(k)),
+            ("save_themes", when_true(tools.on_save)),
+            ("back_to_saved", when_true(tools.on_back)),
+            ("stability", lambda seeds, _: tools.on_stability(tuple(seeds))),
+            ("undo", when_true(self.on_undo)),
+            ("links", lambda shown, _: setattr(self.map.links_toggle, "value", bool(shown))),
+            ("field", when_true(lambda: setattr(self.field.widget, "selected_index", 0))),
+            ("year", lambda year, _: self.field.pick_year(year)),
+        )
+
+    def _play_select(self, target) -> None:
+        if isinstance(target, str) and target.startswith("search:"):
+            self.select([])
+            self.keys.enter("search", target[len("search:"):])
+        elif isinstance(target, str) and target.startswith("topic:"):
+            self.select_topic(int(target[len("topic:"):]))
+        else:
+            self.select([self.session.resolve(i) for i in target])
+
+    @staticmethod
+    def _play_text(box, text: str, submit) -> None:
+        box.value = text
+        submit(confirmed=True)
+
+    def _play_decide(self, decision: str, action: dict) -> None:
+        self.decision.value = decision
+        self.reason.value = action.get("reason", "")
+        self.on_decide(confirmed=True)
+
+    def _play_rename(self, topic, action: dict) -> None:
+        self.topic_tools.topic_pick.value = int(topic)
+        self.keys.enter("rename", action["label"])
