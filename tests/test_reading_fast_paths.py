@@ -36,17 +36,6 @@ def test_the_latex_checks_are_the_regular_expressions_they_replace():
         assert has_parser_markup(text) == (re.search(r"[\\${}]", text) is not None), repr(text)
 
 
-def test_the_specials_check_is_the_regular_expression_it_replaces():
-    import itertools
-
-    from workbench.corpus.clean import _SPECIAL, _has_special
-
-    pieces = ["-", "~", "`", "'", "!", "?", "a", " "]
-    texts = TRICKY + ["".join(p) for n in range(1, 5) for p in itertools.product(pieces, repeat=n)]
-    for text in texts:
-        assert _has_special(text) == (_SPECIAL.search(text) is not None), repr(text)
-
-
 @pytest.mark.parametrize("raw", [
     b"a\r\nb\rc\nd\r\r\ne\n\r",
     b"title,abstract\r\n\"x\r\ny\",z\r\n\r\n",

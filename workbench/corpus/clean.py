@@ -79,22 +79,14 @@ def clean_text(text: str | None) -> str:
     return single_spaced(text.replace("\u00a0", " "))
 
 
-def _has_special(text: str) -> bool:
-    """Whether ``_SPECIAL`` finds anything in ``text`` (a few ``in`` tests, not a regex scan; a
-    two-character one only where its rarer character is: one character is found with ``memchr``,
-    ~0.1 us an abstract, two are compared at every place, ~2 us)."""
-    return ("~" in text or "`" in text and ("``" in text or "!`" in text or "?`" in text)
-            or "'" in text and "''" in text or "-" in text and "--" in text)
-
-
 def _special(m: re.Match) -> str:
     return _SPECIALS[m.group(0)]
 
 
 def _specials(text: str) -> str:
     """Text without macros, braces or maths as pylatexenc gives it (tests compare them): only
-    its "specials" changed (-- to an en dash, ~ to a space, ...), without its ~20 ms a text."""
-    return _SPECIAL.sub(_special, text) if _has_special(text) else text
+    its "specials" changed (-- to an en dash, ~ to a space, ...), without parsing it."""
+    return _SPECIAL.sub(_special, text)
 
 
 def _parsed(text: str) -> str:
