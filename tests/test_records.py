@@ -336,6 +336,23 @@ def test_old_normalisation_reads_every_character_as_before():
     assert [legacy_normalise_for_id(t) for t in texts] == [old_normalise_for_id(t) for t in texts]
 
 
+def test_both_normalisations_agree_where_every_character_beyond_ascii_separates_words():
+    """The old normalisation is skipped (the new one's words taken) for text whose characters
+    beyond ASCII all separate words both ways: for every code point where that is said, inside
+    words and between them, both give the same; and they are skipped no more than that."""
+    from workbench.corpus.ids import _normalised_alike, _separates_both
+    from workbench.corpus.ids import legacy_normalise_for_id
+
+    points = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
+    separating = [c for c in points if _separates_both(c)]
+    assert {"–", "’", "±", "≥", "“", "…"} <= set(separating)
+    assert not {"é", "ß", "²", "ﬁ", "µ", "大", "\u0301", "™", "①"} & set(separating)
+    texts = ["".join(f"x{c}Y {c}-a{c}" for c in separating[i:i + 40]) for i in range(0, len(separating), 40)]
+    assert all(map(_normalised_alike, texts))
+    assert [legacy_normalise_for_id(t) for t in texts] == [normalise_for_id(t) for t in texts]
+    assert not _normalised_alike("Gödel – a note") and _normalised_alike("10 ± 2 – a note")
+
+
 def test_each_character_of_an_unspaced_script_counts_as_a_word():
     from workbench.corpus.ids import count_words
 
