@@ -429,13 +429,14 @@ def test_papers_outside_the_sample_land_with_their_theme(placing):
 
 
 def test_an_unknown_placing_fails_before_any_work(tmp_path):
-    from workbench.distributed.pipeline import build_on_dask
+    from workbench.distributed.pipeline import DaskPlan, build_on_dask
     from workbench.distributed.topics import fit_sample
 
     with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'; expected one of neighbours, transform"):
         fit_sample(np.zeros((3, 4)), np.arange(3), {"placing": "elsewhere"}, seed=3)
     with pytest.raises(workbench.errors.InputError, match="placing='elsewhere'"):  # before the client is asked anything
-        build_on_dask(None, ["nowhere.csv"], tmp_path, text_of=str, embedder=None, placing="elsewhere")
+        build_on_dask(None, ["nowhere.csv"], tmp_path, text_of=str, embedder=None,
+                      plan=DaskPlan(topic_params={"placing": "elsewhere"}))
 
 
 def test_progress_lines_are_numbered_and_end_with_a_summary():

@@ -43,19 +43,20 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
     as :func:`workbench.build` takes it, checked against the files read before the long stages,
     recorded with each file's counts (duplicates merged across partitions included)."""
-    from ...distributed import CACHE_DIR, build_on_dask, dask_client, describe
+    from ...distributed import CACHE_DIR, DaskPlan, Progress, build_on_dask, dask_client, describe
     from ._build import BuildReport, save
 
     emb = get_embedder(embedder, progress=False)
     say = _say(progress)
     sizes = {k: v for k, v in (("partition_size", partition_size), ("sample_size", sample_size)) if v}
+    plan = DaskPlan(seed=seed, input_format=input_format, follow_links=follow_links, topic_params=topic_params,
+                    **sizes)
     start = time.perf_counter()
     with dask_client(client) as connected:
         say(describe(connected))
-        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
-                              input_format=input_format, say=say, bars=progress,
-                              after_read=lambda report: _provenance.source_rows(report, provenance),
-                              follow_links=follow_links, **sizes, **topic_params)
+        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, plan=plan,
+                              progress=Progress(say, progress),
+                              after_read=lambda report: _provenance.source_rows(report, provenance))
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers, texts = read_papers(built.papers_file)
