@@ -368,10 +368,11 @@ def test_each_character_of_an_unspaced_script_counts_as_a_word():
     ("∑∏", ""),  # only symbols: no normalised text
     ("", "A title alone"),
 ])
-def test_a_digest_made_once_gives_the_same_ids(text, title):
+def test_texts_normalised_once_give_the_same_ids(text, title):
     from workbench.corpus.ids import paper_ids, text_digest
 
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
-    digest = text_digest(normalised[0]) if normalised[0] else None
-    assert paper_ids(text=text, title=title, normalised=normalised, digest=digest) == paper_ids(text=text, title=title)
+    assert paper_ids(text=text, title=title, normalised=normalised) == paper_ids(text=text, title=title)
+    if normalised[0] and not title:  # deduplication's digest of an abstract is the start of its content id
+        assert text_digest(normalised[0]).hex()[:12] == paper_id(text=text)
     assert paper_ids(text=text, title=title)[0] == paper_id(text=text, title=title)

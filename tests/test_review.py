@@ -358,8 +358,7 @@ def _old_paper_id(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
-def _old_paper_ids(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author="", normalised=None,
-                   digest=None):
+def _old_paper_ids(*, doi=None, arxiv_id=None, pmid=None, text="", title="", year=None, author="", normalised=None):
     """The old id and aliases of a record: its id, and its content id when a DOI made the id."""
     pid = _old_paper_id(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year)
     content = _old_paper_id(text=text, title=title, year=year)

@@ -252,25 +252,22 @@ def paper_ids(
     year: int | None = None,
     author: str = "",
     normalised: tuple[str, str] | None = None,
-    digest: bytes | None = None,
 ) -> tuple[str, tuple[str, ...]]:
     """:func:`paper_id` and :func:`id_aliases` at once, each text normalised once
-    (``normalised``: ``text`` and ``title`` through :func:`normalise_for_id` already; ``digest``:
-    :func:`text_digest` of the normalised text, where made already)."""
-    content, legacy = _content_ids(text, title, year, author, normalised, digest)
+    (``normalised``: ``text`` and ``title`` through :func:`normalise_for_id` already)."""
+    content, legacy = _content_ids(text, title, year, author, normalised)
     key = _identifier_key(doi, arxiv_id, pmid)
     pid = _short_hash(key) if key else content
     return pid, tuple(a for a in dict.fromkeys((content, legacy)) if a != pid)
 
 
 def _content_ids(text: str, title: str, year: int | None, author: str,
-                 normalised: tuple[str, str] | None = None, digest: bytes | None = None) -> tuple[str, str]:
+                 normalised: tuple[str, str] | None = None) -> tuple[str, str]:
     """The content id, and the content id of the old scheme."""
     normalised = normalised or _normalised(text, title)
     content, legacy = _content_key(text, title, year, author, normalised), _legacy_key(text, title, year, normalised)
-    alone = digest is not None and len(content) == 5 + len(normalised[0]) and content.startswith("text:")
-    content_id = digest.hex()[:ID_LENGTH] if alone else _short_hash(content)  # ("text:" and the abstract)
-    return content_id, content_id if legacy == content else _short_hash(legacy)  # (equal for most ASCII texts)
+    content_id = _short_hash(content)
+    return content_id, content_id if legacy == content else _short_hash(legacy)
 
 
 def id_aliases(pid: str, text: str = "", title: str = "", year: int | None = None,
