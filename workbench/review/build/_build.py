@@ -22,6 +22,7 @@ from typing import Mapping, Sequence
 
 from .. import _folder as files
 from ..._version import __version__
+from ...dedupe import DuplicateRules
 from ...dedupe.rules import absorb
 from ...embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ...errors import ReviewError, WorkbenchError
@@ -229,7 +230,7 @@ def _read(sources, input_format, path: Path, cache: BuildCache, apart: frozenset
     existed = path.exists()
     try:
         return read_sources(sources, format=input_format, exclude=[path], cache=cache.folder / "records",
-                            apart=apart, follow_links=follow_links)
+                            duplicates=DuplicateRules(apart=apart), follow_links=follow_links)
     except WorkbenchError:
         if not existed:
             shutil.rmtree(path, ignore_errors=True)
