@@ -142,7 +142,10 @@ def test_relevance_colours_follow_the_rankings_scores(session):
     assert keys[top] == "r1"
     shown = _shown_colours(view)
     assert shown[order[0]] == RELEVANCE_RAMP[0].lower() and shown[order[-1]] == RELEVANCE_RAMP[-1].lower()
-    assert view.map.legend.entries[0]["label"].startswith("most likely relevant · ranks 1–")
+    legend = view.map.legend.entries
+    assert legend[0]["label"].startswith("high · ranks 1–") and legend[1]["label"].startswith("medium · ranks ")
+    assert legend[9]["label"].startswith("low · ranks ")
+    assert "svm" not in view.map.legend.title, "no internal model name in the legend"
 
 
 def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(session):

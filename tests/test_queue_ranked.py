@@ -110,7 +110,9 @@ def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
     session.decide(id_of(session, "E0"), "exclude")
     view = screen(session)
     assert view.order.value == "relevance"
-    assert "relevance: rank 1" in view.card.value
+    assert "predicted relevant: high · rank 1 of 6 to screen" in view.card.value
+    assert "svm-" not in view.card.value.split("<details")[0], "the model's name only in the details line"
+    assert dict(view.order.options)["most likely relevant first (re-ranked after every decision)"] == "relevance"
     assert "1 relevant so far" in view.where.value
     view.play([{"decide": "include"}, {"decide": "exclude"}])
     assert "2 relevant so far" in view.where.value and "relevant left (95%:" in view.where.value
@@ -145,3 +147,21 @@ def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(
         np.testing.assert_allclose([p.score for p in ranking], ranker.scores_[ranker.next(10)], rtol=1e-5)
         # the default model does not build the titles' block
         assert review.rank(next=3, reviewer="ana").model == "svm-both"
+
+
+def test_the_queue_switches_to_relevance_at_the_first_include_and_exclude_and_the_menu_says_so(session):
+    view = screen(session)
+    q = view.queue
+    assert q.order == "one per topic" and view.order.value == "one per topic"
+    assert "one paper per topic in turn (until an include and an exclude)" in dict(view.order.options)
+    view.play([{"go": id_of(session, "I0")}, {"decide": "include"}, {"go": id_of(session, "E0")},
+               {"decide": "exclude"}])
+    assert q.order == "relevance" and q.ranking.mode == "ranked"
+    assert view.order.value == "relevance", "the menu says what the queue does"
+    assert "the queue is now ranked" in q.last
+    rest = [p for p in q.ids[q.position:] if p not in (id_of(session, "I0"), id_of(session, "E0"))]
+    assert named(session, rest)[:3] == ["A", "B", "C"]
+    # an order the reviewer picks stays as picked
+    view.order.value = "one per topic"
+    view.play([{"decide": "maybe"}])
+    assert q.order == "one per topic" and view.order.value == "one per topic"

@@ -79,8 +79,15 @@ def test_the_queue_puts_papers_with_the_includes_words_first(review):
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == 6
     assert ranking.mode == "ranked" and ranking.model == "svm-tfidf" and ranking.model_version.endswith(f"seed={SEED}")
     a, _, c, n = ranking.papers[:4]
-    assert a.why.startswith("words: ") and {"bednet", "mosquito", "malaria"} <= set(a.why[7:].split(", "))
-    assert c.why == "words: malaria" and n.why == "no word pushed it up"
+    # the phrases as the abstract writes them, each word once ("mosquito bednet" holds its words)
+    like = " · most like the included “Malaria mosquito bednet village”"
+    assert a.why == "words: mosquito bednet, Malaria" + like
+    assert c.why == "words: Malaria" + like and n.why == "no word pushed it up" + like
+    assert ranking.relevance(a.id) == "predicted relevant: high · rank 1 of 6 to screen"
+    assert ranking.relevance(ranking.papers[1].id) == "predicted relevant: medium · rank 2 of 6 to screen"
+    assert ranking.relevance(n.id) == "predicted relevant: low · rank 4 of 6 to screen"
+    f = ranking.papers[-1]
+    assert "against: Stock market" in f.why  # the exclude's words pulled it down
     assert ranking.counts == {"papers": 8, "decided": 2, "included": 1, "excluded": 1, "maybe": 0,
                               "undecided": 6, "read": 2, "bulk": 0}
     assert names(review, review.rank(next=2, model="svm-tfidf", reviewer="ana")) == ["A", "B"]
@@ -315,7 +322,11 @@ def test_the_report_says_how_automation_was_used_and_shows_the_logged_claim(revi
     text = written["markdown"].read_text(encoding="utf-8")
     html = written["html"].read_text(encoding="utf-8")
     how = "Of 5 decisions, 3 were made reading the paper and 2 in bulk (a map selection or a topic)."
-    ranked = (f"1 decisions were made on papers ranked by a model ({ranking.model_version}: 1). "
+    ranked = ("1 decisions were made on papers ranked by a model (a linear classifier (SVM) on the words and "
+              "word pairs of the titles and abstracts, learning from the decisions made so far). "
               "A model never decides: every decision was made by a person.")
-    for sentence in (how, ranked, report.advice[0].claim):
+    details = f"Details: the models' versions and the decisions made with each: {ranking.model_version}: 1."
+    for sentence in (how, ranked, details, report.advice[0].claim):
         assert markdown_text(sentence) in text and escape(sentence) in html
+    # the model's internal name is said in the details line only
+    assert text.count("svm-tfidf") == 1 and html.count("svm-tfidf") == 1

@@ -173,3 +173,66 @@ def test_features_of_one_paper_or_of_identical_ones_keep_their_words(texts):
     the same) that is every word; then every word is kept instead."""
     f = Features.from_texts(texts)
     assert f.tfidf.shape == (len(texts), 5) and list(f.terms)[:2] == ["bed", "bed nets"]
+
+
+# ----------------------------------------------------------------------------- "why" in phrases
+
+STOP = {"a", "an", "and", "from", "in", "is", "it", "of", "the", "to", "we", "with"}
+WHY_TEXTS = [
+    "A reward model trained with human feedback (RLHF) in terms of the policy.",  # 0 include
+    "Stock market volatility in terms of interest rates.",  # 1 exclude
+    "We train a Reward Model from human feedback (RLHF) and measure it in terms of accuracy.",  # 2
+    "Interest rates of the stock market, in terms of the reward model.",  # 3
+]
+
+
+def test_why_shows_the_decisive_phrases_as_the_abstract_writes_them_never_stop_word_fragments():
+    f = Features.from_texts(WHY_TEXTS)
+    ranker = Ranker("svm-tfidf", seed=0).fit(f, [0, 1], [1, 0])
+    why = ranker.explain(2, text=WHY_TEXTS[2])
+    shown = [p for p, _ in why.items]
+    # "reward model" stands for its words (each word once), written as the abstract writes it;
+    # "feedback rlhf" crosses a bracket, so it is no phrase: "RLHF" and "human feedback" are
+    assert set(shown) == {"Reward Model", "human feedback", "RLHF"}
+    assert all(c > 0 for _, c in why.items)
+    # what pulled paper 3 down: the exclude's words, as the abstract writes them
+    down = ranker.explain(3, text=WHY_TEXTS[3])
+    assert {p for p, _ in down.against} == {"Interest rates", "stock market"}
+    assert [p for p, _ in down.items] == ["reward model"]
+    assert all(c < 0 for _, c in down.against)
+    # never a fragment edged by a stop word ("in terms", "terms of", "of the", "with human")
+    for phrase, _ in why.items + why.against + down.items + down.against:
+        words = phrase.lower().split()
+        assert words[0] not in STOP and words[-1] not in STOP, phrase
+    # the most similar included paper is named beside the words
+    assert [row for row, _ in why.like] == [0]
+
+
+def test_phrases_sum_a_terms_contributions_into_its_content_words():
+    from workbench.screening import phrases
+
+    terms = ["in terms", "terms", "terms of", "of the", "scale", "scale high", "high"]
+    contrib = [0.1, 0.2, 0.1, 0.5, 0.05, 0.3, 0.05]
+    got = phrases(terms, contrib, text="Scale High systems, in terms of cost.", k=5)
+    # "of the" says nothing and is left out; "in terms", "terms of" and "terms" are one word;
+    # "scale high" holds "scale" and "high", which are not listed again
+    assert got == (("Scale High", pytest.approx(0.4)), ("terms", pytest.approx(0.4)))
+    assert phrases(["of the", "in"], [1.0, 1.0]) == ()
+
+
+@pytest.mark.parametrize("rank, queued, expected", [(1, 100, "high"), (10, 100, "high"), (11, 100, "medium"),
+                                                     (50, 100, "medium"), (51, 100, "low"), (1, 1, "high"),
+                                                     (2, 3, "medium"), (3, 3, "low")])
+def test_a_rank_reads_as_high_medium_or_low_by_its_place_in_the_queue(rank, queued, expected):
+    from workbench.screening import band
+
+    assert band(rank, queued) == expected
+
+
+def test_a_model_is_described_in_words():
+    from workbench.screening import describe_model
+
+    assert describe_model("svm-both(ratio=9.8,embedding_weight=0.1)/1;seed=42") == (
+        "a linear classifier (SVM) on the words and word pairs of the titles and abstracts, with their "
+        "meaning (embeddings) beside them, learning from the decisions made so far")
+    assert "svm" not in describe_model("svm-tfidf")

@@ -37,6 +37,7 @@ from ._check import CheckReport, check_review
 from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking
+from ..screening import band as relevance_band  # high / medium / low, as Ranking.relevance says it
 from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
@@ -74,6 +75,7 @@ __all__ = [
     "open_review",
     "query_terms",
     "read_labelled",
+    "relevance_band",
     "screening_of",
     "simulate_file",
     "simulation_json",

@@ -29,7 +29,7 @@ import numpy as np
 from .. import team
 from ..errors import InputError
 from ..corpus.paper import TITLE_ABSTRACT
-from ..screening import MODELS, Features, Ranker, get_model, title_block
+from ..screening import MODELS, Features, Ranker, band, get_model, title_block
 from ..store import ScreeningRecord, UnknownPaperError
 from ._tfidf_cache import load_or_build
 
@@ -102,6 +102,16 @@ class Ranking:
         """Why the queue puts ``paper_id`` where it is: the words that pushed it up, the most
         similar included papers, or how papers are ordered before a model."""
         return self.explain(self.row_of(paper_id)) if self.explain is not None else ""
+
+    def relevance(self, paper_id: str) -> str:
+        """The paper's predicted relevance as a person reads it: "high", "medium" or "low" by its
+        place among the papers in the queue (:func:`workbench.screening.band`), with that place
+        ("predicted relevant: high · rank 3 of 125 to screen"); "" for a paper not ranked."""
+        rank = self.rank_of(self.row_of(paper_id)) if self.scores is not None else None
+        if rank is None:
+            return ""
+        queued = int(self.queue.sum())
+        return f"predicted relevant: {band(rank, queued)} · rank {rank} of {queued} to screen"
 
     def rank_of(self, row: int) -> int | None:
         """A paper's place in the model's ranking of the queue (ties by row, as the ranker breaks
@@ -272,10 +282,14 @@ def _why(review, ranker: Ranker, row: int, mode: str, by_topic: bool, seed: int)
         if by_topic:
             return f"one paper per topic until the first include and exclude: {review.topic_labels().get(review.labels[row], 'Unassigned')}"
         return f"random order (seed {seed}) until the first include and exclude"
-    why = ranker.explain(row, k=5)
-    if why.kind == "words":
-        return "words: " + ", ".join(term for term, _ in why.items) if why.items else "no word pushed it up"
-    return "like: " + "; ".join(f"{_clip(review.papers[r].title)} ({sim:.2f})" for r, sim in why.items)
+    why = ranker.explain(row, k=5, text=review.texts()[row])
+    like = f"most like the included “{_clip(review.papers[why.like[0][0]].title)}”" if why.like else ""
+    if why.kind != "words":
+        return "like: " + "; ".join(f"“{_clip(review.papers[r].title)}”" for r, _ in why.items[:3]) if why.items else ""
+    parts = ["words: " + ", ".join(term for term, _ in why.items) if why.items else "no word pushed it up"]
+    if why.against:
+        parts.append("against: " + ", ".join(term for term, _ in why.against))
+    return " · ".join(parts + ([like] if like else []))
 
 
 def _clip(text: str, n: int = 50) -> str:

@@ -9,7 +9,8 @@ Three parts, each a small module:
       ranker = Ranker(seed=review_seed).fit(features, labelled_rows, labels_0_1)
       ranker.next(10)           # the next rows to screen (partial sort: milliseconds at 50,000)
       ranker.scores_[row]       # the card's predicted relevance (higher = more likely relevant)
-      ranker.explain(row)       # why: the words that pushed it up, or the nearest included papers
+      ranker.explain(row, text=t)  # why: the phrases that moved it (as text t writes them), the nearest includes
+      band(rank, n_queued)      # "high" / "medium" / "low": its place in the queue, as a person reads it
       ranker.name, ranker.version   # what a decision's record names
 
   ``model=`` picks one of :data:`MODELS` (default :data:`DEFAULT_MODEL`, ``svm-both``: TF-IDF
@@ -45,6 +46,7 @@ Wiring into the review (for the store, the queue, the widgets and the CLI):
   from the map, ``sampled`` for those of a random-sample phase).
 """
 
+from ._explain import BANDS, band, describe_model, phrases
 from ._features import TFIDF_PARAMS, Features, title_block
 from ._metrics import atd, recall_at, recall_curve, wss
 from ._models import DEFAULT_MODEL, MODELS, ModelSpec, get_model
@@ -56,6 +58,7 @@ from ._stopping import (
 )
 
 __all__ = [
+    "BANDS",
     "DEFAULT_MODEL",
     "DEFAULT_RULES",
     "MODELS",
@@ -71,12 +74,15 @@ __all__ = [
     "StoppingAdvice",
     "as_features",
     "asreview_priors",
+    "describe_model",
     "atd",
+    "band",
     "estimate_remaining",
     "get_model",
     "hypergeometric_test",
     "irrelevant_in_a_row",
     "min_ranked_p",
+    "phrases",
     "ranked_p_values",
     "recall_at",
     "recall_curve",

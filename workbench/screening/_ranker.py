@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from ._explain import contributions, phrases
 from ._features import Features
 from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, balanced_weights, get_model
 
@@ -32,14 +33,18 @@ __all__ = ["Explanation", "Ranker", "top_n"]
 
 @dataclass(frozen=True)
 class Explanation:
-    """Why a paper scored as it did. ``kind`` is ``"words"`` (``items``: (term, contribution),
-    the terms that pushed the score up most) or ``"neighbours"`` (``items``: (row, cosine), the
-    most similar included papers)."""
+    """Why a paper scored as it did. ``kind`` is ``"words"`` (``items``: (phrase, contribution),
+    the phrases of the paper that pushed the score up most, as the paper writes them, see
+    :func:`~workbench.screening._explain.phrases`; ``against``: those that pushed it down most) or
+    ``"neighbours"`` (``items``: (row, cosine), the most similar included papers). ``like``: the
+    most similar included papers in either case ((row, cosine), best first)."""
 
     paper: int
     score: float | None
     kind: str
     items: tuple
+    against: tuple = ()
+    like: tuple = ()
 
     def __str__(self) -> str:
         if self.kind == "words":
@@ -291,20 +296,16 @@ class Ranker:
         return np.asarray(picks, dtype=np.int64)
 
     # -- why ---------------------------------------------------------------------------------
-    def explain(self, paper: int, k: int = 5) -> Explanation:
-        """Words that pushed the paper's score up (linear models with TF-IDF), otherwise the most
-        similar included papers (cosine on the embeddings, else on TF-IDF)."""
+    def explain(self, paper: int, k: int = 5, text: str | None = None) -> Explanation:
+        """The phrases that pushed the paper's score up and down (linear models with TF-IDF;
+        ``text``: the paper's text, to show them as it writes them), otherwise the most similar
+        included papers (cosine on the embeddings, else on TF-IDF); with the most similar
+        included papers beside the phrases too."""
         self._check_fitted()
         if not 0 <= paper < len(self.decided_):
             raise InputError(f"paper row {paper} is outside 0..{len(self.decided_) - 1}")
         score = None if self.scores_ is None else float(self.scores_[paper])
         f = self.features_
-        if self.mode_ == "ranked" and self.active_.features in ("tfidf", "both") and f.tfidf is not None:
-            row = f.tfidf[paper]
-            contrib = row.data * self.weights_[0][row.indices]
-            best = np.argsort(-contrib, kind="stable")[:k]
-            items = tuple((str(f.terms[row.indices[i]]), float(contrib[i])) for i in best if contrib[i] > 0)
-            return Explanation(paper, score, "words", items)
         included = self.labelled_[self.labels_ == 1]
         included = included[included != paper]
         if f.embeddings is not None:
@@ -312,7 +313,12 @@ class Ranker:
         else:
             sims = np.asarray((f.tfidf[included] @ f.tfidf[paper].T).todense()).reshape(-1) if len(included) else np.zeros(0)
         best = np.argsort(-sims, kind="stable")[:k]
-        return Explanation(paper, score, "neighbours", tuple((int(included[i]), float(sims[i])) for i in best))
+        like = tuple((int(included[i]), float(sims[i])) for i in best)
+        if self.mode_ == "ranked" and self.active_.features in ("tfidf", "both") and f.tfidf is not None:
+            terms, contrib = contributions(f.tfidf[paper], self.weights_[0], f.terms)
+            return Explanation(paper, score, "words", phrases(terms, contrib, text, k),
+                               phrases(terms, contrib, text, 2, sign=-1), like)
+        return Explanation(paper, score, "neighbours", like, like=like)
 
 
 def as_features(data, embeddings=None) -> Features:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..review import relevance_band
 from ..space.palette import DECISION_COLOURS, OUTLIER_COLOUR, RELEVANCE_RAMP
 
 __all__ = ["BULK_DECISIONS", "BulkPlan", "MapScreening", "RELEVANCE_BANDS", "relevance_bands"]
@@ -153,15 +154,13 @@ class MapScreening:
             n = int(in_band.sum())
             if not n:
                 continue
-            lo, hi = float(scores[in_band].min()), float(scores[in_band].max())
-            first = "most likely relevant · " if band == 1 else ("least likely · " if band == RELEVANCE_BANDS else "")
-            entries.append({"key": f"r{band}", "label": f"{first}ranks {start}–{start + n - 1} (score {hi:.3g}–{lo:.3g})",
+            entries.append({"key": f"r{band}", "label": f"{relevance_band(start, len(scores[bands > 0]))} · ranks {start}–{start + n - 1}",
                             "colour": colours[f"r{band}"], "count": n})
             start += n
         if counts["decided"]:
             entries.append({"key": "decided", "label": "decided (not ranked)", "colour": DECIDED_PALE,
                             "count": counts["decided"]})
-        title = f"predicted relevance of the undecided ({ranking.model}), in tenths of the queue"
+        title = "predicted relevant (high: the first tenth of the queue, medium: the rest of its first half), in tenths"
         return title, entries
 
     # ------------------------------------------------------------------ deciding in bulk

@@ -19,7 +19,7 @@ from .session import Session, query_terms
 from .teamwork import check_stage
 from .text import authors_line, citations_html, escape, highlight
 
-__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS", "Vote"]
+__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS", "Vote", "order_names"]
 
 # "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve; besides
 # these, "new since YYYY-MM-DD" (the papers updates brought since then that you have not decided;
@@ -30,6 +30,19 @@ FILTERS = (UNDECIDED, "all", "untagged", "sent", *DECISIONS, "conflicts")
 # before the first include and exclude); "one per topic": the topics in turn; "map": topic by
 # topic in map order.
 ORDERS = ("relevance", "one per topic", "random", "map")
+
+
+def order_names(ranked: bool) -> dict[str, str]:
+    """What each order does, in words, for the order menu (``ranked``: a model ranks the queue,
+    which needs one include and one exclude)."""
+    return {
+        "relevance": ("most likely relevant first (re-ranked after every decision)" if ranked
+                      else "most likely relevant first (random until an include and an exclude)"),
+        "one per topic": ("one paper per topic in turn, each topic's most likely relevant first" if ranked
+                          else "one paper per topic in turn (until an include and an exclude)"),
+        "random": "random order",
+        "map": "topic by topic, in map order",
+    }
 
 # key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
 KEYS = {
@@ -75,6 +88,8 @@ class Card:
     match: str = ""  # how the search found it: "keyword, 3 matches" ("": no search)
     rank: int | None = None  # its place in the model's ranking of the undecided papers
     score: float | None = None  # the model's score (higher: more likely relevant)
+    relevance: str = ""  # "predicted relevant: high · rank 3 of 125 to screen" (escaped)
+    model: str = ""  # the ranking model's version, for the card's details line (escaped)
     why: str = ""  # why the queue puts it here (escaped)
     stage: str = TITLE_ABSTRACT
     votes: list[Vote] = field(default_factory=list)  # every vote this reviewer may see, own first
@@ -122,6 +137,9 @@ class ScreeningQueue:
         self.sent_what = ""  # where the "sent" papers came from
         self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
+        # chosen for the reviewer (no order given): one per topic until the first include and
+        # exclude, then relevance, which the queue switches to by itself (and says so)
+        self.auto_order = order is None
         if self.stage == FULL_TEXT:
             self.order = "map"
         elif order is None and session.rank().mode != "ranked":
@@ -138,6 +156,7 @@ class ScreeningQueue:
         if order is not None:
             if order not in ORDERS:
                 raise InputError(f"order {order!r}; expected one of {', '.join(ORDERS)}")
+            self.auto_order = self.auto_order and order == self.order
             self.order = order
         if topic != "keep":
             self.topic = None if topic in (None, "", "all") else int(topic)
@@ -184,6 +203,10 @@ class ScreeningQueue:
         done = self.ids[: self.position + 1]
         seen = set(done)
         self.ranking = self.session.rank(by_topic=self.order == "one per topic")
+        if self.auto_order and self.order == "one per topic" and self.ranking.mode == "ranked":
+            self.order = "relevance"  # the first include and exclude: a model ranks the queue now
+            self.ranking = self.session.rank()
+            self.last += " · the queue is now ranked: most likely relevant first"
         self.ids = done + self._ordered([p for p in self._candidates if p not in seen])
 
     def take_sent(self) -> str | None:
@@ -353,7 +376,8 @@ class ScreeningQueue:
         if self.ranking is None:
             return {}
         shown = self.ranking.context(pid)
-        return {"rank": shown["rank"], "score": shown["score"], "why": escape(self.ranking.why(pid))}
+        return {"rank": shown["rank"], "score": shown["score"], "why": escape(self.ranking.why(pid)),
+                "relevance": escape(self.ranking.relevance(pid)), "model": escape(shown["model_version"] or "")}
 
     # ------------------------------------------------------------------ reviewing as a team:
     # which papers a filter keeps at a stage (in team use "undecided" means not yet screened by

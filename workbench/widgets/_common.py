@@ -16,6 +16,8 @@ STYLE = """
 .wb-card h3 { margin: 0.2em 0; }
 .wb-meta { color: #555; font-size: 12px; }
 .wb-abstract { margin-top: 0.5em; }
+.wb-details { display: inline; }
+.wb-details summary { display: inline; cursor: pointer; color: #777; }
 .wb-keyhelp { color: #666; font-size: 12px; margin: 2px 0 4px 0; }
 .wb-keyhelp kbd { border: 1px solid #bbb; border-bottom-width: 2px; border-radius: 3px; padding: 0 4px; font-size: 11px; background: #fafafa; }
 mark.wb-hit { background: #ffe58a; }

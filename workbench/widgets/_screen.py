@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..session.queue import FILTERS, KEYS, ORDERS, ScreeningQueue
+from ..session.queue import FILTERS, KEYS, ORDERS, ScreeningQueue, order_names
 from ..session.text import escape
 from ._common import key_help, tag_chips, view_frame
 from ._feedback import FAILED, Act, Line, run_reporting
@@ -47,6 +47,23 @@ class ScreenView:
         return [("all topics", "all")] + [
             (f"{t.topic}: {t.label}", int(t.topic)) for t in self.session.review.topics.itertuples() if t.topic >= 0]
 
+    def _order_options(self):
+        """The orders, each saying what the queue does (whether a model ranks it yet)."""
+        ranking = self.queue.ranking
+        ranked = ranking is not None and ranking.mode == "ranked"
+        return [(name, order) for order, name in order_names(ranked).items()]
+
+    def _show_order(self) -> None:
+        """The order menu says what the queue does now (its words, and an order the queue chose)."""
+        options = self._order_options()
+        if list(self.order.options) != options or self.order.value != self.queue.order:
+            self._quiet = True
+            try:
+                self.order.options = options
+                self.order.value = self.queue.order
+            finally:
+                self._quiet = False
+
     def _show_options(self):
         """The filters, and one "new since DATE" per update of the review (latest first)."""
         dates = self.session.new_dates()
@@ -59,9 +76,8 @@ class ScreenView:
         self.show.add_class("wb-show")
         self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
                                 value="all" if self.queue.topic is None else self.queue.topic)
-        self.order = W.Dropdown(options=ORDERS, value=self.queue.order, description="order",
-                                tooltip="relevance: most likely relevant first, refitted after every decision",
-                                layout=W.Layout(width="15rem"))
+        self.order = W.Dropdown(options=self._order_options(), value=self.queue.order, description="order",
+                                layout=W.Layout(width="26rem"))
         self.search = W.Text(value=self.queue.search, placeholder="keywords", description="search")
         self.filter_act = Act("Filter", icon="filter", tooltip="apply the filters and the search")
         self.filter_act.on_click(self.on_filter)
@@ -151,6 +167,7 @@ class ScreenView:
 
     def render(self) -> None:
         self.team.render()
+        self._show_order()
         card = self.queue.card()
         screened, total = self.queue.progress()
         self.progress.max, self.progress.value = max(total, 1), screened
@@ -167,8 +184,10 @@ class ScreenView:
         notes = "".join(f"<li>{n}</li>" for n in card.notes)
         relevance = ""
         if card.rank is not None:
-            relevance = (f"<div class='wb-meta wb-relevance'>relevance: rank {card.rank} · score {card.score:.2f}"
-                         + (f" · {card.why}" if card.why else "") + "</div>")
+            details = f"score {card.score:.3f} · model {card.model}" if card.model else f"score {card.score:.3f}"
+            relevance = (f"<div class='wb-meta wb-relevance'><b>{card.relevance}</b>"
+                         + (f" · why: {card.why}" if card.why else "")
+                         + f" <details class='wb-details'><summary>details</summary>{details}</details></div>")
         elif card.why:
             relevance = f"<div class='wb-meta wb-relevance'>{card.why}</div>"
         year = f" · {card.year}" if card.year else ""

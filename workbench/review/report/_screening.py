@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...screening import describe_model
+
 __all__ = ["automation_sentences"]
 
 
@@ -29,7 +31,8 @@ def automation_sentences(review, store) -> list[str]:
     models = Counter(r.model_version or r.model for r in records if r.model is not None)
     if not models:
         return [how, "No decision was made on a paper ranked by a model."]
+    kinds = sorted({describe_model(v) for v in models})
     used = "; ".join(f"{version}: {n}" for version, n in sorted(models.items()))
-    ranked = (f"{sum(models.values())} decisions were made on papers ranked by a model ({used}). "
-              "A model never decides: every decision was made by a person.")
-    return [how, ranked]
+    ranked = (f"{sum(models.values())} decisions were made on papers ranked by a model "
+              f"({' / '.join(kinds)}). A model never decides: every decision was made by a person.")
+    return [how, ranked, f"Details: the models' versions and the decisions made with each: {used}."]
