@@ -27,7 +27,7 @@ def links(args) -> int:
 def trends(args) -> int:
     review = open_review(args.review)
     over = review.over_time(window=args.window)
-    say(f"{len(review.papers)} papers, {over.no_year} without a year; trend: {over.measure}")
+    say(f"{over.coverage()}; trend: {over.measure}" if over.trending else f"{over.coverage()}; no trend is claimed")
     frame = over.trends.rename(columns={"slope": "slope_pp_per_year", "recent": "recent_share_pct",
                                         "before": "earlier_share_pct"})
     write_table(frame, args.format)

@@ -12,10 +12,13 @@ from .coauthors import coauthorship
 from .links import Citations, Links, coupling, link_keys, resolve_links, shared_references
 from .names import author_key, display_names, venue_key
 from .summary import MAX_COAUTHORS, FieldSummary, coauthor_pairs, summarise
-from .trends import NO_YEAR, TREND_MEASURE, OverTime, over_time
+from .trends import MIN_CHART, MIN_TOPIC_TREND, MIN_TREND, NO_YEAR, TREND_MEASURE, OverTime, over_time
 
 __all__ = [
     "MAX_COAUTHORS",
+    "MIN_CHART",
+    "MIN_TOPIC_TREND",
+    "MIN_TREND",
     "NO_YEAR",
     "TREND_MEASURE",
     "Citations",

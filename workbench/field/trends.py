@@ -6,6 +6,11 @@ papers with a year that year; its trend is the least-squares slope of that share
 per year. A topic going from 10% to 20% of the papers over ten years has a slope of about
 +1 pp/year. Papers without a year are counted per topic and reported, never dropped silently;
 they take no part in the shares.
+
+Only where enough papers carry a year: a chart over time needs :data:`MIN_CHART` papers with a
+year over two years or more, a trend :data:`MIN_TREND` over three years or more, and a topic is
+named as rising or fading only with :data:`MIN_TOPIC_TREND` papers with a year in the window
+(four papers with a year make no "+50 pp/year"). :meth:`OverTime.coverage` says how many carry one.
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["NO_YEAR", "TREND_MEASURE", "OverTime", "over_time"]
+__all__ = ["MIN_CHART", "MIN_TOPIC_TREND", "MIN_TREND", "NO_YEAR", "TREND_MEASURE", "OverTime", "over_time"]
+
+#: Papers with a year (over at least two years) a chart over time needs: fewer draw nothing but noise.
+MIN_CHART = 10
+#: Papers with a year (over at least three years) the trends need, and a topic's own papers with
+#: a year in the window for its trend to be named among the rising or fading ones.
+MIN_TREND = 30
+MIN_TOPIC_TREND = 5
 
 #: The column of the papers without a year in :attr:`OverTime.counts`.
 NO_YEAR = "no year"
@@ -29,8 +41,9 @@ class OverTime:
     """``counts``: a DataFrame, one row per topic (index: topic id) and one column per year
     from the first to the last year with papers (years without papers are 0), then
     :data:`NO_YEAR`; ``shares``: each year's counts over that year's total (no ``NO_YEAR``);
-    ``trends``: one row per topic (topic, label, papers, no_year, slope, recent, before), the
-    steepest rise first, where ``slope`` is the trend (pp/year), ``recent`` and ``before`` the
+    ``trends``: one row per topic (topic, label, papers, no_year, dated: its papers with a year in
+    the window, slope, recent, before), the steepest rise first, where ``slope`` is the trend
+    (pp/year), ``recent`` and ``before`` the
     topic's mean share (%) over the later and the earlier half of the window; ``measure`` says
     how the slope is computed; ``window`` its first and last year."""
 
@@ -48,14 +61,47 @@ class OverTime:
     def no_year(self) -> int:
         return int(self.counts[NO_YEAR].sum())
 
-    def rising(self, n: int = 3):
-        """The ``n`` topics whose share rises most (positive slopes only)."""
+    @property
+    def with_year(self) -> int:
+        return int(self.counts[self.years].to_numpy().sum()) if self.years else 0
+
+    @property
+    def chartable(self) -> bool:
+        """Enough papers carry a year for a chart over time (:data:`MIN_CHART`, two years or more)."""
+        return self.with_year >= MIN_CHART and len(self.years) >= 2
+
+    @property
+    def trending(self) -> bool:
+        """Enough papers carry a year for trends (:data:`MIN_TREND`, three years or more with papers)."""
+        return self.with_year >= MIN_TREND and self.window is not None and self.window[1] - self.window[0] >= 2
+
+    def coverage(self) -> str:
+        """How many papers carry a year, and what that allows: "4 of 133 papers have a year (2019-2023):
+        too few for a chart over time (10 needed) or trends (30 needed)"."""
+        total = self.with_year + self.no_year
+        span = f" ({self.years[0]}-{self.years[-1]})" if self.years else ""
+        said = f"{self.with_year} of {total} papers have a year{span}"
+        if self.trending:
+            return said
+        if self.chartable:
+            return f"{said}: too few for trends ({MIN_TREND} needed over three years or more)"
+        return f"{said}: too few for a chart over time ({MIN_CHART} needed) or trends ({MIN_TREND} needed)"
+
+    def _named(self):
+        """The topics whose trend may be named: enough papers with a year overall and in the window."""
         t = self.trends
-        return t[(t.slope > 0) & (t.topic >= 0)].head(n)
+        if not self.trending:
+            return t.iloc[:0]
+        return t[(t.topic >= 0) & (t.dated >= MIN_TOPIC_TREND)]
+
+    def rising(self, n: int = 3):
+        """The ``n`` topics whose share rises most (positive slopes only; none without enough data)."""
+        t = self._named()
+        return t[t.slope > 0].head(n)
 
     def fading(self, n: int = 3):
-        t = self.trends
-        return t[(t.slope < 0) & (t.topic >= 0)].sort_values(["slope", "topic"]).head(n)
+        t = self._named()
+        return t[t.slope < 0].sort_values(["slope", "topic"]).head(n)
 
 
 def _slope(shares: np.ndarray, years: np.ndarray) -> float:
@@ -97,11 +143,12 @@ def over_time(years: Sequence[int | None], topics: Sequence[int], labels: Mappin
         rows.append({
             "topic": int(topic), "label": labels.get(int(topic), "Unassigned" if topic < 0 else f"Topic {topic}"),
             "papers": int(counts.loc[topic].sum()), "no_year": int(counts.at[topic, NO_YEAR]),
+            "dated": int(counts.loc[topic, with_papers].sum()) if with_papers else 0,
             "slope": round(100 * _slope(s, x), 3),
             "recent": round(100 * float(s[half:].mean()), 2) if len(s) else 0.0,
             "before": round(100 * float(s[:half].mean()), 2) if half else 0.0,
         })
-    trends = pd.DataFrame(rows, columns=["topic", "label", "papers", "no_year", "slope", "recent", "before"])
+    trends = pd.DataFrame(rows, columns=["topic", "label", "papers", "no_year", "dated", "slope", "recent", "before"])
     trends = trends.sort_values(["slope", "topic"], ascending=[False, True]).reset_index(drop=True)
     measure = TREND_MEASURE.format(window=len(with_papers), first=span[0], last=span[1]) if span else \
         "no paper has a year: no trend"

@@ -138,8 +138,9 @@ def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> d
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
-    fig = review.over_time_figure(title=title)
-    out.update({f"over_time_{k}": v for k, v in save_figure(fig, folder / "over_time").items()})
+    if review.over_time().chartable:  # else no chart: too few papers carry a year (the report says so)
+        out.update({f"over_time_{k}": v for k, v in save_figure(review.over_time_figure(title=title),
+                                                               folder / "over_time").items()})
     fig = review.field_figure()
     out.update({f"field_{k}": v for k, v in save_figure(fig, folder / "field").items()})
     fig = review.coauthor_figure()

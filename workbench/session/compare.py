@@ -1,7 +1,8 @@
 """Comparing 2 to 4 papers side by side: shared and distinctive terms, similarity, neighbours.
 
 Terms are words and pairs of words written in a row, without stop words or numbers
-(:func:`_terms`), weighted by TF-IDF over the whole review, so "shared" means a term that
+(:func:`_terms`), a pair only when the review writes it in two papers or more (a phrase, not two
+words that met), weighted by TF-IDF over the whole review, so "shared" means a term that
 matters in at least two of the compared papers, and "distinctive" a heavy term of one paper
 that none of the others uses.
 """
@@ -40,7 +41,13 @@ def _term_model(texts: tuple[str, ...]):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vec = TfidfVectorizer(analyzer=_terms, sublinear_tf=True)
-    return vec, vec.fit_transform(texts)
+    X = vec.fit_transform(texts).tocsc()
+    # a pair of words is a phrase when the review writes it in two papers or more ("reward
+    # model"); one written once is two words that met ("addition prevents", "called trust")
+    names = vec.get_feature_names_out()
+    papers = np.diff(X.indptr)
+    phrase = np.array([" " not in t for t in names]) | (papers >= 2)
+    return vec, X.tocsr(), phrase
 
 
 # Where a phrase ends: a two-word term never spans a sentence, a clause or a bracket.
@@ -87,11 +94,11 @@ class Comparison:
     def _weights(self) -> tuple[np.ndarray, list[str]]:
         review = self.session.review
         texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers_with_texts())
-        vec, X = _term_model(texts)
+        vec, X, phrase = _term_model(texts)
         rows = review.rows(self.ids)
         from ..corpus.writing_systems import join_cjk
 
-        return X[rows].toarray(), [join_cjk(t) for t in vec.get_feature_names_out()]
+        return X[rows].toarray() * phrase, [join_cjk(t) for t in vec.get_feature_names_out()]
 
     def terms(self) -> tuple[list[str], dict[str, list[str]]]:
         """(shared terms, {id: distinctive terms}), heaviest first."""

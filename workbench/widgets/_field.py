@@ -59,12 +59,18 @@ class FieldPanel:
             return
         review = self.session.review
         over = review.over_time()
-        self.image.value = _png(review.over_time_figure(shares=self.shares.value == "shares"))
-        rising = "; ".join(f"{r.topic}: {r.label} ({r.slope:+.1f} pp/year)" for r in over.rising().itertuples())
-        fading = "; ".join(f"{r.topic}: {r.label} ({r.slope:+.1f} pp/year)" for r in over.fading().itertuples())
-        self.trend.value = (f"<div class='wb-meta'>{over.no_year} papers without a year. Rising: "
-                            f"{escape(rising or 'none')}. Fading: {escape(fading or 'none')}. "
-                            f"<i>{escape(over.measure)}</i></div>")
+        # a chart and trends only where enough papers carry a year; else how many do, in words
+        self.image.value = _png(review.over_time_figure(shares=self.shares.value == "shares")) if over.chartable else b""
+        self.image.layout.display = None if over.chartable else "none"
+        self.shares.layout.display = None if over.chartable else "none"
+        if over.trending:
+            rising = "; ".join(f"{r.topic}: {r.label} ({r.slope:+.1f} pp/year)" for r in over.rising().itertuples())
+            fading = "; ".join(f"{r.topic}: {r.label} ({r.slope:+.1f} pp/year)" for r in over.fading().itertuples())
+            self.trend.value = (f"<div class='wb-meta wb-trend'>{escape(over.coverage())}. Rising: "
+                                f"{escape(rising or 'none')}. Fading: {escape(fading or 'none')}. "
+                                f"<i>{escape(over.measure)}</i></div>")
+        else:
+            self.trend.value = f"<div class='wb-meta wb-trend'>{escape(over.coverage())}.</div>"
         self.year.options = [str(y) for y in reversed(over.years)] + ([NO_YEAR_OPTION] if over.no_year else [])
         self.show_selection(self.selected)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 
+from ...field import MIN_TOPIC_TREND
 from ...store import markdown_code as code
 from ...store import markdown_text as md
 
@@ -31,10 +32,12 @@ def _topic(t, labels) -> str:
 
 
 def _trend_sentences(over, labels) -> list[str]:
-    with_year = int(over.counts.drop(columns="no year").to_numpy().sum())
+    if not over.trending:  # too few papers carry a year to say what rises or fades
+        return [f"{over.coverage()}; no trend is claimed."]
     span = f" ({over.years[0]}-{over.years[-1]})" if over.years else ""
-    out = [f"{with_year} papers have a year{span}; {over.no_year} have none and are shown as \"no year\"."]
-    out.append(f"Trend: {over.measure}.")
+    out = [f"{over.with_year} papers have a year{span}; {over.no_year} have none and are shown as \"no year\"."]
+    out.append(f"Trend: {over.measure}; a topic is named as rising or fading with {MIN_TOPIC_TREND} papers "
+               "or more with a year in that window.")
     for name, rows in (("Rising most", over.rising()), ("Fading most", over.fading())):
         if len(rows):
             items = "; ".join(f"{_topic(r.topic, labels)} ({r.slope:+.2f} pp/year)" for r in rows.itertuples())
@@ -54,7 +57,7 @@ def field_content(review, n_cited: int = 3) -> FieldContent:
     labels = review.topic_labels()
     over = review.over_time()
     trends = [(_topic(r.topic, labels), str(r.papers), str(r.no_year), f"{r.slope:+.2f}", f"{r.before:.1f}",
-               f"{r.recent:.1f}") for r in over.trends.sort_values("topic").itertuples()]
+               f"{r.recent:.1f}") for r in over.trends.sort_values("topic").itertuples()] if over.trending else []
     links = review.links()
     cited = [(_topic(t, labels), [(pid, review.paper(pid).title, n) for pid, n in found])
              for t, found in sorted(review.most_cited(n_cited).items())]
@@ -71,8 +74,9 @@ def field_content(review, n_cited: int = 3) -> FieldContent:
 
 def field_markdown(f: FieldContent) -> list[str]:
     lines = ["## Field", ""] + [line for s in f.sentences for line in (md(s), "")]
-    lines += ["| " + " | ".join(TREND_COLUMNS) + " |", "|---|" + "---:|" * (len(TREND_COLUMNS) - 1)]
-    lines += ["| " + " | ".join(md(v) for v in row) + " |" for row in f.trends] + [""]
+    if f.trends:
+        lines += ["| " + " | ".join(TREND_COLUMNS) + " |", "|---|" + "---:|" * (len(TREND_COLUMNS) - 1)]
+        lines += ["| " + " | ".join(md(v) for v in row) + " |" for row in f.trends] + [""]
     if f.most_cited:
         lines += ["### Most cited inside the review", ""]
         for heading, papers in f.most_cited:
@@ -88,7 +92,8 @@ def field_html(f: FieldContent, images: tuple[str, ...] = ()) -> list[str]:
               "style='max-width:100%'>" for i in images]
     head = "".join(f"<th>{h}</th>" for h in TREND_COLUMNS)
     rows = "".join("<tr>" + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for row in f.trends)
-    parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+    if f.trends:
+        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
     if f.most_cited:
         items = "".join(f"<li>{escape(h)}<ul>" + "".join(
             f"<li>{escape(t)} (<code>{escape(i)}</code>): cited by {n}</li>" for i, t, n in papers) + "</ul></li>"

@@ -87,7 +87,8 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
             written["prisma_svg"], written["prisma_png"] = write_diagram(content.prisma, folder)
         if image:
             written.update(write_field_figures(review, folder))
-        field_images = ("over_time.png", "field.png", "coauthors.png") if image else ()
+        field_images = tuple(f"{name}.png" for name in ("over_time", "field", "coauthors")
+                             if f"{name}_png" in written) if image else ()
         atomic_write_text(folder / "report.md", to_markdown(content))
         atomic_write_text(folder / "report.html", to_html(content, "map.png" if image else None,
                                                           "prisma.png" if "prisma_png" in written else None,
