@@ -181,15 +181,21 @@ def test_two_reviewers_screen_blind_resolve_and_draw_prisma_headlessly(review, t
     assert (final.decision, final.resolved_by, final.reason) == ("exclude", "Ben", "off topic after discussion")
     shown = json.dumps(nbformat.read(out / "02_tag_and_screen.ipynb", as_version=4).cells[-1].outputs)
     assert "Cohen&#x27;s kappa" in shown or "Cohen's kappa" in shown
-    report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
-    assert "Records excluded" in report and "data:image/png;base64" in report
+    cells = nbformat.read(out / "04_report.ipynb", as_version=4).cells
+    figure = cells[-1].outputs[0]["data"]["text/html"]
+    assert "data:image/png;base64" in figure and "Records excluded" not in figure
+    # the counts are shown once: in the report's PRISMA table above the figure
+    shown = [o["data"].get("text/markdown", "") + o["data"].get("text/html", "")
+             for c in cells for o in c.get("outputs", []) if "data" in o]
+    assert sum(text.count("| Stage | Box | n |") + text.count("wb-prisma-counts") for text in shown) == 1
     assert (folder / "report" / "prisma.png").exists() and (folder / "report" / "prisma.svg").exists()
 
 
 @pytest.mark.slow  # two notebook runs
 def test_screen_scripted_new_search_then_report_draws_the_updated_prisma(review, tmp_path):
     """02 adds a new search from its panel (five seed abstracts again, three new ones), shows the
-    new papers, then 04 draws PRISMA 2020's diagram for an updated review."""
+    new papers, then 04 draws the plain PRISMA 2020 diagram: no study was included before the
+    update, so there is no previous version to update (no "previous version n = 0")."""
     from conftest import seed_abstracts, write_seed_file
 
     folder = tmp_path / "review"
@@ -207,4 +213,5 @@ def test_screen_scripted_new_search_then_report_draws_the_updated_prisma(review,
         (source,) = [s for s in store.sources() if s.path.endswith("pubmed-2025.txt")]
     assert (source.name, source.searched_on, source.identified, source.merged) == ("PubMed", "2025-03-01", 8, 5)
     report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
-    assert "PRISMA 2020 for an updated review" in report and "Studies included in previous version" in report
+    assert "data:image/png;base64" in report
+    assert "PRISMA 2020 for an updated review" not in report and "previous version" not in report

@@ -150,3 +150,28 @@ def test_the_report_shows_the_update_s_diagram(case):
     assert "PRISMA 2020's diagram for updated reviews" in text
     assert "| Included | Studies included in previous version of review | 4 |" in text
     assert "| Identification | Records identified from PubMed (database) | 17 |" in text
+
+
+def test_an_update_without_a_search_s_provenance_gets_the_plain_diagram_unless_asked(case):
+    """A few records added without saying where or when they were searched are no rerun search:
+    the report and 04 keep the plain diagram (no "previous version n = 4" for 3 records)."""
+    review = workbench.open_review(case / "r")
+    updated = review.update([case / "pubmed.csv"], {str(case / "pubmed.csv"): {"database": "PubMed"}},
+                            today="2025-03-01")
+    assert len(updated.update_report.new) == 10
+    counts = workbench.open_review(case / "r").prisma(write=False)
+    assert not counts.updated and counts.previous_studies is None
+    assert counts.databases == {"a": 30, "PubMed": 17}
+    asked = workbench.open_review(case / "r").prisma(write=False, update=True)
+    assert asked.updated and asked.previous_studies == 4
+
+
+def test_an_update_of_a_review_that_included_nothing_before_gets_the_plain_diagram(tmp_path, built):
+    """No study included before the update: there is no previous version to update."""
+    folder = Path(shutil.copytree(built, tmp_path / "none"))
+    shutil.rmtree(folder / "r")
+    workbench.build([folder / "a.csv"], review=folder / "r", embedder="fake", seed=42, progress=False)
+    update(folder)
+    counts = workbench.open_review(folder / "r").prisma(write=False)
+    assert not counts.updated and counts.previous_studies is None
+    assert workbench.open_review(folder / "r").prisma(write=False, update=True).previous_studies == 0

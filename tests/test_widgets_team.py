@@ -204,6 +204,10 @@ def test_agreement_and_prisma_cells_follow_the_store(review):
     before = prisma_figure(review)
     assert before.data["png"].exists() and "data:image/png;base64," in before.html
     assert before.data["counts"].records_excluded == 3
+    assert before.html.count("wb-prisma-counts") == 1
+    # 04 shows the report (with the PRISMA table) above the figure: the table is not shown twice
+    figure_only = prisma_figure(review, table=False)
+    assert "wb-prisma-counts" not in figure_only.html and "data:image/png;base64," in figure_only.html
     ben.resolve_conflict(ids[2], "exclude", "wrong topic")
     after = prisma_figure(review).data["counts"]
     assert after.records_excluded == 4 and after.records_screened == before.data["counts"].records_screened + 1

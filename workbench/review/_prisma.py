@@ -14,8 +14,9 @@ Papers a person said are one paper ("same", ``Store.settle_duplicates``) count a
 removed: the merged paper is not a record of its own (it stays among the review's papers until the
 next update or rebuild absorbs it into the kept one, whose aliases then name it).
 
-**An updated review** (``workbench update`` since the last build) gets PRISMA 2020's diagram for
-updated reviews, about its latest update (every update of the latest "new since" date: a search
+**An updated review** (``workbench update`` since the last build, with a search's provenance: the
+database's query or the date it was searched; or when asked for with ``update=True``) gets
+PRISMA 2020's diagram for updated reviews, about its latest update (every update of the latest "new since" date: a search
 run in several databases may be added one file at a time): the new records identified per source
 (the files those updates read, from ``Store.sources``), their duplicates removed (among
 themselves and of the review's papers) and records removed for other reasons, the new records
@@ -141,12 +142,23 @@ def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     return _flow(store, records, ident, previous_studies=_included(store, previous))
 
 
+def searched(store, latest: LatestUpdate) -> bool:
+    """Whether ``latest`` is a rerun search as PRISMA means it: one of its files came with its
+    search's provenance (the query or the date it was searched)."""
+    files = set(latest.files)
+    return any(s.provenance_given for s in store.sources() if s.path in files)
+
+
 def counts(review, store, previous_studies: int | None = None, update: bool | None = None) -> team.PrismaCounts:
     """The checked PRISMA counts of ``review`` (see the module docstring): ``update`` True, the
     diagram of its latest update (an error when it has none since its last build), False the
-    plain one over every record, None the first when there is an update. ``previous_studies``
+    plain one over every record, None the first when the latest update is a search with its
+    provenance (:func:`searched`) and studies were included before it (a previous version to
+    update), else the plain one. ``previous_studies``
     (the plain diagram only): studies included in a previous version kept elsewhere."""
     latest = latest_update(review, store) if update is not False else None
+    if update is None and latest is not None and not searched(store, latest):
+        latest = None  # a few records added without a search's provenance: the plain diagram
     if update and latest is None:
         raise InputError(f"{review.path} has not been updated since it was built, so there is no update to "
                          "draw; add a new search with `workbench update FILE`, or draw the plain diagram")
@@ -155,7 +167,10 @@ def counts(review, store, previous_studies: int | None = None, update: bool | No
             raise InputError(f"previous_studies={previous_studies} given for an updated review, whose previous "
                              "studies are counted from the store; leave it out, or ask for the plain diagram "
                              "(update=False)")
-        return update_counts(review, store, latest)
+        updated = update_counts(review, store, latest)
+        if update or updated.previous_studies:
+            return updated
+        # no study was included before the update: there is no previous version to update
     still, n_merged = merged_by_people(review, store)
     ident = identification(review, store)
     ident["duplicates_removed"] += n_merged

@@ -64,12 +64,13 @@ def agreement_table(review, stage: str = TITLE_ABSTRACT) -> Shown:
                  {"report": report, "conflicts": conflicts})
 
 
-def prisma_figure(review, write: bool = True, update: bool | None = None) -> Shown:
+def prisma_figure(review, write: bool = True, update: bool | None = None, table: bool = True) -> Shown:
     """The PRISMA 2020 flow diagram of the review (``Review.prisma``: drawn to
     ``report/prisma.svg`` and ``prisma.png`` with ``write``) shown inline, and its counts as a
-    table; a review updated since its build gets the updated-review diagram of its latest update,
-    said above it (``update=False``: the plain one). Counts that do not add up are said in a
-    sentence instead (nothing is drawn)."""
+    table (``table=False``: not, where the report above already shows them); a review updated by
+    a search with its provenance gets the updated-review diagram of its latest update, said above
+    it (``update=False``: the plain one, ``True``: the updated one). Counts that do not add up
+    are said in a sentence instead (nothing is drawn)."""
     try:
         counts = review.prisma(write=write, update=update)
     except WorkbenchError as err:
@@ -88,5 +89,6 @@ def prisma_figure(review, write: bool = True, update: bool | None = None) -> Sho
         image = f"<img class='wb-prisma' alt='PRISMA 2020 flow diagram' src='data:image/png;base64,{data}' style='max-width:100%'>"
     rows = "".join(f"<tr><td>{escape(stage)}</td><td>{escape(box)}</td><td class='wb-n'>{n}</td></tr>"
                    for stage, box, n in counts.rows())
-    table = f"<table class='wb-prisma-counts'><tr><th>stage</th><th>box</th><th>n</th></tr>{rows}</table>"
-    return Shown(said + image + table, {"counts": counts, "png": png if image else None, "update": latest})
+    counts_table = (f"<table class='wb-prisma-counts'><tr><th>stage</th><th>box</th><th>n</th></tr>{rows}</table>"
+                    if table or not image else "")
+    return Shown(said + image + counts_table, {"counts": counts, "png": png if image else None, "update": latest})

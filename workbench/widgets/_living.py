@@ -63,7 +63,8 @@ class UpdatePanel:
             return done
         self.result.value = "<ul class='wb-meta wb-update'>" + "".join(
             f"<li>{escape(line)}</li>" for line in done.lines[1:]) + "</ul>"
-        self.files.value = ""
+        # the next search starts empty: its files, database, date and query are its own
+        self.files.value = self.database.value = self.searched.value = self.query.value = ""
         if done.report.new:
             self.view.show_filter(NEW_SINCE + done.report.since)
         return done
