@@ -38,7 +38,7 @@ from ._open import is_review, open_or_build, open_review
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking
 from ..screening import band as relevance_band  # high / medium / low, as Ranking.relevance says it
-from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
+from ._search import KEYWORD, MEANING, SearchHit, SearchResult, prepare_search, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
 from ._stopping import StoppingReport
 from ._team import import_annotations, screening_of
@@ -73,6 +73,7 @@ __all__ = [
     "is_review",
     "open_or_build",
     "open_review",
+    "prepare_search",
     "query_terms",
     "read_labelled",
     "relevance_band",

@@ -19,7 +19,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ._review import Review
 
-__all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest",
+__all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest", "prepare_search",
            "query_terms", "search", "semantic_search"]
 
 _QUOTES = re.compile("[\"\u201c\u201d]")
@@ -90,6 +90,16 @@ def query_terms(query: str) -> list[str]:
     from ..corpus.writing_systems import search_terms
 
     return search_terms(query, frozenset(stop_words()))
+
+
+def prepare_search(review: Review) -> None:
+    """Load what a first search needs (the stop words' library, the papers' lower-case texts, the
+    embedder's model with one text through it), so that it answers as fast as later ones: run it
+    while the user reads (a view starts it in a thread). Touches no database."""
+    query_terms("warm up")
+    review.haystack()
+    if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
+        review.embedder().embed(["warm up"])
 
 
 def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:

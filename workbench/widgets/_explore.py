@@ -9,9 +9,13 @@ papers asks first, and a search never replaces a selection unless asked to."""
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import ipywidgets as W
 
 from ..corpus.paper import DECISIONS
+from ..review import prepare_search
 from ..session.session import Session
 from ..session.text import escape
 from ._bulk import BulkTools
@@ -31,6 +35,15 @@ HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds th
         ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
 
 
+def _quietly(fn, *args) -> None:
+    """Run ``fn`` in a background thread; a failure is logged, never shown (the search itself
+    will say what is wrong, where the user looks)."""
+    try:
+        fn(*args)
+    except Exception as err:  # noqa: BLE001 - a warm-up must never break the view
+        logging.getLogger(__name__).info("preparing the search failed: %s", err)
+
+
 class ExploreView:
     """Widgets around a session; ``widget`` is what the notebook displays."""
 
@@ -44,6 +57,10 @@ class ExploreView:
         self.keys = Keys()
         self._build(height)
         session.subscribe(self._on_change)
+        # what a first search needs is loaded while the user reads (a second later: the map first)
+        warm = threading.Timer(1.0, _quietly, (prepare_search, session.review))
+        warm.daemon = True
+        warm.start()
 
     # ------------------------------------------------------------------ layout
 
