@@ -165,3 +165,36 @@ def test_a_haystack_file_that_does_not_match_the_papers_is_refused_and_made_anew
         opened.keyword_search("reward")
     assert not path.exists()
     assert opened.keyword_search("reward") == expected
+
+
+def test_a_search_asked_while_the_view_prepares_it_waits_and_never_shares_the_tokenizer(review, monkeypatch):
+    """The explore view loads what a first search needs in a thread while the user reads; a
+    search asked meanwhile waits for it (a tokenizer used by two threads at once fails with
+    "Already borrowed")."""
+    import threading
+    import time
+
+    from workbench.review import prepare_search
+
+    embedder = review.embedder()
+    inside, overlaps = [], []
+    real = embedder.embed
+
+    def embed(texts):
+        if inside:
+            overlaps.append(texts)
+        inside.append(1)
+        time.sleep(0.3)
+        try:
+            return real(texts)
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(embedder, "embed", embed)
+    monkeypatch.setitem(review.manifest["embedder"], "name", "fake-but-not-tfidf")
+    warm = threading.Thread(target=prepare_search, args=(review,))
+    warm.start()
+    time.sleep(0.05)
+    result = review.search("reward models learn", semantic=True)
+    warm.join()
+    assert result.semantic and overlaps == []

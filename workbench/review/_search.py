@@ -11,6 +11,7 @@ paper was found and its score.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -92,14 +93,20 @@ def query_terms(query: str) -> list[str]:
     return search_terms(query, frozenset(stop_words()))
 
 
+# Held while :func:`prepare_search` runs, and by a search: an embedder's tokenizer may not be used
+# by two threads at once ("Already borrowed"), so a search asked during the warm-up waits for it.
+_PREPARING = threading.Lock()
+
+
 def prepare_search(review: Review) -> None:
     """Load what a first search needs (the stop words' library, the papers' lower-case texts, the
     embedder's model with one text through it), so that it answers as fast as later ones: run it
     while the user reads (a view starts it in a thread). Touches no database."""
-    query_terms("warm up")
-    review.haystack()
-    if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
-        review.embedder().embed(["warm up"])
+    with _PREPARING:
+        query_terms("warm up")
+        review.haystack()
+        if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
+            review.embedder().embed(["warm up"])
 
 
 def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
@@ -141,7 +148,9 @@ def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, 
     query = _QUOTES.sub(" ", query).strip()  # the words of a quoted phrase carry its meaning
     if not query:
         return []
-    return nearest(review, review.embed_texts([query])[0], k)
+    with _PREPARING:
+        vector = review.embed_texts([query])[0]
+    return nearest(review, vector, k)
 
 
 def nearest(review: Review, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
