@@ -26,9 +26,9 @@ def state(path: Path) -> dict:
     """What a fresh reader sees: the files' generation and contents, and the store's topics."""
     review = workbench.open_review(path)
     with Store.open(path) as store:
-        assignments, labels = store.current_topics()
+        assignments, labels = store.topics.current()
         runs = len([h for h in store.history(limit=None) if h.action == "record-topics"])
-        assert store.integrity_check() == "ok"
+        assert store.files.integrity_check() == "ok"
     return {
         "generation": review.generation,
         "files": {p.relative_to(review.files).as_posix(): p.read_bytes()
@@ -44,8 +44,8 @@ def state(path: Path) -> dict:
 def built_once(tmp_path_factory):
     review = workbench.build([ROOT / "seeds"], review=tmp_path_factory.mktemp("once") / "r", embedder="fake", seed=42)
     with Store.open(review.path, reviewer="ana") as store:
-        store.tag(review.papers[0].id, "keep-me")
-        store.rename_topic(0, "my name")
+        store.tags.add(review.papers[0].id, "keep-me")
+        store.topics.rename(0, "my name")
     return review.path
 
 
@@ -89,7 +89,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     leftovers = [p.name for p in (seeds_review / "generations").iterdir() if p.name != before["generation"]]
     assert leftovers == [], "a failed save leaves no half-made generation behind"
     with Store.open(seeds_review) as store:
-        assert store.tags(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
+        assert store.tags.of(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
 
 
 @pytest.mark.parametrize("action", ["show themes", "rebuild"])
