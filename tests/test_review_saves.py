@@ -17,7 +17,7 @@ import pytest
 import workbench
 from workbench.review import _folder as folder
 from workbench.errors import ReviewError, StoreError
-from workbench.store import Store
+from workbench.store import Files, Store
 
 from conftest import ROOT
 
@@ -80,7 +80,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     elif step == len(steps):  # moving the finished folder into place
         monkeypatch.setattr(folder, "install", fail)
     else:  # inside the store transaction, after the topics were recorded
-        monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: fail())
+        monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: fail())
     with pytest.raises((ReviewError, StoreError, OSError)) as err:
         ACTIONS[action](seeds_review)
     assert "nothing was saved" in str(err.value) or isinstance(err.value, OSError)
@@ -112,7 +112,7 @@ def test_a_failure_after_the_switch_says_everything_was_saved(seeds_review, monk
 def test_a_save_in_memory_only_changes_the_review_once_it_is_saved(seeds_review, monkeypatch):
     review = workbench.open_review(seeds_review)
     labels = review.labels.copy()
-    monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
+    monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
     with pytest.raises(ReviewError, match="nothing was saved"):
         review.show_themes(3, save=True)
     np.testing.assert_array_equal(review.labels, labels)

@@ -13,7 +13,7 @@ import pytest
 import workbench
 from workbench.cli import main
 from workbench.errors import ReviewError
-from workbench.store import Store
+from workbench.store import Store, Tags
 
 from conftest import seed_abstracts, write_seed_file
 
@@ -116,7 +116,7 @@ def test_a_failed_update_leaves_the_review_as_it_was(copy, monkeypatch):
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)
+    monkeypatch.setattr(Tags, "add", broken)
     with pytest.raises(ReviewError, match="nothing was saved"):
         before.update([copy / "b.txt"])
     monkeypatch.undo()

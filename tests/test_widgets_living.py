@@ -11,7 +11,7 @@ import pytest
 
 import workbench
 from workbench.errors import InputError
-from workbench.store import Store
+from workbench.store import Store, Tags
 from workbench.widgets import ScreeningQueue, Session, screen
 from workbench.session.living import DuplicateQueue, split_paths
 
@@ -116,7 +116,7 @@ def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypat
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)  # the last step of an update's save
+    monkeypatch.setattr(Tags, "add", broken)  # the last step of an update's save
     added(view, case)
     monkeypatch.undo()
     line = view.living.update.update_act.line.value
