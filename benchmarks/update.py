@@ -63,11 +63,11 @@ def screen(review, n: int) -> None:
     ids = [p.id for p in review.papers[:n]]
     texts = review.texts()[:n]
     with Store.open(review.path, reviewer="script") as store, store.transaction():
-        store.decide([i for i, t in zip(ids, texts) if "learning" in t.lower()], "include")
-        store.decide([i for i, t in zip(ids, texts) if "learning" not in t.lower()], "exclude")
+        store.decisions.decide([i for i, t in zip(ids, texts) if "learning" in t.lower()], "include")
+        store.decisions.decide([i for i, t in zip(ids, texts) if "learning" not in t.lower()], "exclude")
         for pid in ids[::10]:
-            store.tag(pid, "checked")
-            store.note(pid, "scripted note")
+            store.tags.add(pid, "checked")
+            store.notes.add(pid, "scripted note")
 
 
 def annotations(path: Path) -> dict:

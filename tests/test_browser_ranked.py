@@ -60,6 +60,6 @@ def test_the_ranked_queue_reorders_after_each_decision(lab):
         finally:
             browser.close()
     with store(lab, REVIEWER) as s:
-        records = [r for r in s.screening_records() if r.reviewer == REVIEWER]
+        records = [r for r in s.decisions.records() if r.reviewer == REVIEWER]
     assert [(r.paper_id, r.decision) for r in records] == [(included, "include"), (excluded, "exclude"), (third, "exclude")]
     assert records[2].rank == 1 and records[2].model and not records[2].bulk

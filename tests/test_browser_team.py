@@ -32,8 +32,8 @@ def lab(tmp_path_factory):
         shutil.copy(server["ws"] / "notebooks" / "02_tag_and_screen.ipynb",
                     server["ws"] / "notebooks" / "02_second_reviewer.ipynb")  # a kernel of its own
         with store(server, "lead") as s:
-            s.set_blind(True)
-            s.set_criteria("Include: reward models, RLHF or safety alignment of language models.\n"
+            s.team.set_blind(True)
+            s.team.set_criteria("Include: reward models, RLHF or safety alignment of language models.\n"
                            "Exclude: surveys; papers without an evaluation.")
         yield server
 
@@ -85,7 +85,7 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
         finally:
             browser.close()
     with store(lab, "lead") as s:
-        final = s.final(pid)
+        final = s.team.final(pid)
     assert (final.decision, final.resolved_by, final.reason) == ("exclude", "Ben", "wrong topic")
     after = workbench.open_review(lab["review"]).prisma(write=False)
     assert after.records_excluded == counts.records_excluded + 1

@@ -74,14 +74,14 @@ def test_same_paper_merges_with_annotations_and_one_undo(case):
     ids = ids_by_title(review)
     kept, gone = ids[ROWS[0][0]], ids[ROWS[1][0]]
     with Store.open(case / "r", reviewer="ana") as store:
-        store.tag(gone, "key paper")
-        store.note(gone, "the better version")
-        store.decide(gone, "include")
+        store.tags.add(gone, "key paper")
+        store.notes.add(gone, "the better version")
+        store.decisions.decide(gone, "include")
     verdict = review.settle_duplicates(kept, gone, "same", reviewer="ana")
     assert verdict.kept == kept and verdict.other == gone
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["key paper"] and store.decision(kept).decision == "include"
-        assert len(store.notes(kept)) == 1 and store.merged_into() == {gone: kept}
+        assert store.tags.of(kept) == ["key paper"] and store.decisions.of(kept).decision == "include"
+        assert len(store.notes.of(kept)) == 1 and store.duplicates.merged_into() == {gone: kept}
         with pytest.warns(MergedPaperWarning, match=f"{gone} was merged into {kept}"):
             assert store.paper(gone)["id"] == kept  # the merged-away id names the paper it joined
     assert all(gone not in (c.first, c.second) for c in review.duplicate_candidates())
@@ -90,12 +90,12 @@ def test_same_paper_merges_with_annotations_and_one_undo(case):
     assert gone not in rebuilt and kept in rebuilt  # a rebuild keeps the merge
     assert any(s.startswith(str(case / "pairs.csv")) for s in rebuilt.paper(kept).sources)
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["key paper"]
+        assert store.tags.of(kept) == ["key paper"]
         (undone,) = store.undo()
         assert undone.action == "duplicate-same"
-        assert store.tags(gone) == ["key paper"] and store.decision(gone).decision == "include"
-        assert store.tags(kept) == [] and store.decision(kept) is None and len(store.notes(gone)) == 1
-        assert store.duplicate_verdicts() == []
+        assert store.tags.of(gone) == ["key paper"] and store.decisions.of(gone).decision == "include"
+        assert store.tags.of(kept) == [] and store.decisions.of(kept) is None and len(store.notes.of(gone)) == 1
+        assert store.duplicates.verdicts() == []
 
 
 def test_different_papers_stay_apart_through_updates_and_rebuilds(case):
@@ -120,7 +120,7 @@ def test_different_papers_stay_apart_through_updates_and_rebuilds(case):
                               embedder="fake", progress=False)
     assert first in rebuilt and dup.record_id in rebuilt  # the rebuild's dedupe consults it too
     with Store.open(case / "r") as store:
-        assert len(store.apart_pairs()) == 2
+        assert len(store.duplicates.apart_pairs()) == 2
 
 
 def test_cli_lists_and_settles(case, capsys):
@@ -146,10 +146,10 @@ def test_a_v4_store_migrates_to_v5_and_keeps_everything(tmp_path):
     conn.commit()
     conn.close()
     with Store.open(tmp_path, reviewer="ana") as store:
-        assert [s.reason for s in store.snapshots()] == ["before-migration-v4"]
-        assert store.tags("bbbbbbbbbbbb") == ["kept"] and store.duplicate_verdicts() == []
-        store.settle_duplicates("aaaaaaaaaaaa", "bbbbbbbbbbbb", "same")
-        assert store.tags("aaaaaaaaaaaa") == ["kept"] and store.integrity_check() == "ok"
+        assert [s.reason for s in store.files.snapshots()] == ["before-migration-v4"]
+        assert store.tags.of("bbbbbbbbbbbb") == ["kept"] and store.duplicates.verdicts() == []
+        store.duplicates.settle("aaaaaaaaaaaa", "bbbbbbbbbbbb", "same")
+        assert store.tags.of("aaaaaaaaaaaa") == ["kept"] and store.files.integrity_check() == "ok"
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     conn.close()
@@ -178,9 +178,9 @@ def test_cli_tag_note_decide_on_a_merged_away_id_go_to_the_paper_it_joined_sayin
     assert history.returncode == 0 and f"{gone} was merged into {kept}" in history.stderr
     assert "key paper" in history.stdout and "same paper" in history.stdout
     with Store.open(case / "r", reviewer="ana") as store:
-        assert f'"paper": "{gone}"' not in store.export("jsonl")  # nothing written under the merged-away id
-        assert store.tags(kept) == ["key paper"] and [n.text for n in store.notes(kept)] == ["journal version"]
-        assert store.decision(kept).reason == "on topic"
+        assert f'"paper": "{gone}"' not in store.files.export("jsonl")  # nothing written under the merged-away id
+        assert store.tags.of(kept) == ["key paper"] and [n.text for n in store.notes.of(kept)] == ["journal version"]
+        assert store.decisions.of(kept).reason == "on topic"
     assert cli("undo", "4", "--review", r, "--reviewer", "ana").returncode == 0  # the merge too
     again = cli("tag", gone, "own", "--review", r, "--reviewer", "ana")
     assert again.returncode == 0 and "merged" not in again.stderr and again.stdout.startswith(gone)
@@ -218,8 +218,8 @@ def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined
     with pytest.warns(MergedPaperWarning):
         rebuilt.resolve(gone, "include", reviewer="ana")
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["from the map"] and store.decision(kept).decision == "include"
-        assert store.final(kept).decision == "include"
+        assert store.tags.of(kept) == ["from the map"] and store.decisions.of(kept).decision == "include"
+        assert store.team.final(kept).decision == "include"
 
 
 def test_cli_merge_keeps_both_votes_and_the_conflicts_queue_shows_them(case):
@@ -237,4 +237,4 @@ def test_cli_merge_keeps_both_votes_and_the_conflicts_queue_shows_them(case):
         (kept, "exclude", "include", "include")]
     assert cli("undo", "--review", r, "--reviewer", "ana").returncode == 0
     with Store.open(case / "r") as store:
-        assert {d.reviewer: d.decision for d in store.votes(gone)} == {"alice": "include", "bob": "include"}
+        assert {d.reviewer: d.decision for d in store.decisions.votes(gone)} == {"alice": "include", "bob": "include"}

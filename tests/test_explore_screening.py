@@ -43,7 +43,7 @@ def _topic(session, t: int) -> list[str]:
 
 def _state(store) -> dict:
     """Every decision of the store with how it was made: what an undo must restore."""
-    return {r.paper_id: (r.decision, r.bulk, r.rank, r.score) for r in store.screening_records("tester")}
+    return {r.paper_id: (r.decision, r.bulk, r.rank, r.score) for r in store.decisions.records("tester")}
 
 
 def _shown_colours(view) -> list[str]:
@@ -82,10 +82,10 @@ def test_a_bulk_decision_is_marked_bulk_and_one_undo_restores_every_decision(ses
     before = _state(session.store)
     plan = session.plan_bulk(papers, "exclude", "topic 1", change_decided=True)
     assert session.decide_bulk(plan) == len(papers) - 1
-    after = {r.paper_id: r for r in session.store.screening_records("tester")}
+    after = {r.paper_id: r for r in session.store.decisions.records("tester")}
     assert all(after[p].decision == "exclude" and after[p].bulk for p in plan.ids)
     assert not after[papers[1]].bulk, "the paper already excluded by a person stays read"
-    assert session.store.decision(papers[2]).reason == "in bulk from the map: topic 1"
+    assert session.store.decisions.of(papers[2]).reason == "in bulk from the map: topic 1"
     report = session.stopping(log=False)
     assert (report.bulk, report.read, report.relevant) == (len(papers) - 1, 1, 0)
     undone = session.undo()
@@ -98,7 +98,7 @@ def test_a_preview_gone_stale_is_refused_and_nothing_is_written(session, review_
     papers = _topic(session, 2)
     plan = session.plan_bulk(papers, "include", "topic 2")
     with Store.open(review_path, reviewer="tester") as elsewhere:  # another notebook decides one
-        elsewhere.decide(papers[0], "exclude")
+        elsewhere.decisions.decide(papers[0], "exclude")
     before = _state(session.store)
     with pytest.raises(InputError, match="changed since the preview"):
         session.decide_bulk(plan)
@@ -110,7 +110,7 @@ def test_colours_by_decision_are_the_stores_decisions(session):
     papers = _topic(session, 3)
     _read_some(session, papers[:2], ["include", "maybe"])
     view.play([{"select": "topic:3", "bulk": "exclude"}, {"colour": "decision"}])
-    decisions = {d.paper_id: d.decision for d in session.store.every_decision()}
+    decisions = {d.paper_id: d.decision for d in session.store.decisions.every()}
     expected = [DECISION_COLOURS[decisions.get(pid, "undecided")] for pid in session.ids]
     assert _shown_colours(view) == [c.lower() for c in expected]
     assert session.colour_keys("decision") == [decisions.get(pid, "undecided") for pid in session.ids]
@@ -159,7 +159,7 @@ def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(s
     assert "1 already decided: 1 included — left as they are" in view.bulk.bulk_act.line.value
     assert session.stopping(log=False).decided == 1
     view.bulk.bulk_act.yes.click()
-    assert all(session.store.decision(p).decision == "exclude" for p in papers[1:])
+    assert all(session.store.decisions.of(p).decision == "exclude" for p in papers[1:])
     assert view.scatter.widget.points is not points, "the map is recoloured"
     assert "marked as decided in bulk" in view.bulk.bulk_act.line.value
     rows = {r["id"]: r["decision"] for r in view.table._all}
@@ -167,8 +167,8 @@ def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(s
     view.table.open_row(papers[1])
     assert "decided in bulk (map)" in view.card.value
     view.on_undo()
-    assert all(session.store.decision(p) is None for p in papers[1:])
-    assert session.store.decision(papers[0]).decision == "include"
+    assert all(session.store.decisions.of(p) is None for p in papers[1:])
+    assert session.store.decisions.of(papers[0]).decision == "include"
     assert {e["key"]: e["count"] for e in view.map.legend.entries} == {"include": 1, "undecided": len(session.ids) - 1}
     view.on_bulk("include")
     view.bulk.bulk_act.no.click()

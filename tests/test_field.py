@@ -153,7 +153,7 @@ def test_over_time_and_who_follow_the_topic_edits(review):
     w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
     topic = review.topic_of(w101)
     with review.store() as store:
-        store.rename_topic(topic, "citation networks")
+        store.topics.rename(topic, "citation networks")
     review.refresh_topics()
     trends = review.over_time().trends.set_index("topic")
     assert trends.loc[topic, "label"] == "citation networks"
@@ -163,7 +163,7 @@ def test_over_time_and_who_follow_the_topic_edits(review):
     other = next(int(t) for t in sorted(set(review.labels.tolist())) if t >= 0 and t != topic)
     merged_size = int(((review.labels == topic) | (review.labels == other)).sum())
     with review.store() as store:
-        kept = store.merge_topics([topic, other])
+        kept = store.topics.merge([topic, other])
     review.refresh_topics()
     over = review.over_time()
     assert other not in over.counts.index or kept == other

@@ -250,17 +250,17 @@ def test_annotations_and_topic_names_survive_a_rebuild_with_another_seed(tmp_pat
     first = review.papers[0]
     topic = int(review.labels[0])
     with review.store(reviewer="ana") as store:
-        store.tag(first.id, "must-read")
-        store.note(first.id, "compare with the RLHF survey")
-        store.rename_topic(topic, "My own topic name")
+        store.tags.add(first.id, "must-read")
+        store.notes.add(first.id, "compare with the RLHF survey")
+        store.topics.rename(topic, "My own topic name")
     assert workbench.open_review(tmp_path / "r").topic_labels()[topic] == "My own topic name"
 
     again = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="tfidf", seed=2)
     assert again.build_report.topics.previous_run is not None
     assert "My own topic name" in set(again.topics.label), "the human name is carried to the matching topic"
     with again.store() as store:
-        assert store.tags(first.id) == ["must-read"]
-        assert [n.text for n in store.notes(first.id)] == ["compare with the RLHF survey"]
+        assert store.tags.of(first.id) == ["must-read"]
+        assert [n.text for n in store.notes.of(first.id)] == ["compare with the RLHF survey"]
 
 
 def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
@@ -269,12 +269,12 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
     review = workbench.build([src], review=tmp_path / "r", embedder="fake")
     gone = review.papers[-1].id
     with review.store() as store:
-        store.tag(gone, "keep")
+        store.tags.add(gone, "keep")
     write_seed_file(src, texts[:-1])
     rebuilt = workbench.build([src], review=tmp_path / "r", embedder="fake")
     assert gone in rebuilt.build_report.sync.orphaned
     with rebuilt.store() as store:
-        assert store.tags(gone) == ["keep"]
+        assert store.tags.of(gone) == ["keep"]
 
 
 def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
@@ -287,9 +287,9 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     review = workbench.build([seeds], review=tmp_path / "r", embedder="fake")
     old_id = review.papers[2].id
     with review.store(reviewer="ana") as store:
-        store.tag(old_id, "key-paper")
-        store.note(old_id, "read first")
-        store.decide(old_id, "include")
+        store.tags.add(old_id, "key-paper")
+        store.notes.add(old_id, "read first")
+        store.decisions.decide(old_id, "include")
     bib = tmp_path / "refs.bib"
     bib.write_text(
         "@article{k, title={Study 2 of agents}, author={Doe, Jane}, year={2024}, doi={10.1234/study.2},\n"
@@ -301,9 +301,9 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     assert new.id != old_id and old_id in new.aliases
     assert rebuilt.build_report.sync.carried_over == ((old_id, new.id),)
     with rebuilt.store(reviewer="ana") as store:
-        assert store.tags(new.id) == ["key-paper"] and store.tags(old_id) == []
-        assert [n.text for n in store.notes(new.id)] == ["read first"]
-        assert store.decision(new.id).decision == "include"
+        assert store.tags.of(new.id) == ["key-paper"] and store.tags.of(old_id) == []
+        assert [n.text for n in store.notes.of(new.id)] == ["read first"]
+        assert store.decisions.of(new.id).decision == "include"
         assert old_id not in store.orphaned()
     # The BibTeX alone (seeds gone) still finds the annotations: its content id is an alias.
     alone = workbench.build([bib], review=tmp_path / "r2", embedder="fake")
@@ -397,9 +397,9 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
     assert len(old.papers) == 8 and [len(p.sources) for p in old.papers] == [1, 1, 1, 2, 1, 1, 1, 2]
     with old.store(reviewer="ana") as store:
         for i, p in enumerate(old.papers):
-            store.tag(p.id, f"tag-{i}")
-            store.note(p.id, f"note {i}")
-            store.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
+            store.tags.add(p.id, f"tag-{i}")
+            store.notes.add(p.id, f"note {i}")
+            store.decisions.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
     monkeypatch.undo()
 
     new = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
@@ -410,13 +410,13 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
         for i, p in enumerate(old.papers):
             now = by_source[p.sources[0]]  # the paper that first record belongs to today
             changed += now.id != p.id
-            assert store.tags(now.id) == [f"tag-{i}"], p.title
-            assert [n.text for n in store.notes(now.id)] == [f"note {i}"], p.title
-            decision = store.decision(now.id)
+            assert store.tags.of(now.id) == [f"tag-{i}"], p.title
+            assert [n.text for n in store.notes.of(now.id)] == [f"note {i}"], p.title
+            decision = store.decisions.of(now.id)
             assert (decision.decision, decision.reason) == ("include" if i % 2 else "exclude", f"reason {i}")
         assert store.orphaned() == []
         for merged in (old.papers[3], old.papers[7]):  # the old paper's annotations went to its first record
-            assert store.tags(by_source[merged.sources[1]].id) == []
+            assert store.tags.of(by_source[merged.sources[1]].id) == []
     assert changed == 7  # all but the long ASCII abstract got a new id
     assert len(new.build_report.sync.carried_over) == 7
 

@@ -17,7 +17,7 @@ import pytest
 import workbench
 from workbench.review import _folder as folder
 from workbench.errors import ReviewError, StoreError
-from workbench.store import Store
+from workbench.store import Files, Store
 
 from conftest import ROOT
 
@@ -26,9 +26,9 @@ def state(path: Path) -> dict:
     """What a fresh reader sees: the files' generation and contents, and the store's topics."""
     review = workbench.open_review(path)
     with Store.open(path) as store:
-        assignments, labels = store.current_topics()
+        assignments, labels = store.topics.current()
         runs = len([h for h in store.history(limit=None) if h.action == "record-topics"])
-        assert store.integrity_check() == "ok"
+        assert store.files.integrity_check() == "ok"
     return {
         "generation": review.generation,
         "files": {p.relative_to(review.files).as_posix(): p.read_bytes()
@@ -44,8 +44,8 @@ def state(path: Path) -> dict:
 def built_once(tmp_path_factory):
     review = workbench.build([ROOT / "seeds"], review=tmp_path_factory.mktemp("once") / "r", embedder="fake", seed=42)
     with Store.open(review.path, reviewer="ana") as store:
-        store.tag(review.papers[0].id, "keep-me")
-        store.rename_topic(0, "my name")
+        store.tags.add(review.papers[0].id, "keep-me")
+        store.topics.rename(0, "my name")
     return review.path
 
 
@@ -80,7 +80,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     elif step == len(steps):  # moving the finished folder into place
         monkeypatch.setattr(folder, "install", fail)
     else:  # inside the store transaction, after the topics were recorded
-        monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: fail())
+        monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: fail())
     with pytest.raises((ReviewError, StoreError, OSError)) as err:
         ACTIONS[action](seeds_review)
     assert "nothing was saved" in str(err.value) or isinstance(err.value, OSError)
@@ -89,7 +89,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     leftovers = [p.name for p in (seeds_review / "generations").iterdir() if p.name != before["generation"]]
     assert leftovers == [], "a failed save leaves no half-made generation behind"
     with Store.open(seeds_review) as store:
-        assert store.tags(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
+        assert store.tags.of(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
 
 
 @pytest.mark.parametrize("action", ["show themes", "rebuild"])
@@ -112,7 +112,7 @@ def test_a_failure_after_the_switch_says_everything_was_saved(seeds_review, monk
 def test_a_save_in_memory_only_changes_the_review_once_it_is_saved(seeds_review, monkeypatch):
     review = workbench.open_review(seeds_review)
     labels = review.labels.copy()
-    monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
+    monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
     with pytest.raises(ReviewError, match="nothing was saved"):
         review.show_themes(3, save=True)
     np.testing.assert_array_equal(review.labels, labels)

@@ -191,7 +191,7 @@ def test_a_decision_made_from_the_queue_records_its_rank_score_and_model(review)
     n = ids_of(review)["N"]  # not among the three shown: its rank in the whole queue
     review.decide(n, "exclude", ranking=ranking)
     with review.store() as store:
-        records = {r.paper_id: r for r in store.screening_records()}
+        records = {r.paper_id: r for r in store.decisions.records()}
     assert (records[c.id].rank, records[c.id].score) == (3, c.score)
     assert (records[a.id].rank, records[a.id].score) == (1, a.score)
     assert records[n].rank == 4
@@ -207,7 +207,7 @@ def test_several_papers_at_once_are_recorded_as_bulk_and_fitted(review):
     ranking = review.rank(next=10, model="svm-tfidf")
     review.decide([ids["D"], ids["F"]], "exclude", ranking=ranking)
     with review.store() as store:
-        records = {r.paper_id: r for r in store.screening_records()}
+        records = {r.paper_id: r for r in store.decisions.records()}
     assert records[ids["D"]].bulk and records[ids["F"]].rank == 6
     assert review.ranker(model="svm-tfidf").n_labelled_ == 4
     assert review.rank(next=10).counts["bulk"] == 2
@@ -222,7 +222,7 @@ def test_a_random_sample_draws_from_papers_no_one_read_and_is_recorded_as_such(r
     assert review.rank(next=10, sample=True, model="svm-tfidf").ids == sample.ids, "repeatable"
     review.decide(ids["D"], "exclude", ranking=sample)  # the same decision, now read
     with review.store() as store:
-        record = {r.paper_id: r for r in store.screening_records()}[ids["D"]]
+        record = {r.paper_id: r for r in store.decisions.records()}[ids["D"]]
     assert record.sampled and not record.bulk
     assert record.rank is None and record.score is not None, "decided (in bulk) when the sample was drawn: not in the queue"
     assert review.screening_history().sampled.tolist() == [False, False, False, True]
@@ -280,7 +280,7 @@ def test_a_claim_is_logged_with_its_rule_numbers_and_counts(review):
     assert report.stop and report.advice[0].numbers["p"] == pytest.approx(2 / 5) == pytest.approx(cdf(0, 5, 1, 3))
     assert report.advice[0].claim.startswith("recall >= 95 % with 50 % confidence")
     with review.store() as store:
-        (claim,) = store.stopping_claims()
+        (claim,) = store.stopping.claims()
     assert claim == report.logged and claim.reviewer == "ana" and "logged in the store" in report.lines()[-1]
     assert claim.claim == report.advice[0].claim and claim.stop and "hypergeometric" in claim.rule
     assert claim.numbers["p"] == pytest.approx(2 / 5) and claim.numbers["remaining"]["high"] == report.estimate.high
@@ -290,7 +290,7 @@ def test_a_claim_is_logged_with_its_rule_numbers_and_counts(review):
     assert compared["rule"] == "3 irrelevant in a row" and compared["stop"]
     assert review.stopping().logged is None, "only when asked"
     with review.store() as store:
-        assert len(store.stopping_claims()) == 1
+        assert len(store.stopping.claims()) == 1
 
 
 def test_a_sample_interrupted_by_ranked_reading_counts_as_ordinary_reading(review):

@@ -13,7 +13,7 @@ import pytest
 import workbench
 from workbench.cli import main
 from workbench.errors import ReviewError
-from workbench.store import Store
+from workbench.store import Store, Tags
 
 from conftest import seed_abstracts, write_seed_file
 
@@ -31,12 +31,12 @@ def screened(tmp_path_factory):
     review = workbench.build([a], review=folder / "r", embedder="fake", seed=42, progress=False)
     ids = [p.id for p in review.papers]
     with Store.open(review.path, reviewer="ana") as store:
-        store.decide(ids[:20], "exclude")
-        store.decide(ids[20:25], "include")
-        store.decide(ids[72:76], "include")  # four of the ten the new search finds again
-        store.tag(ids[75], "keep-me")
-        store.note(ids[74], "read the full text")
-        store.rename_topic(0, "my topic name")
+        store.decisions.decide(ids[:20], "exclude")
+        store.decisions.decide(ids[20:25], "include")
+        store.decisions.decide(ids[72:76], "include")  # four of the ten the new search finds again
+        store.tags.add(ids[75], "keep-me")
+        store.notes.add(ids[74], "read the full text")
+        store.topics.rename(0, "my topic name")
     return folder
 
 
@@ -104,8 +104,8 @@ def test_duplicates_join_the_paper_they_duplicate(copy):
     assert (source.name, source.query, source.searched_on) == ("PubMed", "alignment[tiab]", "2024-05-01")
     assert source.identified == 63 and source.merged == 10
     with Store.open(copy / "r") as store:
-        assert sorted(Path(s.path).name for s in store.sources()) == ["a.txt", "b.txt"]
-        assert store.tags(tagged.id) == ["keep-me"]
+        assert sorted(Path(s.path).name for s in store.sources.recorded()) == ["a.txt", "b.txt"]
+        assert store.tags.of(tagged.id) == ["keep-me"]
     assert any("PubMed" in line for line in report.lines())
 
 
@@ -116,7 +116,7 @@ def test_a_failed_update_leaves_the_review_as_it_was(copy, monkeypatch):
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)
+    monkeypatch.setattr(Tags, "add", broken)
     with pytest.raises(ReviewError, match="nothing was saved"):
         before.update([copy / "b.txt"])
     monkeypatch.undo()
@@ -124,7 +124,7 @@ def test_a_failed_update_leaves_the_review_as_it_was(copy, monkeypatch):
     assert again.generation == before.generation and len(again.papers) == 80
     assert annotations(copy / "r") == kept and again.new_papers() == []
     with Store.open(copy / "r") as store:
-        assert [Path(s.path).name for s in store.sources()] == ["a.txt"]
+        assert [Path(s.path).name for s in store.sources.recorded()] == ["a.txt"]
 
 
 def test_a_rebuild_after_an_update_keeps_every_decision(copy):

@@ -46,12 +46,12 @@ def test_session_actions_are_saved_at_once(session, review_path):
     session.note(ids[0], "a note")
     session.decide(ids[1], "include", reason="on topic")
     with _store(review_path) as other:  # another connection sees it without any save step
-        assert other.tags(ids[0]) == ["survey", "to-read"]
-        assert [n.text for n in other.notes(ids[0])] == ["a note"]
-        assert other.decision(ids[1], reviewer="tester").decision == "include"
+        assert other.tags.of(ids[0]) == ["survey", "to-read"]
+        assert [n.text for n in other.notes.of(ids[0])] == ["a note"]
+        assert other.decisions.of(ids[1], reviewer="tester").decision == "include"
     session.undo()
     with _store(review_path) as other:
-        assert other.decision(ids[1], reviewer="tester") is None
+        assert other.decisions.of(ids[1], reviewer="tester") is None
 
 
 def test_frame_carries_tags_and_decisions_for_colouring(session):
@@ -96,12 +96,12 @@ def test_screening_queue_filters_moves_and_keys(session):
     assert q.press("k") == "previous" and q.current_id == first
     q.add_tag("key-test")
     assert q.press("i") == "decide"  # include and move on
-    assert session.store.decision(first).decision == "include"
+    assert session.store.decisions.of(first).decision == "include"
     numbered = q.tags()  # in the order they were made: a new tag never renumbers the others
     q.press(str(numbered.index("key-test") + 1))  # toggles key-test on the new current paper
-    assert "key-test" in session.store.tags(q.current_id)
+    assert "key-test" in session.store.tags.of(q.current_id)
     assert q.press("u") == "undo"
-    assert "key-test" not in session.store.tags(q.current_id)
+    assert "key-test" not in session.store.tags.of(q.current_id)
     assert q.press("?") is None
     assert q.refilter(show="untagged") < n
     screened, total = q.progress()
@@ -130,7 +130,7 @@ def test_comparison_terms_similarity_and_shared_note(session):
     assert 'class="wb-shared"' in papers[0].abstract_html and len(papers[0].neighbours) == 2
     c.note("these disagree on the reward model")
     for pid in ids:
-        assert any("disagree" in n.text for n in session.store.notes(pid))
+        assert any("disagree" in n.text for n in session.store.notes.of(pid))
     with pytest.raises(InputError, match="compare 2 to 4 papers"):
         Comparison(session, ids[:1])
 
@@ -171,7 +171,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
         {"select": session.ids[:50], "recluster": True},
     ])
     with _store(review_path) as other:
-        assert len(other.papers_tagged("from-search")) == len(session.search("reward model").ids)
+        assert len(other.tags.papers_with("from-search")) == len(session.search("reward model").ids)
     assert "Renamed by a click" in set(session.review.topics.label)
     assert "sub-topics" in view.recluster_act.line.value and "✓" in view.recluster_act.line.value
     assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
@@ -293,7 +293,7 @@ def test_map_colours_follow_actions_without_rebuilding_the_frame(session, review
     view.on_decide()  # coloured by tag: a decision changes no colour, so nothing is sent
     assert frame.loc[0, "decision"] == "exclude" and view.scatter.widget.points is recoloured
     with _store(review_path) as other:  # another notebook decides; the next recolour shows it
-        other.decide(session.ids[2], "maybe")
+        other.decisions.decide(session.ids[2], "maybe")
     view.colour.value = "decision"
     assert view.frame is frame and frame.loc[2, "decision"] == "maybe"
     assert view.scatter.color()["by"] == "decision"
@@ -306,10 +306,10 @@ def test_a_note_on_the_selection_is_one_undo(session):
     view.note_text.value = "read the appendix of each"
     view.on_note()
     assert "note added to 4 papers" in view.note_act.line.value and view.note_text.value == ""
-    assert all([n.text for n in session.store.notes(p)][-1:] == ["read the appendix of each"] for p in chosen)
+    assert all([n.text for n in session.store.notes.of(p)][-1:] == ["read the appendix of each"] for p in chosen)
     assert view.frame.loc[60, "notes"] >= 1
     session.undo()
-    assert not any("appendix" in n.text for p in chosen for n in session.store.notes(p))
+    assert not any("appendix" in n.text for p in chosen for n in session.store.notes.of(p))
 
 
 def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(session, review_path):
@@ -319,14 +319,14 @@ def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(se
     view.tag_text.value = "asked-first"
     view.on_tag()  # a click: more than 20 papers, so it asks
     assert view.tag_act.waiting and view.tag_act.yes.description == "Yes, tag 25 papers"
-    assert session.store.papers_tagged("asked-first") == [] and view.tag_text.value == "asked-first"
+    assert session.store.tags.papers_with("asked-first") == [] and view.tag_text.value == "asked-first"
     view.tag_act.yes.click()
-    assert sorted(session.store.papers_tagged("asked-first")) == sorted(chosen)
+    assert sorted(session.store.tags.papers_with("asked-first")) == sorted(chosen)
     assert view.tag_text.value == "" and "tagged 25 papers" in view.tag_act.line.value
     view.tag_text.value = "not-wanted"
     view.on_tag()
     view.tag_act.no.click()
-    assert session.store.papers_tagged("not-wanted") == [] and view.tag_text.value == "not-wanted"
+    assert session.store.tags.papers_with("not-wanted") == [] and view.tag_text.value == "not-wanted"
     assert "cancelled" in view.tag_act.line.value
     session.undo()
 
@@ -335,7 +335,7 @@ def test_the_late_echo_of_a_submitted_box_does_not_put_its_text_back(session):
     view = screen(session, show="all")
     pid = view.queue.current_id
     view.keys.dispatch({"event": "submit", "name": "tag", "value": "late-echo"})  # Enter in the tag box
-    assert "late-echo" in session.store.tags(pid) and view.new_tag.value == ""
+    assert "late-echo" in session.store.tags.of(pid) and view.new_tag.value == ""
     view.new_tag.value = "late-echo"  # the box's own update, held back while the kernel was busy
     assert view.new_tag.value == "", "the late echo is dropped"
     view.new_tag.value = "l"  # typing again afterwards is kept
@@ -348,10 +348,10 @@ def test_screen_view_plays_keys_and_clicks(session):
     view = screen(session, show="all")
     start = view.queue.current_id
     view.play([{"add_tag": "clicked"}, {"decide": "exclude", "reason": "off topic"}, {"key": "k"}, {"note": "seen"}])
-    assert "clicked" in session.store.tags(start)
-    d = session.store.decision(start)
+    assert "clicked" in session.store.tags.of(start)
+    d = session.store.decisions.of(start)
     assert d.decision == "exclude" and d.reason == "off topic"
-    assert [n.text for n in session.store.notes(start)][-1] == "seen"
+    assert [n.text for n in session.store.notes.of(start)][-1] == "seen"
     assert "screened" in view.progress_label.value
     view.on_decide("nonsense")
     assert "✗ decision &#x27;nonsense&#x27;; expected one of include" in view.decision_line.value
@@ -364,7 +364,7 @@ def test_report_files(session):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
     # the module's earlier tests may have left an inclusion too (the queue's "i" on its first paper)
-    included = [pid for pid in session.ids if getattr(session.store.decision(pid), "decision", None) == "include"]
+    included = [pid for pid in session.ids if getattr(session.store.decisions.of(pid), "decision", None) == "include"]
     assert session.ids[0] in included
     assert md.startswith("# ") and "Representative papers" in md and f"## Included ({len(included)})" in md
 
@@ -404,7 +404,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
         session.tag(session.ids[:5], "kept-tag")
         on_disk = _files(fresh_review)
         with Store.open(fresh_review) as other:
-            stored = other.current_topics()
+            stored = other.topics.current()
         view = explore(session)
         view.play([{"themes": 3}])
         assert int((session.review.topics.topic >= 0).sum()) == 3 and view.topic_tools.themes.value == 3
@@ -416,7 +416,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
             assert len(set(session.review.labels[default_labels == t].tolist())) == 1
         assert _files(fresh_review) == on_disk, "looking at themes writes nothing"
         with Store.open(fresh_review) as other:
-            assert other.current_topics() == stored
+            assert other.topics.current() == stored
         view.play([{"rename_topic": 1, "label": "not while looking"}])
         assert "only being looked at" in view.topic_tools.rename_act.line.value
         view.play([{"stability": [1, 2]}])
@@ -428,7 +428,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
         np.testing.assert_array_equal(session.review.labels, review.labels)
         assert session.topic_label(0) == "Kept by hand" and session.preview is None
         assert ">stable</th>" not in view.topic_tools.overview.value, "stability is checked again for new topics"
-        assert _files(fresh_review) == on_disk and len(session.store.papers_tagged("kept-tag")) == 5
+        assert _files(fresh_review) == on_disk and len(session.store.tags.papers_with("kept-tag")) == 5
 
 
 def test_save_these_themes_then_one_undo_brings_back_the_topics_and_the_files(fresh_review):

@@ -11,7 +11,7 @@ import pytest
 
 import workbench
 from workbench.errors import InputError
-from workbench.store import Store
+from workbench.store import Store, Tags
 from workbench.widgets import ScreeningQueue, Session, screen
 from workbench.session.living import DuplicateQueue, split_paths
 
@@ -45,8 +45,8 @@ def built(tmp_path_factory):
     ids = [p.id for p in review.papers]
     review.decide(ids[0:6], "include", reviewer=ANA)
     with Store.open(review.path, reviewer=ANA) as store:
-        store.tag(ids[3], "key paper")
-        store.note(ids[3], "the one we cite")
+        store.tags.add(ids[3], "key paper")
+        store.notes.add(ids[3], "the one we cite")
     return folder
 
 
@@ -88,7 +88,7 @@ def test_adding_a_search_says_what_it_read_and_shows_the_new_papers(case, sessio
     assert f"new since {since}" in view.card.value  # the card says so
     assert view.living.update.files.value == ""
     with Store.open(case / "r") as store:  # provenance recorded as given
-        (source,) = [s for s in store.sources() if s.path.endswith("pubmed.csv")]
+        (source,) = [s for s in store.sources.recorded() if s.path.endswith("pubmed.csv")]
         assert (source.name, source.searched_on, source.identified) == ("PubMed", "2025-03-01", 19)
 
 
@@ -106,7 +106,7 @@ def test_a_bad_file_is_named_and_nothing_is_changed(case, session):
     assert "no file given" in panel.update_act.line.value
     assert workbench.open_review(case / "r").generation == generation and len(session.ids) == n
     with Store.open(case / "r") as store:
-        assert not any(s.path.endswith("pubmed.csv") for s in store.sources(in_build=False))
+        assert not any(s.path.endswith("pubmed.csv") for s in store.sources.recorded(in_build=False))
 
 
 def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypatch):
@@ -116,7 +116,7 @@ def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypat
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)  # the last step of an update's save
+    monkeypatch.setattr(Tags, "add", broken)  # the last step of an update's save
     added(view, case)
     monkeypatch.undo()
     line = view.living.update.update_act.line.value
@@ -173,15 +173,15 @@ def test_duplicates_queue_same_different_and_undo(case, session):
     queue.same()  # the screened paper is kept; the new one's tag follows
     assert queue.left == 1 and f"{new3} merged into {old3}" in queue.last
     with Store.open(case / "r", reviewer=ANA) as store:
-        assert store.tags(old3) == ["key paper", "second look"] and store.decision(old3).decision == "include"
+        assert store.tags.of(old3) == ["key paper", "second look"] and store.decisions.of(old3).decision == "include"
     assert new3 not in ScreeningQueue(session, show="all").ids  # merged away: no queue shows it
     assert new3 not in session.saved.new_papers()
     undone = queue.undo()
     assert "duplicate-same" in undone.text or "same paper" in undone.text
     assert queue.left == 2 and {queue.current.first, queue.current.second} == {old3, new3}
     with Store.open(case / "r", reviewer=ANA) as store:
-        assert store.tags(new3) == [f"new since {session.new_dates()[0]}", "second look"]
-        assert store.tags(old3) == ["key paper"]
+        assert store.tags.of(new3) == [f"new since {session.new_dates()[0]}", "second look"]
+        assert store.tags.of(old3) == ["key paper"]
     queue.different()
     queue.position = 0
     assert {queue.current.first, queue.current.second} == pair - {old3, new3} or queue.left == 1

@@ -32,10 +32,10 @@ def review(built, tmp_path, monkeypatch):
     shutil.copytree(built, tmp_path / "review")
     review = workbench.open_review(tmp_path / "review")
     with review.store("lead") as store:
-        store.set_blind(True)
-        store.set_criteria("Include: reward models or RLHF.\nExclude: <b>surveys</b>.")
-        store.add_exclusion_reason("wrong topic")
-        store.add_exclusion_reason("not a study")
+        store.team.set_blind(True)
+        store.team.set_criteria("Include: reward models or RLHF.\nExclude: <b>surveys</b>.")
+        store.team.add_exclusion_reason("wrong topic")
+        store.team.add_exclusion_reason("not a study")
     yield review
     forget_reviewer()
 
@@ -58,14 +58,14 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     view.play([{"decide": "include"}])
     assert "your own name" in view.decision_line.value
     with review.store("lead") as store:
-        assert not store.every_decision("title_abstract", all_reviewers=True), "nothing was saved"
-        assert not store.tags_by_reviewer(pid, all_reviewers=True), "nothing was saved"
+        assert not store.decisions.every("title_abstract", all_reviewers=True), "nothing was saved"
+        assert not store.tags.by_reviewer(pid, all_reviewers=True), "nothing was saved"
     with pytest.raises(InputError, match="many people share"):
         s.set_reviewer("Jovyan")
     view.play([{"reviewer": "Ana"}, {"decide": "include", "reason": "on topic"}])
     assert "screening as <b>Ana</b>" in view.team.names.who.value
     with review.store("lead") as store:
-        saved = store.every_decision("title_abstract", all_reviewers=True)  # blind: lead screens nothing
+        saved = store.decisions.every("title_abstract", all_reviewers=True)  # blind: lead screens nothing
         assert [(d.paper_id, d.reviewer) for d in saved] == [(pid, "Ana")]
     again = Session.open(review)  # remembered for this kernel
     assert again.reviewer == "Ana" and not again.needs_name()
@@ -144,12 +144,12 @@ def test_conflicts_queue_with_three_reviewers_resolve_and_undo(review):
     assert {v.reviewer for v in q_.card().votes} == {"Ana", "Ben"}
 
     view.play([{"resolve": "include", "reason": "in scope after discussion"}])
-    final = review.store("lead").final(p)
+    final = review.store("lead").team.final(p)
     assert (final.decision, final.resolved_by, final.reason) == ("include", "Cleo", "in scope after discussion")
     assert "1 open conflict" in view.team.conflicts.value
     assert [c.paper_id for c in review.conflicts()] == [r]
     view.play([{"key": "u"}])
-    assert review.store("lead").final(p) is None
+    assert review.store("lead").team.final(p) is None
     assert "2 open conflicts" in view.team.conflicts.value and "undid" in view.undo_act.line.value
     for s in (ana, ben, cleo):
         s.close()
@@ -184,7 +184,7 @@ def test_criteria_reasons_and_the_full_text_stage(review):
     view.play([{"decide": "exclude", "reason": "Wrong  topic"}, {"go": q}])
     view.on_decide("not retrieved")
     with review.store("lead") as store:
-        got = {(d.paper_id, d.decision, d.reason) for d in store.every_decision(FULL_TEXT, all_reviewers=True)}
+        got = {(d.paper_id, d.decision, d.reason) for d in store.decisions.every(FULL_TEXT, all_reviewers=True)}
     assert got == {(p, "exclude", "wrong topic"), (q, "exclude", "not retrieved")}
     for s in (ana, ben):
         s.close()
@@ -222,7 +222,7 @@ def test_explore_and_compare_ask_for_the_name_and_the_card_follows_the_blind_rul
     assert "type your name" in view.names.who.value
     view.play([{"select": [pid], "tag": "t1"}])
     with review.store("lead") as store:
-        assert not store.papers_tagged("t1"), "nothing saved before a name"
+        assert not store.tags.papers_with("t1"), "nothing saved before a name"
     view.play([{"reviewer": "Ana"}, {"tag": "t1"}, {"open": pid}])
     assert "working as <b>Ana</b>" in view.names.who.value
     assert "bens reason" not in view.card.value, "blind: Ben's vote hidden until Ana screened the paper"

@@ -63,8 +63,8 @@ def check_review(review: str | os.PathLike, reviewer: str | None = None) -> Chec
     store_path = path / STORE_FILE
     try:
         with Store.open(path, reviewer=reviewer, create=False) as store:
-            report = store.check(files=False)
-            generation, known = store.generation(), True
+            report = store.files.check(files=False)
+            generation, known = store.files.generation(), True
             if store.read_only:
                 report.append(f"read-only for you: {store.read_only}")
     except WorkbenchError as err:

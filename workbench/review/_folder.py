@@ -3,7 +3,7 @@
 A build or a saved topic run writes a complete new set of the review's files (papers, topics,
 map coordinates, arrays, the model, build.json) into ``generations/<name>/`` beside the current
 set; only then does one store transaction record the run's topics together with the name of
-the new set (``Store.set_generation``). Until that commit the previous set is the review's and is
+the new set (``store.files.set_generation``). Until that commit the previous set is the review's and is
 never touched; after it the new set is complete. A crash between any two writes therefore
 leaves either the previous review or the new one, whole. Older sets are removed later (the newest
 few are kept, and none younger than ten minutes, which another process may still be committing).

@@ -34,9 +34,9 @@ class LivingReview:
 
         since = None if since is None else check_date(since, "since")
         with self.store(UPDATE_REVIEWER) as store:  # the tags are the update's own, blind mode or not
-            tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
+            tags = [t.name for t in store.tags.vocabulary() if t.name.startswith(NEW_SINCE)]
             tags = [t for t in tags if since is None or t[len(NEW_SINCE):] >= since]
-            ids = {pid for t in tags for pid in store.papers_tagged(t)}
+            ids = {pid for t in tags for pid in store.tags.papers_with(t)}
         if unscreened and ids:
             with self.store(reviewer) as store:
                 summary = store.summary()
@@ -50,8 +50,8 @@ class LivingReview:
         from ._update import NEW_SINCE, UPDATE_REVIEWER
 
         with self.store(UPDATE_REVIEWER) as store:
-            tags = [t.name for t in store.vocabulary() if t.name.startswith(NEW_SINCE)]
-            return {pid: t[len(NEW_SINCE):] for t in sorted(tags, reverse=True) for pid in store.papers_tagged(t)}
+            tags = [t.name for t in store.tags.vocabulary() if t.name.startswith(NEW_SINCE)]
+            return {pid: t[len(NEW_SINCE):] for t in sorted(tags, reverse=True) for pid in store.tags.papers_with(t)}
 
     def latest_update(self):
         """The latest update since the last build (:class:`~._prisma.LatestUpdate`: its date,
@@ -65,7 +65,7 @@ class LivingReview:
         """Ids of the review's papers a person merged into another ("same paper"); they leave
         the map at the next update or rebuild, and no queue shows them meanwhile."""
         with self.store() as store:
-            merged = store.merged_into()
+            merged = store.duplicates.merged_into()
         here = set(self.ids)
         return {m for m, kept in merged.items() if m in here and kept in here}
 
@@ -76,8 +76,8 @@ class LivingReview:
         from ._duplicates import LOW, candidates
 
         with self.store() as store:
-            settled = {frozenset((v.paper_a, v.paper_b)) for v in store.duplicate_verdicts()}
-            merged = store.merged_into()
+            settled = {frozenset((v.paper_a, v.paper_b)) for v in store.duplicates.verdicts()}
+            merged = store.duplicates.merged_into()
         papers = [p for p in self.papers if p.id not in merged]
         return candidates(papers, settled, LOW if low is None else low)
 
@@ -89,4 +89,4 @@ class LivingReview:
         from ._update import UPDATE_REVIEWER
 
         with self.store(reviewer) as store:
-            return store.settle_duplicates(first, second, verdict, markers=(UPDATE_REVIEWER,))
+            return store.duplicates.settle(first, second, verdict, markers=(UPDATE_REVIEWER,))

@@ -23,7 +23,7 @@ def _current_generation(path: Path) -> str | None:
     if not (path / STORE_FILE).exists():
         return None
     with Store.open(path, create=False) as store:
-        return store.generation()
+        return store.files.generation()
 
 
 def _shown(where: Path, review: Path, name: str) -> str:

@@ -1,6 +1,6 @@
 """The PRISMA 2020 counts of a review: the build's sources and the store's two screening stages.
 
-Identification comes from the sources the last build recorded (``Store.sources``, see
+Identification comes from the sources the last build recorded (``store.sources``, see
 ``_provenance``): records identified per database and per register (read plus skipped, each file
 under the name its provenance gives), duplicates removed (merged away while reading) and records
 removed for other reasons (skipped: no usable title or abstract). Nothing is marked ineligible by
@@ -10,14 +10,14 @@ automation: the ranked queue only orders papers. Screening comes from the store 
 queue on (a recorded rank). A review built before sources were recorded counts its papers as
 identified, under the sources its build names, with nothing removed.
 
-Papers a person said are one paper ("same", ``Store.settle_duplicates``) count as duplicates
+Papers a person said are one paper ("same", ``store.duplicates.settle``) count as duplicates
 removed: the merged paper is not a record of its own (it stays among the review's papers until the
 next update or rebuild absorbs it into the kept one, whose aliases then name it).
 
 **An updated review** (``workbench update`` since the last build) gets PRISMA 2020's diagram for
 updated reviews, about its latest update (every update of the latest "new since" date: a search
 run in several databases may be added one file at a time): the new records identified per source
-(the files those updates read, from ``Store.sources``), their duplicates removed (among
+(the files those updates read, from ``store.sources``), their duplicates removed (among
 themselves and of the review's papers) and records removed for other reasons, the new records
 (the papers tagged ``new since <date>``) as screened, excluded, sought, assessed and included,
 and the studies included in the previous version (the review's other papers included at full
@@ -65,7 +65,7 @@ def latest_update(review, store) -> LatestUpdate | None:
     if not entries:
         return None
     tag = entries[-1]["tag"]
-    known = [s.path for s in store.sources()]
+    known = [s.path for s in store.sources.recorded()]
     files = [f for e in entries if e["tag"] == tag for f in _files_of(e, known)]
     from ._update import NEW_SINCE
 
@@ -78,7 +78,7 @@ def merged_by_people(review, store) -> tuple[set[str], int]:
     one by an update or a rebuild, which keeps its id as an alias)."""
     here = set(review.ids)
     still, n = set(), 0
-    for merged, kept in store.merged_into().items():
+    for merged, kept in store.duplicates.merged_into().items():
         if kept not in here:
             continue
         if merged in here:
@@ -92,7 +92,7 @@ def merged_by_people(review, store) -> tuple[set[str], int]:
 def identification(review, store) -> dict:
     """``databases``, ``registers``, ``duplicates_removed`` and ``removed_other`` for
     :func:`workbench.team.prisma_counts`, from the sources of the last build."""
-    sources = store.sources()
+    sources = store.sources.recorded()
     if not sources:
         named = ", ".join(review.manifest.get("sources", [])) or "the sources"
         return {"databases": {f"{named} (counts per file not recorded; rebuild to record them)": len(review)},
@@ -122,7 +122,7 @@ def _included(store, ids) -> int:
 def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
     from ._team import screening_of
 
-    ranked = {r.paper_id for r in store.screening_records(everyone=True, all_reviewers=True) if r.rank is not None}
+    ranked = {r.paper_id for r in store.decisions.records(everyone=True, all_reviewers=True) if r.rank is not None}
     return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records, all_reviewers=True),
                               full_text=screening_of(store, FULL_TEXT, records, all_reviewers=True), ranked=ranked & set(records),
                               **ident, **extra)
@@ -131,7 +131,7 @@ def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
 def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     """PRISMA 2020's counts for an updated review, about ``latest`` (see the module docstring)."""
     files = set(latest.files)
-    ident = _identified([s for s in store.sources() if s.path in files])
+    ident = _identified([s for s in store.sources.recorded() if s.path in files])
     still, _ = merged_by_people(review, store)
     tagged = {pid for pid, since in review.new_since().items() if since == latest.since}
     new = [pid for pid in review.ids if pid in tagged]
@@ -165,9 +165,9 @@ def counts(review, store, previous_studies: int | None = None, update: bool | No
 def _systematic(store) -> bool:
     """Whether the review is screened as a systematic review: a source with search provenance,
     a full-text decision, a final decision, or team settings (blind, reviewers per paper, criteria)."""
-    settings = store.settings()
-    return (any(s.provenance_given for s in store.sources()) or bool(store.every_decision(FULL_TEXT, all_reviewers=True))
-            or bool(store.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
+    settings = store.settings.read()
+    return (any(s.provenance_given for s in store.sources.recorded()) or bool(store.decisions.every(FULL_TEXT, all_reviewers=True))
+            or bool(store.team.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
 
 
 def in_report(review, store, wanted: bool | None = None) -> tuple[team.PrismaCounts | None, str | None]:

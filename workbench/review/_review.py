@@ -108,7 +108,7 @@ class Review(TeamReview, FieldReview, LivingReview):
         if not (self.path / STORE_FILE).exists():
             return True
         with self.store() as store:
-            return store.generation() == self.generation
+            return store.files.generation() == self.generation
 
     def reopen(self) -> Review:
         """The review as it is on disk now (after another notebook or the command line saved new
@@ -160,9 +160,9 @@ class Review(TeamReview, FieldReview, LivingReview):
         if not (self.path / STORE_FILE).exists():
             return True
         with self.store() as store:
-            if store.generation() != self.generation:
+            if store.files.generation() != self.generation:
                 return False
-            assignments, labels = store.current_topics()
+            assignments, labels = store.topics.current()
         if assignments:
             self.apply_topic_edits(assignments, labels)
         return True

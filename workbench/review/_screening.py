@@ -89,7 +89,7 @@ class Ranking:
         return [p.id for p in self.papers]
 
     def context(self, paper_id: str) -> dict:
-        """What :meth:`workbench.store.Store.decide` records for a decision on ``paper_id`` made
+        """What ``store.decisions.decide`` records for a decision on ``paper_id`` made
         from this ranking: ``rank``, ``score``, ``model``, ``model_version``, ``sampled``."""
         row = self.row_of(paper_id)
         sampled = self.mode == "sample" and paper_id in self.ids
@@ -189,7 +189,7 @@ class ScreeningCache:
 def final_decisions(store, stage: str) -> list[team.FinalDecision]:
     """The store's final decisions at ``stage`` as :class:`workbench.team.FinalDecision` objects."""
     return [team.FinalDecision(f.paper_id, f.decision, f.resolved_by, f.reason, f.resolved_at, f.stage)
-            for f in store.finals(stage)]
+            for f in store.team.finals(stage)]
 
 
 def training_records(store) -> list[ScreeningRecord]:
@@ -197,9 +197,9 @@ def training_records(store) -> list[ScreeningRecord]:
     made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
     the reviewer's own votes, else also the latest by anyone), each with how it was made; not the
     votes left on a paper merged into another."""
-    viewer, blind = store.reviewer, store.blind
-    merged = store.merged_into()  # (a vote a merge left on the paper merged away: its conflict is the kept paper's)
-    records = [r for r in store.screening_records(everyone=True, all_reviewers=True) if r.paper_id not in merged]
+    viewer, blind = store.reviewer, store.team.blind
+    merged = store.duplicates.merged_into()  # (a vote a merge left on the paper merged away: its conflict is the kept paper's)
+    records = [r for r in store.decisions.records(everyone=True, all_reviewers=True) if r.paper_id not in merged]
     finals = final_decisions(store, TITLE_ABSTRACT)
     chosen = team.training_decisions(viewer, records, finals, blind=blind)
     picked: dict[str, ScreeningRecord] = {}
@@ -312,4 +312,4 @@ def decide(review, ids, decision: str, reason: str | None = None, ranking: Ranki
         if ranking.model is None:
             context.update(rank=None, score=None)
     with review.store(reviewer) as store:
-        return store.decide(ids, decision, reason, bulk=bulk, stage=stage, **context)
+        return store.decisions.decide(ids, decision, reason, bulk=bulk, stage=stage, **context)

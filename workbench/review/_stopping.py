@@ -105,7 +105,7 @@ def history_of(decided: Decided, n_papers: int) -> ScreeningHistory:
 def history(review, reviewer: str | None = None) -> ScreeningHistory:
     """The review's decisions as a :class:`~workbench.screening.ScreeningHistory`."""
     with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
+        decided = Decided.of(review, store.decisions.records())
     return history_of(decided, len(review))
 
 
@@ -113,7 +113,7 @@ def stopping(review, target: float = 0.95, confidence: float = 0.95, n_in_a_row:
              log: bool = False, reviewer: str | None = None) -> StoppingReport:
     """The estimate and the advice; see :meth:`workbench.review.Review.stopping`."""
     with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
+        decided = Decided.of(review, store.decisions.records())
         hist = history_of(decided, len(review))
         estimate = estimate_remaining(hist, confidence=confidence)
         advice = tuple(stopping_advice(hist, target=target, confidence=confidence, n_in_a_row=n_in_a_row))
@@ -125,5 +125,5 @@ def stopping(review, target: float = 0.95, confidence: float = 0.95, n_in_a_row:
             model=ranked[-1].model if ranked else None, model_version=ranked[-1].model_version if ranked else None)
         if not log:
             return report
-        logged = store.log_stopping_claim(report.claim_to_log())
+        logged = store.stopping.log(report.claim_to_log())
     return StoppingReport(**{**report.__dict__, "logged": logged})

@@ -43,14 +43,14 @@ def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers:
     or agreed on it is a hint: it counts in ``counts()`` only); ``all_reviewers=True``: every paper
     and vote, for which papers go on to full text (the outcome of title/abstract) and PRISMA."""
     keep = None if ids is None else set(ids)
-    every = store.every_decision(_stage(stage), all_reviewers=True) + store.votes_kept(stage, all_reviewers=True)  # (a merge's two votes)
+    every = store.decisions.every(_stage(stage), all_reviewers=True) + store.duplicates.votes_kept(stage, all_reviewers=True)  # (a merge's two votes)
     votes = [d for d in every if keep is None or d.paper_id in keep]
     finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
-    screening = team.classify(votes, finals, required=store.reviewers_per_paper(),
+    screening = team.classify(votes, finals, required=store.team.reviewers_per_paper(),
                               reasons_must_match=stage == FULL_TEXT)
-    if all_reviewers or not store.blind:
+    if all_reviewers or not store.team.blind:
         return screening
-    shown = {(d.paper_id, d.reviewer) for d in store.every_decision(stage)}
+    shown = {(d.paper_id, d.reviewer) for d in store.decisions.every(stage)}
     papers = {pid: p if p.status == team.CONFLICT else
               replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
               for pid, p in screening.papers.items()}
@@ -65,11 +65,11 @@ def _line(paper: team.PaperStatus, stage: str) -> str:
 
 
 def import_annotations(store, path, allow_orphans: bool = False) -> object:
-    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`; an
+    """Merge a JSONL export into ``store`` (``store.files.import_annotations``; an
     export of mostly other papers needs ``allow_orphans``): different reviewers' decisions are
     kept side by side; the report also lists the papers the import touched on which the
     reviewers now disagree (the conflicts to resolve)."""
-    report = store.import_annotations(path, allow_orphans=allow_orphans)
+    report = store.files.import_annotations(path, allow_orphans=allow_orphans)
     lines = []
     for stage in STAGES:
         touched = {pid for pid, s in report.decided if s == stage}
@@ -101,7 +101,7 @@ class TeamReview:
         counts) and when. One ``undo`` takes it back. Final decisions train everyone's queue."""
         with self.store(reviewer) as store:
             (paper,) = papers_of(self, store, [paper])  # before anything is written
-            final = store.set_final(paper, decision, reason, stage=_stage(stage))
+            final = store.team.set_final(paper, decision, reason, stage=_stage(stage))
         return team.FinalDecision(final.paper_id, final.decision, final.resolved_by, final.reason,
                                   final.resolved_at, final.stage)
 
@@ -112,7 +112,7 @@ class TeamReview:
         categories = DECISIONS if _stage(stage) == TITLE_ABSTRACT else ("include", "exclude")
         ids = set(self.ids)
         with self.store() as store:  # every vote is counted; only the statistics are returned
-            votes = [d for d in store.every_decision(stage, all_reviewers=True) if d.paper_id in ids]
+            votes = [d for d in store.decisions.every(stage, all_reviewers=True) if d.paper_id in ids]
         return team.agreement(votes, categories)
 
     def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None,
@@ -140,15 +140,15 @@ class TeamReview:
         paper only while it is a conflict)."""
         with self.store(viewer) as store:
             (paper,) = papers_of(self, store, [paper])
-            if resolving and store.blind:  # only a conflict's resolver sees every reviewer's work on it
+            if resolving and store.team.blind:  # only a conflict's resolver sees every reviewer's work on it
                 status = screening_of(store, _stage(stage), [paper], all_reviewers=True).papers.get(paper)
                 resolving = status is not None and status.status == team.CONFLICT
             # every reviewer's work, to which team.visible_to applies the blind rule (with ``resolving``)
-            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage), all_reviewers=True)}
+            decisions = {d.reviewer: d for d in store.decisions.votes(paper, stage=_stage(stage), all_reviewers=True)}
             return team.visible_to(store.reviewer, decisions=decisions,
-                                   tags=store.tags_by_reviewer(paper, all_reviewers=True),
-                                   notes=store.notes_by_reviewer(paper, all_reviewers=True), blind=store.blind,
-                                   final=store.final(paper, stage=stage), resolving=resolving)
+                                   tags=store.tags.by_reviewer(paper, all_reviewers=True),
+                                   notes=store.notes.by_reviewer(paper, all_reviewers=True), blind=store.team.blind,
+                                   final=store.team.final(paper, stage=stage), resolving=resolving)
 
     def decide(self, ids, decision: str, reason: str | None = None, *, ranking=None, bulk: bool | None = None,
                reviewer: str | None = None, stage: str = TITLE_ABSTRACT) -> int:

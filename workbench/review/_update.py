@@ -5,7 +5,7 @@ papers the review already has (the rules of :mod:`workbench.dedupe`: DOI, arXiv 
 record id, the same abstract, near-identical titles that agree on year or first author), and
 merges those into the existing paper: its id, decisions, tags, notes, topic and place on the map
 stay; the new source is recorded among its ``sources`` and the record's id among its
-``aliases``. Pairs a person said are different papers (``Store.duplicate_verdicts``) are never
+``aliases``. Pairs a person said are different papers (``store.duplicates.verdicts``) are never
 merged. The other records are new papers: embedded through the review's cache in the old papers'
 space and placed without refitting anything (:func:`workbench.space.layout.place_by_neighbours`: each
 at the similarity-weighted mean of its 10 most similar old papers' map position and 5-d
@@ -142,7 +142,7 @@ def _link_or_copy(src, dst):
 
 
 def _source_rows(report, provenance, store_sources, merged_by_file: dict[str, int]) -> tuple[list, list]:
-    """The rows ``record_sources`` gets: the review's sources as they are, then the new files
+    """The rows ``store.sources.record`` gets: the review's sources as they are, then the new files
     (their duplicates of the review's papers counted as merged); and the new files' paths."""
     rows = _provenance.source_rows(report, provenance)
     new_paths = [r["path"] for r in rows]
@@ -257,7 +257,7 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
                                   cache=BuildCache(old.path).folder / "records", follow_links=follow_links)
     with old.store() as store:
-        apart, merged, known_sources = store.apart_pairs(), store.merged_into(), store.sources()
+        apart, merged, known_sources = store.duplicates.apart_pairs(), store.duplicates.merged_into(), store.sources.recorded()
     base = _base(old, merged)
     matches, refused = match_existing(base.papers, papers, threshold, apart)
     kept, fresh, found = _merge(base, papers, matches)
@@ -279,12 +279,12 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
             from ..store import Store
 
             with Store.open(old.path, reviewer=UPDATE_REVIEWER) as marker:
-                marker.tag([p.id for p in fresh], tag)
+                marker.tags.add([p.id for p in fresh], tag)
 
     saved = save(updated, _KeptModel(old.files / "model"), reason="update", sync=True, reviewer=reviewer,
                  sources=rows, then=mark_new)
     with updated.store() as store:
-        recorded = tuple(s for s in store.sources() if s.path in new_paths)
+        recorded = tuple(s for s in store.sources.recorded() if s.path in new_paths)
     seconds = {"read": round(t_read, 3), "place": round(t_place, 3),
                "save": round(time.perf_counter() - t0 - t_read - t_place, 3)}
     updated.last_save = saved

@@ -134,8 +134,8 @@ class Comparison:
                     title=escape(paper.title),
                     authors=escape(authors_line(paper.authors, paper.et_al)),
                     topic_label=escape(s.topic_label(topic)),
-                    tags=s.store.tags(pid),
-                    notes=[escape(n.text) for n in s.store.notes(pid)],
+                    tags=s.store.tags.of(pid),
+                    notes=[escape(n.text) for n in s.store.notes.of(pid)],
                     distinctive=[escape(t) for t in distinctive[pid]],
                     abstract_html=highlight(paper.text, marks),
                     neighbours=[

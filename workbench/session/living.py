@@ -88,7 +88,7 @@ class LivingActions:
     def read_before(self, sources) -> list[str]:
         """Which of ``sources`` the review has read already (in its build or an update)."""
         with self.saved.store() as store:
-            known = {s.path for s in store.sources(in_build=False)}
+            known = {s.path for s in store.sources.recorded(in_build=False)}
         return [s for s in split_paths(sources) if str(Path(s).resolve()) in known or s in known]
 
     def update_review(self, sources, database: str = "", searched_on: str = "", query: str = "") -> UpdateDone:

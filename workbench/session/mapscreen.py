@@ -99,16 +99,16 @@ class MapScreening:
 
     def my_decisions(self) -> dict[str, str]:
         """``{paper id: decision}`` of this reviewer (not another's)."""
-        return {r.paper_id: r.decision for r in self.store.screening_records(self.reviewer)}
+        return {r.paper_id: r.decision for r in self.store.decisions.records(self.reviewer)}
 
     def decided_in_bulk(self) -> set[str]:
         """The papers whose current decision by this reviewer was made in bulk (not read)."""
-        return {r.paper_id for r in self.store.screening_records(self.reviewer) if r.bulk}
+        return {r.paper_id for r in self.store.decisions.records(self.reviewer) if r.bulk}
 
     def relevance_ranking(self):
         """:meth:`rank` when a model exists (one include and one exclude), else None (without
         building the ranker's features: a map coloured before any decision stays quick)."""
-        decisions = {r.decision for r in self.store.screening_records() if r.paper_id in self.saved}
+        decisions = {r.decision for r in self.store.decisions.records() if r.paper_id in self.saved}
         if not {"include", "exclude"} <= decisions:
             return None
         ranking = self.rank()

@@ -226,7 +226,7 @@ class ScreeningQueue:
 
     def tags(self) -> list[str]:
         """The vocabulary in the order tags were made: tag n keeps its number when others come."""
-        vocab = [t for t in self.session.store.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
+        vocab = [t for t in self.session.store.tags.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
         return [t.name for t in sorted(vocab, key=lambda t: (t.created_at, t.name))]
 
     def toggle_tag(self, tag: str) -> bool:
@@ -247,7 +247,7 @@ class ScreeningQueue:
         """Decide the paper on screen, recording the rank and score the queue showed for it;
         in a ranked order the model is refitted and the papers after it reordered."""
         pid = self._require()
-        before = self.session.store.decision(pid, stage=self.stage)
+        before = self.session.store.decisions.of(pid, stage=self.stage)
         self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False, stage=self.stage)
         self.last = f"{decision}: {pid}"
         if before is None or before.decision != decision:
@@ -325,7 +325,7 @@ class ScreeningQueue:
         s = self.session
         paper = s.review.paper(pid)
         topic = s.review.topic_of(pid)
-        decision = s.store.decision(pid, stage=self.stage)
+        decision = s.store.decisions.of(pid, stage=self.stage)
         terms = query_terms(self.search)
         return Card(
             id=pid,
@@ -336,10 +336,10 @@ class ScreeningQueue:
             topic=topic,
             topic_label=escape(s.topic_label(topic)),
             abstract_html=highlight(paper.text, terms),
-            tags=[t for t in s.store.tags(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
+            tags=[t for t in s.store.tags.of(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
             decision=decision.decision if decision else None,
             reason=decision.reason if decision else None,
-            notes=[escape(n.text) for n in s.store.notes(pid)],
+            notes=[escape(n.text) for n in s.store.notes.of(pid)],
             position=self.position + 1,
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",

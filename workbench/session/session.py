@@ -118,7 +118,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         return topic_colours(sizes, theme_parts(self.saved.labels, labels))
 
     def vocabulary(self) -> list[str]:
-        return [t.name for t in self.store.vocabulary()]
+        return [t.name for t in self.store.tags.vocabulary()]
 
     def topic_label(self, topic: int) -> str:
         return self.review.topic_labels().get(int(topic), "Unassigned")
@@ -133,7 +133,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         items = [ids] if isinstance(ids, str) else list(ids)
         if not items:
             raise InputError("no papers selected; select some papers first")
-        merged = self.store.merged_into()  # ids of the map a person merged away go to the store
+        merged = self.store.duplicates.merged_into()  # ids of the map a person merged away go to the store
         return [i if i in self.review and i not in merged else self.store.resolve(i) for i in items]
 
     def subscribe(self, listener) -> None:
@@ -151,7 +151,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
     def tag(self, ids, *tags: str) -> int:
         self._check_name()
         ids = self._ids(ids)
-        added = self.store.tag(ids, *[t.strip() for t in tags if t and t.strip()])
+        added = self.store.tags.add(ids, *[t.strip() for t in tags if t and t.strip()])
         self._changed("tag", ids)
         return added
 
@@ -159,14 +159,14 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         self._check_name()
         ids = self._ids(ids)
         with self.store.transaction():  # all of the selection or none of it
-            removed = sum(bool(self.store.untag(i, tag)) for i in ids)
+            removed = sum(bool(self.store.tags.remove(i, tag)) for i in ids)
         self._changed("untag", ids)
         return removed
 
     def toggle_tag(self, paper_id: str, tag: str) -> bool:
         """Add ``tag`` if the paper lacks it, else remove it. Returns whether it is now tagged."""
         pid = self.resolve(paper_id)
-        if tag in self.store.tags(pid):
+        if tag in self.store.tags.of(pid):
             self.untag(pid, tag)
             return False
         self.tag(pid, tag)
@@ -177,7 +177,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         ids = self._ids(ids)
         if not text or not text.strip():
             raise InputError("the note is empty; write something first")
-        note_ids = self.store.note_each(ids, text.strip())  # one action: one undo takes it back
+        note_ids = self.store.notes.add_each(ids, text.strip())  # one action: one undo takes it back
         self._changed("note", ids)
         return note_ids
 

@@ -74,10 +74,10 @@ class TeamActions:
         """Whether the review is screened as a team: blind mode, two or more reviewers per
         paper, or votes by two or more people (labels read from source files aside)."""
         store = self.store
-        if store.blind or store.reviewers_per_paper() >= 2:
+        if store.team.blind or store.team.reviewers_per_paper() >= 2:
             return True
         return self._remembered("team", lambda: len(
-            {d.reviewer for stage in STAGES for d in store.every_decision(stage, all_reviewers=True)} - {IMPORTED}) >= 2)
+            {d.reviewer for stage in STAGES for d in store.decisions.every(stage, all_reviewers=True)} - {IMPORTED}) >= 2)
 
     def needs_name(self) -> bool:
         """Whether a face must ask for the reviewer's name before the first change: the review is
@@ -134,12 +134,12 @@ class TeamActions:
 
     def own_decisions(self, stage: str = TITLE_ABSTRACT) -> dict[str, str]:
         """``{paper id: decision}`` of this reviewer's own votes at ``stage``."""
-        return {d.paper_id: d.decision for d in self.store.every_decision(check_stage(stage))
+        return {d.paper_id: d.decision for d in self.store.decisions.every(check_stage(stage))
                 if d.reviewer == self.reviewer}
 
     def finals(self, stage: str = TITLE_ABSTRACT) -> dict[str, str]:
         """``{paper id: final decision}`` at ``stage``."""
-        return {f.paper_id: f.decision for f in self.store.finals(stage=check_stage(stage))}
+        return {f.paper_id: f.decision for f in self.store.team.finals(stage=check_stage(stage))}
 
     def full_text_candidates(self) -> set[str]:
         """The papers that go on to full text: settled as included (or a resolved maybe) at
@@ -151,11 +151,11 @@ class TeamActions:
 
     def criteria(self) -> str:
         """The review's inclusion criteria (``workbench criteria``), or ""."""
-        return self.store.criteria() or ""
+        return self.store.team.criteria() or ""
 
     def exclusion_reasons(self) -> list[str]:
         """The team's exclusion reasons, in their order (``workbench reasons``)."""
-        return [r.name for r in self.store.exclusion_reasons()]
+        return [r.name for r in self.store.team.exclusion_reasons()]
 
 
 def stage_decision(decision: str, reason: str | None, stage: str) -> tuple[str, str | None]:

@@ -102,7 +102,7 @@ class TopicActions:
         if not label or not label.strip():
             raise InputError("the topic name is empty; type a name first")
         self._check_topics_current()
-        self.store.rename_topic(int(topic), label.strip())
+        self.store.topics.rename(int(topic), label.strip())
         self._edited_topics()
 
     def merge_topics(self, topics: Iterable[int], into: int | None = None) -> int:
@@ -111,7 +111,7 @@ class TopicActions:
         if len(set(topics)) < 2:
             raise InputError(f"merging needs two or more topics, got {topics}")
         self._check_topics_current()
-        kept = self.store.merge_topics(topics, into=into)
+        kept = self.store.topics.merge(topics, into=into)
         self._edited_topics()
         return kept
 
@@ -119,7 +119,7 @@ class TopicActions:
         self._check_name()  # a named reviewer in team use (teamwork.TeamActions)
         self._check_topics_current()
         pid = self.resolve(paper_id)
-        self.store.move_paper(pid, int(topic))
+        self.store.topics.move_paper(pid, int(topic))
         self._edited_topics([pid])
 
     def show_themes(self, k: int | None, save: bool = False) -> int:

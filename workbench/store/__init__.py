@@ -5,11 +5,17 @@ transaction, with a history of every change and undo::
 
     from workbench.store import Store
     store = Store.open("review", reviewer="ana")
-    store.tag("3f2a9c", "relevant", "rl")
-    store.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
-    store.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
-    store.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
-    store.export("bibtex", "review/annotations.bib")
+    store.tags.add("3f2a9c", "relevant", "rl")
+    store.decisions.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
+    store.decisions.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
+    store.team.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
+    store.files.export("bibtex", "review/annotations.bib")
+    store.undo()
+
+The store keeps what is its own (opening, transactions, the reviewer, the papers and their ids,
+the history and undo) and holds each concern as a part: ``store.tags``, ``store.notes``,
+``store.decisions``, ``store.team``, ``store.sources``, ``store.duplicates``, ``store.topics``,
+``store.settings``, ``store.stopping`` and ``store.files`` (see :class:`Store`).
 
 Annotations are keyed by the stable paper id, so they survive rebuilds; papers that leave
 the corpus keep theirs and are reported as orphaned. Topic names survive refits through
@@ -54,6 +60,7 @@ from ._reports import (
     TopicReport,
 )
 from ._open import read_only_reason
+from ._parts import Decisions, Duplicates, Files, Notes, Settings, Sources, Stopping, Tags, Team, Topics
 from ._restore import Restored
 from ._schema import DB_NAME, SCHEMA_VERSION
 from ._screening import ScreeningRecord
@@ -80,7 +87,10 @@ __all__ = [
     "AnnotationInputError",
     "DamagedStoreError",
     "Decision",
+    "Decisions",
+    "Duplicates",
     "ExclusionReason",
+    "Files",
     "Final",
     "ForeignSnapshotError",
     "HistoryEntry",
@@ -88,16 +98,23 @@ __all__ = [
     "MergedPaperWarning",
     "NotAStoreError",
     "Note",
+    "Notes",
     "Restored",
     "ScreeningRecord",
+    "Settings",
     "Source",
+    "Sources",
+    "Stopping",
     "StoppingClaim",
     "Store",
     "StoreError",
     "StoreVersionError",
     "SyncReport",
     "Tag",
+    "Tags",
+    "Team",
     "TopicReport",
+    "Topics",
     "UndoConflictError",
     "UnknownPaperError",
     "check_date",

@@ -214,7 +214,7 @@ class TopicReport:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What :meth:`Store.import_annotations` added; ``conflicts`` are one line each."""
+    """What ``store.files.import_annotations`` added; ``conflicts`` are one line each."""
 
     added: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0

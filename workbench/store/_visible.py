@@ -15,7 +15,7 @@ The rule is blind mode's (:mod:`workbench.team.blind`):
   to the title/abstract stage); a final decision is always shown (it ends blindness);
 - ``all_reviewers=True`` shows everyone's work: the team's statistics, which count every vote
   and return only what the rule allows, and an export or history a person asks for explicitly
-  (``Store.export``/``Store.history`` record such a read in blind mode).
+  (``store.files.export`` and ``Store.history`` record such a read in blind mode).
 
 The vocabulary lists a tag the reader may see used, created, or that has a description (a tag
 described for the team); its count is the papers on which the reader may see it. The history

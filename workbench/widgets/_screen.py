@@ -287,7 +287,7 @@ class ScreenView:
     def on_reason(self) -> None:
         """Enter in the reason box: the paper keeps its decision and gets the reason."""
         pid = self.queue.current_id
-        current = self.session.store.decision(pid) if pid else None
+        current = self.session.store.decisions.of(pid) if pid else None
         if current is None:
             self.decision_line.error("choose a decision for this paper (include, exclude or maybe); the reason goes with it")
             return

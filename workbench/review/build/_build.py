@@ -182,13 +182,13 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words
 
 def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:
     """What people said of duplicates in this review's store: the pairs kept apart, and the
-    papers merged into others (see ``Store.settle_duplicates``)."""
+    papers merged into others (see ``store.duplicates.settle``)."""
     from ...store import Store
 
     if not (path / STORE_FILE).exists():
         return frozenset(), {}
     with Store.open(path, create=False) as store:
-        return frozenset(store.apart_pairs()), store.merged_into()
+        return frozenset(store.duplicates.apart_pairs()), store.duplicates.merged_into()
 
 
 def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
@@ -286,19 +286,19 @@ def save(review: Review, model: TopicModel | None, *, reason: str, sync: bool,
                               f"in {path}; nothing was saved; ask the review's owner for write access, "
                               "or build into a folder of your own with --review DIR")
         review.manifest["review_id"] = store.review_id()  # which review these files are (see restore)
-        current = files.files_dir(path, store.generation())
+        current = files.files_dir(path, store.files.generation())
         previous = current if not sync or _same_papers(current, review.manifest) else None
         name, final = _write_generation(review, model, previous)
         try:
-            snap = store.backup(f"before-{reason}", force=False)
+            snap = store.files.backup(f"before-{reason}", force=False)
             with store.transaction():
                 sync_report = _sync_store(review, store, reason == "build") if sync else None
                 if sources is not None:
-                    store.record_sources(sources)
+                    store.sources.record(sources)
                 topic_report, edited = _record_topics(review, store)
                 if then is not None:
                     then(store)
-                store.set_generation(name, run=None if sync else topic_report.run)
+                store.files.set_generation(name, run=None if sync else topic_report.run)
         except BaseException as err:
             files.discard(final)
             if isinstance(err, (OSError, WorkbenchError)) and "nothing" not in str(err):
@@ -390,9 +390,9 @@ def _sync_store(review: Review, store, built: bool = False):
     if labelled:
         with Store.open(review.path, reviewer="source-file") as source:
             for decision in DECISIONS:
-                ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id, all_reviewers=True)]
+                ids = [p.id for p in labelled if p.label == decision and not source.decisions.votes(p.id, all_reviewers=True)]
                 if ids:
-                    source.decide(ids, decision, reason="label in the source file")
+                    source.decisions.decide(ids, decision, reason="label in the source file")
     return report
 
 
@@ -402,5 +402,5 @@ def _record_topics(review: Review, store):
     info = review.model_topics
     labels = {int(t): str(label) for t, label in zip(info.topic, info.label)}
     words = {int(t): list(w) for t, w in zip(info.topic, info.words)}
-    report = store.record_topics(assignments, labels, words)
-    return report, store.apply_topic_edits(assignments, labels)
+    report = store.topics.record(assignments, labels, words)
+    return report, store.topics.apply_edits(assignments, labels)
