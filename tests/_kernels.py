@@ -430,8 +430,8 @@ def _kernel_main(review: str, reviewer: str) -> None:
         "decide": lambda ids, decision: session.decide(ids, decision),
         "undo": lambda: [e.summary for e in session.undo()],
         "second_store": second_store,
-        "show_themes": lambda k: session.show_themes(k, save=True),  # "Show themes", then "Save these themes"
-        "topic_stability": lambda seeds: len(session.topic_stability(seeds)),
+        "show_themes": lambda k: session.topics.show_themes(k, save=True),  # "Show themes", then "Save these themes"
+        "topic_stability": lambda seeds: len(session.topics.stability(seeds)),
     }
     reply(ok=True, result="ready")
     for line in sys.stdin:

@@ -147,5 +147,5 @@ def test_add_a_new_search_from_02_then_screen_the_new_papers(browser, lab):
     panel.get_by_text("Possible duplicates").click()
     expect(panel.locator(".wb-dup-count")).to_contain_text("left to settle", timeout=60_000)
     shot(page, "02_living.png")
-    assert len(workbench.open_review(lab["review"]).new_papers(unscreened=True)) == 1
+    assert len(workbench.open_review(lab["review"]).updates.new_papers(unscreened=True)) == 1
     page.close()

@@ -35,17 +35,17 @@ NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 # conftest's lab runs this first in each kernel of this module, two seconds longer.
 KERNEL_STARTUP = """
 import time
-import workbench
+import workbench.session.topics as topic_work
 
-_show_themes = workbench.Review.show_themes
+_show_themes = topic_work.show_themes
 
 
-def _slower(self, *args, **kwargs):
+def _slower(*args, **kwargs):
     time.sleep(2)
-    return _show_themes(self, *args, **kwargs)
+    return _show_themes(*args, **kwargs)
 
 
-workbench.Review.show_themes = _slower
+topic_work.show_themes = _slower
 """
 
 

@@ -117,7 +117,7 @@ def test_a_year_picked_in_the_over_time_panel_selects_its_papers_on_the_map(lab)
 
     years = give_years(lab["review"])
     review = workbench.open_review(lab["review"])
-    in_2019 = review.ids_in_year(2019)
+    in_2019 = review.field.ids_in_year(2019)
     assert len(in_2019) == years[2019] > 0
     topic = {pid for pid, t in zip(review.ids, review.labels) if int(t) == TOPIC}
     with sync_playwright() as p:

@@ -188,7 +188,7 @@ def test_every_date_option_takes_the_same_check(review, tmp_path):
         assert message in one_line_error(run(*argv)), argv
     assert not (tmp_path / "new").exists()
     with pytest.raises(AnnotationInputError, match=message):
-        open_review(review).new_papers(since="2026-13-45")
+        open_review(review).updates.new_papers(since="2026-13-45")
     assert check_date(" 2024-05-01 ") == "2024-05-01"
 
 

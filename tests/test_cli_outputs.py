@@ -201,9 +201,9 @@ def test_the_python_routes_use_the_same_check(two, tmp_path):
     with pytest.raises(AnnotationInputError, match="'map.html'"):
         write_static_map(review, b / "map.html")
     with pytest.raises(AnnotationInputError, match="'cache/'"):
-        review.prisma(b / "cache" / "figures")
+        review.team.prisma(b / "cache" / "figures")
     with pytest.raises(AnnotationInputError, match="'backups/'"):
-        write_diagram(review.prisma(write=False), tmp_path / "link" / "backups")
+        write_diagram(review.team.prisma(write=False), tmp_path / "link" / "backups")
     with Store.open(a) as store, pytest.raises(AnnotationInputError, match="annotation store"):
         store.files.export("markdown", tmp_path / "link" / "annotations.sqlite-shm")
     assert files_of(b) == before

@@ -240,8 +240,8 @@ def test_rank_fits_a_model_on_two_decided_papers_of_three(tmp_path):
     source.write_text("title,abstract\n" + "".join(f'"{t}","{a}"\n' for t, a in TINY), encoding="utf-8")
     review = workbench.build([source], review=tmp_path / "r", embedder="tfidf", progress=False)
     by_title = {p.title: p.id for p in review.papers}
-    review.decide(by_title["Bed nets and malaria"], "include", reviewer="ana")
-    review.decide(by_title["Stock markets"], "exclude", reviewer="ana")
+    review.screening.decide(by_title["Bed nets and malaria"], "include", reviewer="ana")
+    review.screening.decide(by_title["Stock markets"], "exclude", reviewer="ana")
     for model in ("svm-tfidf", "lr-both", "nb-tfidf"):
         proc = workbench_cli("rank", "--review", tmp_path / "r", "--model", model, "--format", "json")
         assert proc.returncode == 0, proc.stderr

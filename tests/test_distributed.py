@@ -162,7 +162,7 @@ def test_sources_and_their_provenance_are_counted_as_a_build_on_one_machine_coun
         ("database", "PubMed", "proteins OR galaxies", "2024-05-01")
     assert (rows["b.csv"].kind, rows["b.csv"].name, rows["b.csv"].searched_on) == \
         ("register", "ClinicalTrials.gov", "2024-05-02")
-    prisma = built.prisma(write=False)
+    prisma = built.team.prisma(write=False)
     assert prisma.duplicates_removed == 50 and prisma.records_screened + prisma.records_awaiting == 600
     assert dict(prisma.databases) == {"PubMed": 400} and dict(prisma.registers) == {"ClinicalTrials.gov": 250}
 
@@ -282,7 +282,7 @@ def test_a_distributed_build_of_one_two_or_five_papers_works(tmp_path):
                     review.manifest["topics"]["note"])
                 assert review.manifest["map"]["method"] == ("point" if n < 3 else "pca")
                 again = workbench.open_review(tmp_path / f"r{n}")
-                assert again.ids == review.ids and len(again.rank(next=5)) == n  # and it screens
+                assert again.ids == review.ids and len(again.screening.rank(next=5)) == n  # and it screens
 
 
 @pytest.mark.slow  # importing BERTopic took 67 s on the loaded shared machine

@@ -61,7 +61,7 @@ def ids_by_title(review) -> dict[str, str]:
 def test_candidates_are_the_alike_pairs_the_rules_kept_apart(case):
     review = workbench.open_review(case / "r")
     ids = ids_by_title(review)
-    found = {frozenset((c.first, c.second)): c for c in review.duplicate_candidates()}
+    found = {frozenset((c.first, c.second)): c for c in review.updates.duplicate_candidates()}
     proteins = found[frozenset((ids[ROWS[0][0]], ids[ROWS[1][0]]))]
     assert "different DOIs" in proteins.why_apart and proteins.score >= 85
     dialogue = found[frozenset((ids[ROWS[2][0]], ids[ROWS[3][0]]))]
@@ -77,14 +77,14 @@ def test_same_paper_merges_with_annotations_and_one_undo(case):
         store.tags.add(gone, "key paper")
         store.notes.add(gone, "the better version")
         store.decisions.decide(gone, "include")
-    verdict = review.settle_duplicates(kept, gone, "same", reviewer="ana")
+    verdict = review.updates.settle_duplicates(kept, gone, "same", reviewer="ana")
     assert verdict.kept == kept and verdict.other == gone
     with Store.open(case / "r", reviewer="ana") as store:
         assert store.tags.of(kept) == ["key paper"] and store.decisions.of(kept).decision == "include"
         assert len(store.notes.of(kept)) == 1 and store.duplicates.merged_into() == {gone: kept}
         with pytest.warns(MergedPaperWarning, match=f"{gone} was merged into {kept}"):
             assert store.paper(gone)["id"] == kept  # the merged-away id names the paper it joined
-    assert all(gone not in (c.first, c.second) for c in review.duplicate_candidates())
+    assert all(gone not in (c.first, c.second) for c in review.updates.duplicate_candidates())
     rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv"], review=case / "r", embedder="fake",
                               progress=False)
     assert gone not in rebuilt and kept in rebuilt  # a rebuild keeps the merge
@@ -105,17 +105,17 @@ def test_different_papers_stay_apart_through_updates_and_rebuilds(case):
     # A new search finds a record the rules call the same paper as the first (title near-identical,
     # same year and author), with another abstract: the update merges it.
     again = write_csv(case / "new.csv", [(ROWS[2][0] + ".", "", 2019, "Smith, J", "dialogue policies")])
-    updated = review.update([again])
+    updated = workbench.update([again], review)
     (dup,) = updated.update_report.duplicates
     assert dup.paper == first and not updated.update_report.new
     # A person says the record is a different paper: the next update keeps it apart
-    updated.settle_duplicates(first, dup.record_id, "different", reviewer="ana")
-    updated.settle_duplicates(first, ids[ROWS[3][0]], "different", reviewer="ana")
-    later = updated.update([again])
+    updated.updates.settle_duplicates(first, dup.record_id, "different", reviewer="ana")
+    updated.updates.settle_duplicates(first, ids[ROWS[3][0]], "different", reviewer="ana")
+    later = workbench.update([again], updated)
     assert later.update_report.new == (dup.record_id,) and not later.update_report.duplicates
     assert later.update_report.kept_apart == 1
     assert all(frozenset((c.first, c.second)) != frozenset((first, ids[ROWS[3][0]]))
-               for c in later.duplicate_candidates())
+               for c in later.updates.duplicate_candidates())
     rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv", again], review=case / "r",
                               embedder="fake", progress=False)
     assert first in rebuilt and dup.record_id in rebuilt  # the rebuild's dedupe consults it too
@@ -201,7 +201,7 @@ def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined
     review = workbench.open_review(case / "r")
     ids = ids_by_title(review)
     kept, gone = ids[ROWS[0][0]], ids[ROWS[1][0]]
-    review.settle_duplicates(kept, gone, "same", reviewer="ana")
+    review.updates.settle_duplicates(kept, gone, "same", reviewer="ana")
     events = []
     with Session.open(case / "r", reviewer="ana") as session:  # the map still shows gone until a rebuild
         session.subscribe(lambda event, changed: events.append((event, changed)))
@@ -214,9 +214,9 @@ def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined
                               progress=False)
     assert gone not in rebuilt
     with pytest.warns(MergedPaperWarning):
-        rebuilt.decide(gone, "include", reviewer="ana")  # not in the map any more: still its paper
+        rebuilt.screening.decide(gone, "include", reviewer="ana")  # not in the map any more: still its paper
     with pytest.warns(MergedPaperWarning):
-        rebuilt.resolve(gone, "include", reviewer="ana")
+        rebuilt.team.resolve(gone, "include", reviewer="ana")
     with Store.open(case / "r", reviewer="ana") as store:
         assert store.tags.of(kept) == ["from the map"] and store.decisions.of(kept).decision == "include"
         assert store.team.final(kept).decision == "include"

@@ -120,7 +120,7 @@ def test_explore_scripted_bulk_exclusion_of_a_topic_lands_in_the_store_marked_bu
         records = store.decisions.records("nb-bulk")
     assert members and {r.paper_id for r in records} == members
     assert all(r.decision == "exclude" and r.bulk for r in records)
-    assert opened.stopping(reviewer="nb-bulk").bulk == len(members)
+    assert opened.screening.stopping(reviewer="nb-bulk").bulk == len(members)
 
 
 def test_screen_scripted_decision_and_tag_land_in_the_store(review):
@@ -202,7 +202,7 @@ def test_screen_scripted_new_search_then_report_draws_the_updated_prisma(review,
     actions = [{"update": str(search), "database": "PubMed", "searched": "2025-03-01"}]
     run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb", "04_report.ipynb"], out_dir=out,
                   parameters={"embedder": "fake", "reviewer": "nb5", "actions": actions})
-    assert len(workbench.open_review(folder).new_papers(unscreened=True)) == 3
+    assert len(workbench.open_review(folder).updates.new_papers(unscreened=True)) == 3
     with Store.open(folder) as store:
         (source,) = [s for s in store.sources.recorded() if s.path.endswith("pubmed-2025.txt")]
     assert (source.name, source.searched_on, source.identified, source.merged) == ("PubMed", "2025-03-01", 8, 5)

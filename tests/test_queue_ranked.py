@@ -133,7 +133,7 @@ def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(
         s.decide(id_of(s, "I0"), "include")
         s.decide(id_of(s, "E0"), "exclude")
         review = s.review
-        ranking = review.rank(next=10, model="svm-both-titles", reviewer="ana")
+        ranking = review.screening.rank(next=10, model="svm-both-titles", reviewer="ana")
         assert ranking.model == "svm-both-titles" and "title_weight=0.5" in ranking.model_version
         # the same as a ranker handed the titles' TF-IDF by hand, score for score
         words = Features.from_texts(review.texts())
@@ -144,4 +144,4 @@ def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(
         assert [review.papers[r].id for r in ranker.next(10)] == ranking.ids
         np.testing.assert_allclose([p.score for p in ranking], ranker.scores_[ranker.next(10)], rtol=1e-5)
         # the default model does not build the titles' block
-        assert review.rank(next=3, reviewer="ana").model == "svm-both"
+        assert review.screening.rank(next=3, reviewer="ana").model == "svm-both"

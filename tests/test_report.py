@@ -113,7 +113,7 @@ def test_counts_per_reviewer_match_the_store(review):
     with review.store("ana") as s:  # a decision on a paper that is no longer in the review
         s.sync_papers([p.to_dict() for p in review.papers] + [{"id": "0dd0dd0dd0dd", "title": "Gone"}])
         s.decisions.decide("0dd0dd0dd0dd", "include")
-    written = review.write_report(image=False, reviewer="ana")
+    written = workbench.write_report(review, image=False, reviewer="ana")
     md = written["markdown"].read_text(encoding="utf-8")
     table = _table(md)
     assert list(table) == ["ana", "bob"], "the report's reviewer first, then the others"
@@ -144,7 +144,7 @@ def test_one_reviewer_gets_one_row_and_per_topic_screening(review):
 
 def test_decided_papers_are_listed_with_their_reasons_notes_and_the_other_reviewers(review):
     ids = _annotate(review)
-    md = review.write_report(image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
+    md = workbench.write_report(review, image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
     sections = {m.group(1): m.group(2) for m in re.finditer(r"^## (\w+) \(\d+\)\n(.*?)(?=^## )", md, re.MULTILINE | re.DOTALL)}
     assert set(sections) == {"Included", "Excluded", "Maybe"}
     with Store.open(review.path) as store:
@@ -166,7 +166,7 @@ def test_everything_a_person_wrote_is_escaped(review):
         s.decisions.decide(ids[0], "include", reason=EVIL)
         s.tags.add(ids[0], "<i>tag</i>")
     review.refresh_topics()
-    written = review.write_report(image=True, reviewer="<b>eve</b> | x", title=EVIL)
+    written = workbench.write_report(review, image=True, reviewer="<b>eve</b> | x", title=EVIL)
     html = written["html"].read_text(encoding="utf-8")
     rendered = _markdown_as_html(written["markdown"].read_text(encoding="utf-8"))
     for out in (html, rendered):
@@ -185,7 +185,7 @@ def test_markdown_and_html_say_the_same(review):
         s.tags.add(review.ids[2], "rlhf", "to read")
         s.topics.rename(int(review.labels[0]), EVIL)
     review.refresh_topics()
-    written = review.write_report(image=False, reviewer="ana", title="A *review* of <RLHF>")
+    written = workbench.write_report(review, image=False, reviewer="ana", title="A *review* of <RLHF>")
     md = _Text.of(_markdown_as_html(written["markdown"].read_text(encoding="utf-8")))
     html = _Text.of(written["html"].read_text(encoding="utf-8"))
     assert md.headings == html.headings
@@ -197,7 +197,7 @@ def test_markdown_and_html_say_the_same(review):
 
 def test_the_title_is_a_setting_of_the_review(review, capsys):
     path = str(review.path)
-    heading = lambda: review.write_report(image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]
+    heading = lambda: workbench.write_report(review, image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]
     assert heading() == "# my review", "default: the folder's name"
     assert main(["title", "A  survey of", "RLHF", "--review", path, "--reviewer", "ana"]) == 0
     assert "'A survey of RLHF'" in capsys.readouterr().out
@@ -209,7 +209,7 @@ def test_the_title_is_a_setting_of_the_review(review, capsys):
         store.undo()
         assert store.settings.read() == {}
     assert heading() == "# my review"
-    review.write_report(image=False, title="Set from a notebook")
+    workbench.write_report(review, image=False, title="Set from a notebook")
     with Store.open(review.path) as store:
         assert store.settings.read() == {"title": "Set from a notebook"}
     assert main(["title", "--clear", "--review", path]) == 0 and heading() == "# my review"
@@ -257,7 +257,7 @@ def test_stopping_claims_are_logged_in_the_store_and_the_latest_is_in_the_report
     assert [c.rule for c in claims] == ["irrelevant-in-a-row", "hypergeometric"]
     assert claims[-1] == logged and logged.reviewer == "ana" and logged.numbers == {"p": 0.031, "n_read": 40}
     assert logged.claim == "recall >= 95 % with 95 % confidence <b>" and logged.stop is True
-    written = review.write_report(image=False, reviewer="ana")
+    written = workbench.write_report(review, image=False, reviewer="ana")
     md = written["markdown"].read_text(encoding="utf-8")
     expected = (f"Stopping rule (hypergeometric, logged {logged.at[:10]} by ana): may stop. "
                 "recall >= 95 % with 95 % confidence <b>")

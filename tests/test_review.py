@@ -154,7 +154,7 @@ def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(b
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
     review = workbench.open_review(built.path)
     before = int((review.topics.topic >= 0).sum())
-    review.refit(min_cluster_size=20)
+    review = workbench.refit(review, min_cluster_size=20)
     after = int((review.topics.topic >= 0).sum())
     assert after < before
     assert review.manifest["topic_params"]["min_cluster_size"] == 20
@@ -174,20 +174,20 @@ def test_a_refit_or_themes_in_the_same_process_reuse_the_graph_and_words_of_the_
 
     monkeypatch.setattr(NeighbourGraph, "of", computed)
     monkeypatch.setattr(DocumentTerms, "__init__", computed)
-    review.refit(min_cluster_size=10)
-    review.show_themes(3)
-    review.refit()
+    review = workbench.refit(review, min_cluster_size=10)
+    review = workbench.show_themes(review, 3)
+    review = workbench.refit(review)
     assert review.model.graph_ is graph and review.model.terms_ is terms
     monkeypatch.undo()
     reopened = workbench.open_review(review.path)  # opened: nothing of this process's fits
-    reopened.refit(**review.manifest["topic_params"])  # (the last refit's: 3 themes kept)
+    reopened = workbench.refit(reopened, **review.manifest["topic_params"])  # (the last refit's: 3 themes kept)
     assert reopened.model.graph_ is not graph and reopened.model.terms_ is not terms
     np.testing.assert_array_equal(reopened.labels, review.labels)
 
 
 def test_refit_with_save_writes_the_new_topics(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
-    review.refit(min_cluster_size=25, save=True)
+    review = workbench.refit(review, min_cluster_size=25, save=True)
     reopened = workbench.open_review(tmp_path / "r")
     assert reopened.topics.equals(review.topics)
     np.testing.assert_array_equal(reopened.labels, review.labels)
@@ -199,7 +199,7 @@ def test_a_review_built_by_an_older_workbench_refits_with_todays_parameters(tmp_
     manifest["topic_params"]["merge_distance"] = 0.7  # replaced by merge_variance
     (review.files / "build.json").write_text(json.dumps(manifest))
     old = workbench.open_review(review.path)
-    old.refit()
+    old = workbench.refit(old)
     assert "merge_distance" not in old.manifest["topic_params"]
     assert old.manifest["topic_params"]["seed"] == 3
     np.testing.assert_array_equal(old.labels, review.labels)
@@ -314,21 +314,21 @@ def test_show_themes_cuts_the_kept_hdbscan_topics_without_umap(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=5)
     reopened = workbench.open_review(tmp_path / "r")
     np.testing.assert_array_equal(reopened.fine_labels, review.model.fine_labels_)
-    reopened.show_themes(3)
+    reopened = workbench.show_themes(reopened, 3)
     assert "umap" not in reopened.model.timings_ and "hdbscan" not in reopened.model.timings_
     assert int((reopened.topics.topic >= 0).sum()) == 3
-    refitted = workbench.open_review(tmp_path / "r").refit(nr_topics=3)
+    refitted = workbench.refit(workbench.open_review(tmp_path / "r"), nr_topics=3)
     np.testing.assert_array_equal(reopened.labels, refitted.labels)
     assert list(reopened.topics.label) == list(refitted.topics.label)
-    reopened.show_themes(None, save=True)
+    reopened = workbench.show_themes(reopened, None, save=True)
     np.testing.assert_array_equal(workbench.open_review(tmp_path / "r").labels, review.labels)
     # a review built before HDBSCAN's topics were kept is refitted instead
     old = workbench.open_review(tmp_path / "r")
     old.fine_labels = None
-    old.show_themes(3)
+    old = workbench.show_themes(old, 3)
     assert "umap" in old.model.timings_ and int((old.topics.topic >= 0).sum()) == 3
     with pytest.raises(workbench.errors.InputError, match="0 themes"):
-        old.show_themes(0)
+        old = workbench.show_themes(old, 0)
 
 
 def _old_normalise_for_id(text: str) -> str:

@@ -72,18 +72,18 @@ def test_bad_actions_are_clear_errors(session):
 
 
 def test_keyword_and_semantic_search(session):
-    hits = session.keyword_search("reward model")
+    hits = session.review.keyword_search("reward model")
     assert hits and all(re.search(r"reward", session.review.paper(h).text, re.I) for h in hits)
-    assert session.keyword_search("the of and") == []
-    result = session.search("reward models for alignment", k=5)
+    assert session.review.keyword_search("the of and") == []
+    result = session.review.search("reward models for alignment", k=5)
     assert len(result.semantic) == 5 and result.semantic[0][1] >= result.semantic[-1][1]
     assert result.ids[: len(result.keyword)] == result.keyword
 
 
 def test_neighbours_and_recluster(session):
-    near = session.neighbours(session.ids[0], k=3)
+    near = session.review.neighbours(session.ids[0], k=3)
     assert len(near) == 3 and session.ids[0] not in [n for n, _ in near]
-    table = session.recluster(session.ids[:60])
+    table = session.review.recluster(session.ids[:60])
     assert list(table.columns) == ["id", "title", "subtopic", "subtopic_label"]
     assert table.subtopic.nunique() >= 2
 
@@ -118,7 +118,7 @@ def test_queue_search_filters_and_highlights(session):
 
 
 def test_comparison_terms_similarity_and_shared_note(session):
-    ids = session.keyword_search("reward")[:3]
+    ids = session.review.keyword_search("reward")[:3]
     c = Comparison(session, ids)
     shared, distinctive = c.terms()
     assert shared and set(distinctive) == set(ids)
@@ -136,7 +136,7 @@ def test_comparison_terms_similarity_and_shared_note(session):
 
 
 def test_paper_text_is_escaped_everywhere(session, review_path):
-    evil_ids = session.keyword_search("script alert") + session.keyword_search("onerror")
+    evil_ids = session.review.keyword_search("script alert") + session.review.keyword_search("onerror")
     assert len(evil_ids) == 2
     q = ScreeningQueue(session)
     for pid in evil_ids:
@@ -153,7 +153,7 @@ def test_paper_text_is_escaped_everywhere(session, review_path):
     assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
     session.tag(evil_ids, "<i>evil</i>")
     session.note(evil_ids[0], "<script>alert('note')</script>")
-    written = session.write_report(image=False)
+    written = workbench.write_report(session.review, image=False, reviewer=session.reviewer)
     html = written["html"].read_text()
     assert "<script" not in html and "<img src=x" not in html and "<i>evil" not in html
     assert "&lt;script&gt;alert(&#x27;note&#x27;)" in html and "&lt;i&gt;evil&lt;/i&gt;" in html
@@ -171,7 +171,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
         {"select": session.ids[:50], "recluster": True},
     ])
     with _store(review_path) as other:
-        assert len(other.tags.papers_with("from-search")) == len(session.search("reward model").ids)
+        assert len(other.tags.papers_with("from-search")) == len(session.review.search("reward model").ids)
     assert "Renamed by a click" in set(session.review.topics.label)
     assert "sub-topics" in view.recluster_act.line.value and "✓" in view.recluster_act.line.value
     assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
@@ -359,7 +359,7 @@ def test_screen_view_plays_keys_and_clicks(session):
 
 def test_report_files(session):
     session.decide(session.ids[0], "include")
-    written = session.write_report(image=False)
+    written = workbench.write_report(session.review, image=False, reviewer=session.reviewer)
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
@@ -400,7 +400,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
     review = workbench.open_review(fresh_review)
     default_labels, coords = review.labels.copy(), review.coords.copy()
     with Session.open(fresh_review, reviewer="tester") as session:
-        session.rename_topic(0, "Kept by hand")
+        session.topics.rename(0, "Kept by hand")
         session.tag(session.ids[:5], "kept-tag")
         on_disk = _files(fresh_review)
         with Store.open(fresh_review) as other:
@@ -433,7 +433,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
 
 def test_save_these_themes_then_one_undo_brings_back_the_topics_and_the_files(fresh_review):
     with Session.open(fresh_review, reviewer="tester") as session:
-        session.rename_topic(0, "Kept by hand")
+        session.topics.rename(0, "Kept by hand")
         before_files, generation = _files(fresh_review), session.review.generation
         before_labels, before_names = session.review.labels.copy(), session.review.topic_labels()
         n_before = int((session.review.topics.topic >= 0).sum())
@@ -468,7 +468,7 @@ def test_undoing_a_topic_run_whose_files_are_gone_is_refused(fresh_review):
 
     with Session.open(fresh_review, reviewer="tester") as session:
         generation = session.review.generation
-        session.show_themes(3, save=True)
+        session.topics.show_themes(3, save=True)
         shutil.rmtree(fresh_review / "generations" / generation)
         with pytest.raises(StoreError, match="previous files .* are no longer in"):
             session.undo()
@@ -527,7 +527,7 @@ def cjk_session(tmp_path_factory):
 )
 def test_keyword_search_finds_chinese_japanese_and_korean_words(cjk_session, query, expected):
     by_text = {p.text: p.id for p in cjk_session.review.papers_with_texts()}
-    assert cjk_session.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
+    assert cjk_session.review.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
 
 
 def test_cjk_search_terms_are_highlighted_where_they_are():

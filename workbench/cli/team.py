@@ -36,7 +36,7 @@ CRITERIA_FILE_BYTES = 64 * 1024
 
 
 def agreement(args) -> int:
-    report = open_review(args.review).agreement(args.stage)
+    report = open_review(args.review).team.agreement(args.stage)
     if args.format == "json":
         pairs = [{"first": p.first, "second": p.second, "overlap": p.overlap,
                   **{s.name: s.value if s.defined else None for s in p.statistics()}} for p in report.pairs]
@@ -59,12 +59,12 @@ def conflicts(args) -> int:
                              "e.g. workbench conflicts --resolve 3f2a --decision include --reason 'meets criterion 2'")
         with review.store(args.reviewer) as store:
             pid = store.resolve(args.resolve)
-        final = review.resolve(pid, args.decision, args.reason, stage=args.stage, reviewer=args.reviewer)
+        final = review.team.resolve(pid, args.decision, args.reason, stage=args.stage, reviewer=args.reviewer)
         why = f" ({final.reason})" if final.reason else ""
         say(f"{pid}: final decision {final.decision}{why} by {final.resolved_by}; `workbench undo` takes it back",
             to=sys.stdout)
         return 0
-    queue = review.conflicts(args.stage)
+    queue = review.team.conflicts(args.stage)
     reviewers = sorted({v.reviewer for p in queue for v in p.votes})
     rows = [{"id": p.paper_id, "title": review.paper(p.paper_id).title, **_votes(p)} for p in queue]
     say(f"{len(queue)} conflicts at {args.stage}" + (
@@ -78,8 +78,8 @@ def conflicts(args) -> int:
 def prisma(args) -> int:
     review = open_review(args.review)
     folder = Path(args.output) if args.output else review.path / "report"
-    counts = review.prisma(folder, update=args.update)
-    latest = review.latest_update() if counts.updated and args.update is not False else None
+    counts = review.team.prisma(folder, update=args.update)
+    latest = review.updates.latest() if counts.updated and args.update is not False else None
     what = (f"the updated review's diagram: the update of {latest.since} ({', '.join(latest.files)}); "
             "`--no-update` draws the plain one" if latest else "the diagram")
     say(f"wrote {what}: {folder / 'prisma.svg'} and {folder / 'prisma.png'}")

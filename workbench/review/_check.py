@@ -20,6 +20,7 @@ from . import _folder as files
 from ..errors import WorkbenchError
 from ._review import STORE_FILE
 from ._verify import rebuild_command, verify
+from ..store import Store, snapshot_lines
 
 __all__ = ["CheckReport", "check_review"]
 
@@ -54,8 +55,6 @@ def _manifest(path: Path, generation: str | None) -> dict | None:
 
 def check_review(review: str | os.PathLike, reviewer: str | None = None) -> CheckReport:
     """Check the review folder ``review``: its store, and every file of its current set."""
-    from ..store import Store, snapshot_lines
-
     path = Path(review)
     problems: list[str] = []
     lines: list[str] = []

@@ -32,6 +32,7 @@ import numpy as np
 
 from .._runtime.fsutil import atomic_write_text, default_file_mode, fsync_path
 from ..corpus.paper import paper_line
+from ..space.htmlmap import write_map_html
 
 __all__ = [
     "FILES",
@@ -175,8 +176,6 @@ def discard(folder: Path | None) -> None:
 
 def publish_map(review_path: Path, review) -> Path:
     """Write the top-level map.html (a view of the current files and topic names)."""
-    from ..space.htmlmap import write_map_html
-
     return write_map_html(review, Path(review_path) / "map.html")
 
 

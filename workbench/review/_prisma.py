@@ -6,7 +6,7 @@ under the name its provenance gives), duplicates removed (merged away while read
 removed for other reasons (skipped: no usable title or abstract). Nothing is marked ineligible by
 automation: the ranked queue only orders papers. Screening comes from the store through
 :func:`workbench.team.prisma_counts`: each stage's votes and final decisions classified
-(``_team.screening_of``), and the papers whose title/abstract decision was made with the ranked
+(``_decisions.screening_of``), and the papers whose title/abstract decision was made with the ranked
 queue on (a recorded rank). A review built before sources were recorded counts its papers as
 identified, under the sources its build names, with nothing removed.
 
@@ -28,48 +28,16 @@ number. A rebuild is a refit of everything: after it the plain diagram is drawn 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from .. import team
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..store import check_output, write_output
+from ._decisions import screening_of
+from ._living import LatestUpdate, latest_update
 
 __all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "write_diagram"]
-
-
-@dataclass(frozen=True)
-class LatestUpdate:
-    """The review's latest update (every update of the latest "new since" date): that date, the
-    files its searches were read from, and when the last of them ran."""
-
-    since: str
-    files: tuple[str, ...]
-    at: str
-    tag: str
-
-
-def _files_of(entry: dict, known: list[str]) -> list[str]:
-    """The files an update read: as it recorded them, or (an update that did not) the review's
-    sources that are, or are under, the paths it was given."""
-    if "files" in entry:
-        return list(entry["files"])
-    given = [PurePath(s) for s in entry.get("sources", [])]
-    return [k for k in known if any(PurePath(k) == g or g in PurePath(k).parents for g in given)]
-
-
-def latest_update(review, store) -> LatestUpdate | None:
-    """The review's latest update since its last build (None: never updated, or rebuilt since)."""
-    entries = review.manifest.get("updates") or []
-    if not entries:
-        return None
-    tag = entries[-1]["tag"]
-    known = [s.path for s in store.sources.recorded()]
-    files = [f for e in entries if e["tag"] == tag for f in _files_of(e, known)]
-    from ._update import NEW_SINCE
-
-    return LatestUpdate(tag[len(NEW_SINCE):], tuple(dict.fromkeys(files)), entries[-1]["at"], tag)
 
 
 def merged_by_people(review, store) -> tuple[set[str], int]:
@@ -111,8 +79,6 @@ def _identified(sources) -> dict:
 def _included(store, ids) -> int:
     """Papers of ``ids`` included at full text (having been sought at title/abstract), as
     :func:`workbench.team.prisma_counts` counts studies included."""
-    from ._team import screening_of
-
     sought = {p.paper_id for p in screening_of(store, TITLE_ABSTRACT, ids, all_reviewers=True).papers.values()
               if p.settled and p.decision != "exclude"}
     return sum(1 for p in screening_of(store, FULL_TEXT, sought, all_reviewers=True).papers.values()
@@ -120,8 +86,6 @@ def _included(store, ids) -> int:
 
 
 def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
-    from ._team import screening_of
-
     ranked = {r.paper_id for r in store.decisions.records(everyone=True, all_reviewers=True) if r.rank is not None}
     return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records, all_reviewers=True),
                               full_text=screening_of(store, FULL_TEXT, records, all_reviewers=True), ranked=ranked & set(records),
@@ -133,7 +97,7 @@ def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     files = set(latest.files)
     ident = _identified([s for s in store.sources.recorded() if s.path in files])
     still, _ = merged_by_people(review, store)
-    tagged = {pid for pid, since in review.new_since().items() if since == latest.since}
+    tagged = {pid for pid, since in review.updates.new_since().items() if since == latest.since}
     new = [pid for pid in review.ids if pid in tagged]
     records = [pid for pid in new if pid not in still]
     ident["duplicates_removed"] += len(new) - len(records)

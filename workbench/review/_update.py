@@ -12,7 +12,7 @@ at the similarity-weighted mean of its 10 most similar old papers' map position 
 clustering space, in the weighted majority of their topics and fine topics). The old papers'
 positions, topic numbers, names and colours do not change. New papers get the tag
 ``new since YYYY-MM-DD`` (by the reviewer ``update``), so they form a queue of their own
-(:meth:`Review.new_papers`).
+(:meth:`review.updates.new_papers`).
 
 Everything is saved as a build is (:func:`._build.save`): a new generation of the files and one
 store transaction that syncs the corpus, records the sources with their provenance, records the
@@ -38,17 +38,18 @@ from ..errors import InputError
 from ..space.layout import place_by_neighbours
 from ..readers import read_sources
 from ..corpus.paper import Paper
-from ..store import check_date
+from ..store import Store, check_date
 from . import _provenance
-from .build._build import DEFAULT_REVIEW, save
+from ._living import NEW_SINCE, UPDATE_REVIEWER
 from ._open import open_review
-from .build._reuse import BuildCache, digest
+from ._review import Review
 from ._text import document_text
+from .build._build import DEFAULT_REVIEW
+from .build._reuse import BuildCache, digest
+from .build._save import save
 
 __all__ = ["NEW_SINCE", "UPDATE_REVIEWER", "DuplicateFound", "UpdateReport", "match_existing", "update"]
 
-NEW_SINCE = "new since "  # the tag's prefix; the date follows
-UPDATE_REVIEWER = "update"  # who the "new since" tags belong to
 NEIGHBOURS = 10
 METHOD = (f"placed by the {NEIGHBOURS} most similar existing papers (cosine of the embeddings): their "
           "similarity-weighted mean position and majority topic; nothing refitted")
@@ -216,8 +217,6 @@ def _placed(review, base: _Base, fresh: list[Paper]):
 
 def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
     """The review with the new papers appended: the old papers' rows exactly as they were."""
-    from ._review import Review
-
     X_new, where, labels, fine = placed
     all_labels = np.concatenate([base.labels, labels]).astype(int)
     coords = np.vstack([base.coords, where[:, :2]])
@@ -237,12 +236,12 @@ def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
                   embedder=review.embedder())
 
 
-def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike = DEFAULT_REVIEW,
+def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike | Review = DEFAULT_REVIEW,
            provenance: Mapping[str, Mapping] | None = None, *, input_format: str | None = None,
            reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None,
            follow_links: bool = False):
-    """Add the records of ``sources`` (a new search) to the built review in ``review`` without
-    refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
+    """Add the records of ``sources`` (a new search) to the built review in ``review`` (its folder,
+    or a :class:`Review` read from it) without refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
     date of the "new since" tag (default: today, UTC). Returns the updated :class:`Review`, whose
     ``update_report`` (:class:`UpdateReport`) says what was new, what was a duplicate of what, and
     from which source. ``follow_links``: also read what links in the source folders lead to
@@ -253,7 +252,7 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
         raise InputError("no sources given to update the review with; name the files of the new search")
     since = datetime.now(timezone.utc).date().isoformat() if today is None else check_date(today, "today")
     _provenance.check_all(provenance, "nothing was updated")  # a bad date is said before the reading
-    old = open_review(review)
+    old = open_review(review.path if isinstance(review, Review) else review)
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
                                   cache=BuildCache(old.path).folder / "records", follow_links=follow_links)
     with old.store() as store:
@@ -276,19 +275,15 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
 
     def mark_new(store) -> None:
         if fresh:
-            from ..store import Store
-
             with Store.open(old.path, reviewer=UPDATE_REVIEWER) as marker:
                 marker.tags.add([p.id for p in fresh], tag)
 
     saved = save(updated, _KeptModel(old.files / "model"), reason="update", sync=True, reviewer=reviewer,
                  sources=rows, then=mark_new)
-    with updated.store() as store:
+    with saved.store() as store:
         recorded = tuple(s for s in store.sources.recorded() if s.path in new_paths)
     seconds = {"read": round(t_read, 3), "place": round(t_place, 3),
                "save": round(time.perf_counter() - t0 - t_read - t_place, 3)}
-    updated.last_save = saved
-    updated.update_report = UpdateReport(since, report, tuple(p.id for p in fresh), tuple(found), recorded,
-                                         refused, METHOD, seconds, saved)
-    return updated
+    return saved.replace(update_report=UpdateReport(since, report, tuple(p.id for p in fresh), tuple(found),
+                                                    recorded, refused, METHOD, seconds, saved.last_save))
 

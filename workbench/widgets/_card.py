@@ -36,10 +36,10 @@ def paper_card(session: Session, paper_id: str) -> str:
     decision = store.decisions.of(paper.id)
     said = (f"<b>{escape(decision.decision)}</b>" + (f" ({escape(decision.reason)})" if decision.reason else "")
             if decision else "undecided")
-    if decision and paper.id in session.decided_in_bulk():
+    if decision and paper.id in session.map.decided_in_bulk():
         said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
     # The other reviewers' votes, as far as blind mode lets this reviewer see them.
-    others = [(who, d) for who, d in sorted(session.visible(paper.id).decisions.items()) if who != session.reviewer]
+    others = [(who, d) for who, d in sorted(session.team.visible(paper.id).decisions.items()) if who != session.reviewer]
     if others:
         said += " · others: " + ", ".join(f"{escape(who)}: {escape(d.decision)}" + (f" ({escape(d.reason)})"
                                                                                   if d.reason else "")

@@ -55,7 +55,7 @@ class NameBox:
 
     def render(self, where: str = "") -> None:
         s = self.session
-        if s.needs_name():
+        if s.team.needs_name():
             self.who.value = ("<span class='wb-banner wb-who'>This review is screened as a team: type your name "
                               "and press <b>Screen as</b> before your first change</span>")
         else:
@@ -63,7 +63,7 @@ class NameBox:
                               + (f" · {escape(where)}" if where else "") + "</span>")
 
     def on_name(self) -> None:
-        if self.name_act.run(self.session.set_reviewer, self.name.value,
+        if self.name_act.run(self.session.team.set_reviewer, self.name.value,
                              ok=lambda name: f"{self.doing} as {name}") is not FAILED:
             self.name.value = ""
             self.render()
@@ -102,10 +102,10 @@ class TeamBar:
         n = q.open_conflicts()
         self.conflicts.value = (f"<span class='wb-meta wb-conflicts'>{n} open conflict{'s' if n != 1 else ''}"
                                 + (" (show: conflicts)" if n and q.show != "conflicts" else "") + "</span>")
-        text = s.criteria()
+        text = s.store.team.criteria() or ""
         self.criteria.value = ("<div class='wb-criteria wb-meta'><b>Inclusion criteria</b><br>"
                                + escape(text).replace("\n", "<br>") + "</div>") if text else ""
-        reasons = s.exclusion_reasons() + ([NOT_RETRIEVED] if q.stage == FULL_TEXT else [])
+        reasons = [r.name for r in s.store.team.exclusion_reasons()] + ([NOT_RETRIEVED] if q.stage == FULL_TEXT else [])
         self.view.reason.options = reasons
         self.final_reason.options = reasons
         self.final.options = DECISIONS if q.stage == TITLE_ABSTRACT else ("include", "exclude", NOT_RETRIEVED)
