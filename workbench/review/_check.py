@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import _folder as files
 from ..errors import WorkbenchError
-from ._review import STORE_FILE
+from ..store import DB_NAME
 from ._verify import rebuild_command, verify
 from ..store import Store, snapshot_lines
 
@@ -59,7 +59,7 @@ def check_review(review: str | os.PathLike, reviewer: str | None = None) -> Chec
     problems: list[str] = []
     lines: list[str] = []
     generation, known = None, False
-    store_path = path / STORE_FILE
+    store_path = path / DB_NAME
     try:
         with Store.open(path, reviewer=reviewer, create=False) as store:
             report = store.files.check(files=False)

@@ -26,14 +26,13 @@ from ..corpus.paper import FULL_TEXT, STAGES, TITLE_ABSTRACT
 from ..errors import InputError
 from ..store import ScreeningRecord, UnknownPaperError
 
-__all__ = ["RELEVANT", "STAGE_NAMES", "Decided", "check_stage", "final_decisions", "papers_of", "screening_of",
+__all__ = ["RELEVANT", "Decided", "check_stage", "final_decisions", "papers_of", "screening_of",
            "store_of", "training_records"]
 
 #: What a decision says for the stopping rules: a maybe may be relevant, so it counts as 1.
 RELEVANT = {"include": 1, "maybe": 1, "exclude": 0}
 
 #: The screening stages in words.
-STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
 
 def check_stage(stage) -> str:
@@ -44,9 +43,8 @@ def check_stage(stage) -> str:
 
 
 def final_decisions(store, stage: str) -> list[team.FinalDecision]:
-    """The store's final decisions at ``stage`` as :class:`workbench.team.FinalDecision` objects."""
-    return [team.FinalDecision(f.paper_id, f.decision, f.resolved_by, f.reason, f.resolved_at, f.stage)
-            for f in store.team.finals(stage)]
+    """The store's final decisions at ``stage``."""
+    return store.team.finals(stage)
 
 
 def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:

@@ -33,6 +33,8 @@ import numpy as np
 from .._runtime.fsutil import atomic_write_text, default_file_mode, fsync_path
 from ..corpus.paper import paper_line
 from ..space.htmlmap import write_map_html
+from ..store import GENERATIONS
+from ..topics import TOPIC_COLUMNS
 
 __all__ = [
     "FILES",
@@ -55,11 +57,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GENERATIONS = "generations"
 KEEP = 3  # generations kept besides the current one
 MIN_AGE_S = 600  # never remove a generation younger than this: another process may be saving it
 LEGACY_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model")
-TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
 FILES = "files"  # build.json's record of the other files: {name: {"size": bytes, "sha256": hex}}
 
 def files_dir(review_path: Path, generation: str | None) -> Path:
@@ -104,7 +104,7 @@ def _write_topics(folder: Path, review, model, previous) -> None:
     topics = {
         "method": review.manifest["topics"]["method"],
         "note": review.manifest["topics"]["note"],
-        "topics": review.model_topics[TOPIC_TABLE_COLUMNS].to_dict(orient="records"),
+        "topics": review.model_topics[TOPIC_COLUMNS].to_dict(orient="records"),
     }
     atomic_write_text(folder / "topics.json", json.dumps(topics, indent=2, ensure_ascii=False, default=int))
 

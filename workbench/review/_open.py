@@ -11,7 +11,8 @@ from . import _folder as files
 from ..corpus.texts import read_papers
 from ..errors import ReviewError, WorkbenchError
 from ..store import Store
-from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
+from ..store import DB_NAME
+from ._review import TOPIC_TABLE_COLUMNS, Review
 from ._verify import FileProblem, rebuild_command, verify
 from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 
@@ -19,7 +20,7 @@ __all__ = ["damaged", "is_review", "open_or_build", "open_review"]
 
 
 def _current_generation(path: Path) -> str | None:
-    if not (path / STORE_FILE).exists():
+    if not (path / DB_NAME).exists():
         return None
     with Store.open(path, create=False) as store:
         return store.files.generation()

@@ -31,7 +31,8 @@ from ..corpus.paper import OUTLIER, Paper, PaperInfo
 from ..corpus.texts import PaperTexts, TextsInMemory
 from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
-from ..store import Store
+from ..store import DB_NAME, Store
+from ..topics import TOPIC_COLUMNS as TOPIC_TABLE_COLUMNS
 from ..topics import TopicModel, seed_labelings
 from ..topics import topic_stability as stability_of
 from . import _haystack, _search, _text, _typical
@@ -41,11 +42,9 @@ from ._screening import ReviewScreening
 from ._team import ReviewTeam
 from ._text import document_text
 
-__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review", "stored_topic_params"]
+__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "TOPIC_TABLE_COLUMNS", "Review", "stored_topic_params"]
 
 PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
-TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
-STORE_FILE = "annotations.sqlite"
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
 log = logging.getLogger(__name__)
@@ -163,7 +162,7 @@ class Review:
 
     def is_current(self) -> bool:
         """Whether the review on disk still has the topics this object was read or saved with."""
-        if not (self.path / STORE_FILE).exists():
+        if not (self.path / DB_NAME).exists():
             return True
         with self.store() as store:
             return store.files.generation() == self.generation
@@ -197,7 +196,7 @@ class Review:
         another process saved other topics, nothing is mixed in and False is returned; open the
         review again to see them (:meth:`reopen`).
         """
-        if not (self.path / STORE_FILE).exists():
+        if not (self.path / DB_NAME).exists():
             return True
         with self.store() as store:
             if store.files.generation() != self.generation:

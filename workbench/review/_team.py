@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import team
-from ..corpus.paper import DECISIONS, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, STAGE_NAMES, STAGES, TITLE_ABSTRACT
 from . import _prisma
-from ._decisions import STAGE_NAMES, check_stage, papers_of, screening_of, store_of
+from ._decisions import check_stage, papers_of, screening_of, store_of
 
 __all__ = ["ReviewTeam", "import_annotations", "screening_of"]
 
@@ -78,8 +78,7 @@ class ReviewTeam:
         with store_of(self.review, store, reviewer) as opened:
             (paper,) = papers_of(self.review, opened, [paper])  # before anything is written
             final = opened.team.set_final(paper, decision, reason, stage=check_stage(stage))
-        return team.FinalDecision(final.paper_id, final.decision, final.resolved_by, final.reason,
-                                  final.resolved_at, final.stage)
+        return final
 
     def agreement(self, stage: str = TITLE_ABSTRACT) -> team.AgreementReport:
         """Agreement per pair of reviewers on the papers both screened at ``stage`` (Cohen's kappa,

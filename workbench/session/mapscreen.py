@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..corpus.paper import DECIDED
 from ..errors import InputError
 from ..space.palette import DECISION_COLOURS, OUTLIER_COLOUR, RELEVANCE_RAMP
 
@@ -34,7 +35,6 @@ __all__ = ["BULK_DECISIONS", "BulkPlan", "MapScreening", "RELEVANCE_BANDS", "rel
 BULK_DECISIONS = ("exclude", "include")  # a maybe in bulk says nothing: decide it paper by paper
 RELEVANCE_BANDS = len(RELEVANCE_RAMP)
 DECIDED_PALE = "#e2e2e2"  # decided papers when coloured by relevance (they are not ranked)
-PAST = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class BulkPlan:
         return sum(self.decided.values())
 
     def describe_decided(self) -> str:
-        return ", ".join(f"{n} {PAST[d]}" for d, n in sorted(self.decided.items()) if n)
+        return ", ".join(f"{n} {DECIDED[d]}" for d, n in sorted(self.decided.items()) if n)
 
     @property
     def text(self) -> str:
@@ -68,7 +68,7 @@ class BulkPlan:
             return f"{verb} {n} papers of {what}, none decided yet"
         same = self.decided.get(self.decision, 0)
         if self.change_decided:
-            keep = f"; {same} already {PAST[self.decision]} stay as they are" if same else ""
+            keep = f"; {same} already {DECIDED[self.decision]} stay as they are" if same else ""
             return (f"{verb} {n} papers of {what} ({self.n_decided} already decided: {self.describe_decided()}"
                     f" — their decisions change{keep})")
         return (f"{verb} {n} undecided papers of {what} ({self.n_decided} already decided: "

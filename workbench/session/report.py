@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WorkbenchError
-from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
+from ..corpus.paper import STAGE_NAMES, TITLE_ABSTRACT
 from .text import escape
 
 __all__ = ["Shown", "agreement_table", "prisma_figure"]
 
-STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,6 @@ from ._reports import (
     Decision,
     DuplicateVerdict,
     ExclusionReason,
-    Final,
     HistoryEntry,
     ImportReport,
     Note,
@@ -62,7 +61,7 @@ from ._reports import (
 from ._open import read_only_reason
 from ._parts import Decisions, Duplicates, Files, Notes, Settings, Sources, Stopping, Tags, Team, Topics
 from ._restore import Restored
-from ._schema import DB_NAME, SCHEMA_VERSION
+from ._schema import DB_NAME, GENERATIONS, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
@@ -73,6 +72,7 @@ from ._topics import match_topics
 
 __all__ = [
     "DB_NAME",
+    "GENERATIONS",
     "DECISIONS",
     "DuplicateVerdict",
     "FORMATS",
@@ -91,7 +91,6 @@ __all__ = [
     "Duplicates",
     "ExclusionReason",
     "Files",
-    "Final",
     "ForeignSnapshotError",
     "HistoryEntry",
     "ImportReport",

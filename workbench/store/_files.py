@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ._errors import AnnotationInputError
 from ._history import Action
+from ._schema import GENERATIONS
 
 __all__ = ["papers_changed", "restorable", "switch_files"]
 
-GENERATIONS = "generations"
 
 
 def switch_files(conn: sqlite3.Connection, reviewer: str, name: str, run: int | None) -> None:

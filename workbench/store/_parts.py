@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..corpus.paper import TITLE_ABSTRACT
+from ..corpus.paper import TITLE_ABSTRACT, FinalDecision
 from . import _annotations as ann
 from . import _backup, _destination, _import, _restore, _sources, _stages, _topics, _verdicts
 from . import _files, _identity, _visible, _vocab
@@ -36,7 +36,7 @@ from ._guard import guarded, writes
 from ._handle import Part
 from ._moving import votes_kept
 from ._papers import ID_RE, merge_chain, resolve
-from ._reports import Decision, ExclusionReason, Final, ImportReport, Note, Source, Tag, TopicReport
+from ._reports import Decision, ExclusionReason, ImportReport, Note, Source, Tag, TopicReport
 from ._screening import ContextWriter, ScreeningRecord, context_rows, records
 
 __all__ = ["Decisions", "Duplicates", "Files", "Notes", "Settings", "Sources", "Stopping", "Tags",
@@ -270,7 +270,7 @@ class Team(Part):
     # ------------------------------------------------------------------ final decisions
     @writes
     def set_final(self, id_or_prefix: str, decision: str, reason: str | None = None, *,
-                  stage: str = TITLE_ABSTRACT) -> Final:
+                  stage: str = TITLE_ABSTRACT) -> FinalDecision:
         """Record this reviewer's final decision on a paper at ``stage``, with why (for an
         exclusion: the reason PRISMA counts). It replaces an earlier one; one undo takes it back."""
         handle = self._handle
@@ -286,14 +286,14 @@ class Team(Part):
         return _stages.clear_final(self._conn, self._reviewer, handle.ids(id_or_prefix)[0], stage)
 
     @guarded
-    def final(self, id_or_prefix: str, *, stage: str = TITLE_ABSTRACT) -> Final | None:
+    def final(self, id_or_prefix: str, *, stage: str = TITLE_ABSTRACT) -> FinalDecision | None:
         """A paper's final decision at ``stage``, or None."""
         handle = self._handle
         found = _visible.finals(handle.lens(), _stages.check_stage(stage), handle.ids(id_or_prefix)[0])
         return found[0] if found else None
 
     @guarded
-    def finals(self, stage: str | None = TITLE_ABSTRACT) -> list[Final]:
+    def finals(self, stage: str | None = TITLE_ABSTRACT) -> list[FinalDecision]:
         """Every final decision at ``stage`` (None: every stage), by paper."""
         return _visible.finals(self._handle.lens(), None if stage is None else _stages.check_stage(stage))
 

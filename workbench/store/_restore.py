@@ -41,11 +41,10 @@ from ._diagnose import explain
 from ._errors import DamagedStoreError, ForeignSnapshotError, NotAStoreError, StoreError, StoreVersionError
 from ._history import Action
 from ._locks import holders
-from ._schema import APPLICATION_ID, DB_NAME, SCHEMA_VERSION, detect_version, migrate
+from ._schema import APPLICATION_ID, DB_NAME, GENERATIONS, SCHEMA_VERSION, detect_version, migrate
 
 __all__ = ["Restored", "Staged", "files_to_name", "restore_offline", "stage"]
 
-GENERATIONS = "generations"
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGE_NAMES, STAGES, TITLE_ABSTRACT
 from ..session.text import escape
 from ._feedback import FAILED, Act
 
-__all__ = ["NameBox", "STAGE_NAMES", "TeamBar", "votes_html"]
+__all__ = ["NameBox", "TeamBar", "votes_html"]
 
-STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
 
 def votes_html(card) -> str:

@@ -24,11 +24,11 @@ from ...dedupe.rules import absorb
 from ...embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ...errors import ReviewError, WorkbenchError
 from ...readers import read_sources
-from ...store import Store
+from ...store import DB_NAME, Store
 from ...topics import TopicModel
 from ...topics.results import load_results
 from .. import _provenance
-from .._review import CACHE_FILE, STORE_FILE, Review
+from .._review import CACHE_FILE, Review
 from .._text import document_text
 from ._dask import build_with_dask
 from ._map_beside import MapBeside
@@ -141,7 +141,7 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words
 def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:
     """What people said of duplicates in this review's store: the pairs kept apart, and the
     papers merged into others (see ``store.duplicates.settle``)."""
-    if not (path / STORE_FILE).exists():
+    if not (path / DB_NAME).exists():
         return frozenset(), {}
     with Store.open(path, create=False) as store:
         return frozenset(store.duplicates.apart_pairs()), store.duplicates.merged_into()
