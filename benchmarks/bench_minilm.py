@@ -23,6 +23,12 @@ Taking turns chunk by chunk puts both under the same load on a shared machine. T
 the seconds of each (the sum over the chunks), the ratio to sentence-transformers', the lowest
 and the mean cosine of each text's vector to sentence-transformers' (the quality bound is a
 lowest cosine of 0.99), and the load average (1 min) before and after.
+
+``--quality N`` then gives the topics' NMI against the labels of arxiv_lite and medical (the
+workbench's default ``TopicModel(seed=s).cluster``, seeds 1..N) on float32's vectors and on each
+precision's, from the benchmark cache (``_common.embed_cached``; a precision's vectors are
+embedded once): a precision keeps the quality where its mean NMI lies within float32's range
+over the seeds.
 """
 
 from __future__ import annotations
@@ -98,7 +104,42 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=250, help="texts per turn")
     parser.add_argument("--precisions", nargs="+", default=["int8", "float32"],
                         choices=["int8", "float32", "bfloat16"])
+    parser.add_argument("--quality", type=int, default=0, metavar="N", help="topic NMI over seeds 1..N (0: skip)")
+    parser.add_argument("--skip-speed", action="store_true", help="only --quality")
     args = parser.parse_args()
+    if not args.skip_speed:
+        speed(args)
+    if args.quality:
+        quality(args)
+
+
+def quality(args) -> None:
+    import numpy as np
+    from sklearn.metrics import normalized_mutual_info_score
+
+    from _common import embed_cached, load_corpus
+    from workbench.topics import TopicModel
+
+    seeds = list(range(1, args.quality + 1))
+    print(f"\n## Topic NMI, seeds {seeds[0]}-{seeds[-1]} (default TopicModel), {time.strftime('%H:%M')}\n")
+    print("| corpus | precision | mean NMI | range over the seeds | lowest cosine to float32 | load avg |")
+    print("|---|---|---:|---|---:|---:|")
+    for name in ("arxiv_lite", "medical"):
+        corpus = load_corpus(name)
+        texts = corpus.texts("document")
+        vectors = {}
+        for p in ["float32", *[p for p in args.precisions if p != "float32"]]:
+            os.environ["WORKBENCH_EMBED_PRECISION"] = p
+            vectors[p] = embed_cached(texts, "minilm")
+        os.environ.pop("WORKBENCH_EMBED_PRECISION")
+        for p, X in vectors.items():
+            nmis = [normalized_mutual_info_score(corpus.labels, TopicModel(seed=s).cluster(X)) for s in seeds]
+            cos = float((X * vectors["float32"]).sum(1).min())
+            print(f"| {name} | {p} | {np.mean(nmis):.3f} | {min(nmis):.3f}-{max(nmis):.3f} | {cos:.4f} "
+                  f"| {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+def speed(args) -> None:
     print(f"# MiniLM embed stage vs sentence-transformers' encode, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}\n")
     print("| abstracts | timed | precision | sentence-transformers s | embed stage s | ratio | lowest cosine "
           "| mean cosine | load avg before / after | torch threads |")

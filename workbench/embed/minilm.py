@@ -7,13 +7,14 @@ not implement (another model from the hub) loads through sentence-transformers.
 
 Precision: ``"int8"`` runs the linear layers in int8 (``_bert.int8``: weights per output
 channel, inputs quantised on the fly to 8 bits; each layer's feed-forward output stays float32),
-~1.5x faster than float32 on a CPU without VNNI, vectors within a cosine of 0.99 of float32's
-(benchmarks/bench_minilm.py). An input's scale is taken over its batch, so a text's int8 vector
-can differ in the fourth decimal with the texts it is embedded beside. ``"bfloat16"`` runs the
-layers under bfloat16 autocast, 2.4x faster where the CPU has AVX512-BF16 or AMX and within a
-cosine of 1e-4 of float32's vectors. ``"auto"`` (the default, or ``WORKBENCH_EMBED_PRECISION``)
-chooses bfloat16 on such a CPU and int8 elsewhere. The precision is part of the embedder's
-version, so the cache never mixes them.
+~1.3-1.5x faster than float32 on a CPU without VNNI, vectors mostly within a cosine of 0.99 of
+float32's (benchmarks/bench_minilm.py); it is not the default, as its topics lost NMI beyond
+the seeds' spread on arxiv_lite (docs/benchmarks.md). An input's scale is taken over its batch,
+so a text's int8 vector can differ in the fourth decimal with the texts it is embedded beside.
+``"bfloat16"`` runs the layers under bfloat16 autocast, 2.4x faster where the CPU has
+AVX512-BF16 or AMX and within a cosine of 1e-4 of float32's vectors. ``"auto"`` (the default,
+or ``WORKBENCH_EMBED_PRECISION``) chooses bfloat16 on such a CPU and float32 elsewhere. The
+precision is part of the embedder's version, so the cache never mixes them.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class MiniLMEmbedder(BaseEmbedder):
         self.batch_size = batch_size
         self.progress = progress
         if precision == "auto":
-            precision = "bfloat16" if native_bf16() else "int8"
+            precision = "bfloat16" if native_bf16() else "float32"
         self.precision = precision
         self.bf16 = precision == "bfloat16"
         self._model = None
