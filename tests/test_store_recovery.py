@@ -22,6 +22,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import unprivileged
 
 import workbench
 from workbench.errors import StoreError
@@ -387,18 +388,8 @@ def test_a_read_only_file_system_is_told_as_one(review, tmp_path):
     assert out["check"][0] == 0 and "mounted read-only" in out["check"][1]
 
 
-def _unprivileged() -> list[str] | None:
-    if os.geteuid() != 0:
-        return []
-    try:
-        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        ok = False
-    return ["unshare", "--user"] if ok else None
-
-
 def test_permission_problems_are_told_as_such(review):
-    prefix = _unprivileged()
+    prefix = unprivileged()
     if prefix is None:
         pytest.skip("running as root without user namespaces: permissions cannot be tested")
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import unprivileged
 
 from workbench.errors import StoreError
 from workbench.store import Store
@@ -207,19 +208,8 @@ def test_every_message_about_a_damaged_store_names_the_restore_command(tmp_path)
     assert "nothing was saved" not in result.stderr
 
 
-def _unprivileged() -> list[str] | None:
-    """A prefix that runs a command without the power to ignore file permissions."""
-    if os.geteuid() != 0:
-        return []
-    try:
-        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        ok = False
-    return ["unshare", "--user"] if ok else None
-
-
 def test_a_store_you_may_not_write_still_answers_reads_and_says_permission_denied(tmp_path):
-    prefix = _unprivileged()
+    prefix = unprivileged()
     if prefix is None:
         pytest.skip("running as root without user namespaces: permissions cannot be tested")
     import workbench
