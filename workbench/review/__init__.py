@@ -28,8 +28,9 @@ stability), ``_text`` (what is embedded for a paper, papers read back with their
 records of decisions), ``_stopping`` (the stopping estimate and advice), ``_simulate`` (replaying
 a labelled file), ``_team`` (conflicts, agreement, blind mode, imports), ``_prisma`` and
 ``_provenance`` (the PRISMA 2020 counts and the sources' search provenance), ``_update`` and
-``_living`` (a new search added without refitting, the new papers), ``report`` (the
-review's report).
+``_living`` (a new search added without refitting, the new papers), ``_snowball`` (citation
+searching from the included papers, and its lookup files), ``report`` (the review's report and
+its methods text).
 """
 
 from .build._build import DEFAULT_REVIEW, BuildReport, SaveReport, build
@@ -44,12 +45,15 @@ from ._team import import_annotations, screening_of
 from ._text import document_text
 from ._update import NEW_SINCE, DuplicateFound, UpdateReport, update
 from ._prisma import write_diagram
+from ._snowball import LOOKUPS as SNOWBALL_LOOKUPS
+from ._snowball import write_lookup
 from .report import write_report
 
 __all__ = [
     "DEFAULT_REVIEW",
     "PAPER_TABLE_COLUMNS",
     "SCREENING_MODELS",
+    "SNOWBALL_LOOKUPS",
     "TOPIC_TABLE_COLUMNS",
     "BuildReport",
     "CheckReport",
@@ -79,5 +83,6 @@ __all__ = [
     "simulation_json",
     "update",
     "write_diagram",
+    "write_lookup",
     "write_report",
 ]

@@ -402,6 +402,20 @@ class Review(TeamReview, FieldReview, LivingReview):
 
     # ------------------------------------------------------------------ the report
 
+    def methods(self, reviewer: str | None = None):
+        """The methods text and AI-use statement from the review's log (``.markdown()``, ``.text()``,
+        ``.facts``): :func:`workbench.review.report.review_methods`."""
+        from .report import review_methods
+
+        return review_methods(self, reviewer)
+
+    def snowball(self, direction: str = "backward", from_="included", reviewer: str | None = None):
+        """The works outside the review that its included papers cite (backward) or that cite them
+        (forward), ranked by how many point to each: :func:`workbench.review._snowball.snowball`."""
+        from ._snowball import snowball
+
+        return snowball(self, direction, from_, reviewer)
+
     def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
                      title: str | None = None, prisma: bool | None = None) -> dict[str, Path]:
         """Write report.md, report.html, map.png and the exports into ``folder`` (default:

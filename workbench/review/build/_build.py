@@ -252,6 +252,7 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sources": [str(s) for s in sources],
         "read_report": report.lines(),
+        "merged_by_rule": report.merged_by_rule(),  # every merge's rule (read_report lists the first 20)
         "n_papers": len(papers),
         "embedder": {"name": emb.name, "version": emb.version, "dims": int(X.shape[1])},
         "embed_stats": embed_stats,
@@ -381,13 +382,13 @@ def _sync_store(review: Review, store, built: bool = False):
     """Tell the annotation store which papers are in the corpus; labels in the files become
     decisions. ``built``: the papers are a build's, a function of its papers key (the sources
     read, the verdicts): the same key as the last sync, and the store has them already."""
-    from ...store import Store
+    from ...store import LABELS_REVIEWER, Store
 
     key = review.manifest.get("cache_keys", {}).get("papers") if built else None
     report = store.sync_papers((p.to_dict() for p in review.papers_with_texts()), key=key)
     labelled = [p for p in review.papers if p.label in DECISIONS]
     if labelled:
-        with Store.open(review.path, reviewer="source-file") as source:
+        with Store.open(review.path, reviewer=LABELS_REVIEWER) as source:
             for decision in DECISIONS:
                 ids = [p.id for p in labelled if p.label == decision and not source.votes(p.id, all_reviewers=True)]
                 if ids:
