@@ -134,6 +134,9 @@ CLI_RUNS: dict[str, list[list[str]]] = {
     "links": [["links", *_R]],
     "trends": [["trends", *_R]],
     "who": [["who", *_R]],
+    "methods": [["methods", *_R], ["methods", "--format", "text", "-o", "{out}/methods.txt", *_R]],
+    "snowball": [["snowball", *_R, "--from", "all", "--format", "json"],
+                 ["snowball", *_R, "--lookup", "openalex", "-o", "{out}/lookup.txt"]],
 }
 
 
@@ -252,6 +255,8 @@ CALLS = [
     ("Review", "stopping", [], {}, True), ("Review", "visible", ["{P}"], {}, False),
     ("Review", "visible", ["{P}"], {"resolving": True}, False), ("Review", "visible", ["{P}", "bob"], {}, False),
     ("Review", "write_report", ["{out}"], {"image": False}, False),
+    ("Review", "methods", [], {}, True), ("Review", "snowball", [], {}, True),
+    ("Review", "snowball", ["forward", "all"], {}, False),
     ("Review", "citations", ["{P}"], {}, False), ("Review", "coauthors", [], {}, False),
     ("Review", "coupling", [["{P}", "{Q}"]], {}, False), ("Review", "field_summary", [], {}, False),
     ("Review", "ids", None, {}, False), ("Review", "ids_in_year", [None], {}, False),

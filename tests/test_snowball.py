@@ -241,3 +241,30 @@ def test_synergy_openalex_works_carry_references_when_the_shared_data_has_them()
     assert with_refs, "an OpenAlex export carries referenced_works"
     found = snowball(papers, [p.id for p in with_refs[:50]])
     assert isinstance(found, Snowball) and found.entries >= len(found.candidates)
+
+
+# ----------------------------------------------------------------------------- the notebook panel
+
+def test_the_snowball_panel_lists_the_candidates_and_writes_the_lookup_file(review):
+    from workbench.session.snowball import SnowballPanel
+    from workbench.widgets import Session
+    from workbench.widgets import snowball as snowball_view
+
+    _screen(review)
+    with Session.open(review, reviewer="ana") as session:
+        with pytest.raises(InputError, match="press Find first"):
+            SnowballPanel(session).write()
+        view = snowball_view(session)
+        view.on_find()
+        assert [(r.openalex, r.count) for r in view.panel.rows()] == [("W2000", 3), ("W2001", 2), ("W2002", 1),
+                                                                      ("W2003", 1)]
+        assert view.panel.rows()[0].titles[0].startswith("Work 100")
+        assert "openalex:W2000" in view.table.value and "9 references" in view.summary.value
+        view.kind.value = "openalex"
+        view.on_write()
+        written = review.path / "report" / "snowball-backward-openalex.txt"
+        assert written.read_text(encoding="utf-8") == "openalex:W2000|W2001|W2002|W2003\n"
+        assert "wrote 1 lines" in view.write_act.line.value
+        view.path.value = str(review.path / "annotations.sqlite")
+        view.on_write()
+        assert "only the workbench may write" in view.write_act.line.value
