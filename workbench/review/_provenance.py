@@ -50,7 +50,7 @@ def _check(key: str, given, done: str = "nothing was built") -> dict:
     unknown = sorted(set(given) - set(FIELDS))
     naming = [k for k in _NAMING if given.get(k) is not None]
     if unknown or len(naming) > 1:
-        raise InputError(f"provenance of {key!r}: {', '.join(unknown) or ' and '.join(naming)}; "
+        raise InputError(f"provenance of {key!r}: {', '.join(unknown) or 'both ' + ' and '.join(naming)}; "
                          f"expected some of {', '.join(FIELDS)} (a source is a database, a register, or "
                          "found by another method such as citation searching)")
     row = {k: given[k] for k in ("name", "kind", "query", "searched_on") if given.get(k) is not None}

@@ -64,7 +64,7 @@ class Methods:
         for s in (*self.sections, self.ai_use):
             lines += [f"{head}# {s.heading}", ""]
             for para in s.paragraphs:
-                lines += ["".join(markdown_code(t) if code else " ".join(markdown_lines(t)) for t, code in para), ""]
+                lines += ["".join(markdown_code(t) if code else _md(t) for t, code in para), ""]
         return "\n".join(lines).rstrip() + "\n"
 
     def text(self) -> str:
@@ -83,6 +83,12 @@ class Methods:
             parts += ["<p>" + "".join(f"<code>{escape(t)}</code>" if code else escape(t) for t, code in para) + "</p>"
                       for para in s.paragraphs]
         return "\n".join(parts)
+
+
+def _md(text: str) -> str:
+    """Text for Markdown, with the spaces at its ends kept (they part it from a code span)."""
+    ends = (" " if text[:1].isspace() else "", " " if text[-1:].isspace() else "")
+    return ends[0] + " ".join(markdown_lines(text)) + ends[1]
 
 
 # ----------------------------------------------------------------------------- words
