@@ -17,9 +17,10 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import InputError
 from ..field import DIRECTIONS
 from ..review import SNOWBALL_LOOKUPS, open_review, write_lookup
-from ..store import write_output
+from ..store import check_output, write_output
 from .common import add_format, add_review, add_reviewer, say, whole, write_table
 
 __all__ = ["register"]
@@ -46,20 +47,28 @@ def methods(args) -> int:
 
 
 def snowball(args) -> int:
+    to_file = args.output not in (None, "-")
+    if to_file and not args.lookup:
+        raise InputError(f"-o {args.output}: only the lookup file is written to a file; add --lookup dois or "
+                         "--lookup openalex (the table goes to standard output)")
     review = open_review(args.review)
+    store_path = review.path / "annotations.sqlite"
+    if to_file:  # a refused path is said before anything else
+        check_output(args.output, store_path=store_path, purpose="the snowball lookup file")
     found = review.snowball(args.direction, args.ids or args.from_, reviewer=args.reviewer)
     say(*found.lines())
     if args.lookup:
-        if args.output in (None, "-"):
+        if not to_file:
             sys.stdout.write(found.lookup(args.lookup))
             return 0
         _report_folder(review, args.output)
-        where = write_lookup(found, args.output, args.lookup, store_path=review.path / "annotations.sqlite")
+        where = write_lookup(found, args.output, args.lookup, store_path=store_path)
         n = len(found.dois()) if args.lookup == "dois" else len(found.openalex_filters())
         say(f"wrote {n} {'DOIs' if args.lookup == 'dois' else 'OpenAlex filters'} to {where}; add the records "
             f"found with `workbench update FILE --method citation-search --review {review.path}`")
         return 0
     frame = found.frame()
+    frame["titles"] = ["; ".join(review.papers[review.row(pid)].title for pid in c.by[:3]) for c in found.candidates]
     write_table(frame.head(args.top) if args.top else frame, args.format)
     return 0
 
