@@ -36,9 +36,10 @@ CHILD = r"""
 import json, os, sys, tempfile, time
 import numpy as np
 source, size, repeats, old = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+from workbench.dedupe import DuplicateRules
 from workbench.readers import read_sources
 from workbench.review import document_text
-papers, _ = read_sources([source], dedupe=False)
+papers, _ = read_sources([source], duplicates=DuplicateRules(fuzzy=False))
 texts = [document_text(p) for p in papers][:size]
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer

@@ -23,7 +23,7 @@ high-water mark, ``VmHWM``, imports included):
 
 - naive: ``pandas.read_csv`` + ``drop_duplicates`` on the DOI column (rows without a DOI kept;
   no cleaning, no ids, no titles compared) — what a quick script does;
-- workbench, ids only: ``read_sources(..., dedupe=False)``: read, clean, ids, and merges by
+- workbench, ids only: ``read_sources(..., duplicates=DuplicateRules(fuzzy=False))``: read, clean, ids, and merges by
   shared DOI / arXiv id / PMID / record id / identical title and abstract;
 - workbench: ``read_sources(...)``, adding near-identical titles (rapidfuzz, blocked).
 """
@@ -204,7 +204,7 @@ def main(argv=None) -> int:
             if truth:
                 result.update(run_child(NAIVE_FOUND, [str(path), truth])[0])
             table.append((label, "naive: read_csv + drop_duplicates(doi)", result, rss))
-            for mode, name in (("ids", "workbench, ids only (dedupe=False)"), ("fuzzy", "workbench read_sources")):
+            for mode, name in (("ids", "workbench, ids only (fuzzy=False)"), ("fuzzy", "workbench read_sources")):
                 result, rss = run_child(WORKBENCH, [str(path), mode, *extra])
                 table.append((label, name, result, rss))
                 print(f"  {label} / {name}: {result['seconds']:.1f} s", file=sys.stderr)

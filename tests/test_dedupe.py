@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench.dedupe import DuplicateRules
 from workbench.dedupe.rules import deduplicate, find_duplicates, first_author_key, merge_papers
 from workbench.readers import read_sources
 from workbench.corpus.paper import Paper
@@ -60,7 +61,7 @@ def test_zotero_and_scopus_exports_of_overlapping_searches():
 
 
 def test_no_fuzzy_titles_when_dedupe_is_off():
-    papers, report = read_sources([DATA / "dupes_zotero.ris", DATA / "dupes_scopus.csv"], dedupe=False)
+    papers, report = read_sources([DATA / "dupes_zotero.ris", DATA / "dupes_scopus.csv"], duplicates=DuplicateRules(fuzzy=False))
     assert len(papers) == 12 and report.merged == 2  # the DOI and the arXiv id still merge
 
 
@@ -195,7 +196,7 @@ def test_abstracts_in_eight_scripts_are_distinct_papers_and_their_copies_merge(d
     """15 abstracts in Chinese, Japanese, Korean, Arabic, Russian, Greek, Hindi and Hebrew, then 6
     of them again as another export writes them (ASCII punctuation, full-width letters, upper
     case, no final stop): 15 papers, 6 merges, with and without fuzzy titles."""
-    papers, report = read_sources([DATA / "scripts.csv"], dedupe=dedupe)
+    papers, report = read_sources([DATA / "scripts.csv"], duplicates=DuplicateRules(fuzzy=dedupe))
     assert (report.read, report.merged, len(papers)) == (21, 6, 15)
     assert len({p.id for p in papers}) == 15
     merged = [m.replace(f"{DATA}/", "") for m in report.merges]

@@ -45,35 +45,35 @@ def screened(built, tmp_path):
     shutil.copy(built / "rerun.txt", tmp_path / "rerun.txt")
     review = workbench.open_review(shutil.copytree(built / "review", tmp_path / "review"))
     with Store.open(review.path, reviewer="lead") as lead:
-        lead.set_blind(True)
-        lead.set_setting("reviewers_per_paper", "2")
-        lead.set_criteria("Include: RLHF or reward models.")
-        lead.add_exclusion_reason("wrong topic")
-    review = review.update([tmp_path / "rerun.txt"], provenance={"rerun.txt": {"database": "PubMed"}}, reviewer="lead")
+        lead.team.set_blind(True)
+        lead.settings.set("reviewers_per_paper", "2")
+        lead.team.set_criteria("Include: RLHF or reward models.")
+        lead.team.add_exclusion_reason("wrong topic")
+    review = workbench.update([tmp_path / "rerun.txt"], review, provenance={"rerun.txt": {"database": "PubMed"}}, reviewer="lead")
     ids = review.ids
-    review.decide(ids[0:2], "include", reviewer="ana")  # in bulk, before any ranking
+    review.screening.decide(ids[0:2], "include", reviewer="ana")  # in bulk, before any ranking
     for k in range(14):
-        ranking = review.rank(next=5, reviewer="ana")
+        ranking = review.screening.rank(next=5, reviewer="ana")
         pid = ranking.papers[0].id
-        review.decide([pid], "include" if k % 4 == 0 else "exclude", reason=None if k % 4 == 0 else "wrong topic",
+        review.screening.decide([pid], "include" if k % 4 == 0 else "exclude", reason=None if k % 4 == 0 else "wrong topic",
                       ranking=ranking, reviewer="ana")
     with Store.open(review.path, reviewer="ana") as s:
-        votes = {d.paper_id: d.decision for d in s.every_decision()}
+        votes = {d.paper_id: d.decision for d in s.decisions.every()}
     ana = list(votes)
     for k, pid in enumerate(ana):  # ben agrees but on one paper
         decision = votes[pid] if k != 3 else ("exclude" if votes[pid] == "include" else "include")
-        review.decide([pid], decision, reason="wrong topic" if decision == "exclude" else None, reviewer="ben")
+        review.screening.decide([pid], decision, reason="wrong topic" if decision == "exclude" else None, reviewer="ben")
     conflict = ana[3]
-    review.resolve(conflict, "exclude", "wrong topic", reviewer="cleo")
-    full = [pid for pid in ana if review.screening("title_abstract", all_reviewers=True).decisions().get(pid) == "include"]
-    review.decide(full[:1], "include", stage="full_text", reviewer="ana")
-    review.decide(full[:1], "include", stage="full_text", reviewer="ben")
-    review.stopping(log=True, reviewer="ana")
+    review.team.resolve(conflict, "exclude", "wrong topic", reviewer="cleo")
+    full = [pid for pid in ana if review.team.status("title_abstract", all_reviewers=True).decisions().get(pid) == "include"]
+    review.screening.decide(full[:1], "include", stage="full_text", reviewer="ana")
+    review.screening.decide(full[:1], "include", stage="full_text", reviewer="ben")
+    review.screening.stopping(log=True, reviewer="ana")
     with Store.open(review.path, reviewer="lead") as lead:  # screening done: blindness ends
-        lead.set_blind(False)
-    candidates = review.duplicate_candidates(low=0)
+        lead.team.set_blind(False)
+    candidates = review.updates.duplicate_candidates(low=0)
     if candidates:
-        review.settle_duplicates(candidates[0].first, candidates[0].second, "different", reviewer="ana")
+        review.updates.settle_duplicates(candidates[0].first, candidates[0].second, "different", reviewer="ana")
     return review
 
 
@@ -88,15 +88,15 @@ def _numbers(text: str) -> list[str]:
 def _expected(review) -> dict[str, int | float]:
     """What the store holds, counted here through the store's own reads (not the methods code)."""
     with review.store("lead") as s:
-        sources = s.sources()
+        sources = s.sources.recorded()
         ids = set(review.ids)
-        ta = [d for d in s.every_decision("title_abstract", all_reviewers=True) if d.paper_id in ids]
-        ft = [d for d in s.every_decision("full_text", all_reviewers=True) if d.paper_id in ids]
-        records = sorted((r for r in s.screening_records(everyone=True, all_reviewers=True) if r.paper_id in ids),
+        ta = [d for d in s.decisions.every("title_abstract", all_reviewers=True) if d.paper_id in ids]
+        ft = [d for d in s.decisions.every("full_text", all_reviewers=True) if d.paper_id in ids]
+        records = sorted((r for r in s.decisions.records(everyone=True, all_reviewers=True) if r.paper_id in ids),
                          key=lambda r: r.decided_at)
-        finals = s.finals("title_abstract")
-        claims = s.stopping_claims()
-        verdicts = s.duplicate_verdicts()
+        finals = s.team.finals("title_abstract")
+        claims = s.stopping.claims()
+        verdicts = s.duplicates.verdicts()
     ranked = [i for i, r in enumerate(records, 1) if r.rank is not None]
     pairs = team.agreement(ta, ("include", "exclude", "maybe")).pairs
     full = team.agreement(ft, ("include", "exclude")).pairs
@@ -115,7 +115,7 @@ def _expected(review) -> dict[str, int | float]:
 
 
 def test_every_number_of_the_methods_text_is_the_stores(screened):
-    methods = screened.methods(reviewer="lead")
+    methods = workbench.review_methods(screened, reviewer="lead")
     text = methods.text()
     e = _expected(screened)
     f = methods.facts
@@ -164,7 +164,7 @@ def test_every_number_of_the_methods_text_is_the_stores(screened):
 
 
 def test_a_review_without_these_facts_says_each_is_missing(bare):
-    text = bare.methods().text()
+    text = workbench.review_methods(bare).text()
     for phrase in ("scopus (database; no search date recorded; no query recorded)",
                    "No pair of possible duplicates was settled by a person.",
                    "No inclusion criteria were recorded in the review.",
@@ -180,16 +180,16 @@ def test_a_review_without_these_facts_says_each_is_missing(bare):
 def test_blind_mode_counts_everyone_but_names_no_model_it_hides(bare):
     ids = bare.ids
     with Store.open(bare.path, reviewer="lead") as lead:
-        lead.set_blind(True)
+        lead.team.set_blind(True)
     with Store.open(bare.path, reviewer="alice") as alice:
-        alice.decide(ids[0], "include", reason="SECRETREASON", rank=3, score=0.5, model=SECRET_MODEL, model_version="1")
+        alice.decisions.decide(ids[0], "include", reason="SECRETREASON", rank=3, score=0.5, model=SECRET_MODEL, model_version="1")
     with Store.open(bare.path, reviewer="bob") as bob:
-        bob.decide(ids[1], "exclude", reason="not for me")
-    as_bob = bare.methods(reviewer="bob").text()
+        bob.decisions.decide(ids[1], "exclude", reason="not for me")
+    as_bob = workbench.review_methods(bare, reviewer="bob").text()
     assert SECRET_MODEL not in as_bob and "SECRETREASON" not in as_bob and ids[0] not in as_bob
     assert "2 reviewers (alice, bob) recorded 2 decisions on 2 records" in as_bob
     assert "1 ranked decision of other reviewers was made with a model blind mode does not name" in as_bob
-    as_alice = bare.methods(reviewer="alice").text()
+    as_alice = workbench.review_methods(bare, reviewer="alice").text()
     assert f"{SECRET_MODEL} (version 1, recorded as given: not a model of this workbench): 1 decision" in as_alice
 
 
@@ -201,7 +201,7 @@ def test_the_command_writes_markdown_or_text_through_the_output_check(screened, 
     assert "`workbench build " in out, "the command is a code span"
     target = screened.path / "report" / "methods.txt"
     assert main(["methods", "--format", "text", "-o", str(target), *args]) == 0
-    assert target.read_text(encoding="utf-8") == screened.methods(reviewer="lead").text()
+    assert target.read_text(encoding="utf-8") == workbench.review_methods(screened, reviewer="lead").text()
     before = (screened.path / "annotations.sqlite").read_bytes()
     assert main(["methods", "-o", str(screened.path / "annotations.sqlite"), *args]) == 1
     assert "only the workbench may write" in capsys.readouterr().err
@@ -209,9 +209,9 @@ def test_the_command_writes_markdown_or_text_through_the_output_check(screened, 
 
 
 def test_the_report_has_the_methods_part(screened):
-    written = screened.write_report(image=False, reviewer="lead")
+    written = workbench.write_report(screened, image=False, reviewer="lead")
     md = written["markdown"].read_text(encoding="utf-8")
     html = written["html"].read_text(encoding="utf-8")
     assert "## Methods" in md and "### Selection process" in md and "### AI-use statement (RAISE)" in md
     assert "<h2>Methods</h2>" in html and "<h3>AI-use statement (RAISE)</h3>" in html
-    assert screened.methods(reviewer="lead").markdown() in md
+    assert workbench.review_methods(screened, reviewer="lead").markdown() in md

@@ -65,15 +65,15 @@ def _id(review, n: int) -> str:
 def _screen(review):
     """ana includes W1000-W1002 and excludes W1003 at title/abstract (one reviewer per paper)."""
     with review.store("ana") as s:
-        s.decide([_id(review, n) for n in (1000, 1001, 1002)], "include")
-        s.decide(_id(review, 1003), "exclude", reason="off topic")
+        s.decisions.decide([_id(review, n) for n in (1000, 1001, 1002)], "include")
+        s.decisions.decide(_id(review, 1003), "exclude", reason="off topic")
 
 
 # ----------------------------------------------------------------------------- the counts
 
 def test_backward_snowballing_counts_each_work_outside_the_review_exactly(review):
     _screen(review)
-    found = review.snowball()
+    found = review.field.snowball()
     assert found.basis == "the 3 papers included at title/abstract"
     assert sorted(found.from_ids) == sorted(_id(review, n) for n in (1000, 1001, 1002))
     assert (found.entries, found.inside, found.with_lists) == (9, 2, 3)
@@ -81,7 +81,7 @@ def test_backward_snowballing_counts_each_work_outside_the_review_exactly(review
     assert set(found.candidates[1].by) == {_id(review, 1000), _id(review, 1001)}
     assert found.lookup("openalex") == "openalex:W2000|W2001|W2002|W2003\n"
     assert found.lookup("dois") == ""  # OpenAlex's referenced_works carry ids, no DOIs
-    everyone = review.snowball(from_="all")
+    everyone = review.field.snowball(from_="all")
     assert [(c.openalex, c.count) for c in everyone.candidates][:2] == [("W2000", 4), ("W2001", 2)]
     assert "W2004" in {c.openalex for c in everyone.candidates}
     frame = found.frame()
@@ -90,19 +90,19 @@ def test_backward_snowballing_counts_each_work_outside_the_review_exactly(review
 
 def test_included_means_full_text_once_anything_was_decided_there(review):
     _screen(review)
-    review.decide(_id(review, 1002), "include", stage="full_text", reviewer="ana")
-    found = review.snowball()
+    review.screening.decide(_id(review, 1002), "include", stage="full_text", reviewer="ana")
+    found = review.field.snowball()
     assert found.from_ids == (_id(review, 1002),) and found.basis == "the 1 papers included at full text"
     assert [c.openalex for c in found.candidates] == ["W2000", "W2003"]
 
 
 def test_nothing_included_is_said_and_bad_arguments_name_what_is_expected(review):
-    found = review.snowball()
+    found = review.field.snowball()
     assert found.from_ids == () and len(found) == 0 and "from 0 papers" in found.lines()[0]
     with pytest.raises(InputError, match="direction 'sideways'"):
-        review.snowball("sideways")
+        review.field.snowball("sideways")
     with pytest.raises(InputError, match="from_='some'"):
-        review.snowball(from_="some")
+        review.field.snowball(from_="some")
     with pytest.raises(InputError, match="lookup 'xml'"):
         found.lookup("xml")
 
@@ -147,14 +147,14 @@ def test_the_command_lists_the_works_and_writes_the_lookup_file_never_onto_the_r
 
 def _other_recount(review, store, tagged: set[str] | None = None) -> dict:
     """The other-methods boxes counted straight from the store's rows (not through _prisma)."""
-    files = {s.path for s in store.sources() if s.kind == "other"}
+    files = {s.path for s in store.sources.recorded() if s.kind == "other"}
     papers = {p.id for p in review.papers if p.source.rpartition(":")[0] in files}
     if tagged is not None:
         papers &= tagged
-    ta = {d.paper_id: d.decision for d in store.every_decision("title_abstract", all_reviewers=True)}
-    ft = {d.paper_id: d for d in store.every_decision("full_text", all_reviewers=True)}
+    ta = {d.paper_id: d.decision for d in store.decisions.every("title_abstract", all_reviewers=True)}
+    ft = {d.paper_id: d for d in store.decisions.every("full_text", all_reviewers=True)}
     sought = {p for p in papers if ta.get(p) in ("include", "maybe")}
-    return {"identified": sum(s.identified for s in store.sources() if s.kind == "other"), "sought": len(sought),
+    return {"identified": sum(s.identified for s in store.sources.recorded() if s.kind == "other"), "sought": len(sought),
             "assessed": sum(1 for p in sought if p in ft and ft[p].reason != "not retrieved"),
             "included": sum(1 for p in sought if p in ft and ft[p].decision == "include")}
 
@@ -166,18 +166,18 @@ def test_records_found_by_citation_search_count_in_the_other_methods_column_of_b
                  "--query", "backward snowballing of 3 included papers", *args]) == 0
     updated = workbench.open_review(review.path)
     with updated.store() as store:
-        (source,) = [s for s in store.sources() if s.kind == "other"]
+        (source,) = [s for s in store.sources.recorded() if s.kind == "other"]
     assert (source.name, source.searched_on, source.identified, source.merged, source.skipped) == \
         ("Citation searching", "2025-03-01", 5, 1, 1)
     new = {n: _id(updated, n) for n in (2000, 2001, 2002)}
     with updated.store("ana") as s:
-        s.decide([new[2000], new[2001]], "include")
-        s.decide(new[2002], "exclude", reason="off topic")
-        s.decide(new[2000], "include", stage="full_text")
-        s.decide(new[2001], "exclude", reason="wrong design", stage="full_text")
-        s.decide(_id(updated, 1000), "include", stage="full_text")
-        s.decide(_id(updated, 1001), "exclude", reason="not retrieved", stage="full_text")
-    plain = updated.prisma(write=False, update=False)
+        s.decisions.decide([new[2000], new[2001]], "include")
+        s.decisions.decide(new[2002], "exclude", reason="off topic")
+        s.decisions.decide(new[2000], "include", stage="full_text")
+        s.decisions.decide(new[2001], "exclude", reason="wrong design", stage="full_text")
+        s.decisions.decide(_id(updated, 1000), "include", stage="full_text")
+        s.decisions.decide(_id(updated, 1001), "exclude", reason="not retrieved", stage="full_text")
+    plain = updated.team.prisma(write=False, update=False)
     other = plain.other
     assert dict(other.identified) == {"Citation searching": 5}
     assert (other.sought, other.not_retrieved, other.assessed, dict(other.excluded), other.awaiting) == \
@@ -185,10 +185,10 @@ def test_records_found_by_citation_search_count_in_the_other_methods_column_of_b
     assert dict(plain.databases) == {"OpenAlex": N_WORKS} and plain.records_screened + plain.records_awaiting == N_WORKS
     assert (plain.reports_sought, plain.reports_not_retrieved, plain.reports_awaiting) == (3, 1, 1)
     assert plain.studies_included == 1 + 1
-    latest = updated.prisma(write=False)
+    latest = updated.team.prisma(write=False)
     assert latest.updated and latest.previous_studies == 1 and latest.identified == 0
     assert latest.other == other and latest.studies_included == 1
-    tagged = set(updated.new_papers())
+    tagged = set(updated.updates.new_papers())
     with updated.store() as store:
         for counted in (_other_recount(updated, store), _other_recount(updated, store, tagged)):
             assert counted == {"identified": 5, "sought": 2, "assessed": 2, "included": 1}
@@ -203,7 +203,7 @@ def test_records_found_by_citation_search_count_in_the_other_methods_column_of_b
 
 def test_a_bad_method_provenance_is_refused_before_reading(review, tmp_path):
     with pytest.raises(InputError, match="database and method"):
-        review.update([tmp_path / "refs.jsonl"], provenance={"refs.jsonl": {"database": "X", "method": "citation-search"}})
+        workbench.update([tmp_path / "refs.jsonl"], review, provenance={"refs.jsonl": {"database": "X", "method": "citation-search"}})
 
 
 def test_a_version_5_store_migrates_to_sources_of_other_methods(review):
@@ -219,11 +219,11 @@ def test_a_version_5_store_migrates_to_sources_of_other_methods(review):
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute("UPDATE sources SET kind = 'other'")
     with Store.open(review.path, reviewer="ana") as store:
-        (s,) = store.sources()
+        (s,) = store.sources.recorded()
         assert (s.name, s.identified) == ("OpenAlex", N_WORKS)
-        assert store.set_provenance(s.path, kind="other", name="Citation searching").kind == "other"
+        assert store.sources.set_provenance(s.path, kind="other", name="Citation searching").kind == "other"
         with pytest.raises(AnnotationInputError, match="source kind 'web'"):
-            store.set_provenance(s.path, kind="web")
+            store.sources.set_provenance(s.path, kind="web")
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
 

@@ -86,3 +86,26 @@ def test_a_short_abstract_keeps_its_id_with_the_title_any_version_derived():
 
 def test_an_empty_text_is_untitled():
     assert derive_title("") == "(untitled)" and derived_titles("  ") == ("(untitled)",)
+
+
+def test_the_phrase_scan_finds_what_the_patterns_find():
+    """Derived titles look for "we propose ..." and "this paper studies ..." with str.find for
+    the words a match starts with: the same matches as the patterns' finditer, in any case,
+    spacing and script."""
+    import random
+
+    from workbench.corpus import titles
+    from workbench.corpus.phrase_scan import scan
+
+    rng = random.Random(7)
+    pieces = ["we ", "We ", "WE ", "this ", "This ", "our ", "i ", "I ", "paper ", "propose ", "present ", "study ",
+              "introduce ", "aim ", "to ", "show ", "that ", "TRACE", "GPT-4", ", ", ". ", "  ", "\t", "ı", "ſ", "İ",
+              "é", "大型", "x", "owe ", "(we ", "a novel method "]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 25))) for _ in range(5000)]
+    for pattern, starts in ((titles._INTRO, titles._INTRO_STARTS), (titles._STATES, titles._STATES_STARTS)):
+        found = 0
+        for text in texts:
+            expected = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]
+            assert [(m.span(), m.groupdict()) for m in scan(pattern, text, starts)] == expected, text
+            found += bool(expected)
+        assert found > 200

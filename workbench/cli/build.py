@@ -70,7 +70,7 @@ def _build_lines(review: Review) -> list[str]:
         lines.append(m["topics"]["note"])
     lines += [report.reuse_line(), f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
     with review.store() as store:
-        bare = [s.path for s in store.sources() if not s.provenance_given]
+        bare = [s.path for s in store.sources.recorded() if not s.provenance_given]
     if bare:
         lines.append(f"no search provenance for {', '.join(bare[:5])}{' ...' if len(bare) > 5 else ''}: "
                      "PRISMA-S asks where each source was searched; rebuild with --database [FILE=]NAME "

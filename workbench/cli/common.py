@@ -78,7 +78,7 @@ def add_all_reviewers(parser: argparse.ArgumentParser, what: str) -> None:
 def blind_notes(store: Store, all_reviewers: bool, doing: str, what: str) -> list[str]:
     """What a command that reads annotations says on standard error in blind mode: that it
     shows every reviewer's work (``--all-reviewers``), or only what blind mode shows the reviewer."""
-    if not store.blind:
+    if not store.team.blind:
         return []
     if all_reviewers:
         recorded = ("recorded in the review's history" if not store.read_only else

@@ -2,7 +2,7 @@
 ``workbench snowball``.
 
 ``methods`` prints the methods text and AI-use statement written from the review's log
-(:meth:`workbench.review.Review.methods`) as Markdown or plain text, or writes it with ``-o``
+(:func:`workbench.review_methods`) as Markdown or plain text, or writes it with ``-o``
 (into ``REVIEW/report/`` or any new file; never onto a review's own files, through the store's
 output check as ``export`` writes). ``snowball`` lists the works the included papers cite
 (``--direction backward``) or that cite them (``forward``), not yet in the review, ranked by how
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..field import DIRECTIONS
-from ..review import SNOWBALL_LOOKUPS, open_review, write_lookup
+from ..review import SNOWBALL_LOOKUPS, open_review, review_methods, write_lookup
 from ..store import check_output, write_output
 from .common import add_format, add_review, add_reviewer, say, whole, write_table
 
@@ -35,7 +35,7 @@ def _report_folder(review, dest: str) -> None:
 
 def methods(args) -> int:
     review = open_review(args.review)
-    text = review.methods(reviewer=args.reviewer)
+    text = review_methods(review, reviewer=args.reviewer)
     out = text.markdown() if args.format == "markdown" else text.text()
     if args.output in (None, "-"):
         sys.stdout.write(out)
@@ -55,7 +55,7 @@ def snowball(args) -> int:
     store_path = review.path / "annotations.sqlite"
     if to_file:  # a refused path is said before anything else
         check_output(args.output, store_path=store_path, purpose="the snowball lookup file")
-    found = review.snowball(args.direction, args.ids or args.from_, reviewer=args.reviewer)
+    found = review.field.snowball(args.direction, args.ids or args.from_, reviewer=args.reviewer)
     say(*found.lines())
     if args.lookup:
         if not to_file:

@@ -16,6 +16,7 @@ import sys
 from typing import TextIO
 
 from ..errors import InputError, NoRecordsError
+from ..dedupe import DuplicateRules
 from ..readers import READERS, read_sources
 from ..corpus.paper import PAPER_COLUMNS
 from ..store import csv_cell
@@ -90,9 +91,8 @@ def handler(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
         papers, report = read_sources(
             args.sources,
             format=args.input_format,
-            dedupe=not args.no_dedupe,
+            duplicates=DuplicateRules(fuzzy=not args.no_dedupe, threshold=args.threshold),
             with_references=args.with_references,
-            threshold=args.threshold,
             follow_links=args.follow_links,
         )
     except NoRecordsError as err:  # the report says why, file by file; then the error line, exit 1

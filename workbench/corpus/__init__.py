@@ -9,7 +9,7 @@
 - :mod:`.clean` and :mod:`.latex_pieces`: text clean-up (LaTeX to text, whitespace);
 - :mod:`.titles` and :mod:`.title_checks`: a readable title for a record without one, and
   whether a title says more than its abstract;
-- :mod:`.writing_systems`: words and phrases in any script.
+- :mod:`.phrase_scan` and :mod:`.writing_systems`: words and phrases in any script.
 
 Importing this package loads only :mod:`.paper`; the text modules load when a reader needs them.
 """

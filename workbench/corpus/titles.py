@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from .clean import clean_text, has_latex_markup, single_spaced
+from .phrase_scan import UNSEEN, scan, view_of
 from .title_checks import LEAD_IN, title_repeats_abstract
 
 __all__ = ["POINTING_BACK", "TITLE_MAX", "derive_title", "derived_titles", "title_repeats_abstract"]
@@ -27,6 +28,7 @@ _INTRO = re.compile(
     r"\s+(?:and\s+\w+\s+)?",
     re.I,
 )
+_INTRO_STARTS = ("we ", "this ")
 # A name people would put in a title: has an inner capital, a digit, a hyphen or is all caps.
 _NAME = r"(?:[A-Z][\w\-\.\u00c0-\u024f²³¹⁰-⁹]*(?:[A-Z\d\-²³]|[a-z][A-Z])[\w\-\.²³¹⁰-⁹]*|[A-Z]{2,}\w*)"
 _NAME_FIRST = re.compile(
@@ -122,10 +124,11 @@ def _own_desc(name: str, desc: str, text: str) -> str:
     return head if head.split() else desc
 
 
-def _named_system(text: str, tidy: bool = True) -> str | None:
+def _named_system(text: str, tidy: bool = True, view=UNSEEN) -> str | None:
     """"NAME: what it is" where ``text`` introduces a named system; None where it names none.
-    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14)."""
-    for m in _INTRO.finditer(text):
+    ``tidy``: without a description that points back (what :func:`derive_title` gives since issue 14);
+    ``view``: :func:`~workbench.corpus.phrase_scan.view_of` of ``text``, when known."""
+    for m in scan(_INTRO, text, _INTRO_STARTS, view):
         rest = text[m.end():]
         hit = _NAME_FIRST.match(rest)
         if hit:
@@ -206,6 +209,7 @@ _STATES = re.compile(
     r"(?P<verb>[a-z]+)\s+",
     re.I,
 )
+_STATES_STARTS = ("we ", "i ", "this ", "our ")
 _ASPIRES = frozenset({"aim", "seek", "attempt", "strive", "set"})
 _CLAIMS = frozenset({"show", "demonstrate", "find", "argue", "prove", "observe", "reveal", "hypothesize", "posit",
                      "claim", "conclude", "suggest", "confirm", "establish"})
@@ -298,11 +302,11 @@ def _named_object(title: str) -> str:
     return title
 
 
-def _stated_aim(text: str) -> str | None:
+def _stated_aim(text: str, view=UNSEEN) -> str | None:
     """The title the first sentence saying what the paper does gives ("We study methods for
     aligning LLMs with human preferences" -> "Methods for aligning LLMs with human preferences";
     "We investigate whether X" -> "Investigating whether X"; "We show that X" -> "X")."""
-    for m in _STATES.finditer(text):
+    for m in scan(_STATES, text, _STATES_STARTS, view):
         verb = _VERB_FORMS.get(m.group("verb").lower())
         title = _stated(verb, _first_sentence(text[m.end():])) if verb else None
         if title:
@@ -323,7 +327,8 @@ def derive_title(text: str, *, cleaned: bool = False) -> str:
     text = text if cleaned else _plain(text)
     if not text:
         return "(untitled)"
-    return _named_system(text) or _stated_aim(text) or _fallback_title(text)
+    view = view_of(text)  # lower-cased once for both scans
+    return _named_system(text, view=view) or _stated_aim(text, view) or _fallback_title(text)
 
 
 def derived_titles(text: str) -> tuple[str, ...]:

@@ -104,8 +104,8 @@ def _special() -> re.Pattern:
     """Any character that makes a text's words more than runs of ``\\w``: a combining mark
     (inside words, though not ``\\w``), a Chinese or Japanese character (a token alone), or a
     character above U+FFFF (rare: checked by the any-script patterns). One class of the ~200
-    ranges of such characters below U+10000: 6 us over an abstract, where a class of every mark
-    (its ranges above U+FFFF searched one by one) took 250 us."""
+    ranges of such characters below U+10000 (a class of every mark, its ranges above U+FFFF
+    searched one by one, was forty times slower)."""
     marks = re.compile(f"[{_marks()}]")
     ranges = _ranges(lambda c: UNSPACED_CHAR.match(c) or marks.match(c), 0x10000)
     body = "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
@@ -224,7 +224,7 @@ class TermFinder:
     """``term`` in lower-case text, found where :func:`term_pattern` finds it, fast: the plain
     words are looked for (the regular-expression engine skips ahead to a literal), and only
     where they are is the character before checked. A pattern that starts by looking behind
-    is tried at every character: 120 us a paper, 6 s for one search of 50,000 papers."""
+    is tried at every character: 6 s for one search of 50,000 papers."""
 
     def __init__(self, term: str):
         self.words = term.split()  # each in the text, as plain text, for any match

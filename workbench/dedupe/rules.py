@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "MIN_FUZZY_TITLE",
     "MIN_SAME_ABSTRACT_WORDS",
+    "DuplicateRules",
     "Duplicates",
     "Merge",
     "PaperKeys",
@@ -269,6 +270,18 @@ def _alike(titles: list[str], threshold: float):
         for a, b in zip(*scores.nonzero()):
             if a + start < b:
                 yield a + start, b, scores[a, b]
+
+
+@dataclass(frozen=True)
+class DuplicateRules:
+    """Which records a read merges: ``fuzzy=False`` only records that share an identifier or
+    their title and abstract; ``threshold``: the rapidfuzz title ratio of the fuzzy rule
+    (None: :data:`DEFAULT_THRESHOLD`); ``apart``: pairs (frozensets) of paper ids a person said
+    are different, never merged."""
+
+    fuzzy: bool = True
+    threshold: float | None = None
+    apart: frozenset = frozenset()
 
 
 def find_duplicates(papers: list[Paper], threshold: float = DEFAULT_THRESHOLD, fuzzy: bool = True,

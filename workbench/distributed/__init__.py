@@ -19,7 +19,7 @@ The faces never import this package: they call :func:`workbench.build` with ``cl
 
 from .cache import CACHE_DIR, ParquetCache, partition_digest
 from .client import LOCAL_WORKERS, dask_client, describe
-from .pipeline import DaskBuild, build_on_dask
+from .pipeline import DaskBuild, DaskPlan, Progress, build_on_dask
 from .topics import MIN_PAPERS, SampleFit
 
 __all__ = [
@@ -27,7 +27,9 @@ __all__ = [
     "LOCAL_WORKERS",
     "MIN_PAPERS",
     "DaskBuild",
+    "DaskPlan",
     "ParquetCache",
+    "Progress",
     "SampleFit",
     "build_on_dask",
     "dask_client",

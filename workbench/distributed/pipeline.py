@@ -35,7 +35,7 @@ from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions, partition_texts
 from .topics import checked_placing, fit_sample, fit_whole, place_partition, sample_positions, typical_rows
 
-__all__ = ["DaskBuild", "build_on_dask"]
+__all__ = ["DaskBuild", "DaskPlan", "Progress", "build_on_dask"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,31 @@ STAGES = ("read", "dedupe", "embed", "sample_fit", "place", "words", "gather")
 #: What the place stage does, by placing (see workbench.distributed.topics.PLACINGS).
 PLACE_HOW = {"neighbours": "each paper at its most similar sample papers",
              "transform": "UMAP.transform, approximate_predict"}
+
+
+@dataclass(frozen=True)
+class DaskPlan:
+    """How :func:`build_on_dask` reads, cuts and fits a corpus: the ``input_format`` and
+    ``follow_links`` of :func:`workbench.readers.read_sources`, the papers per partition, the
+    papers the topics and the map are fitted on (a seeded sample), the words of each label, and
+    the topic model's parameters (``placing`` among them: see :mod:`workbench.distributed.topics`)."""
+
+    seed: int = 42
+    input_format: str | None = None
+    follow_links: bool = False
+    partition_size: int = 5_000
+    sample_size: int = 20_000
+    top_n_words: int = 10
+    topic_params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a build says what it does: ``say`` takes each line; ``bars``: a tqdm bar for the long
+    stages as well."""
+
+    say: Callable[[str], None] = log.info
+    bars: bool = False
 
 
 class _Clock:
@@ -229,26 +254,24 @@ def _scale(coords: np.ndarray) -> np.ndarray:
     return np.round(centred / span * 10.0, 5) if span > 0 else centred
 
 
-def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, seed: int = 42,
-                  input_format: str | None = None, partition_size: int = 5_000, sample_size: int = 20_000,
-                  top_n_words: int = 10, cache_root: Path | None = None, say: Callable[[str], None] = log.info,
-                  bars: bool = False, after_read: Callable | None = None, follow_links: bool = False,
-                  **topic_params) -> DaskBuild:
-    """Build the papers, topics and map of ``sources`` on ``client``'s workers (see the module).
-    ``after_read(report)``: called with the read report before the long stages (a check that
-    can fail early). ``follow_links``: as :func:`workbench.readers.read_sources` takes it."""
+def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, plan: DaskPlan = DaskPlan(),
+                  progress: Progress = Progress(), after_read: Callable | None = None) -> DaskBuild:
+    """Build the papers, topics and map of ``sources`` on ``client``'s workers (see the module),
+    as ``plan`` says. ``after_read(report)``: called with the read report before the long stages
+    (a check that can fail early)."""
     from .cache import CACHE_DIR
 
+    seed, topic_params, say = plan.seed, plan.topic_params, progress.say
     placing = checked_placing(topic_params.get("placing"))  # a wrong choice fails before any work
-    clock = _Clock(say, bars)
-    cache_root = Path(cache_root) if cache_root is not None else Path(review) / CACHE_DIR
+    clock = _Clock(say, progress.bars)
+    cache_root = Path(review) / CACHE_DIR
     with clock.stage("read", f"reading {len(sources)} source(s) on {len(client.scheduler_info()['workers'])} workers"):
-        parts = read_partitions(client, sources, input_format, [review], partition_size, follow_links)
+        parts = read_partitions(client, sources, plan.input_format, [review], plan.partition_size, plan.follow_links)
         if after_read is not None:
             after_read(parts.report)
     with clock.stage("dedupe", f"merging duplicates across {len(parts.futures)} partitions"):
         parts = merge_duplicates(client, parts)
-        positions = sample_positions(len(parts), sample_size, seed)
+        positions = sample_positions(len(parts), plan.sample_size, seed)
     whole = len(positions) == len(parts)  # the sample would be every paper: fit on them all
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
         vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root,
@@ -268,7 +291,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         labels = np.array([renumber.get(int(t), int(t)) for t in labels], dtype=int)
         typical = typical_rows(client, vectors, labels, parts.offsets)  # found now, not by each kernel
     with clock.stage("words", "counting words per partition (c-TF-IDF)"):
-        words = _words(client, parts.futures, placed, renumber, text_of, top_n_words,
+        words = _words(client, parts.futures, placed, renumber, text_of, plan.top_n_words,
                        lambda counted: clock.watch(counted, "counting words"))
         words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
         info = topic_frame(None, labels, words)

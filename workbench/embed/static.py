@@ -109,7 +109,7 @@ class StaticEmbedder(BaseEmbedder):
 
 BATCH = 1024  # model2vec's batch size: the means below are computed per batch, as its are
 #: From this many texts, the second half is embedded in a second process (:mod:`workbench._runtime.halves`):
-#: the token ids are Python work, ~170 us an abstract.
+#: the token ids are Python work.
 SPLIT_MIN = 4_000
 KERNEL_MIN = 20_000  # texts from which the compiled means (numba) pay for loading them
 

@@ -357,9 +357,9 @@ def build_paper(ctx: ReadContext, values: Mapping[str, Any], line: int | str | N
     keywords = _keywords(v) if (v := get("keywords")) else ()
     author = authors[0] if authors else ""
     normalised = (normalise_for_id(text) if text else "", normalise_for_id(title) if title else "")
-    digest = text_digest(normalised[0]) if normalised[0] else b""  # (hashed once for the id and deduplication)
+    digest = text_digest(normalised[0]) if normalised[0] else b""
     pid, aliases = paper_ids(doi=doi, arxiv_id=arxiv_id, pmid=pmid, text=text, title=title, year=year, author=author,
-                             normalised=normalised, digest=digest or None)
+                             normalised=normalised)
     fields = {
         "id": pid,
         "aliases": aliases,

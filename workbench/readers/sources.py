@@ -20,6 +20,7 @@ from pathlib import Path
 from .._runtime.memory import release_free_memory
 from ..errors import NoRecordsError, ReaderError
 from ..corpus.paper import Paper
+from ..dedupe import DuplicateRules
 from .archives import archive_kind, members
 from .bounds import Limits, read_regular
 from .cache import RecordCache
@@ -165,12 +166,10 @@ def read_sources(
     sources: Iterable[str | Path] | str | Path,
     format: str | None = None,
     *,
-    dedupe: bool = True,
+    duplicates: DuplicateRules = DuplicateRules(),
     with_references: bool = False,
-    threshold: float | None = None,
     exclude: Iterable[str | Path] = (),
     cache: str | Path | RecordCache | None = None,
-    apart: frozenset = frozenset(),
     follow_links: bool = False,
 ) -> tuple[list[Paper], ReadReport]:
     """Read every file under ``sources`` and merge duplicates across all of them.
@@ -180,15 +179,14 @@ def read_sources(
     readable (else :class:`ReaderError`); a file found inside a folder or an archive that cannot
     be read (an unknown type, an empty file, no permission) is listed in the report as not read,
     and the others are read. When no file yields a record, :class:`NoRecordsError` (its
-    ``report`` says why, file by file). ``dedupe=False`` merges only records that share an
-    identifier, or their title and abstract. Folders in ``exclude`` (the review a build writes)
+    ``report`` says why, file by file). ``duplicates``: which records are merged (see
+    :class:`~workbench.dedupe.DuplicateRules`). Folders in ``exclude`` (the review a build writes)
     and folders that look like a review are not read; the report says so
     (``ReadReport.skipped_folders``).
 
     ``cache`` (a folder, or a :class:`~workbench.readers.cache.RecordCache`): files whose bytes
     were read before with the same options are not read again, nor deduplicated again when no
-    file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries;
-    ``apart``: pairs (frozensets) of paper ids a person said are different, never merged.
+    file changed (``ReadReport.reused`` names them); the folder keeps only this read's entries.
 
     Links in a source folder that lead outside every source folder are not followed (a line of
     the report each) unless ``follow_links``; files, archive members and values are read within
@@ -208,7 +206,7 @@ def read_sources(
             report.files.append(fr)
     if not papers:
         raise NoRecordsError(report)
-    kept = _deduplicated(papers, paper_keys, origin, report, threshold, dedupe, apart, cache, keys)
+    kept = _deduplicated(papers, paper_keys, origin, report, duplicates, cache, keys)
     if cache is not None:
         cache.keep()
     _trim(len(papers))
@@ -216,15 +214,14 @@ def read_sources(
 
 
 def _deduplicated(papers: list[Paper], paper_keys: list, origin: list[int], report: ReadReport,
-                  threshold: float | None, dedupe: bool, apart: frozenset, cache: RecordCache | None,
-                  keys: list[str]) -> list[Paper]:
+                  rules: DuplicateRules, cache: RecordCache | None, keys: list[str]) -> list[Paper]:
     """The papers with duplicates merged (what was found kept in ``cache``, or taken from it
     when the files, ``keys``, are those of a read before; ``paper_keys``: the papers'
     deduplication keys, made as they were); each merge counted against the file of the record
     merged away (``origin``: each paper's row in ``report.files``)."""
     from ..dedupe import DEFAULT_THRESHOLD, deduplicate, find_duplicates
 
-    threshold = threshold or DEFAULT_THRESHOLD
+    threshold, dedupe, apart = rules.threshold or DEFAULT_THRESHOLD, rules.fuzzy, rules.apart
     keys += sorted("|".join(sorted(pair)) for pair in apart)
     key = report.cache_key = cache.duplicates_key(keys, threshold, dedupe) if cache is not None else None
     found = cache.get_duplicates(key) if cache is not None else None

@@ -1,6 +1,6 @@
 """Where each source file was searched (PRISMA-S), and its counts for PRISMA's first boxes.
 
-A build records one row per source file it read (``Store.record_sources``): the records
+A build records one row per source file it read (``store.sources.record``): the records
 identified in it (read, plus those skipped for want of usable text), how many were skipped and
 how many were merged away as duplicates (the build report's per-file counts), and the provenance
 the user gave: the bibliographic database or trials register it came from, the query string and
@@ -17,7 +17,7 @@ column) name the method instead: ``{"method": "citation-search"}`` (or ``"websit
 "Citation searching"; ``workbench update FILE --method citation-search`` gives it.
 
 A source given no provenance is named by its file name until someone gives it one
-(``Store.set_provenance``); a rebuild keeps what was given before.
+(``store.sources.set_provenance``); a rebuild keeps what was given before.
 """
 
 from __future__ import annotations

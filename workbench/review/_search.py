@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ._review import Review
+from ..corpus.writing_systems import TermFinder, search_terms
+from ..topics import stop_words
+from ._haystack import candidates
+
 
 __all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest",
            "query_terms", "search", "semantic_search"]
@@ -86,13 +88,10 @@ def query_terms(query: str) -> list[str]:
     phrases (``"reward model"``) as one term each, and the character bigrams of Chinese,
     Japanese and Korean (written without spaces between words; see
     :func:`workbench.corpus.writing_systems.search_terms`)."""
-    from ..topics import stop_words
-    from ..corpus.writing_systems import search_terms
-
     return search_terms(query, frozenset(stop_words()))
 
 
-def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
+def search(review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
     """Keyword hits with their number of matches and (with ``semantic``) the ``k`` papers
     nearest in meaning to ``query``."""
     found = keyword_matches(review, query)
@@ -103,17 +102,14 @@ def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> Se
     return result
 
 
-def keyword_search(review: Review, query: str) -> list[str]:
+def keyword_search(review, query: str) -> list[str]:
     """Ids of the papers whose title or abstract has every term of ``query``, most hits first."""
     return [pid for pid, _ in keyword_matches(review, query)]
 
 
-def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
+def keyword_matches(review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
-    from ..corpus.writing_systems import TermFinder
-    from ._haystack import candidates
-
     terms = query_terms(query)
     if not terms:
         return []
@@ -126,7 +122,7 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     return sorted(hits, key=lambda h: (-h[1], h[0]))
 
 
-def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, float]]:
+def semantic_search(review, query: str, k: int = 10) -> list[tuple[str, float]]:
     """The ``k`` papers nearest in meaning to ``query``, with cosine similarity."""
     query = _QUOTES.sub(" ", query).strip()  # the words of a quoted phrase carry its meaning
     if not query:
@@ -134,7 +130,7 @@ def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, 
     return nearest(review, review.embed_texts([query])[0], k)
 
 
-def nearest(review: Review, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
+def nearest(review, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
     """The ``k`` papers whose embeddings are nearest ``vector`` (rows in ``exclude`` left out)."""
     sims = review.embeddings() @ np.asarray(vector, dtype=np.float32)
     if len(exclude):

@@ -6,12 +6,12 @@ Which papers to start from (``from_``):
 - ``"included"`` (the default): the papers settled as included at full text, or, while nobody
   has decided anything at full text, those settled as included at title/abstract (agreed by
   the reviewers the review needs, or resolved); in blind mode as the store's reviewer may see
-  them (:func:`~._team.screening_of`), so snowballing shows no paper blind mode hides;
+  them (:func:`~._decisions.screening_of`), so snowballing shows no paper blind mode hides;
 - ``"all"``: every paper of the review; or a list of paper ids (unique prefixes allowed).
 
 The work is :func:`workbench.field.snowball`. The records found that way are added with
-``workbench update FILE --method citation-search`` (``Review.update(provenance={FILE: {"method":
-"citation-search"}})``), and PRISMA 2020 counts them in its other-methods column (``_prisma``).
+``workbench update FILE --method citation-search`` (``workbench.update(FILE, review,
+provenance={FILE: {"method": "citation-search"}})``), and PRISMA 2020 counts them in its other-methods column (``_prisma``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from .. import field
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..errors import InputError
 from ..store import write_output
-from ._screening import papers_of
-from ._settled import screening_of
+from ._decisions import papers_of, screening_of, store_of
 
 __all__ = ["FROM", "LOOKUPS", "snowball", "start_papers", "write_lookup"]
 
@@ -48,17 +47,19 @@ def start_papers(review, store, from_="included") -> tuple[list[str], str]:
             continue
         ids = [pid for pid in review.ids if pid in settled.papers and settled.papers[pid].settled
                and settled.papers[pid].decision == "include"]
-        blind = " that blind mode shows you" if store.blind else ""
+        blind = " that blind mode shows you" if store.team.blind else ""
         return ids, f"the {len(ids)} papers {words}{blind}"
     return [], "no papers"
 
 
-def snowball(review, direction: str = "backward", from_="included", reviewer: str | None = None) -> field.Snowball:
+def snowball(review, direction: str = "backward", from_="included", reviewer: str | None = None,
+             store=None) -> field.Snowball:
     """The works outside ``review`` that its papers ``from_`` cite (``direction="backward"``) or
     that cite them (``"forward"``, where the records carry citations), ranked by how many of
-    those papers point to each, with the ids the sources gave (:class:`workbench.field.Snowball`)."""
-    with review.store(reviewer) as store:
-        ids, basis = start_papers(review, store, from_)
+    those papers point to each, with the ids the sources gave (:class:`workbench.field.Snowball`);
+    the included papers as ``store`` (a session's open store) or ``reviewer`` may see them."""
+    with store_of(review, store, reviewer) as opened:
+        ids, basis = start_papers(review, opened, from_)
     return replace(field.snowball(review.papers, ids, direction), basis=basis)
 
 

@@ -1,7 +1,7 @@
 """The "Snowball" panel's state in plain Python (no ipywidgets): citation searching from the
 review's included papers, the candidates as rows to show, and the lookup file written.
 
-It works through the review's API (``Review.snowball``, ``workbench.review.write_lookup``) as
+It works through the review's API (``review.field.snowball``, ``workbench.review.write_lookup``) as
 the session's reviewer, so in blind mode the panel starts only from the included papers that
 reviewer may see. The view is ``workbench.widgets._snowball``; tests drive this class directly.
 """
@@ -39,8 +39,8 @@ class SnowballPanel:
         self.found = None  # workbench.field.Snowball of the last find()
 
     def find(self, direction: str = "backward", from_: str = "included"):
-        """Snowball from the review's papers ``from_`` in ``direction`` (see ``Review.snowball``)."""
-        self.found = self.session.saved.snowball(direction, from_, reviewer=self.session.reviewer)
+        """Snowball from the review's papers ``from_`` in ``direction`` (see ``review.field.snowball``)."""
+        self.found = self.session.saved.field.snowball(direction, from_, store=self.session.store)
         return self.found
 
     def summary(self) -> str:

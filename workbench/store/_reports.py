@@ -11,7 +11,6 @@ __all__ = [
     "Decision",
     "DuplicateVerdict",
     "ExclusionReason",
-    "Final",
     "HistoryEntry",
     "ImportReport",
     "Note",
@@ -55,19 +54,6 @@ class Decision:
     decided_at: str
     reason: str | None = None
     stage: str = TITLE_ABSTRACT
-
-
-@dataclass(frozen=True)
-class Final:
-    """The decision that settles a paper at a stage (a resolved conflict): who resolved it, why
-    (for an exclusion: the reason PRISMA counts), when."""
-
-    paper_id: str
-    stage: str
-    decision: str
-    resolved_by: str
-    resolved_at: str
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -215,7 +201,7 @@ class TopicReport:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What :meth:`Store.import_annotations` added; ``conflicts`` are one line each."""
+    """What ``store.files.import_annotations`` added; ``conflicts`` are one line each."""
 
     added: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0

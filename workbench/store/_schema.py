@@ -19,13 +19,15 @@ from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
 from ._schema_v5 import SCHEMA_V5, TABLES_V5
 from ._schema_v6 import SCHEMA_V6, is_v6
 
-__all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
+__all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "GENERATIONS", "RESTORE_HINT", "SCHEMA",
            "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_V6", "SCHEMA_VERSION", "VERSION_TABLES", "db_path",
            "detect_version", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
 SCHEMA_VERSION = 6
 DB_NAME = "annotations.sqlite"
+#: The folder of a review holding each build's files, one generation a folder.
+GENERATIONS = "generations"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
 RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {review}` (see "

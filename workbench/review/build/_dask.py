@@ -23,6 +23,7 @@ from .. import _provenance, _typical
 from .._review import Review
 from ...corpus.texts import read_papers
 from .._text import document_text
+from ._save import BuildReport, save
 
 __all__ = ["build_with_dask"]
 
@@ -43,36 +44,36 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
     as :func:`workbench.build` takes it, checked against the files read before the long stages,
     recorded with each file's counts (duplicates merged across partitions included)."""
-    from ...distributed import CACHE_DIR, build_on_dask, dask_client, describe
-    from ._build import BuildReport, save
+    from ...distributed import CACHE_DIR, DaskPlan, Progress, build_on_dask, dask_client, describe
 
     emb = get_embedder(embedder, progress=False)
     say = _say(progress)
     sizes = {k: v for k, v in (("partition_size", partition_size), ("sample_size", sample_size)) if v}
+    plan = DaskPlan(seed=seed, input_format=input_format, follow_links=follow_links, topic_params=topic_params,
+                    **sizes)
     start = time.perf_counter()
     with dask_client(client) as connected:
         say(describe(connected))
-        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, seed=seed,
-                              input_format=input_format, say=say, bars=progress,
-                              after_read=lambda report: _provenance.source_rows(report, provenance),
-                              follow_links=follow_links, **sizes, **topic_params)
+        built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, plan=plan,
+                              progress=Progress(say, progress),
+                              after_read=lambda report: _provenance.source_rows(report, provenance))
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers, texts = read_papers(built.papers_file)
         review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
                         built.fine_labels, embedder=emb, texts=texts)
         t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
-        saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
+        review = save(review, None, reason="build", sync=True,
+                      sources=_provenance.source_rows(built.report, provenance))
     finally:
         with suppress(OSError):
             built.papers_file.unlink()
-    manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
-    manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
-    review.last_save = saved
+    timings = {**review.manifest["timings"], "write": round(time.perf_counter() - t, 3),
+               "total": round(time.perf_counter() - start, 3)}
     if np.array_equal(review.labels, built.labels):  # no human edit laid over them
         _typical.remember(review, 2, {t: [papers[r].id for r in rows] for t, rows in built.typical.items()})
-    review.build_report = BuildReport(read=built.report, save=saved)
-    return review
+    return review.replace(manifest={**review.manifest, "timings": timings},
+                          build_report=BuildReport(read=built.report, save=review.last_save))
 
 
 def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Path) -> dict:

@@ -20,6 +20,7 @@ from ...corpus.paper import FULL_TEXT
 from ...dedupe.rules import DEFAULT_THRESHOLD, MIN_SAME_ABSTRACT_WORDS
 from ...screening import MODELS
 from ...store import markdown_code, markdown_lines
+from .._decisions import store_of
 from ._methods_facts import MethodsFacts, StageFacts, methods_facts
 
 __all__ = ["AI_USE_HEADING", "METHODS_HEADING", "Methods", "Section", "build_command", "methods", "methods_of",
@@ -396,8 +397,9 @@ def methods(review, store) -> Methods:
     return methods_of(methods_facts(review, store), review.path)
 
 
-def review_methods(review, reviewer: str | None = None) -> Methods:
-    """:func:`methods` with the review's own store, read as ``reviewer`` (blind mode: see
-    ``_methods_facts``)."""
-    with review.store(reviewer) as store:
-        return methods(review, store)
+def review_methods(review, reviewer: str | None = None, *, store=None) -> Methods:
+    """The methods text and AI-use statement of ``review`` from its log (``.markdown()``,
+    ``.text()``, ``.facts``), read as ``reviewer`` or through ``store`` (a session's open store;
+    blind mode: see ``_methods_facts``)."""
+    with store_of(review, store, reviewer) as opened:
+        return methods(review, opened)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ... import team
 from ...corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ...store import LABELS_REVIEWER, Source, StoppingClaim
-from .._settled import screening_of
+from .._decisions import screening_of
 
 __all__ = ["MethodsFacts", "RankingFacts", "StageFacts", "methods_facts", "title_of"]
 
@@ -101,12 +101,12 @@ class MethodsFacts:
 
 def title_of(review, store) -> str:
     """The review's title setting (``workbench title``), else the review folder's name."""
-    return store.settings().get("title") or review.path.resolve().name
+    return store.settings.read().get("title") or review.path.resolve().name
 
 
 def _stage(review, store, stage: str) -> StageFacts:
     ids = set(review.ids)
-    every = [d for d in store.every_decision(stage, all_reviewers=True) if d.paper_id in ids]
+    every = [d for d in store.decisions.every(stage, all_reviewers=True) if d.paper_id in ids]
     people = [d for d in every if d.reviewer != LABELS_REVIEWER]
     screening = screening_of(store, stage, review.ids, all_reviewers=True)
     differ = [p for p in screening.papers.values() if len({v.decision for v in p.votes}) > 1
@@ -125,11 +125,11 @@ def _stage(review, store, stage: str) -> StageFacts:
 
 def _ranking(review, store) -> RankingFacts:
     ids = set(review.ids)
-    every = [r for r in store.screening_records(everyone=True, all_reviewers=True)
+    every = [r for r in store.decisions.records(everyone=True, all_reviewers=True)
              if r.paper_id in ids and r.reviewer != LABELS_REVIEWER]
     every.sort(key=lambda r: r.decided_at)
     ranked = [(i, r) for i, r in enumerate(every, 1) if r.rank is not None]
-    seen = {(r.paper_id, r.reviewer): r for r in store.screening_records(everyone=True) if r.rank is not None}
+    seen = {(r.paper_id, r.reviewer): r for r in store.decisions.records(everyone=True) if r.rank is not None}
     models = Counter((seen[key].model, seen[key].model_version) for _, r in ranked
                      if (key := (r.paper_id, r.reviewer)) in seen)
     return RankingFacts(
@@ -170,12 +170,12 @@ def _merges(manifest: dict) -> tuple[dict[str, int] | None, list[dict]]:
 
 def methods_facts(review, store) -> MethodsFacts:
     """Every fact the methods text reports (see the module), for ``store``'s reviewer."""
-    sources = tuple(store.sources())
+    sources = tuple(store.sources.recorded())
     by_rule, updates = _merges(review.manifest)
-    verdicts = Counter(v.verdict for v in store.duplicate_verdicts())
+    verdicts = Counter(v.verdict for v in store.duplicates.verdicts())
     periods = _blind_periods(store)
     ids = set(review.ids)
-    votes = [d for d in store.every_decision(TITLE_ABSTRACT, all_reviewers=True)
+    votes = [d for d in store.decisions.every(TITLE_ABSTRACT, all_reviewers=True)
              if d.paper_id in ids and d.reviewer != LABELS_REVIEWER]
     blind_votes = sum(1 for d in votes if any(a <= d.decided_at and (b is None or d.decided_at < b) for a, b in periods))
     stages = [_stage(review, store, TITLE_ABSTRACT)]
@@ -186,7 +186,7 @@ def methods_facts(review, store) -> MethodsFacts:
         title=title_of(review, store), reader=store.reviewer, papers=len(review), sources=sources,
         updates=tuple(updates), merged=sum(s.merged for s in sources), merged_by_rule=by_rule,
         skipped=sum(s.skipped for s in sources), same=verdicts.get("same", 0), different=verdicts.get("different", 0),
-        blind=store.blind, blind_votes=blind_votes,
-        blind_off_at=periods[-1][1] if periods and periods[-1][1] is not None else None, reviewers_per_paper=store.reviewers_per_paper(), criteria=bool(store.criteria()),
-        reasons=tuple(r.name for r in store.exclusion_reasons()), stages=tuple(stages),
-        ranking=_ranking(review, store), claims=tuple(store.stopping_claims()), manifest=dict(review.manifest))
+        blind=store.team.blind, blind_votes=blind_votes,
+        blind_off_at=periods[-1][1] if periods and periods[-1][1] is not None else None, reviewers_per_paper=store.team.reviewers_per_paper(), criteria=bool(store.team.criteria()),
+        reasons=tuple(r.name for r in store.team.exclusion_reasons()), stages=tuple(stages),
+        ranking=_ranking(review, store), claims=tuple(store.stopping.claims()), manifest=dict(review.manifest))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ...corpus.paper import DECIDED
 from ...store import markdown_code as code
 from ...store import markdown_lines as lines_of
 from ...store import markdown_text as md
@@ -19,7 +20,6 @@ from ._content import DECISION_HEADINGS, Counts, DecidedPaper, ReportContent, To
 
 __all__ = ["to_html", "to_markdown"]
 
-DONE = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
 COLUMNS = ("Reviewer", "Screened", "Included", "Excluded", "Maybe", "Undecided")
 
 _STYLE = (
@@ -106,7 +106,7 @@ def _md_decided(p: DecidedPaper) -> list[str]:
     for n in p.notes:
         lines += _md_note(n.reviewer, n.text, "  ")
     for who, decision, reason in p.others:
-        lines.append(f"  - {md(who)}: {DONE[decision]}" + (f" ({md(reason)})" if reason else ""))
+        lines.append(f"  - {md(who)}: {DECIDED[decision]}" + (f" ({md(reason)})" if reason else ""))
     return lines
 
 
@@ -168,7 +168,7 @@ def _h_decided(p: DecidedPaper) -> str:
     parts = [f"<li>{_h_paper(p.title, p.id)}{escape(_where(p))}"]
     subs = [f"<li>Reason: {escape(p.reason)}</li>"] if p.reason else []
     subs += [_h_note(n.reviewer, n.text) for n in p.notes]
-    subs += [f"<li>{escape(who)}: {DONE[decision]}" + (f" ({escape(reason)})" if reason else "") + "</li>"
+    subs += [f"<li>{escape(who)}: {DECIDED[decision]}" + (f" ({escape(reason)})" if reason else "") + "</li>"
              for who, decision, reason in p.others]
     if subs:
         parts.append("<ul>" + "".join(subs) + "</ul>")
