@@ -139,6 +139,9 @@ CLI_RUNS: dict[str, list[list[str]]] = {
     "links": [["links", *_R]],
     "trends": [["trends", *_R]],
     "who": [["who", *_R]],
+    "methods": [["methods", *_R], ["methods", "--format", "text", "-o", "{out}/methods.txt", *_R]],
+    "snowball": [["snowball", *_R, "--from", "all", "--format", "json"],
+                 ["snowball", *_R, "--lookup", "openalex", "-o", "{out}/lookup.txt"]],
 }
 
 
@@ -269,6 +272,8 @@ CALLS = [
     ("ReviewScreening", "stopping", [], {}, True), ("ReviewTeam", "visible", ["{P}"], {}, False),
     ("ReviewTeam", "visible", ["{P}"], {"resolving": True}, False), ("ReviewTeam", "visible", ["{P}", "bob"], {}, False),
     ("workbench", "write_report", ["{review}", "{out}"], {"image": False}, False),
+    ("workbench", "review_methods", ["{review}"], {}, True), ("ReviewField", "snowball", [], {}, True),
+    ("ReviewField", "snowball", ["forward", "all"], {}, False),
     ("ReviewField", "citations", ["{P}"], {}, False), ("ReviewField", "coauthors", [], {}, False),
     ("ReviewField", "coupling", [["{P}", "{Q}"]], {}, False), ("ReviewField", "field_summary", [], {}, False),
     ("Review", "ids", None, {}, False), ("ReviewField", "ids_in_year", [None], {}, False),

@@ -28,7 +28,7 @@ COMMANDS = {
     "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
     "import-annotations": ["f.jsonl"], "title": [],
     "agreement": [], "conflicts": [], "prisma": [], "criteria": [], "reasons": [], "blind": [],
-    "reviewers-per-paper": [], "sources": [], "links": [], "trends": [], "who": [],
+    "reviewers-per-paper": [], "sources": [], "links": [], "trends": [], "who": [], "methods": [], "snowball": [],
 }
 NO_REVIEW = ("read", "simulate")  # they read files, not a review
 #: The commands that act on the review's store as a reviewer (``--reviewer``).
@@ -62,7 +62,8 @@ def test_review_reviewer_and_format_are_the_same_for_every_command(name):
     if name in STORE_COMMANDS:
         assert args.reviewer is None
         assert parser().parse_args([name, *COMMANDS[name], "--reviewer", "ana"]).reviewer == "ana"
-    if name in ("papers", "topics", "read", "rank", "simulate", "stopping", "update", "duplicates", "links", "trends", "who"):
+    if name in ("papers", "topics", "read", "rank", "simulate", "stopping", "update", "duplicates", "links", "trends", "who",
+                "snowball"):
         assert args.format == "table"
         assert parser().parse_args([name, *COMMANDS[name], "--format", "json"]).format == "json"
 

@@ -29,7 +29,7 @@ from workbench.store import AnnotationInputError, Store, check_output
 #: Every command with an output path, and whether it names a file or a folder. A new command
 #: with an output option fails test_every_output_option_is_known until it is added here (and so
 #: covered by every test below).
-OUTPUT_OPTIONS = {"export": "file", "prisma": "folder"}
+OUTPUT_OPTIONS = {"export": "file", "prisma": "folder", "methods": "file", "snowball": "file"}
 
 #: Paths of another review's state, relative to it ({B}); each must be refused.
 STATE_SPELLINGS = [
@@ -84,7 +84,7 @@ def test_every_output_option_is_known():
 
 
 def _argv(command: str, review: Path, dest: str) -> list[str]:
-    extra = ["--format", "jsonl"] if command == "export" else []
+    extra = {"export": ["--format", "jsonl"], "snowball": ["--lookup", "dois"]}.get(command, [])
     return [command, "--review", str(review), "--reviewer", "ana", *extra, "--output", dest]
 
 

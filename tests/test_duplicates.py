@@ -151,7 +151,7 @@ def test_a_v4_store_migrates_to_v5_and_keeps_everything(tmp_path):
         store.duplicates.settle("aaaaaaaaaaaa", "bbbbbbbbbbbb", "same")
         assert store.tags.of("aaaaaaaaaaaa") == ["kept"] and store.files.integrity_check() == "ok"
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     conn.close()
 
 

@@ -108,7 +108,7 @@ def test_a_store_from_a_newer_workbench_is_refused(tmp_path):
     conn.execute("PRAGMA user_version = 99")
     conn.close()
     before = fingerprint(path)
-    with pytest.raises(StoreVersionError, match=r"made by a newer workbench \(schema 99 > 5.*upgrade"):
+    with pytest.raises(StoreVersionError, match=r"made by a newer workbench \(schema 99 > 6.*upgrade"):
         Store.open(tmp_path)
     assert fingerprint(path) == before
 

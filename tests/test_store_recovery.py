@@ -234,7 +234,7 @@ def test_a_file_that_is_no_snapshot_of_ours_is_refused(review, tmp_path, kind):
     refused = cli("restore", str(given), "--review", str(review), "--force", check=False)
     assert refused.returncode == 1
     expected = {"csv": "cannot be read", "other sqlite": "not a snapshot of a workbench store",
-                "newer schema": "made by a newer workbench (schema 9 > 5): upgrade"}[kind]
+                "newer schema": "made by a newer workbench (schema 9 > 6): upgrade"}[kind]
     assert expected in refused.stderr
     assert _state(review) == before
 
@@ -429,23 +429,23 @@ def _set_version(folder: Path, version: int) -> None:
 
 
 def test_a_store_from_a_newer_workbench_says_upgrade(review):
-    _set_version(review, 6)
+    _set_version(review, 7)
     refused = cli("history", "--review", str(review), check=False)
     assert refused.returncode == 1
-    assert "made by a newer workbench (schema 6 > 5): upgrade" in refused.stderr
+    assert "made by a newer workbench (schema 7 > 6): upgrade" in refused.stderr
     assert "restore" not in refused.stderr
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4, 5])
 def test_a_store_whose_version_was_set_back_is_repaired_not_migrated_twice(review, version):
     _set_version(review, version)
     cli("tag", IDS[4], "after-repair", "--review", str(review), check=True)
     history = cli("history", "--review", str(review), check=True).stdout.splitlines()
-    assert any(f"said schema version {version} but its tables are of version 5" in line
+    assert any(f"said schema version {version} but its tables are of version 6" in line
                for line in history)
     assert tags_of(review, IDS[0]) == ["kept"] and tags_of(review, IDS[4]) == ["after-repair"]
     with closing(sqlite3.connect(review / DB)) as conn, conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
 
 
 def test_tables_that_match_no_version_are_refused_as_damaged_and_restore_repairs(review):

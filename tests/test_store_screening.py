@@ -142,5 +142,5 @@ def test_a_v2_store_migrates_and_its_decisions_say_they_were_not_recorded(tmp_pa
         store.undo()
         assert store.decisions.records()[-1].recorded is False
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []

@@ -257,6 +257,6 @@ def test_a_v3_store_migrates_to_stages_and_tags_per_reviewer_and_its_history_sti
         store.team.set_final(pid(1), "include")
         assert store.files.integrity_check() == "ok"
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     conn.close()

@@ -14,8 +14,8 @@ from ._version import __version__
 from .readers import read_file, read_sources
 from .corpus.paper import Paper, PaperInfo, papers_to_frame
 from .review import (
-    BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, refit, show_themes, update,
-    write_report,
+    BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, refit, review_methods,
+    show_themes, update, write_report,
 )
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "refit",
     "show_themes",
     "write_report",
+    "review_methods",
     "UpdateReport",
     "open_review",
     "open_or_build",

@@ -71,7 +71,9 @@ def register(subparsers) -> None:
     p.add_argument("--unscreened", action="store_true", help="with --new: only papers nobody has decided on")
     for option, key in _PROVENANCE:
         p.add_argument(f"--{option}", action="append", default=None, metavar="[FILE=]VALUE",
-                       help=f"the search provenance ({key}) of a source, as for build")
+                       help=f"the search provenance ({key}) of a source, as for build" + (
+                           "; --method citation-search: records found by citation searching (`workbench "
+                           "snowball`), counted in PRISMA 2020's other-methods column" if key == "method" else ""))
     p.set_defaults(func=update)
 
     p = subparsers.add_parser("duplicates", help="pairs that may be one paper; settle them with --same or --different")

@@ -25,10 +25,10 @@ refit leaves the previous review whole, and never a mix of the two.
 What makes a review has one spelling each, and returns a new :class:`Review` (the one given is
 never changed): :func:`build`, :func:`open_review`, :func:`update` (a new search added),
 :func:`refit` (topics found again), :func:`show_themes` (the topics as k themes); the report is
-:func:`write_report`. A review's parts: ``review.screening`` (``_screening``: the ranked queue,
+:func:`write_report`, its methods text :func:`review_methods`. A review's parts: ``review.screening`` (``_screening``: the ranked queue,
 decisions, the stopping estimate of ``_stopping``), ``review.team`` (``_team``: status at a stage,
 conflicts, agreement, blind mode, PRISMA of ``_prisma``, imports), ``review.field``
-(``_field``: citations, topics over time, who and where), ``review.updates`` (``_living``: what
+(``_field``: citations, snowballing, topics over time, who and where), ``review.updates`` (``_living``: what
 updates brought, duplicates).
 
 Modules: ``_review`` (the :class:`Review`), ``build`` (build; ``build._save``: saving all or
@@ -37,7 +37,8 @@ current set), ``_search`` (keywords, meaning, neighbours), ``_themes`` (refit, k
 ``_text`` (what is embedded for a paper), ``_decisions`` (the store's decisions read for a
 review: status at a stage, what a queue learns from), ``_simulate`` (replaying a labelled file),
 ``_provenance`` (the sources' search provenance), ``_update`` (a new search added without
-refitting), ``report`` (the review's report).
+refitting), ``_snowball`` (citation searching from the included papers, and its lookup files),
+``report`` (the review's report and its methods text).
 """
 
 from ._check import CheckReport, check_review
@@ -50,6 +51,8 @@ from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
 from ._screening import SCREENING_MODELS, RankedPaper, Ranking, ReviewScreening
 from ._search import KEYWORD, MEANING, SearchHit, SearchResult, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
+from ._snowball import LOOKUPS as SNOWBALL_LOOKUPS
+from ._snowball import write_lookup
 from ._stopping import StoppingReport
 from ._team import ReviewTeam, import_annotations
 from ._text import document_text
@@ -57,12 +60,13 @@ from ._themes import refit, show_themes
 from ._update import DuplicateFound, UpdateReport, update
 from .build._build import DEFAULT_REVIEW, build
 from .build._save import BuildReport, SaveReport
-from .report import write_report
+from .report import review_methods, write_report
 
 __all__ = [
     "DEFAULT_REVIEW",
     "PAPER_TABLE_COLUMNS",
     "SCREENING_MODELS",
+    "SNOWBALL_LOOKUPS",
     "TOPIC_TABLE_COLUMNS",
     "BuildReport",
     "LatestUpdate",
@@ -93,11 +97,13 @@ __all__ = [
     "query_terms",
     "read_labelled",
     "refit",
+    "review_methods",
     "screening_of",
     "show_themes",
     "simulate_file",
     "simulation_json",
     "update",
     "write_diagram",
+    "write_lookup",
     "write_report",
 ]

@@ -1,5 +1,6 @@
 """The part of :class:`~workbench.review.Review` that sees the field (``review.field``): the citation links inside
-the review, topics over time, and who and where (venues, authors, years, co-authorship).
+the review, snowballing (citation searching beyond it), topics over time, and who and where
+(venues, authors, years, co-authorship).
 
 Everything reads the topics as they are now (``Review.labels`` and ``topic_labels()``, after
 renames, merges, moves and undo; a review showing themes gives the themes), so the figures
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from .. import field
 from ..store import check_output
+from . import _snowball
 
 __all__ = ["ReviewField", "write_field_figures"]
 
@@ -133,6 +135,14 @@ class ReviewField:
         """The ids of the papers of ``year`` (None: those without a year), in map order (what a
         click on a year selects)."""
         return [p.id for p in self.review.papers if p.year == year]
+
+    def snowball(self, direction: str = "backward", from_="included", reviewer: str | None = None, *,
+                 store=None) -> field.Snowball:
+        """The works outside the review that its included papers cite (backward) or that cite them
+        (forward), ranked by how many point to each (``from_``: ``"included"``, ``"all"`` or ids),
+        read as ``reviewer`` or through ``store`` (a session's open store):
+        :func:`workbench.review._snowball.snowball`."""
+        return _snowball.snowball(self.review, direction, from_, reviewer, store)
 
 
 def write_field_figures(review, folder: str | os.PathLike, title: str = "") -> dict[str, Path]:

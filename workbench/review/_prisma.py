@@ -10,6 +10,15 @@ automation: the ranked queue only orders papers. Screening comes from the store 
 queue on (a recorded rank). A review built before sources were recorded counts its papers as
 identified, under the sources its build names, with nothing removed.
 
+**Other methods** (PRISMA 2020's right-hand column): sources of kind ``other`` (citation
+searching, websites, organisations: ``workbench update FILE --method citation-search``) count
+apart. Their records identified go under the method's name; the papers they brought (a paper's
+first record, ``Paper.source``, is in such a file; a record that joined a paper already in the
+review is one of that file's duplicates) are left out of the main column and counted by
+:func:`workbench.team.other_methods`: sought (settled at title/abstract as anything but an
+exclusion), not retrieved, assessed and excluded at full text; their included studies join the
+total.
+
 Papers a person said are one paper ("same", ``store.duplicates.settle``) count as duplicates
 removed: the merged paper is not a record of its own (it stays among the review's papers until the
 next update or rebuild absorbs it into the kept one, whose aliases then name it).
@@ -37,13 +46,26 @@ from ..store import check_output, write_output
 from ._decisions import screening_of
 from ._living import LatestUpdate, latest_update
 
-__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "write_diagram"]
+__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "other_papers", "write_diagram"]
 
 
-def merged_by_people(review, store) -> tuple[set[str], int]:
+def _file_of(source: str) -> str:
+    """The file of a record's ``"<file>:<line>"``."""
+    return source.rpartition(":")[0] or source
+
+
+def other_papers(review, sources) -> set[str]:
+    """The papers that sources of other methods (kind ``other``) brought: those whose first
+    record was read from such a file."""
+    files = {s.path for s in sources if s.kind == "other"}
+    return {p.id for p in review.papers if _file_of(p.source) in files} if files else set()
+
+
+def merged_by_people(review, store, apart: set[str] = frozenset()) -> tuple[set[str], int]:
     """Papers a person merged into another ("same"): the ids still among the review's papers,
     and how many such merges took effect (the merged paper still here, or absorbed into the kept
-    one by an update or a rebuild, which keeps its id as an alias)."""
+    one by an update or a rebuild, which keeps its id as an alias); merges of a paper in
+    ``apart`` (other methods' papers, counted in their own column) are not counted."""
     here = set(review.ids)
     still, n = set(), 0
     for merged, kept in store.duplicates.merged_into().items():
@@ -51,7 +73,7 @@ def merged_by_people(review, store) -> tuple[set[str], int]:
             continue
         if merged in here:
             still.add(merged)
-            n += 1
+            n += merged not in apart
         elif merged in review.paper(kept).aliases:
             n += 1
     return still, n
@@ -69,11 +91,27 @@ def identification(review, store) -> dict:
 
 
 def _identified(sources) -> dict:
+    """The main column's identification from the database and register sources (other methods'
+    sources are the other column's, :func:`_other`)."""
     found = {"database": Counter(), "register": Counter()}
-    for s in sources:
+    searched = [s for s in sources if s.kind in found]
+    for s in searched:
         found[s.kind][s.name] += s.identified
     return {"databases": dict(found["database"]), "registers": dict(found["register"]),
-            "duplicates_removed": sum(s.merged for s in sources), "removed_other": sum(s.skipped for s in sources)}
+            "duplicates_removed": sum(s.merged for s in searched), "removed_other": sum(s.skipped for s in searched)}
+
+
+def _other(store, sources, papers: set[str]) -> team.OtherMethods | None:
+    """The other-methods column: records identified per method (``sources`` of kind ``other``)
+    and the screening of the ``papers`` they brought; None without such sources."""
+    found = Counter()
+    for s in sources:
+        if s.kind == "other":
+            found[s.name] += s.identified
+    if not found:
+        return None
+    return team.other_methods(found, screening_of(store, TITLE_ABSTRACT, papers, all_reviewers=True),
+                              screening_of(store, FULL_TEXT, papers, all_reviewers=True))
 
 
 def _included(store, ids) -> int:
@@ -95,14 +133,17 @@ def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
 def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     """PRISMA 2020's counts for an updated review, about ``latest`` (see the module docstring)."""
     files = set(latest.files)
-    ident = _identified([s for s in store.sources.recorded() if s.path in files])
+    sources = [s for s in store.sources.recorded() if s.path in files]
+    ident = _identified(sources)
+    other = other_papers(review, sources)
     still, _ = merged_by_people(review, store)
     tagged = {pid for pid, since in review.updates.new_since().items() if since == latest.since}
-    new = [pid for pid in review.ids if pid in tagged]
+    new = [pid for pid in review.ids if pid in tagged and pid not in other]
     records = [pid for pid in new if pid not in still]
     ident["duplicates_removed"] += len(new) - len(records)
     previous = [pid for pid in review.ids if pid not in tagged and pid not in still]
-    return _flow(store, records, ident, previous_studies=_included(store, previous))
+    return _flow(store, records, ident, previous_studies=_included(store, previous),
+                 other=_other(store, sources, (other & tagged) - still))
 
 
 def counts(review, store, previous_studies: int | None = None, update: bool | None = None) -> team.PrismaCounts:
@@ -120,10 +161,13 @@ def counts(review, store, previous_studies: int | None = None, update: bool | No
                              "studies are counted from the store; leave it out, or ask for the plain diagram "
                              "(update=False)")
         return update_counts(review, store, latest)
-    still, n_merged = merged_by_people(review, store)
+    sources = store.sources.recorded()
+    other = other_papers(review, sources)
+    still, n_merged = merged_by_people(review, store, other)
     ident = identification(review, store)
     ident["duplicates_removed"] += n_merged
-    return _flow(store, [pid for pid in review.ids if pid not in still], ident, previous_studies=previous_studies)
+    return _flow(store, [pid for pid in review.ids if pid not in still and pid not in other], ident,
+                 previous_studies=previous_studies, other=_other(store, sources, other - still))
 
 
 def _systematic(store) -> bool:

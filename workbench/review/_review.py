@@ -9,12 +9,13 @@ and the tables. It holds its parts as attributes, each a small object with its o
   the screening history and when to stop;
 - ``review.team`` (:class:`~._team.ReviewTeam`): each paper's status at a stage, conflicts,
   agreement, blind mode, PRISMA 2020, imports;
-- ``review.field`` (:class:`~._field.ReviewField`): citations, topics over time, who and where;
+- ``review.field`` (:class:`~._field.ReviewField`): citations, snowballing, topics over time,
+  who and where;
 - ``review.updates`` (:class:`~._living.ReviewUpdates`): what updates brought, duplicates.
 
 What makes a new review is a function beside it, and returns a new :class:`Review` (this one is
 never changed): ``build``, ``open_review``, ``update``, ``refit``, ``show_themes``; the report is
-``write_report(review)``.
+``write_report(review)``, and its methods text ``review_methods(review)``.
 """
 
 from __future__ import annotations

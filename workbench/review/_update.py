@@ -36,7 +36,7 @@ import numpy as np
 from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
 from ..space.layout import place_by_neighbours
-from ..readers import read_sources
+from ..readers import read_sources, rule_counts
 from ..corpus.paper import Paper
 from ..store import Store, check_date
 from . import _provenance
@@ -269,6 +269,7 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
              "files": new_paths, "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD,
+             "merged_by_rule": rule_counts([d.reason for d in found] + report.merge_reasons()),
              "key": report.cache_key}
     updated = _updated_review(old, base, kept, fresh, placed, entry)
     t_place = time.perf_counter() - t0 - t_read

@@ -15,13 +15,13 @@ import os
 
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
-from ..store import REVIEWER_ENV, AnnotationInputError, check_reviewer
+from ..store import LABELS_REVIEWER, REVIEWER_ENV, AnnotationInputError, check_reviewer
 
 __all__ = ["SHARED_ACCOUNTS", "TeamWork", "forget_reviewer", "remembered_reviewer"]
 
 #: Account names many people share on servers and in containers: not a person's name.
 SHARED_ACCOUNTS = ("root", "jovyan", "user", "admin", "ubuntu", "unknown", "nobody")
-IMPORTED = "source-file"  # the reviewer of labels read from source files
+IMPORTED = LABELS_REVIEWER  # the reviewer of labels read from source files
 _KERNEL: dict[str, str] = {}  # the name chosen in this kernel (process)
 
 

@@ -66,11 +66,12 @@ from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
 from ._sources import check_date, check_provenance
-from ._reviewer import MAX_REVIEWER, check_reviewer
+from ._reviewer import LABELS_REVIEWER, MAX_REVIEWER, check_reviewer
 from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer, restore
 from ._topics import match_topics
 
 __all__ = [
+    "LABELS_REVIEWER",
     "DB_NAME",
     "GENERATIONS",
     "DECISIONS",

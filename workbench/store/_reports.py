@@ -88,7 +88,8 @@ class DuplicateVerdict:
 @dataclass(frozen=True)
 class Source:
     """A source file of the review's last build and its search provenance (PRISMA-S): the
-    ``kind`` (``database`` or ``register``) and ``name`` it was searched in, the ``query`` and
+    ``kind`` (``database``, ``register``, or ``other``: another method, such as citation
+    searching) and ``name`` it was searched in (or the method's name), the ``query`` and
     the date ``searched_on`` (None: not given), and the records ``identified`` in it (read plus
     skipped), ``skipped`` (no usable text) and ``merged`` (duplicates merged away)."""
 

@@ -207,6 +207,7 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sources": [str(s) for s in sources],
         "read_report": report.lines(),
+        "merged_by_rule": report.merged_by_rule(),  # every merge's rule (read_report lists the first 20)
         "n_papers": len(papers),
         "embedder": {"name": emb.name, "version": emb.version, "dims": int(X.shape[1])},
         "embed_stats": embed_stats,

@@ -18,7 +18,7 @@ from ..._version import __version__
 from ...corpus.paper import DECISIONS
 from ...errors import ReviewError, WorkbenchError
 from ...readers.cache import code_digest
-from ...store import Store
+from ...store import LABELS_REVIEWER, Store
 from ...topics import TopicModel
 from .._review import Review
 from ._reuse import digest
@@ -187,7 +187,7 @@ def _sync_store(review: Review, store, built: bool = False):
     report = store.sync_papers((p.to_dict() for p in review.papers_with_texts()), key=key)
     labelled = [p for p in review.papers if p.label in DECISIONS]
     if labelled:
-        with Store.open(review.path, reviewer="source-file") as source:
+        with Store.open(review.path, reviewer=LABELS_REVIEWER) as source:
             for decision in DECISIONS:
                 ids = [p.id for p in labelled if p.label == decision and not source.decisions.votes(p.id, all_reviewers=True)]
                 if ids:

@@ -19,6 +19,8 @@ from ...corpus.paper import DECISIONS
 from ...store import StoppingClaim
 from .. import _prisma
 from ._field import field_content
+from ._methods import methods
+from ._methods_facts import title_of
 from .._review import Review
 from ._screening import automation_sentences
 
@@ -97,11 +99,12 @@ class ReportContent:
     prisma: object = None  # workbench.team.PrismaCounts, for a review screened as a systematic review
     prisma_note: str | None = None  # why the PRISMA counts are not shown, when they do not add up
     field: object = None  # _report_field.FieldContent: over time, citation links, venues and authors
+    methods: object = None  # _methods.Methods: the methods text and AI-use statement, from the log
 
 
 def review_title(review: Review, store) -> str:
     """The review's title setting (``workbench title``), else the review folder's name."""
-    return store.settings.read().get("title") or review.path.resolve().name
+    return title_of(review, store)
 
 
 def report_content(review: Review, store, n_representative: int = 3, prisma: bool | None = None) -> ReportContent:
@@ -134,6 +137,7 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
         prisma=counts,
         prisma_note=note,
         field=field_content(review),
+        methods=methods(review, store),
     )
 
 

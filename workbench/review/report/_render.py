@@ -144,6 +144,8 @@ def to_markdown(c: ReportContent) -> str:
         lines += [""]
     if c.field is not None:
         lines += field_markdown(c.field)
+    if c.methods is not None:
+        lines += c.methods.markdown().splitlines() + [""]
     lines += ["## Topics", ""]
     for s in c.sections:
         lines += _md_topic(s)
@@ -224,6 +226,8 @@ def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None
         parts.append(_h_list([_h_decided(p) for p in papers]) if papers else "<p>None.</p>")
     if c.field is not None:
         parts += field_html(c.field, field_images)
+    if c.methods is not None:
+        parts.append(c.methods.html())
     parts.append("<h2>Topics</h2>")
     for s in c.sections:
         parts += _h_topic(s)
