@@ -111,7 +111,7 @@ def make_review(source: Path, size: int) -> Path:
 
 def run(checkout: Path, review: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout), HF_HUB_OFFLINE="1")
-    out = subprocess.run([sys.executable, "-c", CHILD, str(review.resolve()), str(checkout)], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", CHILD, str(review.team.resolve()), str(checkout)], capture_output=True, text=True,
                          env=env, cwd=checkout, timeout=3600)  # (cwd: "-c" puts it first on the path)
     if out.returncode != 0:
         raise SystemExit(out.stderr[-3000:])

@@ -70,18 +70,18 @@ def main(argv=None) -> None:
     table.append((f"sync_papers ({args.papers:,} papers, new store)", f"{t_sync:.2f} s"))
     assign = {pid: rng.randrange(50) for pid in ids}
     labels = {t: f"topic {t}" for t in range(50)}
-    t_rec, _ = timed(store.record_topics, assign, labels, {t: WORDS[:5] for t in range(50)})
+    t_rec, _ = timed(store.topics.record, assign, labels, {t: WORDS[:5] for t in range(50)})
     table.append(("record_topics (first run)", f"{t_rec:.2f} s"))
     refit = {pid: (t + 7) % 50 for pid, t in assign.items()}
-    t_rec, report = timed(store.record_topics, refit, labels, {})
+    t_rec, report = timed(store.topics.record, refit, labels, {})
     table.append((f"record_topics (refit, {len(report.matched)} matched)", f"{t_rec:.2f} s"))
 
     picks = [rng.choice(ids) for _ in range(args.writes)]
     for name, fn, calls in (
-        ("tag", store.tag, [(p, rng.choice(WORDS)) for p in picks]),
-        ("tag by 8-char prefix", store.tag, [(p[:8], "prefixed") for p in picks]),
-        ("note", store.note, [(p, "A note of some length. " * 5) for p in picks[: args.writes // 2]]),
-        ("decide", store.decide, [(p, rng.choice(["include", "exclude", "maybe"]))
+        ("tag", store.tags.add, [(p, rng.choice(WORDS)) for p in picks]),
+        ("tag by 8-char prefix", store.tags.add, [(p[:8], "prefixed") for p in picks]),
+        ("note", store.notes.add, [(p, "A note of some length. " * 5) for p in picks[: args.writes // 2]]),
+        ("decide", store.decisions.decide, [(p, rng.choice(["include", "exclude", "maybe"]))
                                   for p in picks[: args.writes // 2]]),
     ):
         ms = latencies(fn, calls)
@@ -90,17 +90,17 @@ def main(argv=None) -> None:
     ms = latencies(store.undo, [()] * 200)
     table.append(("undo latency p50 / p99 (200 calls)", f"{pct(ms, 50):.2f} / {pct(ms, 99):.2f} ms"))
 
-    t_bulk, _ = timed(store.tag, ids, "bulk")  # one action over every paper
+    t_bulk, _ = timed(store.tags.add, ids, "bulk")  # one action over every paper
     table.append((f"tag {args.papers:,} papers in one action", f"{t_bulk:.2f} s"))
-    t_dec, _ = timed(store.decide, ids, "include")
+    t_dec, _ = timed(store.decisions.decide, ids, "include")
     table.append((f"decide {args.papers:,} papers in one action", f"{t_dec:.2f} s"))
     for pid in ids[: args.papers // 5]:
-        store.note(pid, "Annotated for the export benchmark.")
+        store.notes.add(pid, "Annotated for the export benchmark.")
     for fmt in FORMATS:
-        t_exp, text = timed(store.export, fmt, folder / f"export.{fmt}")
+        t_exp, text = timed(store.files.export, fmt, folder / f"export.{fmt}")
         table.append((f"export {fmt} ({args.papers:,} annotated papers)",
                       f"{t_exp:.2f} s, {len(text.encode()) / 1e6:.1f} MB"))
-    t_imp, _ = timed(Store.open(folder / "copy", reviewer="bench").import_annotations,
+    t_imp, _ = timed(Store.open(folder / "copy", reviewer="bench").files.import_annotations,
                      folder / "export.jsonl")
     table.append(("import jsonl into a fresh review", f"{t_imp:.2f} s"))
     t_open, again = timed(Store.open, folder, reviewer="bench")

@@ -33,9 +33,9 @@ Per-stage seconds come from the review's ``build.json`` and the topic model's ``
 peak RSS is the child's ``ru_maxrss`` (the largest process); the build's peak memory, per stage
 and in all, is sampled every 50 ms: its RSS plus the private memory of its helper processes
 (the reading workers, the map laid out beside the topics), read every 0.5 s (``smaps_rollup``
-walks a process's page tables; every 50 ms it cost a 50,000-abstract build ~6%). The refit row is ``Review.refit()``
+walks a process's page tables; every 50 ms it cost a 50,000-abstract build ~6%). The refit row is ``workbench.refit()``
 in the live process that built the review (embeddings and neighbours in memory), and
-``Review.show_themes(10)`` on the review opened again (what the explore view's "Show themes"
+``workbench.show_themes(review, 10)`` on the review opened again (what the explore view's "Show themes"
 runs). ``--repeat N`` runs everything N times and reports means (the machine is shared: compare
 within one run).
 """
@@ -211,11 +211,11 @@ out = {"papers": len(r), "topics": r.manifest["topics"]["count"], "embedded": r.
        "stages": stages, "build_s": te - t0, "peaks": peaks, "peak_mb": max(m for _, m in samples),
        "reused": r.build_report.reuse_line()}
 if refit:
-    t = time.perf_counter(); r.refit(); out["refit_s"] = time.perf_counter() - t
-    t = time.perf_counter(); r.refit(nr_topics=10); out["refit_k_s"] = time.perf_counter() - t
-    t = time.perf_counter(); r.refit(min_cluster_size=60); out["refit_mcs_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r = workbench.refit(r); out["refit_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r = workbench.refit(r, nr_topics=10); out["refit_k_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r = workbench.refit(r, min_cluster_size=60); out["refit_mcs_s"] = time.perf_counter() - t
     r = workbench.open_review(review)  # opened again, as the explore view does
-    t = time.perf_counter(); r.show_themes(10); out["themes_s"] = time.perf_counter() - t
+    t = time.perf_counter(); r = workbench.show_themes(r, 10); out["themes_s"] = time.perf_counter() - t
 done.append(1)
 print(json.dumps(out))
 """
@@ -344,7 +344,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 50_000, 100_000])
     parser.add_argument("--embedder", default="static")
-    parser.add_argument("--refit-size", type=int, default=10_000, help="also time Review.refit() at this size")
+    parser.add_argument("--refit-size", type=int, default=10_000, help="also time workbench.refit() at this size")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive pipeline (BERTopic defaults)")
     parser.add_argument("--repeat", type=int, default=1, help="run everything this many times; report means")
     args = parser.parse_args()
@@ -364,7 +364,7 @@ def main() -> None:
             f"{name}: " + ", ".join(f"{k} {v}" for k, v in results[0][0]["peaks"].items())
             for name, results in runs.items() if "peaks" in results[0][0]), flush=True)
     for result in refits:
-        print(f"\nrefit in the live process, {result['papers']:,} papers: Review.refit() {result['refit_s']:.1f} s;"
+        print(f"\nrefit in the live process, {result['papers']:,} papers: workbench.refit() {result['refit_s']:.1f} s;"
               f" refit(nr_topics=10) {result['refit_k_s']:.1f} s; refit(min_cluster_size=60) {result['refit_mcs_s']:.1f} s;"
               f" show_themes(10) on the reopened review (no UMAP or HDBSCAN) {result['themes_s']:.1f} s")
     print("\nstages: read = readers + dedupe; neighbours = the graph both UMAPs share, computed before the topics "

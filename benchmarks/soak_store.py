@@ -51,7 +51,7 @@ def make_review(folder: Path, n: int, seed: int) -> list[str]:
     ids = [r["id"] for r in rows]
     with Store.open(folder, reviewer="setup") as store:
         store.sync_papers(rows)
-        store.record_topics({pid: rng.randrange(50) for pid in ids},
+        store.topics.record({pid: rng.randrange(50) for pid in ids},
                             {t: f"topic {t}" for t in range(50)},
                             {t: WORDS[t % 10:t % 10 + 5] for t in range(50)})
     return ids
@@ -101,25 +101,25 @@ def worker(review: str, slot: int, role: str, seed: int, start: float, deadline:
                     tag = f"s{slot}-{n}-second"
                     t0 = time.perf_counter()
                     with Store.open(review, reviewer=reviewer) as other:
-                        other.tag(paper, tag)
+                        other.tags.add(paper, tag)
                     emit(ms=(time.perf_counter() - t0) * 1000, kind="tag (second handle)")
                     emit(ack="tag", paper=paper, tag=tag)
                 elif kind == "tag":
                     tag = f"s{slot}-{rng.randrange(40)}"  # a small vocabulary, as people use
-                    timed("tag", lambda s: s.tag(paper, tag))
+                    timed("tag", lambda s: s.tags.add(paper, tag))
                     emit(ack="tag", paper=paper, tag=tag)
                 elif kind == "note":
                     text = f"soak note {slot}-{n}: " + " ".join(rng.choices(WORDS, k=12))
-                    timed("note", lambda s: s.note(paper, text))
+                    timed("note", lambda s: s.notes.add(paper, text))
                     emit(ack="note", paper=paper, text=text)
                 elif kind == "decide":
                     decision = rng.choice(["include", "exclude", "maybe"])
                     emit(attempt="decide", paper=paper, decision=decision)
-                    timed("decide", lambda s: s.decide(paper, decision))
+                    timed("decide", lambda s: s.decisions.decide(paper, decision))
                     emit(ack="decide", paper=paper, decision=decision)
                 elif kind == "undo":
                     tag = f"undo-me-{slot}-{n}"
-                    timed("tag", lambda s: s.tag(paper, tag))
+                    timed("tag", lambda s: s.tags.add(paper, tag))
                     emit(ack="tag", paper=paper, tag=tag)
                     undone = timed("undo", lambda s: [e.summary for e in s.undo()])
                     if len(undone) == 1 and paper in undone[0] and tag in undone[0]:
@@ -129,11 +129,11 @@ def worker(review: str, slot: int, role: str, seed: int, start: float, deadline:
                              kind="undo")
                 elif kind == "export":
                     fmt = rng.choice(EXPORT_FORMATS)
-                    timed("export", lambda s: s.export(fmt, report / f"soak-{slot}.{fmt}"))
+                    timed("export", lambda s: s.files.export(fmt, report / f"soak-{slot}.{fmt}"))
                 else:
                     path, carries = make_import_file(side, f"imp{n}", rng.sample(ids, 5),
                                                      reviewer=colleague)
-                    timed("import", lambda s: s.import_annotations(path))
+                    timed("import", lambda s: s.files.import_annotations(path))
                     for p, t in sorted(carries.tags):
                         emit(ack="tag", paper=p, tag=t)
                     for p, text in sorted(carries.notes):

@@ -10,7 +10,7 @@ again (the same text, as a rerun search finds them). Steps, in one process:
 1. build from A (static embedder);
 2. screen by script: ``--screen`` papers of A decided (include when the text names "learning",
    else exclude), one of ten also tagged and noted;
-3. ``Review.update(B)``, timed: duplicates merged, new papers placed without refitting;
+3. ``workbench.update(B, review)``, timed: duplicates merged, new papers placed without refitting;
 4. checks: decisions, tags and notes lost; screened papers in the new queue (by id, or as a copy
    of their text the update did not recognise); old papers whose
    map position or topic changed; overlap records found as duplicates;
@@ -63,11 +63,11 @@ def screen(review, n: int) -> None:
     ids = [p.id for p in review.papers[:n]]
     texts = review.texts()[:n]
     with Store.open(review.path, reviewer="script") as store, store.transaction():
-        store.decide([i for i, t in zip(ids, texts) if "learning" in t.lower()], "include")
-        store.decide([i for i, t in zip(ids, texts) if "learning" not in t.lower()], "exclude")
+        store.decisions.decide([i for i, t in zip(ids, texts) if "learning" in t.lower()], "include")
+        store.decisions.decide([i for i, t in zip(ids, texts) if "learning" not in t.lower()], "exclude")
         for pid in ids[::10]:
-            store.tag(pid, "checked")
-            store.note(pid, "scripted note")
+            store.tags.add(pid, "checked")
+            store.notes.add(pid, "scripted note")
 
 
 def annotations(path: Path) -> dict:
@@ -89,7 +89,7 @@ def again_in_queue(half, updated, screened: set[str]) -> int:
     """Screened papers in the new papers' queue: by id, or as a copy (a new paper with the text
     of a screened one, which the update failed to recognise)."""
     texts = {t for p, t in zip(half.papers, half.texts()) if p.id in screened}
-    queue = set(updated.new_papers(unscreened=True))
+    queue = set(updated.updates.new_papers(unscreened=True))
     return sum(1 for p, t in zip(updated.papers, updated.texts()) if p.id in queue and (p.id in screened or t in texts))
 
 
@@ -107,7 +107,7 @@ def run(args) -> dict:
     half = workbench.open_review(half.path)  # as saved (float32 coordinates), what the update starts from
     shutil.copytree(half.path, work / "r-rebuild")  # the rebuild starts from the same state and caches
     t = time.perf_counter()
-    updated = half.update([b.parent])
+    updated = workbench.update([b.parent], half)
     t_update = time.perf_counter() - t
     after = annotations(half.path)
     reopened = workbench.open_review(half.path)

@@ -248,14 +248,14 @@ def make_import_file(folder: Path, name: str, papers: list[str],
     side = Path(folder) / name
     with Store.open(side, reviewer=reviewer) as store:
         store.sync_papers([{"id": p, "title": f"paper {p}"} for p in papers])
-        store.tag(papers, f"imported-{name}")
+        store.tags.add(papers, f"imported-{name}")
         expected.tagged(papers, [f"imported-{name}"])
-        store.note(papers[0], f"imported note {name}")
+        store.notes.add(papers[0], f"imported note {name}")
         expected.noted(papers[:1], f"imported note {name}")
-        store.decide(papers[1], "maybe")
+        store.decisions.decide(papers[1], "maybe")
         expected.decided(papers[1:2], reviewer, "maybe")
         path = Path(folder) / f"{name}.jsonl"
-        store.export("jsonl", path)
+        store.files.export("jsonl", path)
     return path, expected
 
 
@@ -420,7 +420,7 @@ def _kernel_main(review: str, reviewer: str) -> None:
 
     def second_store(ids, tag):
         with Store.open(review, reviewer=reviewer) as other:
-            added = other.tag(ids, tag)
+            added = other.tags.add(ids, tag)
             other.history(limit=3)
         return added
 
@@ -430,8 +430,8 @@ def _kernel_main(review: str, reviewer: str) -> None:
         "decide": lambda ids, decision: session.decide(ids, decision),
         "undo": lambda: [e.summary for e in session.undo()],
         "second_store": second_store,
-        "show_themes": lambda k: session.show_themes(k, save=True),  # "Show themes", then "Save these themes"
-        "topic_stability": lambda seeds: len(session.topic_stability(seeds)),
+        "show_themes": lambda k: session.topics.show_themes(k, save=True),  # "Show themes", then "Save these themes"
+        "topic_stability": lambda seeds: len(session.topics.stability(seeds)),
     }
     reply(ok=True, result="ready")
     for line in sys.stdin:
@@ -454,7 +454,7 @@ def _read_main(review: str) -> None:
 
     try:
         with Store.open(review, reviewer="checker", create=False) as store:
-            doc = {"integrity": store.integrity_check(), "export": store.export("jsonl")}
+            doc = {"integrity": store.files.integrity_check(), "export": store.files.export("jsonl")}
     except Exception as err:  # noqa: BLE001 - the test reports it as the finding
         doc = {"error": f"{type(err).__name__}: {err}"}
     print(json.dumps(doc))
@@ -496,20 +496,20 @@ def _writer_main(review: str, name: str, reviewer: str, mode: str, seed: str,
         try:
             if kind == "tag":
                 tag = f"{name}-{n}"
-                act(lambda s: s.tag(paper, tag))
+                act(lambda s: s.tags.add(paper, tag))
                 emit(ack="tag", paper=paper, tag=tag)
             elif kind == "note":
                 text = f"note {name}-{n}"
-                act(lambda s: s.note(paper, text))
+                act(lambda s: s.notes.add(paper, text))
                 emit(ack="note", paper=paper, text=text)
             elif kind == "decide":
                 decision = rng.choice(["include", "exclude", "maybe"])
                 emit(attempt="decide", paper=paper, decision=decision)
-                act(lambda s: s.decide(paper, decision))
+                act(lambda s: s.decisions.decide(paper, decision))
                 emit(ack="decide", paper=paper, decision=decision)
             elif kind == "undo":
                 tag = f"undo-me-{name}-{n}"
-                act(lambda s: s.tag(paper, tag))
+                act(lambda s: s.tags.add(paper, tag))
                 undone = act(lambda s: [e.summary for e in s.undo()])
                 if not _undid_tag(undone, paper, tag):
                     emit(error=f"undo took back {undone}, not its last change, tag {paper} +{tag}")
@@ -518,7 +518,7 @@ def _writer_main(review: str, name: str, reviewer: str, mode: str, seed: str,
             else:  # a second handle in this process, opened and closed
                 tag = f"{name}-{n}-second"
                 with Store.open(review, reviewer=reviewer) as other:
-                    other.tag(paper, tag)
+                    other.tags.add(paper, tag)
                 emit(ack="tag", paper=paper, tag=tag)
         except Exception as err:  # noqa: BLE001 - shown to a user: the test counts it
             emit(error=f"{kind}: {type(err).__name__}: {err}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("browser") is not None and item.get_closest_marker("long") is None:
             item.add_marker(pytest.mark.long)
+
+
+def unprivileged() -> list[str] | None:
+    """A prefix that runs a command without the power to ignore file permissions: none for a
+    user, ``unshare --user`` for root where user namespaces work, None where they do not."""
+    if os.geteuid() != 0:
+        return []
+    try:
+        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
+    except FileNotFoundError:
+        ok = False
+    return ["unshare", "--user"] if ok else None

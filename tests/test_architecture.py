@@ -207,20 +207,10 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# The one cycle left, among review/'s modules around ``Review`` (issue 44 is cutting it): no new
-# module may join it, and no other cycle may start.
-REVIEW_CYCLE = {"workbench.review._haystack", "workbench.review._living", "workbench.review._open",
-                "workbench.review._prisma", "workbench.review._review", "workbench.review._search",
-                "workbench.review._team", "workbench.review._themes", "workbench.review._update",
-                "workbench.review.build._build", "workbench.review.build._dask",
-                "workbench.review.report", "workbench.review.report._content", "workbench.review.report._map",
-                "workbench.review.report._render", "workbench.review.report._write"}
-
-
 def test_no_module_imports_one_that_imports_it_back():
     """No import cycle among the workbench's modules, directly or through others: a module that
     needs another's names below it in the pipeline gets them handed over or moved down."""
-    assert [c for c in cycles(import_graph()) if not set(c) <= REVIEW_CYCLE] == []
+    assert cycles(import_graph()) == []
 
 
 # What hurts a reader, flagged instead of line counts: long signatures, long chains of string
@@ -239,7 +229,7 @@ LONG_SIGNATURES_TO_GROUP = {
     "workbench/review/_review.py:Review.__init__", "workbench/review/build/_build.py:build",
     "workbench/review/build/_build.py:_topics_and_map", "workbench/review/build/_build.py:_build_on_dask",
     "workbench/review/build/_build.py:_manifest", "workbench/review/build/_dask.py:build_with_dask",
-    "workbench/screening/_simulate.py:simulate", "workbench/store/_screening.py:ScreeningStore.decide",
+    "workbench/screening/_simulate.py:simulate", "workbench/store/_parts.py:Decisions.decide",
     "workbench/team/flow.py:prisma_counts",
 }
 
@@ -342,22 +332,10 @@ def test_each_constant_is_defined_in_one_place():
     for module in modules():
         for name, value in _constants(module):
             where.setdefault(value, []).append(f"{module.relative_to(ROOT)}:{name}")
-    twice = [places for places in where.values() if len({p.split(":")[0] for p in places}) > 1
-             and not set(places) <= CONSTANTS_TO_JOIN]
+    twice = [places for places in where.values() if len({p.split(":")[0] for p in places}) > 1]
     assert not twice, twice
 
 
-#: Still defined in several places (issue 44 point 6): this set only shrinks.
-CONSTANTS_TO_JOIN = {
-    "workbench/review/_folder.py:GENERATIONS", "workbench/store/_destination.py:GENERATIONS",
-    "workbench/store/_files.py:GENERATIONS", "workbench/store/_identity.py:GENERATIONS",
-    "workbench/store/_restore.py:GENERATIONS", "workbench/review/_folder.py:TOPIC_TABLE_COLUMNS",
-    "workbench/review/_review.py:TOPIC_TABLE_COLUMNS", "workbench/topics/results.py:TABLE",
-    "workbench/review/_review.py:STORE_FILE", "workbench/store/_schema.py:DB_NAME",
-    "workbench/review/_team.py:STAGE_NAMES", "workbench/session/report.py:STAGE_NAMES",
-    "workbench/widgets/_team.py:STAGE_NAMES", "workbench/review/report/_render.py:DONE",
-    "workbench/session/mapscreen.py:PAST",
-}
 
 
 def _record_fields(tree: ast.AST):
@@ -380,6 +358,5 @@ def test_no_two_record_types_have_the_same_fields():
     for module in modules():
         for name, fields in _record_fields(ast.parse(module.read_text(encoding="utf-8"))):
             seen.setdefault(frozenset(fields), []).append(f"{module.relative_to(ROOT)}:{name}")
-    same = [names for names in seen.values() if len(names) > 1
-            and set(names) != {"workbench/store/_reports.py:Final", "workbench/team/conflicts.py:FinalDecision"}]
+    same = [names for names in seen.values() if len(names) > 1]
     assert not same, same

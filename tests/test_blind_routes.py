@@ -1,14 +1,17 @@
 """Blind mode on every read (issue 43): as reviewer bob, no command and no public method of
-Store, Session or Review shows what alice did on a paper bob has not screened.
+Store, Session or Review (or of their parts) shows what alice did on a paper bob has not screened.
 
 The review: 30 seed abstracts (fake embedder), blind mode on. On paper P alice decided include
 with a secret reason (ranked by a model with a secret name), tagged it with a secret tag and
 noted a secret note; bob has not screened P. On paper Q both screened (so each sees the other's
 work there). Every command of ``workbench.cli.parser()`` runs as bob (``WORKBENCH_REVIEWER=bob``)
 unless it is listed in ``CLI_NOT_READING`` with the reason; every public method of the three
-classes is called as bob in a second Python process unless listed as not reading annotations.
-A new command or method fails :func:`test_every_command_is_checked` or
-:func:`test_every_public_method_is_checked` until it is added to one of the two lists.
+classes and of their parts (``review.team``, ``session.map``, and each part of a Store:
+``store.tags``, ``store.team``..., ``"Store.tags"`` below) is called as bob in a second Python
+process unless listed as not reading annotations. A new command, method or part fails
+:func:`test_every_command_is_checked`, :func:`test_every_public_method_is_checked` or
+:func:`test_every_public_method_of_every_part_of_the_store_is_checked` until it is added to one of
+the lists.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from conftest import ROOT, seed_abstracts, write_seed_file
 
 import workbench
 from workbench.cli import main, parser
-from workbench.review import Review
+from workbench.review import Review, ReviewField, ReviewScreening, ReviewTeam, ReviewUpdates
 from workbench.store import FORMATS, Store
+from workbench.session import LivingWork, MapScreening, TeamWork, TopicWork
 from workbench.widgets import Session
 
 SECRETS = ("SECRETREASON-a1", "SECRETTAG-b2", "SECRETNOTE-c3", "SECRETMODEL-d4")
@@ -51,16 +55,17 @@ def secret_review(built: Path, where: Path) -> tuple[Path, str, str]:
     review = shutil.copytree(built / "review", where / "review")
     P, Q = workbench.open_review(review).ids[:2]
     with Store.open(review, reviewer="lead") as lead:
-        lead.set_blind(True)
+        lead.team.set_blind(True)
     with Store.open(review, reviewer="alice") as alice:
-        alice.decide(P, "include", reason=SECRETS[0], rank=7, score=0.9, model=SECRETS[3], model_version="1")
-        alice.tag(P, SECRETS[1])
-        alice.note(P, SECRETS[2])
-        alice.decide(Q, "exclude", reason="off topic")
-        alice.tag(Q, "alices-visible")
+        alice.decisions.decide(P, "include", reason=SECRETS[0], rank=7, score=0.9, model=SECRETS[3],
+                               model_version="1")
+        alice.tags.add(P, SECRETS[1])
+        alice.notes.add(P, SECRETS[2])
+        alice.decisions.decide(Q, "exclude", reason="off topic")
+        alice.tags.add(Q, "alices-visible")
     with Store.open(review, reviewer="bob") as bob:
-        bob.decide(Q, "include", reason="on topic")
-        bob.tag(Q, "bobs")
+        bob.decisions.decide(Q, "include", reason="on topic")
+        bob.tags.add(Q, "bobs")
     return review, P, Q
 
 
@@ -134,6 +139,9 @@ CLI_RUNS: dict[str, list[list[str]]] = {
     "links": [["links", *_R]],
     "trends": [["trends", *_R]],
     "who": [["who", *_R]],
+    "methods": [["methods", *_R], ["methods", "--format", "text", "-o", "{out}/methods.txt", *_R]],
+    "snowball": [["snowball", *_R, "--from", "all", "--format", "json"],
+                 ["snowball", *_R, "--lookup", "openalex", "-o", "{out}/lookup.txt"]],
 }
 
 
@@ -174,125 +182,135 @@ NOT_READING = {
     "Store": {
         "open": "opens the store", "close": "closes it", "transaction": "groups writes",
         "read_only": "why the store may not be written", "reviewer_given": "whether a name was given",
-        "sync_papers": "a build's papers", "record_topics": "a build's topics", "apply_topic_edits":
-        "topic edits (shared, not blind)", "record_sources": "a build's sources",
-        "set_generation": "the review's files", "set_setting": "a setting", "set_blind": "a setting",
-        "set_criteria": "a setting", "set_provenance": "a source's provenance",
-        "add_exclusion_reason": "the team's list", "remove_exclusion_reason": "the team's list",
-        "log_stopping_claim": "the reviewer's own claim", "rename_topic": "topics are shared",
-        "merge_topics": "topics are shared", "move_paper": "topics are shared",
-        "set_final": "a final decision ends blindness", "clear_final": "returns a bool",
-        "settle_duplicates": "a verdict on two papers", "backup": "returns the snapshot's path",
-        "restore": "returns the snapshot restored", "untag": "returns a bool (blind: only one's own)",
-        "note_each": "returns the new notes' ids", "merge_tags": "returns a count, like rename_tag",
-        "review_id": "the review's random id",
+        "path": "the store's file", "reviewer": "the reviewer's own name",
+        "sync_papers": "a build's papers", "review_id": "the review's random id",
+    },
+    "Store.tags": {"remove": "returns a bool (blind: only one's own)", "merge": "returns a count, like rename"},
+    "Store.notes": {"add_each": "returns the new notes' ids"},
+    "Store.decisions": {},
+    "Store.team": {
+        "set_blind": "a setting", "set_criteria": "a setting", "add_exclusion_reason": "the team's list",
+        "remove_exclusion_reason": "the team's list", "set_final": "a final decision ends blindness",
+        "clear_final": "returns a bool",
+    },
+    "Store.sources": {"record": "a build's sources", "set_provenance": "a source's provenance"},
+    "Store.duplicates": {"settle": "a verdict on two papers"},
+    "Store.topics": {
+        "record": "a build's topics", "apply_edits": "topic edits (shared, not blind)",
+        "rename": "topics are shared", "merge": "topics are shared", "move_paper": "topics are shared",
+    },
+    "Store.settings": {"set": "a setting"},
+    "Store.stopping": {"log": "the reviewer's own claim"},
+    "Store.files": {
+        "set_generation": "the review's files", "backup": "returns the snapshot's path",
+        "restore": "returns the snapshot restored",
     },
     "Review": {
-        "store": "the Store, checked method by method", "update": "a new search (checked as `workbench update`)",
-        "refit": "topics only", "show_themes": "topics only", "apply_topic_edits": "topics only", "reopen": "reads the folder again",
+        "store": "the Store, checked method by method", "apply_topic_edits": "topics only", "replace": "a new review of the same data",
         "refresh_topics": "topics only", "publish_map": "writes map.html of papers and topics",
-        "use_embeddings": "hands over arrays", "embeddings": "an array", "embed_texts": "an array",
-        "embedder": "the embedder", "word_vectors": "the embedder", "ranker": "the model behind rank",
-        "decide": "returns a count", "resolve": "a final decision ends blindness",
-        "settle_duplicates": "a verdict on two papers", "files": "a folder", "cache_path": "a path",
+        "embeddings": "an array", "embed_texts": "an array",
+        "embedder": "the embedder", "word_vectors": "the embedder", "files": "a folder", "cache_path": "a path",
         "embeddings_loaded": "a bool", "is_current": "a bool", "texts": "paper text", "haystack": "paper text",
-        "papers_with_texts": "paper text",
-        "coauthor_figure": "a figure of authors", "field_figure": "a figure of venues",
-        "over_time_figure": "a figure of years", "topic_stability": "topic refits, no annotations",
+        "papers_with_texts": "paper text", "topic_stability": "topic refits, no annotations",
         "recluster": "topics of a selection, no annotations",
     },
+    "ReviewScreening": {"ranker": "the model behind rank", "decide": "returns a count"},
+    "ReviewTeam": {"resolve": "a final decision ends blindness"},
+    "ReviewField": {"coauthor_figure": "a figure of authors", "field_figure": "a figure of venues",
+                    "over_time_figure": "a figure of years"},
+    "ReviewUpdates": {"settle_duplicates": "a verdict on two papers"},
     "Session": {
-        "open": "opens it", "close": "closes it", "subscribe": "adds a listener", "embeddings": "an array",
-        "set_reviewer": "changes the name", "save_selection": "writes ids", "send_to_queue": "writes ids",
-        "decide": "returns a count", "decide_bulk": "returns a count", "tag": "returns a count",
+        "open": "opens it", "close": "closes it", "subscribe": "adds a listener",
+        "save_selection": "writes ids", "send_to_queue": "writes ids",
+        "decide": "returns a count", "tag": "returns a count",
         "untag": "returns a count", "toggle_tag": "returns a bool", "note": "returns ids",
-        "rename_topic": "topics are shared", "merge_topics": "topics are shared", "move_paper": "topics are shared",
-        "show_themes": "topics only", "save_themes": "topics only", "discard_themes": "topics only",
-        "publish_map": "writes map.html", "update_review": "a new search (checked as `workbench update`)",
-        "resolve_conflict": "a final decision ends blindness", "settle_duplicates": "a verdict on two papers",
-        "topic_stability": "topic refits, no annotations", "recluster": "topics of a selection",
-        "colour_map": "fixed colours", "relevance_legend": "a legend of a ranking given",
+        "publish_map": "writes map.html", "notify": "tells the listeners",
     },
+    "TopicWork": {"rename": "topics are shared", "merge": "topics are shared", "move": "topics are shared",
+                  "show_themes": "topics only", "save_themes": "topics only", "discard_themes": "topics only",
+                  "stability": "topic refits, no annotations"},
+    "MapScreening": {"decide_bulk": "returns a count", "colour_map": "fixed colours",
+                     "relevance_legend": "a legend of a ranking given"},
+    "TeamWork": {"set_reviewer": "changes the name", "resolve": "a final decision ends blindness"},
+    "LivingWork": {"update": "a new search (checked as `workbench update`)", "settle_duplicates": "a verdict on two papers"},
 }
 
 #: (class, method, args, kwargs, bob may not even learn that P was annotated): run in this order.
 CALLS = [
-    ("Store", "apart_pairs", [], {}, True), ("Store", "blind", None, {}, False),
-    ("Store", "check", [], {}, True), ("Store", "criteria", [], {}, True),
-    ("Store", "current_topics", [], {}, False), ("Store", "decision", ["{P}"], {}, False),
-    ("Store", "decision", ["{P}", "alice"], {}, False), ("Store", "decisions", ["{P}"], {"stage": None}, False),
-    ("Store", "duplicate_verdicts", [], {}, True), ("Store", "every_decision", [None], {}, True),
-    ("Store", "every_decision", [], {}, True), ("Store", "exclusion_reasons", [], {}, True),
-    *[("Store", "export", [f], {}, False) for f in FORMATS],
-    ("Store", "export", ["jsonl", "{root}/bob.jsonl"], {}, False),
-    ("Store", "final", ["{P}"], {}, False), ("Store", "finals", [None], {}, True),
-    ("Store", "generation", [], {}, True), ("Store", "history", [None], {}, True),
-    ("Store", "history", [None, "{P}"], {}, True), ("Store", "integrity_check", [], {}, True),
-    ("Store", "latest_change", [], {}, True), ("Store", "merged_into", [], {}, True),
-    ("Store", "notes", ["{P}"], {}, False), ("Store", "notes_by_reviewer", ["{P}"], {}, False),
+    ("Store.duplicates", "apart_pairs", [], {}, True), ("Store.team", "blind", None, {}, False),
+    ("Store.files", "check", [], {}, True), ("Store.team", "criteria", [], {}, True),
+    ("Store.topics", "current", [], {}, False), ("Store.decisions", "of", ["{P}"], {}, False),
+    ("Store.decisions", "of", ["{P}", "alice"], {}, False), ("Store.decisions", "votes", ["{P}"], {"stage": None}, False),
+    ("Store.duplicates", "verdicts", [], {}, True), ("Store.decisions", "every", [None], {}, True),
+    ("Store.decisions", "every", [], {}, True), ("Store.team", "exclusion_reasons", [], {}, True),
+    *[("Store.files", "export", [f], {}, False) for f in FORMATS],
+    ("Store.files", "export", ["jsonl", "{root}/bob.jsonl"], {}, False),
+    ("Store.team", "final", ["{P}"], {}, False), ("Store.team", "finals", [None], {}, True),
+    ("Store.files", "generation", [], {}, True), ("Store", "history", [None], {}, True),
+    ("Store", "history", [None, "{P}"], {}, True), ("Store.files", "integrity_check", [], {}, True),
+    ("Store", "latest_change", [], {}, True), ("Store.duplicates", "merged_into", [], {}, True),
+    ("Store.notes", "of", ["{P}"], {}, False), ("Store.notes", "by_reviewer", ["{P}"], {}, False),
     ("Store", "orphaned", [], {}, True), ("Store", "paper", ["{P}"], {}, False),
     *[("Store", "papers_changed", [i], {}, True) for i in range(1, 16)],
-    ("Store", "papers_tagged", [SECRETS[1]], {}, True), ("Store", "resolve", ["{P}"], {}, False),
-    ("Store", "reviewers_per_paper", [], {}, True), ("Store", "screening_records", [], {}, True),
-    ("Store", "resolve_ids", [["{P}"]], {}, False), ("Store", "votes_kept", [], {}, True), ("Store", "votes_kept", [None], {}, True),
-    ("Store", "screening_records", ["alice"], {}, True), ("Store", "screening_records", [], {"everyone": True}, True),
-    ("Store", "settings", [], {}, True), ("Store", "snapshots", [], {}, True),
-    ("Store", "sources", [False], {}, True), ("Store", "stopping_claims", [], {}, True),
-    ("Store", "summary", [], {}, True), ("Store", "tags", ["{P}"], {}, False),
-    ("Store", "tags_by_reviewer", ["{P}"], {}, False), ("Store", "vocabulary", [], {}, True),
-    ("Store", "votes", ["{P}"], {"stage": None}, False),
-    ("Review", "agreement", [], {}, True), ("Review", "agreement", ["full_text"], {}, True),
+    ("Store.tags", "papers_with", [SECRETS[1]], {}, True), ("Store", "resolve", ["{P}"], {}, False),
+    ("Store.team", "reviewers_per_paper", [], {}, True), ("Store.decisions", "records", [], {}, True),
+    ("Store", "resolve_ids", [["{P}"]], {}, False), ("Store.duplicates", "votes_kept", [], {}, True), ("Store.duplicates", "votes_kept", [None], {}, True),
+    ("Store.decisions", "records", ["alice"], {}, True), ("Store.decisions", "records", [], {"everyone": True}, True),
+    ("Store.settings", "read", [], {}, True), ("Store.files", "snapshots", [], {}, True),
+    ("Store.sources", "recorded", [False], {}, True), ("Store.stopping", "claims", [], {}, True),
+    ("Store", "summary", [], {}, True), ("Store.tags", "of", ["{P}"], {}, False),
+    ("Store.tags", "by_reviewer", ["{P}"], {}, False), ("Store.tags", "vocabulary", [], {}, True),
+    ("Store.decisions", "votes", ["{P}"], {"stage": None}, False), ("Store.decisions", "votes", ["{P}"], {}, False),
+    ("ReviewTeam", "agreement", [], {}, True), ("ReviewTeam", "agreement", ["full_text"], {}, True),
     ("Review", "annotation_columns", ["{store}"], {}, False), ("Review", "frame", ["{store}"], {}, False),
-    ("Review", "conflicts", [], {}, True), ("Review", "duplicate_candidates", [], {}, True),
-    ("Review", "latest_update", [], {}, True), ("Review", "merged_away", [], {}, True),
-    ("Review", "new_papers", [], {"unscreened": True}, True), ("Review", "new_since", [], {}, True),
-    ("Review", "prisma", ["{out}"], {}, True), ("Review", "rank", [40], {}, False),
-    ("Review", "rank", [10], {"sample": True}, False), ("Review", "screening", [], {}, True),
-    ("Review", "screening", ["full_text"], {}, True), ("Review", "screening_history", [], {}, True),
-    ("Review", "stopping", [], {}, True), ("Review", "visible", ["{P}"], {}, False),
-    ("Review", "visible", ["{P}"], {"resolving": True}, False), ("Review", "visible", ["{P}", "bob"], {}, False),
-    ("Review", "write_report", ["{out}"], {"image": False}, False),
-    ("Review", "citations", ["{P}"], {}, False), ("Review", "coauthors", [], {}, False),
-    ("Review", "coupling", [["{P}", "{Q}"]], {}, False), ("Review", "field_summary", [], {}, False),
-    ("Review", "ids", None, {}, False), ("Review", "ids_in_year", [None], {}, False),
-    ("Review", "keyword_search", ["model"], {}, False), ("Review", "links", [], {}, False),
-    ("Review", "links_around", [["{P}"]], {}, False), ("Review", "links_frame", [], {}, False),
-    ("Review", "most_cited", [], {}, False), ("Review", "neighbours", ["{P}"], {}, False),
-    ("Review", "over_time", [], {}, False), ("Review", "paper", ["{P}"], {}, False),
+    ("ReviewTeam", "conflicts", [], {}, True), ("ReviewUpdates", "duplicate_candidates", [], {}, True),
+    ("ReviewUpdates", "latest", [], {}, True), ("ReviewUpdates", "merged_away", [], {}, True),
+    ("ReviewUpdates", "new_papers", [], {"unscreened": True}, True), ("ReviewUpdates", "new_since", [], {}, True),
+    ("ReviewTeam", "prisma", ["{out}"], {}, True), ("ReviewScreening", "rank", [40], {}, False),
+    ("ReviewScreening", "rank", [10], {"sample": True}, False), ("ReviewTeam", "status", [], {}, True),
+    ("ReviewTeam", "status", ["full_text"], {}, True), ("ReviewScreening", "history", [], {}, True),
+    ("ReviewScreening", "stopping", [], {}, True), ("ReviewTeam", "visible", ["{P}"], {}, False),
+    ("ReviewTeam", "visible", ["{P}"], {"resolving": True}, False), ("ReviewTeam", "visible", ["{P}", "bob"], {}, False),
+    ("workbench", "write_report", ["{review}", "{out}"], {"image": False}, False),
+    ("workbench", "review_methods", ["{review}"], {}, True), ("ReviewField", "snowball", [], {}, True),
+    ("ReviewField", "snowball", ["forward", "all"], {}, False),
+    ("ReviewField", "citations", ["{P}"], {}, False), ("ReviewField", "coauthors", [], {}, False),
+    ("ReviewField", "coupling", [["{P}", "{Q}"]], {}, False), ("ReviewField", "field_summary", [], {}, False),
+    ("Review", "ids", None, {}, False), ("ReviewField", "ids_in_year", [None], {}, False),
+    ("Review", "keyword_search", ["model"], {}, False), ("ReviewField", "links", [], {}, False),
+    ("ReviewField", "links_around", [["{P}"]], {}, False), ("ReviewField", "links_frame", [], {}, False),
+    ("ReviewField", "most_cited", [], {}, False), ("Review", "neighbours", ["{P}"], {}, False),
+    ("ReviewField", "over_time", [], {}, False), ("Review", "paper", ["{P}"], {}, False),
     ("Review", "papers_frame", [], {}, False), ("Review", "representatives", [], {}, False),
     ("Review", "row", ["{P}"], {}, False), ("Review", "rows", [["{P}"]], {}, False),
     ("Review", "search", ["model"], {}, False), ("Review", "semantic_search", ["model"], {}, False),
     ("Review", "similarity", [["{P}", "{Q}"]], {}, False), ("Review", "topic_labels", [], {}, False),
     ("Review", "topic_of", ["{P}"], {}, False), ("Review", "topics_frame", [1], {}, False),
-    ("Session", "annotation_columns", [], {}, False), ("Session", "colour_keys", ["decision"], {}, False),
-    ("Session", "conflicts", [], {}, True), ("Session", "criteria", [], {}, True),
-    ("Session", "decided_in_bulk", [], {}, True), ("Session", "exclusion_reasons", [], {}, True),
-    ("Session", "finals", [], {}, True), ("Session", "frame", [], {}, False),
-    ("Session", "full_text_candidates", [], {}, True), ("Session", "ids", None, {}, False),
-    ("Session", "ids_at", [[0, 1]], {}, False), ("Session", "keyword_search", ["model"], {}, False),
-    ("Session", "load_queue", [], {}, True), ("Session", "load_selection", [], {}, True),
-    ("Session", "my_decisions", [], {}, True), ("Session", "needs_name", [], {}, True),
-    ("Session", "neighbours", ["{P}"], {}, False), ("Session", "new_dates", [], {}, True),
-    ("Session", "own_decisions", [], {}, True), ("Session", "paper", ["{P}"], {}, False),
-    ("Session", "plan_bulk", [["{P}", "{Q}"], "include"], {}, False), ("Session", "queue_sent_at", [], {}, True),
-    ("Session", "rank", [], {}, False), ("Session", "read_before", [["{src}/a.txt"]], {}, True),
-    ("Session", "relevance_ranking", [], {}, False), ("Session", "reload", [], {}, True),
+    ("Session", "annotation_columns", [], {}, False), ("MapScreening", "colour_keys", ["decision"], {}, False),
+    ("TeamWork", "conflicts", [], {}, True), ("MapScreening", "decided_in_bulk", [], {}, True), ("TeamWork", "finals", [], {}, True), ("Session", "frame", [], {}, False),
+    ("TeamWork", "full_text_candidates", [], {}, True), ("Session", "ids", None, {}, False),
+    ("Session", "ids_at", [[0, 1]], {}, False), ("Session", "load_queue", [], {}, True), ("Session", "load_selection", [], {}, True),
+    ("MapScreening", "my_decisions", [], {}, True), ("TeamWork", "needs_name", [], {}, True),
+    ("LivingWork", "new_dates", [], {}, True),
+    ("TeamWork", "own_decisions", [], {}, True), ("Session", "paper", ["{P}"], {}, False),
+    ("MapScreening", "plan_bulk", [["{P}", "{Q}"], "include"], {}, False), ("Session", "queue_sent_at", [], {}, True),
+    ("Session", "rank", [], {}, False), ("LivingWork", "read_before", [["{src}/a.txt"]], {}, True),
+    ("MapScreening", "relevance_ranking", [], {}, False), ("Session", "reload", [], {}, True),
     ("Session", "resolve", ["{P}"], {}, False), ("Session", "reviewer", None, {}, True),
-    ("Session", "rows_of", [["{P}"]], {}, False), ("Session", "search", ["model"], {}, False),
-    ("Session", "semantic_search", ["model"], {}, False), ("Session", "similarity", [["{P}", "{Q}"]], {}, False),
-    ("Session", "stopping", [], {"log": False}, True), ("Session", "team", [], {}, True),
+    ("Session", "rows_of", [["{P}"]], {}, False), ("Session", "selected", [["{P}", "{Q}"]], {}, False),
+    ("TeamWork", "require_name", [], {}, True),
+    ("Session", "stopping", [], {"log": False}, True), ("TeamWork", "active", [], {}, True),
     ("Session", "topic_colours", [], {}, False), ("Session", "topic_columns", [], {}, False),
-    ("Session", "topic_label", [0], {}, False), ("Session", "undecided_of", [["{P}", "{Q}"]], {}, False),
-    ("Session", "visible", ["{P}"], {}, False), ("Session", "visible", ["{P}"], {"resolving": True}, False),
-    ("Session", "vocabulary", [], {}, True), ("Session", "write_report", ["{out}"], {"image": False}, False),
+    ("Session", "topic_label", [0], {}, False), ("MapScreening", "undecided_of", [["{P}", "{Q}"]], {}, False),
+    ("TeamWork", "visible", ["{P}"], {}, False), ("TeamWork", "visible", ["{P}"], {"resolving": True}, False),
     # writes that answer with what they did: last, in this order
-    ("Store", "tag", ["{Q}", "bobs-new"], {}, True), ("Store", "note", ["{Q}", "bob's note"], {}, True),
-    ("Store", "describe_tag", ["bobs-new", "what bob means"], {}, True),
-    ("Store", "rename_tag", ["bobs-new", "bobs-newer"], {}, True), ("Store", "delete_tag", ["not-there"], {}, True),
-    ("Store", "edit_note", [1, "bob edits alice's note"], {}, True), ("Store", "delete_note", [1], {}, True),
-    ("Store", "decide", ["{Q}", "maybe"], {}, True), ("Store", "undo", [3], {"everyone": True}, True),
-    ("Store", "import_annotations", ["{root}/bob.jsonl"], {}, True),
-    ("Review", "import_annotations", ["{root}/bob.jsonl"], {}, True), ("Session", "undo", [], {}, True),
+    ("Store.tags", "add", ["{Q}", "bobs-new"], {}, True), ("Store.notes", "add", ["{Q}", "bob's note"], {}, True),
+    ("Store.tags", "describe", ["bobs-new", "what bob means"], {}, True),
+    ("Store.tags", "rename", ["bobs-new", "bobs-newer"], {}, True), ("Store.tags", "delete", ["not-there"], {}, True),
+    ("Store.notes", "edit", [1, "bob edits alice's note"], {}, True), ("Store.notes", "delete", [1], {}, True),
+    ("Store.decisions", "decide", ["{Q}", "maybe"], {}, True), ("Store", "undo", [3], {"everyone": True}, True),
+    ("Store.files", "import_annotations", ["{root}/bob.jsonl"], {}, True),
+    ("ReviewTeam", "import_annotations", ["{root}/bob.jsonl"], {}, True), ("Session", "undo", [], {}, True),
 ]
 
 RUNNER = r"""
@@ -307,7 +325,10 @@ review = workbench.open_review(review_dir)
 store = Store.open(review_dir)  # as $WORKBENCH_REVIEWER: bob
 session = Session.open(review)
 assert store.reviewer == session.reviewer == "bob"
-targets = {"Store": store, "Review": review, "Session": session}
+targets = {"Store": store, "Review": review, "ReviewScreening": review.screening, "ReviewTeam": review.team,
+           "ReviewField": review.field, "ReviewUpdates": review.updates, "Session": session,
+           "TopicWork": session.topics, "MapScreening": session.map, "TeamWork": session.team,
+           "LivingWork": session.living, "workbench": workbench}
 
 
 def fill(value, i):
@@ -315,6 +336,8 @@ def fill(value, i):
         return [fill(v, i) for v in value]
     if value == "{store}":
         return store
+    if value == "{review}":
+        return review
     if isinstance(value, str):
         return value.format(P=P, Q=Q, out=out / str(i), root=out, src=src)
     return value
@@ -336,7 +359,8 @@ def shown(obj):
 
 for i, (cls, name, args, kwargs, _) in enumerate(json.loads(Path(calls).read_text())):
     (out / str(i)).mkdir(parents=True, exist_ok=True)
-    target = targets[cls]
+    owner, *part = cls.split(".")  # "Store.tags": the store's part store.tags
+    target = targets[owner] if not part else getattr(targets[owner], part[0])
     try:
         value = getattr(target, name) if args is None else getattr(target, name)(*fill(args, i), **fill(kwargs, i))
         text = shown(value)
@@ -350,14 +374,49 @@ def public(cls) -> set[str]:
     return {n for n, _ in inspect.getmembers(cls) if not n.startswith("_")}
 
 
-@pytest.mark.parametrize("cls", [Store, Review, Session], ids=lambda c: c.__name__)
-def test_every_public_method_is_checked(cls):
-    called = {name for c, name, *_ in CALLS if c == cls.__name__}
-    skipped = set(NOT_READING[cls.__name__])
+def store_attributes(tmp_path) -> tuple[set[str], dict[str, type]]:
+    """A store's public attributes set when it opens: plain values (its path, its reviewer...) and
+    its parts (``store.tags``...: an object of a class of the workbench, with methods of its own)."""
+    with Store.open(tmp_path, reviewer="x") as store:
+        attributes = {n: v for n, v in vars(store).items() if not n.startswith("_")}
+    parts = {n: type(v) for n, v in attributes.items() if type(v).__module__.startswith("workbench.")}
+    return set(attributes) - set(parts), parts
+
+
+def check_listed(key: str, members: set[str]) -> None:
+    called = {name for c, name, *_ in CALLS if c == key}
+    skipped = set(NOT_READING[key])
     assert not called & skipped, f"both called and listed as not reading: {called & skipped}"
-    missing = public(cls) - called - skipped
-    assert not missing, f"{cls.__name__} members neither called as bob nor listed as not reading: {sorted(missing)}"
-    assert not (called | skipped) - public(cls), "a listed member no longer exists"
+    missing = members - called - skipped
+    assert not missing, f"{key} members neither called as bob nor listed as not reading: {sorted(missing)}"
+    assert not (called | skipped) - members, f"a listed member of {key} no longer exists"
+
+
+CLASSES = [Store, Review, ReviewScreening, ReviewTeam, ReviewField, ReviewUpdates,
+           Session, TopicWork, MapScreening, TeamWork, LivingWork]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_every_public_method_is_checked(cls, tmp_path):
+    members = public(cls)
+    if cls is Store:  # with what an open store holds: values, and its parts (checked below)
+        values, parts = store_attributes(tmp_path)
+        members |= values
+        assert not members & set(parts), "a part shadows a member of Store"
+    check_listed(cls.__name__, members)
+
+
+def test_every_public_method_of_every_part_of_the_store_is_checked(tmp_path):
+    """Each part of a Store (``store.tags``, ``store.team``...) is checked member by member, as
+    ``"Store.<part>"``; a new part fails here until its members are called or listed."""
+    _, parts = store_attributes(tmp_path)
+    assert len(parts) >= 10, parts
+    listed = {key.split(".", 1)[1] for key in NOT_READING if key.startswith("Store.")}
+    assert listed == set(parts), f"parts of Store not checked: {sorted(set(parts) - listed)}; " \
+                                 f"listed but gone: {sorted(listed - set(parts))}"
+    for name, cls in parts.items():
+        check_listed(f"Store.{name}", public(cls))
+    assert {c for c, *_ in CALLS} <= {c.__name__ for c in CLASSES} | {"workbench"} | {f"Store.{n}" for n in parts}
 
 
 def test_no_public_method_shows_what_blind_mode_hides(built, tmp_path):
@@ -418,14 +477,14 @@ def test_exports_and_history_of_another_process_hide_alices_work_until_asked_for
 def test_the_report_and_its_annotation_files_hold_only_what_bob_may_see(built, tmp_path):
     review, P, Q = secret_review(built, tmp_path)
     with Session.open(review, reviewer="bob") as bob:
-        written = bob.write_report(tmp_path / "report", image=False)
+        written = workbench.write_report(bob.review, tmp_path / "report", image=False, reviewer=bob.reviewer)
     names = {p.name for p in written.values()}
     assert {"report.md", "annotations.csv", "annotations.jsonl", "annotations.bib", "annotations.ris"} <= names
     for path in written.values():
         assert not leaks(path.read_text(encoding="utf-8")), path
     assert "bobs" in (tmp_path / "report" / "annotations.csv").read_text(encoding="utf-8")
     with Store.open(review, reviewer="alice") as alice:  # alice's own export keeps all of hers
-        assert all(s in alice.export("jsonl") for s in SECRETS)
+        assert all(s in alice.files.export("jsonl") for s in SECRETS)
 
 
 def test_blindness_ends_as_the_rule_says(built, tmp_path):
@@ -433,30 +492,30 @@ def test_blindness_ends_as_the_rule_says(built, tmp_path):
     vocabulary lists her tag then, with the papers bob may see it on."""
     review, P, Q = secret_review(built, tmp_path)
     with Store.open(review, reviewer="bob") as bob:
-        assert [t.name for t in bob.vocabulary()] == ["alices-visible", "bobs"]
-        bob.decide(P, "exclude", reason="not for me")
-        assert bob.tags(P) == [SECRETS[1]] and [n.text for n in bob.notes(P)] == [SECRETS[2]]
-        assert {t.name: t.count for t in bob.vocabulary()}[SECRETS[1]] == 1
+        assert [t.name for t in bob.tags.vocabulary()] == ["alices-visible", "bobs"]
+        bob.decisions.decide(P, "exclude", reason="not for me")
+        assert bob.tags.of(P) == [SECRETS[1]] and [n.text for n in bob.notes.of(P)] == [SECRETS[2]]
+        assert {t.name: t.count for t in bob.tags.vocabulary()}[SECRETS[1]] == 1
         assert any(SECRETS[0] in e.summary for e in bob.history(None))
         bob.undo()
-        assert bob.tags(P) == [] and not any(leaks(e.summary) for e in bob.history(None))
+        assert bob.tags.of(P) == [] and not any(leaks(e.summary) for e in bob.history(None))
     with Store.open(review, reviewer="carol") as carol:
-        carol.set_final(P, "include", reason="agreed")
+        carol.team.set_final(P, "include", reason="agreed")
     with Store.open(review, reviewer="bob") as bob:
-        assert bob.tags(P) == [SECRETS[1]] and bob.decision(P, "alice").reason == SECRETS[0]
-        assert SECRETS[0] in bob.export("csv")
+        assert bob.tags.of(P) == [SECRETS[1]] and bob.decisions.of(P, "alice").reason == SECRETS[0]
+        assert SECRETS[0] in bob.files.export("csv")
 
 
 def test_what_two_others_agreed_on_stays_hidden_yet_goes_on_to_full_text(built, tmp_path, monkeypatch):
     review, P, Q = secret_review(built, tmp_path)
     with Store.open(review, reviewer="carol") as carol:
-        carol.decide(P, "include")  # alice and carol agree: settled without bob
+        carol.decisions.decide(P, "include")  # alice and carol agree: settled without bob
     monkeypatch.setenv("WORKBENCH_REVIEWER", "bob")
     opened = workbench.open_review(review)
-    assert P not in opened.screening().papers and Q in opened.screening().papers
-    assert opened.screening(all_reviewers=True).papers[P].decision == "include"
-    assert opened.screening().counts() == opened.screening(all_reviewers=True).counts()  # the team's figures
+    assert P not in opened.team.status().papers and Q in opened.team.status().papers
+    assert opened.team.status(all_reviewers=True).papers[P].decision == "include"
+    assert opened.team.status().counts() == opened.team.status(all_reviewers=True).counts()  # the team's figures
     with Session.open(opened, reviewer="bob") as bob:
-        assert P in bob.full_text_candidates()
+        assert P in bob.team.full_text_candidates()
         bob.decide(P, "include", stage="full_text")
-        assert bob.visible(P).tags == {} and not leaks(repr(bob.visible(P, stage="full_text")))
+        assert bob.team.visible(P).tags == {} and not leaks(repr(bob.team.visible(P, stage="full_text")))

@@ -60,10 +60,10 @@ def test_screening_clicks_reach_the_store(browser, lab):
     shot(page, "02_tag_and_screen.png")
 
     with store(lab) as s:
-        assert set(s.papers_tagged("browser-tag")) == {first_id, second_id}
-        assert s.decision(first_id, reviewer=REVIEWER).decision == "include"
-        assert s.decision(second_id, reviewer=REVIEWER).decision == "maybe"
-        assert s.decision(third_id, reviewer=REVIEWER).decision == "exclude"
+        assert set(s.tags.papers_with("browser-tag")) == {first_id, second_id}
+        assert s.decisions.of(first_id, reviewer=REVIEWER).decision == "include"
+        assert s.decisions.of(second_id, reviewer=REVIEWER).decision == "maybe"
+        assert s.decisions.of(third_id, reviewer=REVIEWER).decision == "exclude"
     page.close()
 
 
@@ -77,13 +77,13 @@ def test_lasso_on_the_map_then_tag_the_selection(browser, lab):
     yes = page.get_by_role("button", name=f"Yes, tag {count} papers")  # more than 20: asked first
     yes.wait_for(timeout=30_000)
     with store(lab) as s:
-        assert s.papers_tagged("lasso-tag") == [], "nothing is tagged before the answer"
+        assert s.tags.papers_with("lasso-tag") == [], "nothing is tagged before the answer"
     yes.click()
     said(page, f"tagged {count} papers: lasso-tag")
     shot(page, "01_explore.png")
 
     with store(lab) as s:
-        tagged = s.papers_tagged("lasso-tag")
+        tagged = s.tags.papers_with("lasso-tag")
         assert len(tagged) == count
         assert {e.reviewer for e in s.history(limit=5) if "lasso-tag" in e.summary} == {REVIEWER}
     page.close()
@@ -147,5 +147,5 @@ def test_add_a_new_search_from_02_then_screen_the_new_papers(browser, lab):
     panel.get_by_text("Possible duplicates").click()
     expect(panel.locator(".wb-dup-count")).to_contain_text("left to settle", timeout=60_000)
     shot(page, "02_living.png")
-    assert len(workbench.open_review(lab["review"]).new_papers(unscreened=True)) == 1
+    assert len(workbench.open_review(lab["review"]).updates.new_papers(unscreened=True)) == 1
     page.close()

@@ -35,17 +35,17 @@ NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 # conftest's lab runs this first in each kernel of this module, two seconds longer.
 KERNEL_STARTUP = """
 import time
-import workbench
+import workbench.session.topics as topic_work
 
-_show_themes = workbench.Review.show_themes
+_show_themes = topic_work.show_themes
 
 
-def _slower(self, *args, **kwargs):
+def _slower(*args, **kwargs):
     time.sleep(2)
-    return _show_themes(self, *args, **kwargs)
+    return _show_themes(*args, **kwargs)
 
 
-workbench.Review.show_themes = _slower
+topic_work.show_themes = _slower
 """
 
 
@@ -98,7 +98,7 @@ def latest_change(lab) -> int:
 
 
 def decided(s, pid: str):
-    d = s.decision(pid, reviewer=REVIEWER)
+    d = s.decisions.of(pid, reviewer=REVIEWER)
     return None if d is None else (d.decision, d.reason)
 
 
@@ -109,7 +109,7 @@ def test_show_themes_is_busy_beside_its_button_then_save_and_undo_bring_the_file
     page = explore_page
     before, seen = saved_files(lab["review"]), latest_change(lab)
     with store(lab) as s:
-        generation = s.generation()
+        generation = s.files.generation()
     open_section(page, "Topics")
     themes = page.get_by_label("themes")
     themes.click()
@@ -133,14 +133,14 @@ def test_show_themes_is_busy_beside_its_button_then_save_and_undo_bring_the_file
     said(page, "3 topics saved", timeout=180, scope=row_of(page, "Save these themes"))
     assert saved_files(lab["review"]) != before
     with store(lab) as s:
-        assert s.history(limit=1)[0].action == "topic-run" and s.generation() != generation
+        assert s.history(limit=1)[0].action == "topic-run" and s.files.generation() != generation
 
     button(page, "Undo").click()
     said(page, "undid", timeout=120, scope=row_of(page, "Undo"))
     assert saved_files(lab["review"]) == before, "one undo brings the previous topic files back"
     with store(lab) as s:
         run = next(e for e in s.history(limit=5) if e.action == "topic-run")
-        assert run.undone_by is not None and s.generation() == generation, "the store names the old files again"
+        assert run.undone_by is not None and s.files.generation() == generation, "the store names the old files again"
     n_before = int((workbench.open_review(lab["review"]).topics.topic >= 0).sum())
     assert f"{n_before} topics" in (lab["review"] / "map.html").read_text(encoding="utf-8")
     expect(page.locator(".wb-topic-table caption")).to_have_text(f"{n_before} topics (saved)")
@@ -164,7 +164,7 @@ def test_enter_in_each_box_of_the_explore_view_does_what_its_button_does(explore
     said(page, f"tagged {count} papers: enter-tag", scope=row_of(page, "Tag selected"))
     expect(page.get_by_placeholder("tag(s), comma separated")).to_have_value("")  # the box is cleared
     with store(lab) as s:
-        tagged = s.papers_tagged("enter-tag")
+        tagged = s.tags.papers_with("enter-tag")
     assert sorted(tagged) == sorted(selection)
 
     note = page.get_by_placeholder(NOTE_01)
@@ -177,7 +177,7 @@ def test_enter_in_each_box_of_the_explore_view_does_what_its_button_does(explore
         page.get_by_role("button", name=f"Yes, add the note to {count} papers").click()
     said(page, f"note added to {count} papers", scope=row_of(page, "Note selected"))
     with store(lab) as s:
-        assert all("first line\nsecond line" in [n.text for n in s.notes(pid)] for pid in tagged)
+        assert all("first line\nsecond line" in [n.text for n in s.notes.of(pid)] for pid in tagged)
 
     page.get_by_label("decide", exact=True).select_option("maybe")
     press_enter_in(page, "reason (optional; Enter decides)", "checked by enter")
@@ -185,7 +185,7 @@ def test_enter_in_each_box_of_the_explore_view_does_what_its_button_does(explore
         page.get_by_role("button", name=f"Yes, maybe {count} papers").click()
     said(page, f"maybe: {count} papers", scope=row_of(page, "Decide selected"))
     with store(lab) as s:
-        decided = [s.decision(pid, reviewer=REVIEWER) for pid in tagged]
+        decided = [s.decisions.of(pid, reviewer=REVIEWER) for pid in tagged]
     assert {(d.decision, d.reason) for d in decided} == {("maybe", "checked by enter")}
 
 
@@ -199,7 +199,7 @@ def test_a_rename_shows_in_every_view_in_map_html_and_after_a_reload_in_02(explo
     said(page, f"topic {topic} is now “Browser renamed”", scope=row_of(page, "Rename topic"))
 
     with store(lab) as s:
-        assert s.current_topics()[1][topic] == "Browser renamed"
+        assert s.topics.current()[1][topic] == "Browser renamed"
     assert "Browser renamed" in (lab["review"] / "map.html").read_text(encoding="utf-8")
     for where in (".wb-topic-table", ".wb-explore table.wb-topics", ".wb-explore .wb-legend-entry"):
         page.locator(where, has_text="Browser renamed").first.wait_for(state="attached", timeout=30_000)
@@ -234,12 +234,12 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     assert box.input_value() == "jikem"
     assert page.locator(".wb-card code").first.inner_text() == shown, "no shortcut moved the queue"
     with store(lab) as s:
-        assert s.decision(shown, reviewer=REVIEWER) is None and "jikem" not in s.tags(shown)
+        assert s.decisions.of(shown, reviewer=REVIEWER) is None and "jikem" not in s.tags.of(shown)
     box.press("Enter")
     said(page, "tagged jikem", scope=row_of(page, "Add tag"))
     expect(box).to_have_value("")
     with store(lab) as s:
-        assert "jikem" in s.tags(shown) and s.decision(shown, reviewer=REVIEWER) is None
+        assert "jikem" in s.tags.of(shown) and s.decisions.of(shown, reviewer=REVIEWER) is None
 
     page.locator(".wb-card h3").first.click()  # the view has the keys now
     page.keyboard.press("m")
@@ -249,7 +249,7 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     press_enter_in(page, REASON_02, "mixed evidence")
     said(page, "reason saved with maybe")
     with store(lab) as s:
-        d = s.decision(shown, reviewer=REVIEWER)
+        d = s.decisions.of(shown, reviewer=REVIEWER)
         assert (d.decision, d.reason) == ("maybe", "mixed evidence")
 
     note = page.get_by_placeholder(NOTE_02)
@@ -260,7 +260,7 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     note.press("Control+Enter")
     said(page, "note saved", scope=row_of(page, "Add note"))
     with store(lab) as s:
-        assert [n.text for n in s.notes(shown)] == ["ijk first\nsecond"]
+        assert [n.text for n in s.notes.of(shown)] == ["ijk first\nsecond"]
 
 
 def test_undo_in_the_screening_view_restores_the_store_and_shows_the_paper(screen_page, lab):
@@ -274,7 +274,7 @@ def test_undo_in_the_screening_view_restores_the_store_and_shows_the_paper(scree
     said(page, f"exclude: {shown}")
     assert page.locator(".wb-card code").first.inner_text() != shown
     with store(lab) as s:
-        assert s.decision(shown, reviewer=REVIEWER).decision == "exclude"
+        assert s.decisions.of(shown, reviewer=REVIEWER).decision == "exclude"
     page.locator(".wb-card h3").first.click()
     page.keyboard.press("u")
     answer = said(page, "undid", scope=row_of(page, "Undo (u)"))
@@ -289,7 +289,7 @@ def test_undo_in_the_screening_view_restores_the_store_and_shows_the_paper(scree
 
 
 def compared_notes(s, pid: str) -> list[str]:
-    return [n.text for n in s.notes(pid) if n.text.startswith("compared in the browser [compared with ")]
+    return [n.text for n in s.notes.of(pid) if n.text.startswith("compared in the browser [compared with ")]
 
 
 def test_enter_and_undo_in_the_compare_view(browser, lab):

@@ -81,7 +81,7 @@ def test_no_button_or_header_is_cut_at_either_size(browser, lab, notebook, ready
     page.evaluate(PROBE)  # the check sees a cut button when there is one
     assert any("a probe wider" in c for c in page.evaluate(OVERFLOWING))
     with store(lab) as s:  # looking changes nothing in the store
-        assert s.integrity_check() == "ok" and [e for e in s.history(limit=50) if e.reviewer == REVIEWER] == []
+        assert s.files.integrity_check() == "ok" and [e for e in s.history(limit=50) if e.reviewer == REVIEWER] == []
     page.close()
 
 
@@ -97,7 +97,7 @@ def test_the_legend_is_beside_the_points_and_no_point_is_cut(browser, lab):
     entries = page.locator(".wb-legend-entry .wb-legend-label").all_inner_texts()
     numbers = [int(t.split(":")[0]) for t in entries if t != "Unassigned"]
     with store(lab) as s:  # the legend names the topics the store holds, in topic order
-        assert numbers == sorted(t for t in s.current_topics()[1] if t >= 0)
+        assert numbers == sorted(t for t in s.topics.current()[1] if t >= 0)
     page.close()
 
 
@@ -138,7 +138,7 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     card.wait_for(timeout=30_000)
     assert pid in card.locator("code").first.inner_text() and review.paper(pid).title in card.inner_text()
     with store(lab) as s:
-        assert f"decision: {s.decision(pid).decision if s.decision(pid) else 'undecided'}" in card.inner_text()
+        assert f"decision: {s.decisions.of(pid).decision if s.decisions.of(pid) else 'undecided'}" in card.inner_text()
     canvas.scroll_into_view_if_needed()
     explore.wait_for_timeout(1000)
     assert highlight_pixels(canvas) > 20, "the opened paper is lit up on the map"
@@ -154,6 +154,6 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     screen.keyboard.press("i")
     said(screen, f"include: {shown}")
     with store(lab) as s:
-        assert s.decision(shown, reviewer=REVIEWER).decision == "include"
+        assert s.decisions.of(shown, reviewer=REVIEWER).decision == "include"
     explore.close()
     screen.close()

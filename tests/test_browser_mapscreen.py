@@ -73,14 +73,14 @@ def test_a_topic_is_excluded_after_a_preview_the_map_recolours_and_undo_takes_it
             question.wait_for(timeout=30_000)
             assert "none decided yet" in question.inner_text()
             with store(lab) as s:
-                assert [d for d in s.every_decision() if d.reviewer == REVIEWER] == [], "a preview writes nothing"
+                assert [d for d in s.decisions.every() if d.reviewer == REVIEWER] == [], "a preview writes nothing"
             question.scroll_into_view_if_needed()
             doc_shot(page, "01_explore_bulk_preview_1280x800.png")
             page.get_by_role("button", name=f"Yes, exclude {len(members)} papers").click()
             said(page, f"exclude: {len(members)} papers of topic {TOPIC}")
 
             with store(lab) as s:
-                records = [r for r in s.screening_records() if r.reviewer == REVIEWER]
+                records = [r for r in s.decisions.records() if r.reviewer == REVIEWER]
             assert {r.paper_id for r in records} == members
             assert all(r.decision == "exclude" and r.bulk for r in records)
             enough = 20 * len(members) // 4  # a few pixels of each point, at least
@@ -93,7 +93,7 @@ def test_a_topic_is_excluded_after_a_preview_the_map_recolours_and_undo_takes_it
             page.get_by_role("button", name=re.compile(r"Undo$")).click()
             said(page, "undid")
             with store(lab) as s:
-                assert [d for d in s.every_decision() if d.reviewer == REVIEWER] == []
+                assert [d for d in s.decisions.every() if d.reviewer == REVIEWER] == []
             assert excluded_pixels(page, canvas, lambda n: n == 0) == 0, "after the undo the map shows none excluded"
         finally:
             browser.close()
@@ -117,7 +117,7 @@ def test_a_year_picked_in_the_over_time_panel_selects_its_papers_on_the_map(lab)
 
     years = give_years(lab["review"])
     review = workbench.open_review(lab["review"])
-    in_2019 = review.ids_in_year(2019)
+    in_2019 = review.field.ids_in_year(2019)
     assert len(in_2019) == years[2019] > 0
     topic = {pid for pid, t in zip(review.ids, review.labels) if int(t) == TOPIC}
     with sync_playwright() as p:

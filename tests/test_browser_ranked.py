@@ -51,15 +51,15 @@ def test_the_ranked_queue_reorders_after_each_decision(lab):
             assert line.startswith("relevance: rank 1 · score"), line
             shot(page, "ranked_queue.png")
             review = workbench.open_review(lab["review"])
-            assert review.rank(1, reviewer=REVIEWER).ids == [pid], "the card shows the model's first paper"
+            assert review.screening.rank(1, reviewer=REVIEWER).ids == [pid], "the card shows the model's first paper"
 
             third = decide(page, "exclude", "e")  # the model learns from it: the next one is ranked anew
             pid_next, line_next = shown(page)
             assert line_next.startswith("relevance: rank 1")
-            assert workbench.open_review(lab["review"]).rank(1, reviewer=REVIEWER).ids == [pid_next]
+            assert workbench.open_review(lab["review"]).screening.rank(1, reviewer=REVIEWER).ids == [pid_next]
         finally:
             browser.close()
     with store(lab, REVIEWER) as s:
-        records = [r for r in s.screening_records() if r.reviewer == REVIEWER]
+        records = [r for r in s.decisions.records() if r.reviewer == REVIEWER]
     assert [(r.paper_id, r.decision) for r in records] == [(included, "include"), (excluded, "exclude"), (third, "exclude")]
     assert records[2].rank == 1 and records[2].model and not records[2].bulk

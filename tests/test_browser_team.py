@@ -32,8 +32,8 @@ def lab(tmp_path_factory):
         shutil.copy(server["ws"] / "notebooks" / "02_tag_and_screen.ipynb",
                     server["ws"] / "notebooks" / "02_second_reviewer.ipynb")  # a kernel of its own
         with store(server, "lead") as s:
-            s.set_blind(True)
-            s.set_criteria("Include: reward models, RLHF or safety alignment of language models.\n"
+            s.team.set_blind(True)
+            s.team.set_criteria("Include: reward models, RLHF or safety alignment of language models.\n"
                            "Exclude: surveys; papers without an evaluation.")
         yield server
 
@@ -74,7 +74,7 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
             assert "1 open conflict" in ben.locator(".wb-conflicts").inner_text()
             ben.locator(".wb-screen .wb-card h3").scroll_into_view_if_needed()
             doc_shot(ben, "02_conflicts_1280x800.png")  # docs/images/ with WORKBENCH_DOC_IMAGES=1
-            counts = workbench.open_review(lab["review"]).prisma(write=False)
+            counts = workbench.open_review(lab["review"]).team.prisma(write=False)
 
             ben.locator(".wb-final select").select_option(label="exclude")
             press_enter_in(ben, "why (for an exclusion: the reason PRISMA counts)", "wrong topic", keys="Tab")
@@ -85,9 +85,9 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
         finally:
             browser.close()
     with store(lab, "lead") as s:
-        final = s.final(pid)
+        final = s.team.final(pid)
     assert (final.decision, final.resolved_by, final.reason) == ("exclude", "Ben", "wrong topic")
-    after = workbench.open_review(lab["review"]).prisma(write=False)
+    after = workbench.open_review(lab["review"]).team.prisma(write=False)
     assert after.records_excluded == counts.records_excluded + 1
     assert after.records_screened == counts.records_screened + 1
     assert after.records_awaiting == counts.records_awaiting - 1

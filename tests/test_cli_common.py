@@ -28,7 +28,7 @@ COMMANDS = {
     "history": [], "undo": [], "export": ["--format", "csv"], "backup": [], "restore": [], "check": [],
     "import-annotations": ["f.jsonl"], "title": [],
     "agreement": [], "conflicts": [], "prisma": [], "criteria": [], "reasons": [], "blind": [],
-    "reviewers-per-paper": [], "sources": [], "links": [], "trends": [], "who": [],
+    "reviewers-per-paper": [], "sources": [], "links": [], "trends": [], "who": [], "methods": [], "snowball": [],
 }
 NO_REVIEW = ("read", "simulate")  # they read files, not a review
 #: The commands that act on the review's store as a reviewer (``--reviewer``).
@@ -62,7 +62,8 @@ def test_review_reviewer_and_format_are_the_same_for_every_command(name):
     if name in STORE_COMMANDS:
         assert args.reviewer is None
         assert parser().parse_args([name, *COMMANDS[name], "--reviewer", "ana"]).reviewer == "ana"
-    if name in ("papers", "topics", "read", "rank", "simulate", "stopping", "update", "duplicates", "links", "trends", "who"):
+    if name in ("papers", "topics", "read", "rank", "simulate", "stopping", "update", "duplicates", "links", "trends", "who",
+                "snowball"):
         assert args.format == "table"
         assert parser().parse_args([name, *COMMANDS[name], "--format", "json"]).format == "json"
 
@@ -79,7 +80,7 @@ def test_an_unknown_format_is_a_usage_error(name, capsys):
 
 @on_store(paper=True)
 def _shout(args, store, pid) -> Reply:
-    store.tag(pid, "seen")
+    store.tags.add(pid, "seen")
     return Reply([f"{pid}: \x1b[2J{store.reviewer}"], err=["beep\x07"], data="raw\x1b[31m\n", code=3)
 
 
@@ -90,7 +91,7 @@ def test_on_store_resolves_the_prefix_acts_and_prints_messages_escaped_and_data_
     assert captured.out == "a1b2c3d4e5f6: \\x1b[2Jana\nraw\x1b[31m\n"
     assert captured.err == "beep\\x07\n"
     with Store.open(store_folder) as store:  # the change was made, as ana, and the store let go
-        assert store.tags(IDS[2]) == ["seen"] and store.history(limit=1)[0].reviewer == "ana"
+        assert store.tags.of(IDS[2]) == ["seen"] and store.history(limit=1)[0].reviewer == "ana"
 
 
 def test_on_store_refuses_an_ambiguous_prefix_and_a_missing_store(store_folder, tmp_path):
@@ -165,11 +166,11 @@ def test_backup_restore_and_check_through_the_command_line(tmp_path, capsys):
     assert out[-2].startswith(f"restored {name} (") and out[-2].endswith(", manual)")
     assert out[-1].startswith("the store as it was before is in ") and f"--review {review}` puts it back" in out[-1]
     with Store.open(review) as store:
-        assert store.tags(first) == []
+        assert store.tags.of(first) == []
     assert main(["check", *r]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "ok"
     with Store.open(review) as store:
-        generation = store.generation()
+        generation = store.files.generation()
     (review / "generations" / generation / "topics.json").unlink()
     assert main(["check", *r]) == 1
     out = capsys.readouterr().out.splitlines()

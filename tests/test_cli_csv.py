@@ -46,7 +46,8 @@ def _records(first: int, n: int) -> str:
             "abstract": f"{ABSTRACTS[i % 6]} Variant {i} with details {i * 7}.",
             "authorships": [{"author": {"display_name": f"{h} Author{i % 3}"}}, {"author": {"display_name": "Ann Lee"}}],
             "primary_location": {"source": {"display_name": f"{h} Journal"}}, "publication_year": 2018 + i % 6,
-            "doi": f"10.1000/x{i}", "referenced_works": [f"https://openalex.org/W{1000 + first + (i + 1 - first) % n}"]}))
+            "doi": f"10.1000/x{i}", "referenced_works": [f"https://openalex.org/W{1000 + first + (i + 1 - first) % n}",
+                                                        f"https://openalex.org/W{9000 + i % 3}"]}))
     return "\n".join(lines) + "\n"
 
 
@@ -85,7 +86,7 @@ def _csv_commands() -> dict[str, argparse.ArgumentParser]:
 ARGV = {
     "papers": [], "topics": [], "rank": ["--next", "40"], "who": [], "trends": [], "links": [],
     "conflicts": [], "duplicates": ["--low", "50"], "update": ["--new"], "read": ["{source}", "--no-dedupe"],
-    "export": [],
+    "export": [], "snowball": ["--from", "all"],
 }
 
 

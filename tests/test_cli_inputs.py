@@ -61,7 +61,7 @@ def first_id(review: Path) -> str:
 
 def notes(review: Path, pid: str) -> list[str]:
     with Store.open(review, reviewer="ana") as store:
-        return [n.text for n in store.notes(pid)]
+        return [n.text for n in store.notes.of(pid)]
 
 
 # ----------------------------------------------------------------------------- note - and @FILE
@@ -188,7 +188,7 @@ def test_every_date_option_takes_the_same_check(review, tmp_path):
         assert message in one_line_error(run(*argv)), argv
     assert not (tmp_path / "new").exists()
     with pytest.raises(AnnotationInputError, match=message):
-        open_review(review).new_papers(since="2026-13-45")
+        open_review(review).updates.new_papers(since="2026-13-45")
     assert check_date(" 2024-05-01 ") == "2024-05-01"
 
 
@@ -199,9 +199,9 @@ def test_a_reviewer_name_is_trimmed_the_same_way_from_every_face(review):
     assert run("tag", pid, "cli", "--review", str(review), "--reviewer", "  alice ").returncode == 0
     assert run("tag", pid, "env", "--review", str(review), env={"WORKBENCH_REVIEWER": "alice\t"}).returncode == 0
     with Store.open(review, reviewer=" alice  ") as store:
-        store.tag(pid, "python")
+        store.tags.add(pid, "python")
         assert store.reviewer == "alice"
-        assert store.tags_by_reviewer(pid) == {"alice": ["cli", "env", "python"]}
+        assert store.tags.by_reviewer(pid) == {"alice": ["cli", "env", "python"]}
     assert check_reviewer("Ana \u00a0 Lima") == "Ana Lima"
 
 
@@ -215,7 +215,7 @@ def test_a_reviewer_name_that_cannot_be_shown_as_typed_is_refused_everywhere(rev
     with pytest.raises(AnnotationInputError):
         Store.open(review, reviewer=name)
     with Store.open(review, reviewer="ana") as store:
-        assert store.tags(pid) == []
+        assert store.tags.of(pid) == []
     assert check_reviewer("x" * MAX_REVIEWER) == "x" * MAX_REVIEWER
 
 
@@ -231,7 +231,7 @@ def test_undo_of_a_huge_negative_or_zero_count_is_refused_in_words(review):
     for n in ("0", "-1", "10^21", "abc"):
         assert "expected a whole number >= 1" in one_line_error(run("undo", *r, "--", n))
     with Store.open(review, reviewer="ana") as store:
-        assert store.tags(pid) == ["keep"]
+        assert store.tags.of(pid) == ["keep"]
     assert run("history", "--limit", "1000000000000000000000", *r).returncode == 0
 
 

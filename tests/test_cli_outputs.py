@@ -29,7 +29,7 @@ from workbench.store import AnnotationInputError, Store, check_output
 #: Every command with an output path, and whether it names a file or a folder. A new command
 #: with an output option fails test_every_output_option_is_known until it is added here (and so
 #: covered by every test below).
-OUTPUT_OPTIONS = {"export": "file", "prisma": "folder"}
+OUTPUT_OPTIONS = {"export": "file", "prisma": "folder", "methods": "file", "snowball": "file"}
 
 #: Paths of another review's state, relative to it ({B}); each must be refused.
 STATE_SPELLINGS = [
@@ -66,7 +66,7 @@ def two(built, tmp_path) -> tuple[Path, Path]:
     shutil.copytree(built, a)
     shutil.copytree(built, b)
     with Store.open(b, reviewer="bob") as store:
-        store.tag(store.export("jsonl").split('"id": "')[1][:12], "bobs-tag")
+        store.tags.add(store.files.export("jsonl").split('"id": "')[1][:12], "bobs-tag")
     (b / "backups").mkdir(exist_ok=True)
     (tmp_path / "link").symlink_to(b, target_is_directory=True)
     return a, b
@@ -84,7 +84,7 @@ def test_every_output_option_is_known():
 
 
 def _argv(command: str, review: Path, dest: str) -> list[str]:
-    extra = ["--format", "jsonl"] if command == "export" else []
+    extra = {"export": ["--format", "jsonl"], "snowball": ["--lookup", "dois"]}.get(command, [])
     return [command, "--review", str(review), "--reviewer", "ana", *extra, "--output", dest]
 
 
@@ -167,7 +167,7 @@ def test_dash_is_standard_output_and_no_file_named_dash(two, tmp_path):
     proc = _run("prisma", "--review", str(a), "--output", "-", cwd=tmp_path)
     assert proc.returncode == 1 and "needs a folder, got '-'" in proc.stderr
     with Store.open(a) as store, pytest.raises(AnnotationInputError, match="needs a file name, got '-'"):
-        store.export("csv", "-")
+        store.files.export("csv", "-")
 
 
 def test_dev_stdout_null_and_a_fifo_are_streams_never_replaced(two, tmp_path):
@@ -201,11 +201,11 @@ def test_the_python_routes_use_the_same_check(two, tmp_path):
     with pytest.raises(AnnotationInputError, match="'map.html'"):
         write_static_map(review, b / "map.html")
     with pytest.raises(AnnotationInputError, match="'cache/'"):
-        review.prisma(b / "cache" / "figures")
+        review.team.prisma(b / "cache" / "figures")
     with pytest.raises(AnnotationInputError, match="'backups/'"):
-        write_diagram(review.prisma(write=False), tmp_path / "link" / "backups")
+        write_diagram(review.team.prisma(write=False), tmp_path / "link" / "backups")
     with Store.open(a) as store, pytest.raises(AnnotationInputError, match="annotation store"):
-        store.export("markdown", tmp_path / "link" / "annotations.sqlite-shm")
+        store.files.export("markdown", tmp_path / "link" / "annotations.sqlite-shm")
     assert files_of(b) == before
 
 

@@ -160,8 +160,8 @@ def copy(built, tmp_path):
 
 def decide(path, ids) -> None:
     with Store.open(path) as store:
-        store.decide(ids["Malaria0"], "include")
-        store.decide(ids["Stock1"], "exclude")
+        store.decisions.decide(ids["Malaria0"], "include")
+        store.decisions.decide(ids["Stock1"], "exclude")
 
 
 def test_rank_lists_the_next_papers_with_rank_score_and_why(copy):
@@ -181,7 +181,7 @@ def test_rank_lists_the_next_papers_with_rank_score_and_why(copy):
     assert table.stdout.splitlines()[0].split()[:4] == ["rank", "id", "score", "title"]
     assert table.stdout.splitlines()[1].split()[:2] == ["1", ids["Malaria2"]]
     with Store.open(path) as store:
-        assert len(store.screening_records()) == 2, "ranking decides nothing"
+        assert len(store.decisions.records()) == 2, "ranking decides nothing"
 
 
 def test_stopping_prints_the_estimate_and_advice_and_logs_the_claim(copy, capsys):
@@ -195,13 +195,13 @@ def test_stopping_prints_the_estimate_and_advice_and_logs_the_claim(copy, capsys
     assert out[2].startswith("advice (Callaghan & Müller-Hansen (2020) hypergeometric test") and "keep screening" in out[2]
     assert out[3].startswith("for comparison (100 irrelevant in a row)")
     with Store.open(path) as store:
-        assert store.stopping_claims() == []
+        assert store.stopping.claims() == []
     proc = workbench_cli("stopping", "--review", path, "--format", "json", "--in-a-row", "50")
     data = json.loads(proc.stdout)
     assert (data["papers"], data["read"], data["bulk"], data["stop"]) == (6, 2, 0, False)
     assert [a["rule"] for a in data["advice"]][1] == "50 irrelevant in a row"
     with Store.open(path) as store:
-        (claim,) = store.stopping_claims()
+        (claim,) = store.stopping.claims()
     assert claim.at == data["logged"] and claim.claim == data["advice"][0]["claim"]
     assert claim.numbers["compared_with"][0]["rule"] == "50 irrelevant in a row"
     with pytest.raises(SystemExit):
@@ -240,8 +240,8 @@ def test_rank_fits_a_model_on_two_decided_papers_of_three(tmp_path):
     source.write_text("title,abstract\n" + "".join(f'"{t}","{a}"\n' for t, a in TINY), encoding="utf-8")
     review = workbench.build([source], review=tmp_path / "r", embedder="tfidf", progress=False)
     by_title = {p.title: p.id for p in review.papers}
-    review.decide(by_title["Bed nets and malaria"], "include", reviewer="ana")
-    review.decide(by_title["Stock markets"], "exclude", reviewer="ana")
+    review.screening.decide(by_title["Bed nets and malaria"], "include", reviewer="ana")
+    review.screening.decide(by_title["Stock markets"], "exclude", reviewer="ana")
     for model in ("svm-tfidf", "lr-both", "nb-tfidf"):
         proc = workbench_cli("rank", "--review", tmp_path / "r", "--model", model, "--format", "json")
         assert proc.returncode == 0, proc.stderr

@@ -38,7 +38,7 @@ def review(built, tmp_path):
 
 def paper_ids(review: str) -> list[str]:
     with Store.open(review, reviewer="x") as store:
-        return sorted(json.loads(line)["id"] for line in store.export("jsonl").splitlines()
+        return sorted(json.loads(line)["id"] for line in store.files.export("jsonl").splitlines()
                       if '"type": "paper"' in line)
 
 

@@ -142,7 +142,7 @@ def test_every_notebook_runs_on_a_dask_built_review(built, tmp_path):
     assert sorted(p.name for p in out.glob("*.ipynb")) == sorted(NOTEBOOKS)  # (a cell's error raises)
     assert stderr_outputs(out) == []
     with Store.open(review) as store:
-        tagged = store.papers_tagged("dask-nb")
+        tagged = store.tags.papers_with("dask-nb")
     galaxies = {p.id for p in built.papers_with_texts() if "galax" in f"{p.title} {p.text}".lower()}
     assert len(tagged) >= 10 and len(set(tagged) & galaxies) >= 0.9 * len(tagged)
 
@@ -156,13 +156,13 @@ def test_sources_and_their_provenance_are_counted_as_a_build_on_one_machine_coun
     expected = {Path(f.path).name: (f.read + len(f.skipped), len(f.skipped), f.merged) for f in report.files}
     assert expected == {"a.csv": (400, 0, 0), "b.csv": (250, 0, 50)}
     with built.store() as store:
-        rows = {Path(s.path).name: s for s in store.sources()}
+        rows = {Path(s.path).name: s for s in store.sources.recorded()}
     assert {k: (s.identified, s.skipped, s.merged) for k, s in rows.items()} == expected
     assert (rows["a.csv"].kind, rows["a.csv"].name, rows["a.csv"].query, rows["a.csv"].searched_on) == \
         ("database", "PubMed", "proteins OR galaxies", "2024-05-01")
     assert (rows["b.csv"].kind, rows["b.csv"].name, rows["b.csv"].searched_on) == \
         ("register", "ClinicalTrials.gov", "2024-05-02")
-    prisma = built.prisma(write=False)
+    prisma = built.team.prisma(write=False)
     assert prisma.duplicates_removed == 50 and prisma.records_screened + prisma.records_awaiting == 600
     assert dict(prisma.databases) == {"PubMed": 400} and dict(prisma.registers) == {"ClinicalTrials.gov": 250}
 
@@ -282,7 +282,7 @@ def test_a_distributed_build_of_one_two_or_five_papers_works(tmp_path):
                     review.manifest["topics"]["note"])
                 assert review.manifest["map"]["method"] == ("point" if n < 3 else "pca")
                 again = workbench.open_review(tmp_path / f"r{n}")
-                assert again.ids == review.ids and len(again.rank(next=5)) == n  # and it screens
+                assert again.ids == review.ids and len(again.screening.rank(next=5)) == n  # and it screens
 
 
 @pytest.mark.slow  # importing BERTopic took 67 s on the loaded shared machine

@@ -61,7 +61,7 @@ def ids_by_title(review) -> dict[str, str]:
 def test_candidates_are_the_alike_pairs_the_rules_kept_apart(case):
     review = workbench.open_review(case / "r")
     ids = ids_by_title(review)
-    found = {frozenset((c.first, c.second)): c for c in review.duplicate_candidates()}
+    found = {frozenset((c.first, c.second)): c for c in review.updates.duplicate_candidates()}
     proteins = found[frozenset((ids[ROWS[0][0]], ids[ROWS[1][0]]))]
     assert "different DOIs" in proteins.why_apart and proteins.score >= 85
     dialogue = found[frozenset((ids[ROWS[2][0]], ids[ROWS[3][0]]))]
@@ -74,28 +74,28 @@ def test_same_paper_merges_with_annotations_and_one_undo(case):
     ids = ids_by_title(review)
     kept, gone = ids[ROWS[0][0]], ids[ROWS[1][0]]
     with Store.open(case / "r", reviewer="ana") as store:
-        store.tag(gone, "key paper")
-        store.note(gone, "the better version")
-        store.decide(gone, "include")
-    verdict = review.settle_duplicates(kept, gone, "same", reviewer="ana")
+        store.tags.add(gone, "key paper")
+        store.notes.add(gone, "the better version")
+        store.decisions.decide(gone, "include")
+    verdict = review.updates.settle_duplicates(kept, gone, "same", reviewer="ana")
     assert verdict.kept == kept and verdict.other == gone
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["key paper"] and store.decision(kept).decision == "include"
-        assert len(store.notes(kept)) == 1 and store.merged_into() == {gone: kept}
+        assert store.tags.of(kept) == ["key paper"] and store.decisions.of(kept).decision == "include"
+        assert len(store.notes.of(kept)) == 1 and store.duplicates.merged_into() == {gone: kept}
         with pytest.warns(MergedPaperWarning, match=f"{gone} was merged into {kept}"):
             assert store.paper(gone)["id"] == kept  # the merged-away id names the paper it joined
-    assert all(gone not in (c.first, c.second) for c in review.duplicate_candidates())
+    assert all(gone not in (c.first, c.second) for c in review.updates.duplicate_candidates())
     rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv"], review=case / "r", embedder="fake",
                               progress=False)
     assert gone not in rebuilt and kept in rebuilt  # a rebuild keeps the merge
     assert any(s.startswith(str(case / "pairs.csv")) for s in rebuilt.paper(kept).sources)
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["key paper"]
+        assert store.tags.of(kept) == ["key paper"]
         (undone,) = store.undo()
         assert undone.action == "duplicate-same"
-        assert store.tags(gone) == ["key paper"] and store.decision(gone).decision == "include"
-        assert store.tags(kept) == [] and store.decision(kept) is None and len(store.notes(gone)) == 1
-        assert store.duplicate_verdicts() == []
+        assert store.tags.of(gone) == ["key paper"] and store.decisions.of(gone).decision == "include"
+        assert store.tags.of(kept) == [] and store.decisions.of(kept) is None and len(store.notes.of(gone)) == 1
+        assert store.duplicates.verdicts() == []
 
 
 def test_different_papers_stay_apart_through_updates_and_rebuilds(case):
@@ -105,22 +105,22 @@ def test_different_papers_stay_apart_through_updates_and_rebuilds(case):
     # A new search finds a record the rules call the same paper as the first (title near-identical,
     # same year and author), with another abstract: the update merges it.
     again = write_csv(case / "new.csv", [(ROWS[2][0] + ".", "", 2019, "Smith, J", "dialogue policies")])
-    updated = review.update([again])
+    updated = workbench.update([again], review)
     (dup,) = updated.update_report.duplicates
     assert dup.paper == first and not updated.update_report.new
     # A person says the record is a different paper: the next update keeps it apart
-    updated.settle_duplicates(first, dup.record_id, "different", reviewer="ana")
-    updated.settle_duplicates(first, ids[ROWS[3][0]], "different", reviewer="ana")
-    later = updated.update([again])
+    updated.updates.settle_duplicates(first, dup.record_id, "different", reviewer="ana")
+    updated.updates.settle_duplicates(first, ids[ROWS[3][0]], "different", reviewer="ana")
+    later = workbench.update([again], updated)
     assert later.update_report.new == (dup.record_id,) and not later.update_report.duplicates
     assert later.update_report.kept_apart == 1
     assert all(frozenset((c.first, c.second)) != frozenset((first, ids[ROWS[3][0]]))
-               for c in later.duplicate_candidates())
+               for c in later.updates.duplicate_candidates())
     rebuilt = workbench.build([case / "pairs.csv", case / "seeds.csv", again], review=case / "r",
                               embedder="fake", progress=False)
     assert first in rebuilt and dup.record_id in rebuilt  # the rebuild's dedupe consults it too
     with Store.open(case / "r") as store:
-        assert len(store.apart_pairs()) == 2
+        assert len(store.duplicates.apart_pairs()) == 2
 
 
 def test_cli_lists_and_settles(case, capsys):
@@ -146,12 +146,12 @@ def test_a_v4_store_migrates_to_v5_and_keeps_everything(tmp_path):
     conn.commit()
     conn.close()
     with Store.open(tmp_path, reviewer="ana") as store:
-        assert [s.reason for s in store.snapshots()] == ["before-migration-v4"]
-        assert store.tags("bbbbbbbbbbbb") == ["kept"] and store.duplicate_verdicts() == []
-        store.settle_duplicates("aaaaaaaaaaaa", "bbbbbbbbbbbb", "same")
-        assert store.tags("aaaaaaaaaaaa") == ["kept"] and store.integrity_check() == "ok"
+        assert [s.reason for s in store.files.snapshots()] == ["before-migration-v4"]
+        assert store.tags.of("bbbbbbbbbbbb") == ["kept"] and store.duplicates.verdicts() == []
+        store.duplicates.settle("aaaaaaaaaaaa", "bbbbbbbbbbbb", "same")
+        assert store.tags.of("aaaaaaaaaaaa") == ["kept"] and store.files.integrity_check() == "ok"
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     conn.close()
 
 
@@ -178,9 +178,9 @@ def test_cli_tag_note_decide_on_a_merged_away_id_go_to_the_paper_it_joined_sayin
     assert history.returncode == 0 and f"{gone} was merged into {kept}" in history.stderr
     assert "key paper" in history.stdout and "same paper" in history.stdout
     with Store.open(case / "r", reviewer="ana") as store:
-        assert f'"paper": "{gone}"' not in store.export("jsonl")  # nothing written under the merged-away id
-        assert store.tags(kept) == ["key paper"] and [n.text for n in store.notes(kept)] == ["journal version"]
-        assert store.decision(kept).reason == "on topic"
+        assert f'"paper": "{gone}"' not in store.files.export("jsonl")  # nothing written under the merged-away id
+        assert store.tags.of(kept) == ["key paper"] and [n.text for n in store.notes.of(kept)] == ["journal version"]
+        assert store.decisions.of(kept).reason == "on topic"
     assert cli("undo", "4", "--review", r, "--reviewer", "ana").returncode == 0  # the merge too
     again = cli("tag", gone, "own", "--review", r, "--reviewer", "ana")
     assert again.returncode == 0 and "merged" not in again.stderr and again.stdout.startswith(gone)
@@ -201,7 +201,7 @@ def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined
     review = workbench.open_review(case / "r")
     ids = ids_by_title(review)
     kept, gone = ids[ROWS[0][0]], ids[ROWS[1][0]]
-    review.settle_duplicates(kept, gone, "same", reviewer="ana")
+    review.updates.settle_duplicates(kept, gone, "same", reviewer="ana")
     events = []
     with Session.open(case / "r", reviewer="ana") as session:  # the map still shows gone until a rebuild
         session.subscribe(lambda event, changed: events.append((event, changed)))
@@ -214,12 +214,12 @@ def test_session_and_review_work_on_a_merged_away_id_goes_to_the_paper_it_joined
                               progress=False)
     assert gone not in rebuilt
     with pytest.warns(MergedPaperWarning):
-        rebuilt.decide(gone, "include", reviewer="ana")  # not in the map any more: still its paper
+        rebuilt.screening.decide(gone, "include", reviewer="ana")  # not in the map any more: still its paper
     with pytest.warns(MergedPaperWarning):
-        rebuilt.resolve(gone, "include", reviewer="ana")
+        rebuilt.team.resolve(gone, "include", reviewer="ana")
     with Store.open(case / "r", reviewer="ana") as store:
-        assert store.tags(kept) == ["from the map"] and store.decision(kept).decision == "include"
-        assert store.final(kept).decision == "include"
+        assert store.tags.of(kept) == ["from the map"] and store.decisions.of(kept).decision == "include"
+        assert store.team.final(kept).decision == "include"
 
 
 def test_cli_merge_keeps_both_votes_and_the_conflicts_queue_shows_them(case):
@@ -237,4 +237,4 @@ def test_cli_merge_keeps_both_votes_and_the_conflicts_queue_shows_them(case):
         (kept, "exclude", "include", "include")]
     assert cli("undo", "--review", r, "--reviewer", "ana").returncode == 0
     with Store.open(case / "r") as store:
-        assert {d.reviewer: d.decision for d in store.votes(gone)} == {"alice": "include", "bob": "include"}
+        assert {d.reviewer: d.decision for d in store.decisions.votes(gone)} == {"alice": "include", "bob": "include"}

@@ -340,3 +340,31 @@ def test_word_pieces_on_real_exports_when_present(bert_static_model):
     ids, counts = WordPieces(tokenizer, 512).batch(texts)
     expected = [e.ids for e in tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
     assert ids.tolist() == [i for e in expected for i in e] and counts.tolist() == [len(e) for e in expected]
+
+
+class _CountingModel:
+    """Stands in for MiniLM's loaded model: a vector per text from the text's length."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def encode(self, texts, batch_size=32, bf16=False, progress=None):
+        self.calls += 1
+        return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+
+def test_minilm_precisions_are_cached_apart(tmp_path):
+    from workbench.embed import MiniLMEmbedder
+
+    texts = ["an abstract about bees", "another about markets"]
+    embedders = {p: MiniLMEmbedder(progress=False, precision=p) for p in ("float32", "int8", "bfloat16")}
+    assert len({f"{e.name}:{e.version}" for e in embedders.values()}) == 3
+    with EmbeddingCache(tmp_path / "cache.sqlite") as cache:
+        for e in embedders.values():
+            e._model = _CountingModel()
+            _, stats = embed_with_cache(texts, e, cache)
+            assert stats["embedded"] == 2, "another precision's vectors are not this one's"
+            _, stats = embed_with_cache(texts, e, cache)
+            assert stats["embedded"] == 0 and e._model.calls == 1
+        for e in embedders.values():
+            assert cache.count(f"minilm:{e.version}") == 2

@@ -43,7 +43,7 @@ def _topic(session, t: int) -> list[str]:
 
 def _state(store) -> dict:
     """Every decision of the store with how it was made: what an undo must restore."""
-    return {r.paper_id: (r.decision, r.bulk, r.rank, r.score) for r in store.screening_records("tester")}
+    return {r.paper_id: (r.decision, r.bulk, r.rank, r.score) for r in store.decisions.records("tester")}
 
 
 def _shown_colours(view) -> list[str]:
@@ -62,30 +62,30 @@ def test_the_preview_counts_exactly_and_writes_nothing(session):
     papers = _topic(session, 0)
     _read_some(session, papers[:3], ["include", "include", "exclude"])
     before = session.store.history(limit=1)[0].id
-    plan = session.plan_bulk(papers, "exclude", "topic 0: x")
+    plan = session.map.plan_bulk(papers, "exclude", "topic 0: x")
     assert plan.ids == tuple(papers[3:]) and plan.decided == {"include": 2, "exclude": 1}
     assert plan.text == (f"Exclude {len(papers) - 3} undecided papers of topic 0: x (3 already decided: "
                          "1 excluded, 2 included — left as they are)")
-    changing = session.plan_bulk(papers, "exclude", "topic 0: x", change_decided=True)
+    changing = session.map.plan_bulk(papers, "exclude", "topic 0: x", change_decided=True)
     assert changing.ids == tuple(papers[:2] + papers[3:]), "the one already excluded is not touched"
     assert changing.text == (f"Exclude {len(papers) - 1} papers of topic 0: x (3 already decided: 1 excluded, "
                              "2 included — their decisions change; 1 already excluded stay as they are)")
     assert changing.yes == f"Yes, exclude {len(papers) - 1} papers"
     assert session.store.history(limit=1)[0].id == before, "a preview writes nothing"
     with pytest.raises(InputError, match="maybe is a judgement on one paper"):
-        session.plan_bulk(papers, "maybe")
+        session.map.plan_bulk(papers, "maybe")
 
 
 def test_a_bulk_decision_is_marked_bulk_and_one_undo_restores_every_decision(session):
     papers = _topic(session, 1)
     _read_some(session, papers[:2], ["include", "exclude"])
     before = _state(session.store)
-    plan = session.plan_bulk(papers, "exclude", "topic 1", change_decided=True)
-    assert session.decide_bulk(plan) == len(papers) - 1
-    after = {r.paper_id: r for r in session.store.screening_records("tester")}
+    plan = session.map.plan_bulk(papers, "exclude", "topic 1", change_decided=True)
+    assert session.map.decide_bulk(plan) == len(papers) - 1
+    after = {r.paper_id: r for r in session.store.decisions.records("tester")}
     assert all(after[p].decision == "exclude" and after[p].bulk for p in plan.ids)
     assert not after[papers[1]].bulk, "the paper already excluded by a person stays read"
-    assert session.store.decision(papers[2]).reason == "in bulk from the map: topic 1"
+    assert session.store.decisions.of(papers[2]).reason == "in bulk from the map: topic 1"
     report = session.stopping(log=False)
     assert (report.bulk, report.read, report.relevant) == (len(papers) - 1, 1, 0)
     undone = session.undo()
@@ -96,12 +96,12 @@ def test_a_bulk_decision_is_marked_bulk_and_one_undo_restores_every_decision(ses
 
 def test_a_preview_gone_stale_is_refused_and_nothing_is_written(session, review_path):
     papers = _topic(session, 2)
-    plan = session.plan_bulk(papers, "include", "topic 2")
+    plan = session.map.plan_bulk(papers, "include", "topic 2")
     with Store.open(review_path, reviewer="tester") as elsewhere:  # another notebook decides one
-        elsewhere.decide(papers[0], "exclude")
+        elsewhere.decisions.decide(papers[0], "exclude")
     before = _state(session.store)
     with pytest.raises(InputError, match="changed since the preview"):
-        session.decide_bulk(plan)
+        session.map.decide_bulk(plan)
     assert _state(session.store) == before
 
 
@@ -110,10 +110,10 @@ def test_colours_by_decision_are_the_stores_decisions(session):
     papers = _topic(session, 3)
     _read_some(session, papers[:2], ["include", "maybe"])
     view.play([{"select": "topic:3", "bulk": "exclude"}, {"colour": "decision"}])
-    decisions = {d.paper_id: d.decision for d in session.store.every_decision()}
+    decisions = {d.paper_id: d.decision for d in session.store.decisions.every()}
     expected = [DECISION_COLOURS[decisions.get(pid, "undecided")] for pid in session.ids]
     assert _shown_colours(view) == [c.lower() for c in expected]
-    assert session.colour_keys("decision") == [decisions.get(pid, "undecided") for pid in session.ids]
+    assert session.map.colour_keys("decision") == [decisions.get(pid, "undecided") for pid in session.ids]
     legend = {e["key"]: e for e in view.map.legend.entries}
     n = len(papers) - 2
     assert legend["exclude"]["count"] == n and legend["exclude"]["label"] == f"exclude ({n} in bulk from the map)"
@@ -123,14 +123,14 @@ def test_colours_by_decision_are_the_stores_decisions(session):
 def test_relevance_colours_follow_the_rankings_scores(session):
     view = explore(session)
     view.colour.value = "relevance"
-    assert set(session.colour_keys("relevance")) == {"no model"}
+    assert set(session.map.colour_keys("relevance")) == {"no model"}
     assert view.map.legend.title == "predicted relevance: no model yet: decide one include and one exclude"
     points = view.scatter.widget.points
     ids = session.ids
     _read_some(session, [ids[0], ids[1]], ["include", "exclude"])  # the map recolours after each decision
     assert view.scatter.widget.points is not points
     ranking = session.rank()
-    keys = session.colour_keys("relevance", ranking=ranking)
+    keys = session.map.colour_keys("relevance", ranking=ranking)
     assert view.frame["relevance"].tolist() == keys
     scores, queue = np.asarray(ranking.scores), np.asarray(ranking.queue)
     bands = np.asarray([int(k[1:]) if k.startswith("r") else 0 for k in keys])
@@ -162,7 +162,7 @@ def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(s
     assert "1 already decided: 1 included — left as they are" in view.bulk.bulk_act.line.value
     assert session.stopping(log=False).decided == 1
     view.bulk.bulk_act.yes.click()
-    assert all(session.store.decision(p).decision == "exclude" for p in papers[1:])
+    assert all(session.store.decisions.of(p).decision == "exclude" for p in papers[1:])
     assert view.scatter.widget.points is not points, "the map is recoloured"
     assert "marked as decided in bulk" in view.bulk.bulk_act.line.value
     rows = {r["id"]: r["decision"] for r in view.table._all}
@@ -170,8 +170,8 @@ def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(s
     view.table.open_row(papers[1])
     assert "decided in bulk (map)" in view.card.value
     view.on_undo()
-    assert all(session.store.decision(p) is None for p in papers[1:])
-    assert session.store.decision(papers[0]).decision == "include"
+    assert all(session.store.decisions.of(p) is None for p in papers[1:])
+    assert session.store.decisions.of(papers[0]).decision == "include"
     assert {e["key"]: e["count"] for e in view.map.legend.entries} == {"include": 1, "undecided": len(session.ids) - 1}
     view.on_bulk("include")
     view.bulk.bulk_act.no.click()
@@ -196,7 +196,7 @@ def test_screen_this_topic_next_sends_its_undecided_papers_to_02(session, review
 def test_02_says_how_many_were_decided_in_bulk_and_does_not_count_them(session):
     papers = _topic(session, 1)
     _read_some(session, papers[:1], ["include"])
-    session.decide_bulk(session.plan_bulk(papers, "exclude", "topic 1"))
+    session.map.decide_bulk(session.map.plan_bulk(papers, "exclude", "topic 1"))
     view = screen(session)
     assert f"{len(papers) - 1} decided in bulk, not counted" in view.where.value
     report = session.stopping(log=False)

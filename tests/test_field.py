@@ -156,36 +156,36 @@ def _run(*argv) -> str:
 
 
 def test_review_links_citations_and_most_cited(review):
-    assert len(review.links()) == 12
+    assert len(review.field.links()) == 12
     short = _short(review.papers)
     w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
-    assert review.citations(w101).describe() == "cites 0 / cited by 4 in this review"
-    cited = review.most_cited(2)
+    assert review.field.citations(w101).describe() == "cites 0 / cited by 4 in this review"
+    cited = review.field.most_cited(2)
     assert sum(n for found in cited.values() for _, n in found) <= 12
     best = max((n, pid) for found in cited.values() for pid, n in found)
     assert best == (4, w101) and short[w101] == "Citation graphs"
-    assert review.ids_in_year(None) == [p.id for p in review.papers if p.year is None]
+    assert review.field.ids_in_year(None) == [p.id for p in review.papers if p.year is None]
     with pytest.raises(workbench.errors.InputError, match="no paper with id"):
-        review.citations("nope")
+        review.field.citations("nope")
 
 
 def test_over_time_and_who_follow_the_topic_edits(review):
     w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
     topic = review.topic_of(w101)
     with review.store() as store:
-        store.rename_topic(topic, "citation networks")
+        store.topics.rename(topic, "citation networks")
     review.refresh_topics()
-    trends = review.over_time().trends.set_index("topic")
+    trends = review.field.over_time().trends.set_index("topic")
     assert trends.loc[topic, "label"] == "citation networks"
-    assert int(trends.no_year.sum()) == sum(p.year is None for p in review.papers) == review.over_time().no_year
-    assert review.field_summary(topic=topic).papers == int((review.labels == topic).sum())
-    assert review.field_summary(ids=[w101]).authors.name.tolist() == ["John Smith", "Jürgen Müller"]
+    assert int(trends.no_year.sum()) == sum(p.year is None for p in review.papers) == review.field.over_time().no_year
+    assert review.field.field_summary(topic=topic).papers == int((review.labels == topic).sum())
+    assert review.field.field_summary(ids=[w101]).authors.name.tolist() == ["John Smith", "Jürgen Müller"]
     other = next(int(t) for t in sorted(set(review.labels.tolist())) if t >= 0 and t != topic)
     merged_size = int(((review.labels == topic) | (review.labels == other)).sum())
     with review.store() as store:
-        kept = store.merge_topics([topic, other])
+        kept = store.topics.merge([topic, other])
     review.refresh_topics()
-    over = review.over_time()
+    over = review.field.over_time()
     assert other not in over.counts.index or kept == other
     assert int(over.counts.loc[kept].sum()) == merged_size  # a merge: one row holding both topics' papers
 
@@ -193,7 +193,7 @@ def test_over_time_and_who_follow_the_topic_edits(review):
 def test_cli_links_trends_who(review):
     rows = list(csv.DictReader(io.StringIO(_run("links", "--review", str(review.path), "--format", "csv"))))
     assert len(rows) == 12 and {"citing", "cited"} <= set(rows[0])
-    assert {(r["citing"], r["cited"]) for r in rows} == set(review.links().pairs)
+    assert {(r["citing"], r["cited"]) for r in rows} == set(review.field.links().pairs)
     as_json = json.loads(_run("links", "--review", str(review.path), "--format", "json"))
     assert len(as_json) == 12
     assert "citing" in _run("links", "--review", str(review.path))
@@ -204,7 +204,7 @@ def test_cli_links_trends_who(review):
 
 
 def test_report_has_the_field_part(review):
-    written = review.write_report(image=False)
+    written = workbench.write_report(review, image=False)
     md = written["markdown"].read_text(encoding="utf-8")
     html = written["html"].read_text(encoding="utf-8")
     for text in ("## Field", "Citation links inside the review: 12.", "### Most cited inside the review"):
@@ -220,9 +220,9 @@ def test_report_has_the_field_part(review):
 
 
 def test_field_figures_are_png_and_svg(review, tmp_path):
-    over = review.over_time()
+    over = review.field.over_time()
     saved = save_figure(plot_over_time(over, review.topic_labels()), tmp_path / "over_time")
-    saved.update({f"field_{k}": v for k, v in save_figure(plot_field(review.field_summary()), tmp_path / "f").items()})
+    saved.update({f"field_{k}": v for k, v in save_figure(plot_field(review.field.field_summary()), tmp_path / "f").items()})
     assert saved["png"].read_bytes()[:4] == b"\x89PNG" and saved["field_png"].read_bytes()[:4] == b"\x89PNG"
     svg = saved["svg"].read_text(encoding="utf-8")
     assert "<svg" in svg[:500] and NO_YEAR in svg  # the papers without a year have their own bar
@@ -230,7 +230,7 @@ def test_field_figures_are_png_and_svg(review, tmp_path):
 
 @pytest.mark.slow
 def test_report_writes_the_field_figures(review):
-    written = review.write_report()
+    written = workbench.write_report(review)
     for name in ("field_png", "field_svg", "coauthors_png", "coauthors_svg"):
         assert written[name].is_file() and written[name].stat().st_size > 1000
     html = written["html"].read_text(encoding="utf-8")
@@ -260,8 +260,8 @@ def test_reviews_written_before_citations_were_kept_still_open(review):
     _write_as_before(review, records)
     old = workbench.open_review(review.path)
     assert len(old.papers) == len(review.papers)
-    assert len(old.links()) == 0 and old.papers[0].references == ()
-    assert "Citation links: none" in old.write_report(image=False)["markdown"].read_text(encoding="utf-8")
+    assert len(old.field.links()) == 0 and old.papers[0].references == ()
+    assert "Citation links: none" in workbench.write_report(old, image=False)["markdown"].read_text(encoding="utf-8")
 
 
 def test_cards_in_01_and_02_show_the_citations(review):
@@ -303,8 +303,8 @@ def test_01_over_time_panel_selects_a_year_and_follows_renames(review):
         panel.pick_year("no year")
         assert view.selected == [p.id for p in review.papers if p.year is None]
         topic = session.review.topic_of(w101)
-        session.rename_topic(topic, "citation networks")
-        assert session.review.over_time().trends.set_index("topic").loc[topic, "label"] == "citation networks"
+        session.topics.rename(topic, "citation networks")
+        assert session.review.field.over_time().trends.set_index("topic").loc[topic, "label"] == "citation networks"
     finally:
         session.close()
 
@@ -333,7 +333,7 @@ def test_bibliographic_coupling_counts_works_not_entries(papers, review):
     assert shared_references(w103, s2a) == 1  # unresolved, only the DOI of W102 is a key both carry
     assert coupling([w103, s2a, bib], papers).tolist() == [[4, 2, 2], [2, 3, 2], [2, 2, 2]]
     ids = [w103.id, s2a.id]
-    assert review.coupling(ids).values.tolist() == [[4, 2], [2, 3]]
+    assert review.field.coupling(ids).values.tolist() == [[4, 2], [2, 3]]
     session = Session.open(review.path, reviewer="tester")
     try:
         assert Comparison(session, ids).coupling().values.tolist() == [[4, 2], [2, 3]]
@@ -361,10 +361,10 @@ def test_coauthorship_graph_merges_normalised_names(papers, review, tmp_path):
     assert sorted(top2) == ["garcia a", "muller j"] and list(top2.edges(data="weight")) == [
         ("garcia a", "muller j", 1)]
     w101 = next(p.id for p in review.papers if p.doi == "10.5555/field.1")
-    one = review.coauthors([w101])
+    one = review.field.coauthors([w101])
     assert sorted(one) == ["muller j", "smith j"] and one["muller j"]["smith j"]["weight"] == 1
     topic = review.topic_of(w101)
-    assert review.coauthors(topic=topic).graph["papers"] == int((review.labels == topic).sum())
+    assert review.field.coauthors(topic=topic).graph["papers"] == int((review.labels == topic).sum())
     saved = save_figure(plot_coauthors(graph, "fixture"), tmp_path / "coauthors")
     svg = saved["svg"].read_text(encoding="utf-8")
     assert saved["png"].read_bytes()[:4] == b"\x89PNG"
@@ -383,7 +383,7 @@ def test_01_draws_the_links_of_the_selection_on_the_map(review):
 
     by_doi = {p.doi: p.id for p in review.papers}
     chosen = [by_doi["10.5555/field.1"], by_doi["10.5555/field.2"], by_doi["10.5555/field.3"]]
-    among, across = review.links_around(chosen)
+    among, across = review.field.links_around(chosen)
     assert _short_pairs(review, among) == {("Following", "Citation graphs"), ("Duplicates", "Citation graphs"),
                                            ("Duplicates", "Following")}
     assert len(across) == 7 and _short_pairs(review, across) == {

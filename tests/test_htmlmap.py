@@ -56,7 +56,7 @@ def test_one_trace_per_topic_in_topic_order_coloured_by_topic_id(review):
 def test_a_renamed_topic_keeps_its_colour(review, tmp_path):
     before = {_topic(t): (t.name, t.marker.color) for t in map_figure(review).data}
     with review.store(reviewer="tester") as store:
-        store.rename_topic(0, "Renamed by hand")
+        store.topics.rename(0, "Renamed by hand")
     review.refresh_topics()
     after = {_topic(t): (t.name, t.marker.color) for t in map_figure(review).data}
     assert after[0][0].startswith("0: Renamed by hand") and after[0][1] == before[0][1]

@@ -70,6 +70,26 @@ def test_bfloat16_vectors_stay_close_to_float32s(texts, reference):
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
 
 
+def test_int8_vectors_stay_within_a_cosine_of_0_99_of_float32s(texts, reference):
+    import torch
+
+    from workbench.embed import _bert
+    from workbench.embed.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder(progress=False, precision="int8")
+    got = embedder.embed(texts)
+    cosines = (got * reference).sum(axis=1)
+    abstracts = cosines[len(_HARD) + 12:]  # the seed abstracts (the issue's bound is on abstracts)
+    assert abstracts.min() >= 0.99, abstracts.min()
+    assert cosines.min() >= 0.98, cosines.min()  # odd strings and random words: 0.982 measured
+    assert cosines.mean() < 0.99999, "the vectors are int8's, not float32's"
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
+    linears = dict(embedder.model().model.named_modules())
+    assert isinstance(linears["encoder.layer.0.attention.self.query"], _bert._Int8Linear)
+    assert isinstance(linears["encoder.layer.5.intermediate.dense"], _bert._Int8Linear)
+    assert isinstance(linears["encoder.layer.5.output.dense"], torch.nn.Linear), "the feed-forward output stays float32"
+
+
 def test_attention_stays_float32_in_bfloat16(monkeypatch):
     """torch's bfloat16 flash attention is ~10x slower once numba's OpenMP runtime has loaded
     first (a kernel that refits topics, then searches): benchmarks/bench_minilm_threads.py."""
@@ -102,6 +122,7 @@ def test_the_precision_is_in_the_version_and_a_wrong_one_is_refused(monkeypatch)
     monkeypatch.setattr(minilm, "native_bf16", lambda: False)
     monkeypatch.delenv("WORKBENCH_EMBED_PRECISION")
     assert minilm.MiniLMEmbedder().version == "all-MiniLM-L6-v2/1", "float32 where bfloat16 is emulated"
+    assert minilm.MiniLMEmbedder(precision="int8").version not in (float32.version, bfloat16.version)
     with pytest.raises(InputError, match="unknown precision 'fp16' for the minilm embedder; choose one of: auto"):
         minilm.MiniLMEmbedder(precision="fp16")
 

@@ -43,7 +43,8 @@ import json, sys, time, warnings
 import numpy as np
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
-    from workbench import _neighbors, _nndescent
+    from workbench.space import _nndescent
+    from workbench.space import neighbors as _neighbors
     X = np.random.default_rng(1).normal(size=(1500, 16)).astype(np.float32)
     start = time.perf_counter()
     _neighbors._nndescent(X, 15, seed=3)

@@ -104,7 +104,7 @@ def test_explore_scripted_tagging_lands_in_the_store(review):
     actions = [{"select": "search:reward model", "tag": "nb-reward"}, {"rename_topic": 0, "label": "Named in a notebook"}]
     run_notebooks(review, NB_DIR, names=["01_explore.ipynb"], parameters={"embedder": "fake", "reviewer": "nb", "actions": actions})
     with Store.open(review) as store:
-        tagged = store.papers_tagged("nb-reward")
+        tagged = store.tags.papers_with("nb-reward")
         assert len(tagged) >= 5
         assert any(e.reviewer == "nb" and "nb-reward" in e.summary for e in store.history(limit=50))
     assert "Named in a notebook" in set(workbench.open_review(review).topics.label)
@@ -117,19 +117,19 @@ def test_explore_scripted_bulk_exclusion_of_a_topic_lands_in_the_store_marked_bu
     opened = workbench.open_review(review)
     members = {pid for pid, t in zip(opened.ids, opened.labels) if int(t) == 3}
     with Store.open(review) as store:
-        records = store.screening_records("nb-bulk")
+        records = store.decisions.records("nb-bulk")
     assert members and {r.paper_id for r in records} == members
     assert all(r.decision == "exclude" and r.bulk for r in records)
-    assert opened.stopping(reviewer="nb-bulk").bulk == len(members)
+    assert opened.screening.stopping(reviewer="nb-bulk").bulk == len(members)
 
 
 def test_screen_scripted_decision_and_tag_land_in_the_store(review):
     actions = [{"add_tag": "screened-in-ci"}, {"decide": "include", "reason": "scripted"}, {"key": "j"}, {"key": "e"}]
     run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"], parameters={"embedder": "fake", "reviewer": "nb2", "show": "untagged", "actions": actions})
     with Store.open(review) as store:
-        first = store.papers_tagged("screened-in-ci")
+        first = store.tags.papers_with("screened-in-ci")
         assert len(first) == 1
-        assert store.decision(first[0], reviewer="nb2").decision == "include"
+        assert store.decisions.of(first[0], reviewer="nb2").decision == "include"
         assert sum(1 for e in store.history(limit=20) if e.reviewer == "nb2" and e.action == "decide") == 2
 
 
@@ -140,7 +140,7 @@ def test_screen_ranked_queue_records_the_rank_each_decision_was_shown(review):
     run_notebooks(review, NB_DIR, names=["02_tag_and_screen.ipynb"],
                   parameters={"embedder": "fake", "reviewer": "nb3", "order": "relevance", "actions": actions})
     with Store.open(review, reviewer="nb3") as store:
-        records = [r for r in store.screening_records() if r.reviewer == "nb3"]
+        records = [r for r in store.decisions.records() if r.reviewer == "nb3"]
     assert [r.decision for r in records] == ["include", "exclude", "exclude"]
     assert records[2].model is not None, "ranked by a model after an include and an exclude"
     assert records[2].rank == 1 and records[2].score is not None and not records[2].bulk
@@ -152,7 +152,7 @@ def test_compare_note_attaches_to_every_compared_paper(review):
                                                                     "reviewer": "nb4"})
     with Store.open(review) as store:
         for pid in ids:
-            assert any("compared in CI" in n.text for n in store.notes(pid))
+            assert any("compared in CI" in n.text for n in store.notes.of(pid))
 
 
 @pytest.mark.slow  # three notebook runs, ~70 s
@@ -163,8 +163,8 @@ def test_two_reviewers_screen_blind_resolve_and_draw_prisma_headlessly(review, t
     folder = tmp_path / "review"
     shutil.copytree(review, folder)
     with Store.open(folder, reviewer="lead") as store:
-        store.set_blind(True)
-        store.add_exclusion_reason("wrong topic")
+        store.team.set_blind(True)
+        store.team.add_exclusion_reason("wrong topic")
     pid = workbench.open_review(folder).ids[0]
     out = tmp_path / "out"
     base = {"embedder": "fake", "show": "all", "order": "map"}
@@ -175,8 +175,8 @@ def test_two_reviewers_screen_blind_resolve_and_draw_prisma_headlessly(review, t
     run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb", "04_report.ipynb"], out_dir=out,
                   parameters={**base, "reviewer": "Ben", "actions": ben})
     with Store.open(folder, reviewer="lead") as store:
-        votes = {(d.reviewer, d.decision) for d in store.votes(pid)}
-        final = store.final(pid)
+        votes = {(d.reviewer, d.decision) for d in store.decisions.votes(pid)}
+        final = store.team.final(pid)
     assert {("Ana", "include"), ("Ben", "exclude")} <= votes
     assert (final.decision, final.resolved_by, final.reason) == ("exclude", "Ben", "off topic after discussion")
     shown = json.dumps(nbformat.read(out / "02_tag_and_screen.ipynb", as_version=4).cells[-1].outputs)
@@ -208,9 +208,9 @@ def test_screen_scripted_new_search_then_report_draws_the_updated_prisma(review,
     actions = [{"update": str(search), "database": "PubMed", "searched": "2025-03-01"}]
     run_notebooks(folder, NB_DIR, names=["02_tag_and_screen.ipynb", "04_report.ipynb"], out_dir=out,
                   parameters={"embedder": "fake", "reviewer": "nb5", "actions": actions})
-    assert len(workbench.open_review(folder).new_papers(unscreened=True)) == 3
+    assert len(workbench.open_review(folder).updates.new_papers(unscreened=True)) == 3
     with Store.open(folder) as store:
-        (source,) = [s for s in store.sources() if s.path.endswith("pubmed-2025.txt")]
+        (source,) = [s for s in store.sources.recorded() if s.path.endswith("pubmed-2025.txt")]
     assert (source.name, source.searched_on, source.identified, source.merged) == ("PubMed", "2025-03-01", 8, 5)
     report = json.dumps(nbformat.read(out / "04_report.ipynb", as_version=4).cells[-1].outputs)
     assert "data:image/png;base64" in report

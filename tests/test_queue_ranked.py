@@ -70,7 +70,7 @@ def test_relevance_order_refits_after_each_decision_and_records_what_it_showed(s
 
     q.decide("exclude")  # A is excluded although it reads like the include: the model learns
     assert named(session, q.ids[:1]) == ["A"] and q.position == 1
-    records = {r.paper_id: r for r in session.store.screening_records()}
+    records = {r.paper_id: r for r in session.store.decisions.records()}
     a = records[id_of(session, "A")]
     assert (a.rank, a.bulk, a.model) == (1, False, q.ranking.model)
     assert a.score == pytest.approx(card.score)
@@ -79,7 +79,7 @@ def test_relevance_order_refits_after_each_decision_and_records_what_it_showed(s
     assert rest.index("B") < rest.index("F")  # still like the include, unlike the exclude
 
     q.decide("include")  # the paper now on screen, recorded with its new rank
-    records_now = {r.paper_id: r for r in session.store.screening_records()}
+    records_now = {r.paper_id: r for r in session.store.decisions.records()}
     assert records_now[q.ids[1]].rank == 1
     assert len(records_now) == 4
 
@@ -101,7 +101,7 @@ def test_map_order_records_no_rank(session):
     q = ScreeningQueue(session, order="map")
     assert q.ranking is None
     q.decide("maybe")
-    record = session.store.screening_records()[0]
+    record = session.store.decisions.records()[0]
     assert record.rank is None and record.model is None
 
 
@@ -118,7 +118,7 @@ def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
     assert "2 relevant so far" in view.where.value and "relevant left (95%:" in view.where.value
     view.on_stopping()
     assert "✓ the claim is logged in the history" in view.stop_act.line.value
-    claims = session.store.stopping_claims()
+    claims = session.store.stopping.claims()
     assert len(claims) == 1
     assert view.stopping.value and "recall" in view.stopping.value.lower()
     view.order.value = "map"  # a new order applies at once
@@ -135,7 +135,7 @@ def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(
         s.decide(id_of(s, "I0"), "include")
         s.decide(id_of(s, "E0"), "exclude")
         review = s.review
-        ranking = review.rank(next=10, model="svm-both-titles", reviewer="ana")
+        ranking = review.screening.rank(next=10, model="svm-both-titles", reviewer="ana")
         assert ranking.model == "svm-both-titles" and "title_weight=0.5" in ranking.model_version
         # the same as a ranker handed the titles' TF-IDF by hand, score for score
         words = Features.from_texts(review.texts())
@@ -146,7 +146,7 @@ def test_a_model_that_weighs_title_words_apart_ranks_the_review_with_its_titles(
         assert [review.papers[r].id for r in ranker.next(10)] == ranking.ids
         np.testing.assert_allclose([p.score for p in ranking], ranker.scores_[ranker.next(10)], rtol=1e-5)
         # the default model does not build the titles' block
-        assert review.rank(next=3, reviewer="ana").model == "svm-both"
+        assert review.screening.rank(next=3, reviewer="ana").model == "svm-both"
 
 
 def test_the_queue_switches_to_relevance_at_the_first_include_and_exclude_and_the_menu_says_so(session):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 import subprocess
@@ -11,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import unprivileged
 
 import workbench
 from workbench.errors import NoRecordsError, ReaderError
@@ -236,19 +236,8 @@ def test_review_files_of_a_build_get_the_users_umask(tmp_path):
     assert all(stat.S_IMODE(p.stat().st_mode) & 0o007 == 0 for p in saved), saved
 
 
-def _unprivileged() -> list[str] | None:
-    """A prefix that runs a command without the power to ignore file permissions."""
-    if os.geteuid() != 0:
-        return []
-    try:
-        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        ok = False
-    return ["unshare", "--user"] if ok else None
-
-
 def test_a_file_you_may_not_read_gets_an_honest_line(tmp_path):
-    prefix = _unprivileged()
+    prefix = unprivileged()
     if prefix is None:
         pytest.skip("running as root without user namespaces: permissions cannot be tested")
     shutil.copy(DATA / "export.ris", tmp_path / "export.ris")

@@ -37,14 +37,14 @@ def _annotate(review):
     """Two reviewers' decisions, reasons and notes; returns the ids decided by ana."""
     ids = review.ids
     with review.store("ana") as s:
-        s.decide(ids[0:4], "include", reason="on topic")
-        s.decide(ids[4:7], "exclude", reason="no <b>human</b> feedback | wrong field")
-        s.decide(ids[7], "maybe")
-        s.note(ids[0], "first line\n\n- not a list item\n# not a heading")
-        s.note(ids[4], EVIL)
+        s.decisions.decide(ids[0:4], "include", reason="on topic")
+        s.decisions.decide(ids[4:7], "exclude", reason="no <b>human</b> feedback | wrong field")
+        s.decisions.decide(ids[7], "maybe")
+        s.notes.add(ids[0], "first line\n\n- not a list item\n# not a heading")
+        s.notes.add(ids[4], EVIL)
     with review.store("bob") as s:
-        s.decide(ids[0:2], "exclude", reason="too old")
-        s.decide(ids[10], "include")
+        s.decisions.decide(ids[0:2], "exclude", reason="too old")
+        s.decisions.decide(ids[10], "include")
     return ids
 
 
@@ -112,19 +112,19 @@ def test_counts_per_reviewer_match_the_store(review):
     _annotate(review)
     with review.store("ana") as s:  # a decision on a paper that is no longer in the review
         s.sync_papers([p.to_dict() for p in review.papers] + [{"id": "0dd0dd0dd0dd", "title": "Gone"}])
-        s.decide("0dd0dd0dd0dd", "include")
-    written = review.write_report(image=False, reviewer="ana")
+        s.decisions.decide("0dd0dd0dd0dd", "include")
+    written = workbench.write_report(review, image=False, reviewer="ana")
     md = written["markdown"].read_text(encoding="utf-8")
     table = _table(md)
     assert list(table) == ["ana", "bob"], "the report's reviewer first, then the others"
     with Store.open(review.path) as store:
         for who, numbers in table.items():
-            decided = [d.decision for pid in review.ids if (d := store.decision(pid, reviewer=who))]
+            decided = [d.decision for pid in review.ids if (d := store.decisions.of(pid, reviewer=who))]
             expected = [len(decided), decided.count("include"), decided.count("exclude"),
                         decided.count("maybe"), len(review.ids) - len(decided)]
             assert numbers == expected, who
     assert "1 decision is on a paper no longer in the review (not counted)." in md
-    disagree = sum(1 for pid in review.ids if len({d.decision for d in Store.open(review.path).decisions(pid)}) > 1)
+    disagree = sum(1 for pid in review.ids if len({d.decision for d in Store.open(review.path).decisions.votes(pid)}) > 1)
     assert f"differ on {disagree} papers." in md and disagree > 1
     html = _Text.of(written["html"].read_text(encoding="utf-8")).text
     for who, numbers in table.items():
@@ -134,7 +134,7 @@ def test_counts_per_reviewer_match_the_store(review):
 def test_one_reviewer_gets_one_row_and_per_topic_screening(review):
     ids = review.ids
     with review.store("solo") as s:
-        s.decide(ids[:5], "include")
+        s.decisions.decide(ids[:5], "include")
     content = report_content(review, Store.open(review.path, reviewer="solo"))
     assert [c.reviewer for c in content.counts] == ["solo"] and content.counts[0].screened == 5
     assert sum(s.counts.include for s in content.sections) == 5
@@ -144,13 +144,13 @@ def test_one_reviewer_gets_one_row_and_per_topic_screening(review):
 
 def test_decided_papers_are_listed_with_their_reasons_notes_and_the_other_reviewers(review):
     ids = _annotate(review)
-    md = review.write_report(image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
+    md = workbench.write_report(review, image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
     sections = {m.group(1): m.group(2) for m in re.finditer(r"^## (\w+) \(\d+\)\n(.*?)(?=^## )", md, re.MULTILINE | re.DOTALL)}
     assert set(sections) == {"Included", "Excluded", "Maybe"}
     with Store.open(review.path) as store:
         for heading, decision in (("Included", "include"), ("Excluded", "exclude"), ("Maybe", "maybe")):
             listed = re.findall(r"^- .*?\(`(\w+)`\)", sections[heading], re.MULTILINE)
-            mine = [pid for pid in review.ids if (d := store.decision(pid, reviewer="ana")) and d.decision == decision]
+            mine = [pid for pid in review.ids if (d := store.decisions.of(pid, reviewer="ana")) and d.decision == decision]
             assert listed == mine, heading
     assert sections["Included"].count("Reason: on topic") == 4
     assert sections["Excluded"].count(r"Reason: no &lt;b&gt;human&lt;/b&gt; feedback \| wrong field") == 3
@@ -162,11 +162,11 @@ def test_decided_papers_are_listed_with_their_reasons_notes_and_the_other_review
 def test_everything_a_person_wrote_is_escaped(review):
     ids = _annotate(review)
     with review.store("<b>eve</b> | x") as s:
-        s.rename_topic(int(review.labels[0]), EVIL)
-        s.decide(ids[0], "include", reason=EVIL)
-        s.tag(ids[0], "<i>tag</i>")
+        s.topics.rename(int(review.labels[0]), EVIL)
+        s.decisions.decide(ids[0], "include", reason=EVIL)
+        s.tags.add(ids[0], "<i>tag</i>")
     review.refresh_topics()
-    written = review.write_report(image=True, reviewer="<b>eve</b> | x", title=EVIL)
+    written = workbench.write_report(review, image=True, reviewer="<b>eve</b> | x", title=EVIL)
     html = written["html"].read_text(encoding="utf-8")
     rendered = _markdown_as_html(written["markdown"].read_text(encoding="utf-8"))
     for out in (html, rendered):
@@ -182,10 +182,10 @@ def test_everything_a_person_wrote_is_escaped(review):
 def test_markdown_and_html_say_the_same(review):
     _annotate(review)
     with review.store("ana") as s:
-        s.tag(review.ids[2], "rlhf", "to read")
-        s.rename_topic(int(review.labels[0]), EVIL)
+        s.tags.add(review.ids[2], "rlhf", "to read")
+        s.topics.rename(int(review.labels[0]), EVIL)
     review.refresh_topics()
-    written = review.write_report(image=False, reviewer="ana", title="A *review* of <RLHF>")
+    written = workbench.write_report(review, image=False, reviewer="ana", title="A *review* of <RLHF>")
     md = _Text.of(_markdown_as_html(written["markdown"].read_text(encoding="utf-8")))
     html = _Text.of(written["html"].read_text(encoding="utf-8"))
     assert md.headings == html.headings
@@ -197,7 +197,7 @@ def test_markdown_and_html_say_the_same(review):
 
 def test_the_title_is_a_setting_of_the_review(review, capsys):
     path = str(review.path)
-    heading = lambda: review.write_report(image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]
+    heading = lambda: workbench.write_report(review, image=False)["markdown"].read_text(encoding="utf-8").splitlines()[0]
     assert heading() == "# my review", "default: the folder's name"
     assert main(["title", "A  survey of", "RLHF", "--review", path, "--reviewer", "ana"]) == 0
     assert "'A survey of RLHF'" in capsys.readouterr().out
@@ -207,11 +207,11 @@ def test_the_title_is_a_setting_of_the_review(review, capsys):
     with Store.open(review.path, reviewer="ana") as store:
         assert store.history(limit=1)[0].summary == "title set to 'A survey of RLHF'"
         store.undo()
-        assert store.settings() == {}
+        assert store.settings.read() == {}
     assert heading() == "# my review"
-    review.write_report(image=False, title="Set from a notebook")
+    workbench.write_report(review, image=False, title="Set from a notebook")
     with Store.open(review.path) as store:
-        assert store.settings() == {"title": "Set from a notebook"}
+        assert store.settings.read() == {"title": "Set from a notebook"}
     assert main(["title", "--clear", "--review", path]) == 0 and heading() == "# my review"
     assert main(["title", "x", "--clear", "--review", path]) == 1
     assert "not both" in capsys.readouterr().err
@@ -220,12 +220,12 @@ def test_the_title_is_a_setting_of_the_review(review, capsys):
 def test_settings_refuse_unknown_names_and_control_characters(review):
     with Store.open(review.path) as store:
         with pytest.raises(AnnotationInputError, match="no review setting 'titel'; the settings are: title"):
-            store.set_setting("titel", "x")
+            store.settings.set("titel", "x")
         with pytest.raises(AnnotationInputError, match="control characters"):
-            store.set_setting("title", "a\x1b[31mred")
+            store.settings.set("title", "a\x1b[31mred")
         with pytest.raises(AnnotationInputError, match="at most 200"):
-            store.set_setting("title", "x" * 201)
-        assert store.set_setting("title", "  ") is None and store.settings() == {}
+            store.settings.set("title", "x" * 201)
+        assert store.settings.set("title", "  ") is None and store.settings.read() == {}
 
 
 def test_the_map_takes_colours_by_topic_id(review, tmp_path):
@@ -248,16 +248,16 @@ def test_stopping_claims_are_logged_in_the_store_and_the_latest_is_in_the_report
     advice = {"rule": "hypergeometric", "stop": True,
               "claim": "recall >= 95 %  with 95 % confidence <b>", "numbers": {"p": 0.031, "n_read": 40}}
     with review.store("ana") as s:
-        assert s.stopping_claims() == []
-        s.log_stopping_claim({"rule": "irrelevant-in-a-row", "stop": False, "claim": "12 of 50 in a row",
+        assert s.stopping.claims() == []
+        s.stopping.log({"rule": "irrelevant-in-a-row", "stop": False, "claim": "12 of 50 in a row",
                               "numbers": {"run": 12}})
-        logged = s.log_stopping_claim(advice)
+        logged = s.stopping.log(advice)
         assert s.history(limit=1)[0].summary == "stopping claim (hypergeometric): recall >= 95 % with 95 % confidence <b>"
-        claims = s.stopping_claims()
+        claims = s.stopping.claims()
     assert [c.rule for c in claims] == ["irrelevant-in-a-row", "hypergeometric"]
     assert claims[-1] == logged and logged.reviewer == "ana" and logged.numbers == {"p": 0.031, "n_read": 40}
     assert logged.claim == "recall >= 95 % with 95 % confidence <b>" and logged.stop is True
-    written = review.write_report(image=False, reviewer="ana")
+    written = workbench.write_report(review, image=False, reviewer="ana")
     md = written["markdown"].read_text(encoding="utf-8")
     expected = (f"Stopping rule (hypergeometric, logged {logged.at[:10]} by ana): may stop. "
                 "recall >= 95 % with 95 % confidence <b>")
@@ -266,7 +266,7 @@ def test_stopping_claims_are_logged_in_the_store_and_the_latest_is_in_the_report
     assert expected in _Text.of(written["html"].read_text(encoding="utf-8")).text
     with review.store("ana") as s:
         s.undo()
-        assert [c.rule for c in s.stopping_claims()] == ["irrelevant-in-a-row"]
+        assert [c.rule for c in s.stopping.claims()] == ["irrelevant-in-a-row"]
 
 
 @pytest.mark.parametrize("advice, match", [
@@ -278,5 +278,5 @@ def test_stopping_claims_are_logged_in_the_store_and_the_latest_is_in_the_report
 def test_a_malformed_stopping_claim_is_refused_and_nothing_is_logged(review, advice, match):
     with Store.open(review.path, reviewer="ana") as store:
         with pytest.raises(AnnotationInputError, match=match):
-            store.log_stopping_claim(advice)
-        assert store.stopping_claims() == []
+            store.stopping.log(advice)
+        assert store.stopping.claims() == []

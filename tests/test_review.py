@@ -154,7 +154,7 @@ def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(b
 def test_refit_in_the_same_process_uses_cached_embeddings(built):
     review = workbench.open_review(built.path)
     before = int((review.topics.topic >= 0).sum())
-    review.refit(min_cluster_size=20)
+    review = workbench.refit(review, min_cluster_size=20)
     after = int((review.topics.topic >= 0).sum())
     assert after < before
     assert review.manifest["topic_params"]["min_cluster_size"] == 20
@@ -174,20 +174,20 @@ def test_a_refit_or_themes_in_the_same_process_reuse_the_graph_and_words_of_the_
 
     monkeypatch.setattr(NeighbourGraph, "of", computed)
     monkeypatch.setattr(DocumentTerms, "__init__", computed)
-    review.refit(min_cluster_size=10)
-    review.show_themes(3)
-    review.refit()
+    review = workbench.refit(review, min_cluster_size=10)
+    review = workbench.show_themes(review, 3)
+    review = workbench.refit(review)
     assert review.model.graph_ is graph and review.model.terms_ is terms
     monkeypatch.undo()
     reopened = workbench.open_review(review.path)  # opened: nothing of this process's fits
-    reopened.refit(**review.manifest["topic_params"])  # (the last refit's: 3 themes kept)
+    reopened = workbench.refit(reopened, **review.manifest["topic_params"])  # (the last refit's: 3 themes kept)
     assert reopened.model.graph_ is not graph and reopened.model.terms_ is not terms
     np.testing.assert_array_equal(reopened.labels, review.labels)
 
 
 def test_refit_with_save_writes_the_new_topics(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake")
-    review.refit(min_cluster_size=25, save=True)
+    review = workbench.refit(review, min_cluster_size=25, save=True)
     reopened = workbench.open_review(tmp_path / "r")
     assert reopened.topics.equals(review.topics)
     np.testing.assert_array_equal(reopened.labels, review.labels)
@@ -199,7 +199,7 @@ def test_a_review_built_by_an_older_workbench_refits_with_todays_parameters(tmp_
     manifest["topic_params"]["merge_distance"] = 0.7  # replaced by merge_variance
     (review.files / "build.json").write_text(json.dumps(manifest))
     old = workbench.open_review(review.path)
-    old.refit()
+    old = workbench.refit(old)
     assert "merge_distance" not in old.manifest["topic_params"]
     assert old.manifest["topic_params"]["seed"] == 3
     np.testing.assert_array_equal(old.labels, review.labels)
@@ -250,17 +250,17 @@ def test_annotations_and_topic_names_survive_a_rebuild_with_another_seed(tmp_pat
     first = review.papers[0]
     topic = int(review.labels[0])
     with review.store(reviewer="ana") as store:
-        store.tag(first.id, "must-read")
-        store.note(first.id, "compare with the RLHF survey")
-        store.rename_topic(topic, "My own topic name")
+        store.tags.add(first.id, "must-read")
+        store.notes.add(first.id, "compare with the RLHF survey")
+        store.topics.rename(topic, "My own topic name")
     assert workbench.open_review(tmp_path / "r").topic_labels()[topic] == "My own topic name"
 
     again = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="tfidf", seed=2)
     assert again.build_report.topics.previous_run is not None
     assert "My own topic name" in set(again.topics.label), "the human name is carried to the matching topic"
     with again.store() as store:
-        assert store.tags(first.id) == ["must-read"]
-        assert [n.text for n in store.notes(first.id)] == ["compare with the RLHF survey"]
+        assert store.tags.of(first.id) == ["must-read"]
+        assert [n.text for n in store.notes.of(first.id)] == ["compare with the RLHF survey"]
 
 
 def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
@@ -269,12 +269,12 @@ def test_a_paper_that_leaves_the_corpus_is_orphaned_not_deleted(tmp_path):
     review = workbench.build([src], review=tmp_path / "r", embedder="fake")
     gone = review.papers[-1].id
     with review.store() as store:
-        store.tag(gone, "keep")
+        store.tags.add(gone, "keep")
     write_seed_file(src, texts[:-1])
     rebuilt = workbench.build([src], review=tmp_path / "r", embedder="fake")
     assert gone in rebuilt.build_report.sync.orphaned
     with rebuilt.store() as store:
-        assert store.tags(gone) == ["keep"]
+        assert store.tags.of(gone) == ["keep"]
 
 
 def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
@@ -287,9 +287,9 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     review = workbench.build([seeds], review=tmp_path / "r", embedder="fake")
     old_id = review.papers[2].id
     with review.store(reviewer="ana") as store:
-        store.tag(old_id, "key-paper")
-        store.note(old_id, "read first")
-        store.decide(old_id, "include")
+        store.tags.add(old_id, "key-paper")
+        store.notes.add(old_id, "read first")
+        store.decisions.decide(old_id, "include")
     bib = tmp_path / "refs.bib"
     bib.write_text(
         "@article{k, title={Study 2 of agents}, author={Doe, Jane}, year={2024}, doi={10.1234/study.2},\n"
@@ -301,9 +301,9 @@ def test_annotations_follow_a_paper_when_an_export_brings_its_doi(tmp_path):
     assert new.id != old_id and old_id in new.aliases
     assert rebuilt.build_report.sync.carried_over == ((old_id, new.id),)
     with rebuilt.store(reviewer="ana") as store:
-        assert store.tags(new.id) == ["key-paper"] and store.tags(old_id) == []
-        assert [n.text for n in store.notes(new.id)] == ["read first"]
-        assert store.decision(new.id).decision == "include"
+        assert store.tags.of(new.id) == ["key-paper"] and store.tags.of(old_id) == []
+        assert [n.text for n in store.notes.of(new.id)] == ["read first"]
+        assert store.decisions.of(new.id).decision == "include"
         assert old_id not in store.orphaned()
     # The BibTeX alone (seeds gone) still finds the annotations: its content id is an alias.
     alone = workbench.build([bib], review=tmp_path / "r2", embedder="fake")
@@ -314,21 +314,21 @@ def test_show_themes_cuts_the_kept_hdbscan_topics_without_umap(tmp_path):
     review = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder="fake", seed=5)
     reopened = workbench.open_review(tmp_path / "r")
     np.testing.assert_array_equal(reopened.fine_labels, review.model.fine_labels_)
-    reopened.show_themes(3)
+    reopened = workbench.show_themes(reopened, 3)
     assert "umap" not in reopened.model.timings_ and "hdbscan" not in reopened.model.timings_
     assert int((reopened.topics.topic >= 0).sum()) == 3
-    refitted = workbench.open_review(tmp_path / "r").refit(nr_topics=3)
+    refitted = workbench.refit(workbench.open_review(tmp_path / "r"), nr_topics=3)
     np.testing.assert_array_equal(reopened.labels, refitted.labels)
     assert list(reopened.topics.label) == list(refitted.topics.label)
-    reopened.show_themes(None, save=True)
+    reopened = workbench.show_themes(reopened, None, save=True)
     np.testing.assert_array_equal(workbench.open_review(tmp_path / "r").labels, review.labels)
     # a review built before HDBSCAN's topics were kept is refitted instead
     old = workbench.open_review(tmp_path / "r")
     old.fine_labels = None
-    old.show_themes(3)
+    old = workbench.show_themes(old, 3)
     assert "umap" in old.model.timings_ and int((old.topics.topic >= 0).sum()) == 3
     with pytest.raises(workbench.errors.InputError, match="0 themes"):
-        old.show_themes(0)
+        old = workbench.show_themes(old, 0)
 
 
 def _old_normalise_for_id(text: str) -> str:
@@ -397,9 +397,9 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
     assert len(old.papers) == 8 and [len(p.sources) for p in old.papers] == [1, 1, 1, 2, 1, 1, 1, 2]
     with old.store(reviewer="ana") as store:
         for i, p in enumerate(old.papers):
-            store.tag(p.id, f"tag-{i}")
-            store.note(p.id, f"note {i}")
-            store.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
+            store.tags.add(p.id, f"tag-{i}")
+            store.notes.add(p.id, f"note {i}")
+            store.decisions.decide(p.id, "include" if i % 2 else "exclude", reason=f"reason {i}")
     monkeypatch.undo()
 
     new = workbench.build([seeds, bib], review=tmp_path / "r", embedder="fake")
@@ -410,13 +410,13 @@ def test_annotations_of_a_review_built_with_the_old_ids_stay_on_their_papers(tmp
         for i, p in enumerate(old.papers):
             now = by_source[p.sources[0]]  # the paper that first record belongs to today
             changed += now.id != p.id
-            assert store.tags(now.id) == [f"tag-{i}"], p.title
-            assert [n.text for n in store.notes(now.id)] == [f"note {i}"], p.title
-            decision = store.decision(now.id)
+            assert store.tags.of(now.id) == [f"tag-{i}"], p.title
+            assert [n.text for n in store.notes.of(now.id)] == [f"note {i}"], p.title
+            decision = store.decisions.of(now.id)
             assert (decision.decision, decision.reason) == ("include" if i % 2 else "exclude", f"reason {i}")
         assert store.orphaned() == []
         for merged in (old.papers[3], old.papers[7]):  # the old paper's annotations went to its first record
-            assert store.tags(by_source[merged.sources[1]].id) == []
+            assert store.tags.of(by_source[merged.sources[1]].id) == []
     assert changed == 7  # all but the long ASCII abstract got a new id
     assert len(new.build_report.sync.carried_over) == 7
 

@@ -39,7 +39,7 @@ def built(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("check") / "review"
     workbench.build([SOURCE], review=folder, embedder="fake", progress=False)
     with Store.open(folder, reviewer="ana") as store:
-        store.tag(workbench.open_review(folder).papers[0].id, "kept")
+        store.tags.add(workbench.open_review(folder).papers[0].id, "kept")
     return folder
 
 
@@ -52,7 +52,7 @@ def review(built, tmp_path) -> Path:
 
 def files_of(review: Path) -> Path:
     with Store.open(review) as store:
-        return review / "generations" / store.generation()
+        return review / "generations" / store.files.generation()
 
 
 def _pickle(path: Path) -> None:
@@ -147,12 +147,12 @@ def test_the_rebuild_command_check_prints_writes_whole_files_again(review):
     assert cli("check", "--review", str(review)).returncode == 0
     assert [p.id for p in workbench.open_review(review).papers] == papers
     with Store.open(review) as store:
-        assert store.tags(papers[0]) == ["kept"], "the rebuild kept the tags"
+        assert store.tags.of(papers[0]) == ["kept"], "the rebuild kept the tags"
 
 
 def test_check_works_when_the_store_cannot_be_opened(review):
     with Store.open(review) as store:
-        store.backup()
+        store.files.backup()
     os.truncate(review / "annotations.sqlite", 4096 * 3)
     report = check_review(review)
     assert not report.ok and "the store cannot be used" in report.lines[0]

@@ -87,7 +87,7 @@ def test_map_html_is_written_again_only_when_what_it_shows_changed(tmp_path, sou
     build(sources, tmp_path / "r")
     assert page.stat().st_mtime_ns == written
     with first.store(reviewer="ana") as store:
-        store.rename_topic(0, "A name a person gave")
+        store.topics.rename(0, "A name a person gave")
     build(sources, tmp_path / "r")
     assert page.stat().st_mtime_ns != written and "A name a person gave" in page.read_text(encoding="utf-8")
 
@@ -118,7 +118,7 @@ def test_a_paper_merged_by_a_person_and_taken_back_is_synced_again_each_time(tmp
     first = build(sources, tmp_path / "r")
     a, b = first.papers[0].id, first.papers[1].id
     with first.store(reviewer="ana") as store:
-        store.settle_duplicates(a, b, "same")
+        store.duplicates.settle(a, b, "same")
     merged = build(sources, tmp_path / "r")
     assert not merged.last_save.sync_report.unchanged and b not in {p.id for p in merged.papers}
     in_corpus = {row[0]: row[-1] for row in corpus(merged)}

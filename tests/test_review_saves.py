@@ -17,7 +17,7 @@ import pytest
 import workbench
 from workbench.review import _folder as folder
 from workbench.errors import ReviewError, StoreError
-from workbench.store import Store
+from workbench.store import Files, Store
 
 from conftest import ROOT
 
@@ -26,9 +26,9 @@ def state(path: Path) -> dict:
     """What a fresh reader sees: the files' generation and contents, and the store's topics."""
     review = workbench.open_review(path)
     with Store.open(path) as store:
-        assignments, labels = store.current_topics()
+        assignments, labels = store.topics.current()
         runs = len([h for h in store.history(limit=None) if h.action == "record-topics"])
-        assert store.integrity_check() == "ok"
+        assert store.files.integrity_check() == "ok"
     return {
         "generation": review.generation,
         "files": {p.relative_to(review.files).as_posix(): p.read_bytes()
@@ -44,8 +44,8 @@ def state(path: Path) -> dict:
 def built_once(tmp_path_factory):
     review = workbench.build([ROOT / "seeds"], review=tmp_path_factory.mktemp("once") / "r", embedder="fake", seed=42)
     with Store.open(review.path, reviewer="ana") as store:
-        store.tag(review.papers[0].id, "keep-me")
-        store.rename_topic(0, "my name")
+        store.tags.add(review.papers[0].id, "keep-me")
+        store.topics.rename(0, "my name")
     return review.path
 
 
@@ -58,9 +58,9 @@ def seeds_review(built_once, tmp_path):
 
 
 ACTIONS = {
-    "show themes": lambda path: workbench.open_review(path).show_themes(3, save=True),
-    "default topics": lambda path: workbench.open_review(path).show_themes(None, save=True),
-    "refit": lambda path: workbench.open_review(path).refit(min_cluster_size=15, save=True),
+    "show themes": lambda path: workbench.show_themes(workbench.open_review(path), 3, save=True),
+    "default topics": lambda path: workbench.show_themes(workbench.open_review(path), None, save=True),
+    "refit": lambda path: workbench.refit(workbench.open_review(path), min_cluster_size=15, save=True),
     "rebuild": lambda path: workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=7),
 }
 
@@ -80,7 +80,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     elif step == len(steps):  # moving the finished folder into place
         monkeypatch.setattr(folder, "install", fail)
     else:  # inside the store transaction, after the topics were recorded
-        monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: fail())
+        monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: fail())
     with pytest.raises((ReviewError, StoreError, OSError)) as err:
         ACTIONS[action](seeds_review)
     assert "nothing was saved" in str(err.value) or isinstance(err.value, OSError)
@@ -89,7 +89,7 @@ def test_a_failure_between_any_two_writes_leaves_the_previous_review(seeds_revie
     leftovers = [p.name for p in (seeds_review / "generations").iterdir() if p.name != before["generation"]]
     assert leftovers == [], "a failed save leaves no half-made generation behind"
     with Store.open(seeds_review) as store:
-        assert store.tags(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
+        assert store.tags.of(workbench.open_review(seeds_review).papers[0].id) == ["keep-me"]
 
 
 @pytest.mark.parametrize("action", ["show themes", "rebuild"])
@@ -112,9 +112,9 @@ def test_a_failure_after_the_switch_says_everything_was_saved(seeds_review, monk
 def test_a_save_in_memory_only_changes_the_review_once_it_is_saved(seeds_review, monkeypatch):
     review = workbench.open_review(seeds_review)
     labels = review.labels.copy()
-    monkeypatch.setattr(Store, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
+    monkeypatch.setattr(Files, "set_generation", lambda self, name, run=None: (_ for _ in ()).throw(OSError("boom")))
     with pytest.raises(ReviewError, match="nothing was saved"):
-        review.show_themes(3, save=True)
+        review = workbench.show_themes(review, 3, save=True)
     np.testing.assert_array_equal(review.labels, labels)
 
 
@@ -123,7 +123,7 @@ import sys, workbench
 path = sys.argv[1]
 k = 2
 while True:
-    workbench.open_review(path).show_themes(k, save=True)
+    workbench.show_themes(workbench.open_review(path), k, save=True)
     print("saved", k, flush=True)
     k = 2 + (k - 1) % 5
 """
@@ -166,15 +166,15 @@ def test_every_topic_action_works_on_every_embedder(tmp_path, embedder):
     built = workbench.build([ROOT / "seeds"], review=tmp_path / "r", embedder=embedder, seed=42)
     dims = built.embeddings().shape[1]
     with Session.open(tmp_path / "r", reviewer="ana") as session:
-        assert session.show_themes(3) == 3
-        assert session.show_themes(None) >= 3
-        session.review.refit(min_cluster_size=10)
-        sub = session.recluster(session.ids[:40])
+        assert session.topics.show_themes(3) == 3
+        assert session.topics.show_themes(None) >= 3
+        workbench.refit(session.review, min_cluster_size=10)
+        sub = session.review.recluster(session.ids[:40])
         assert len(sub) == 40 and sub.subtopic_label.str.len().min() > 0
-        hits = session.search("reward models for agents")
+        hits = session.review.search("reward models for agents")
         assert len(hits.semantic) == 10 and all(-1.0 <= s <= 1.0001 for _, s in hits.semantic)
-        assert session.neighbours(session.ids[0], k=3)[0][0] != session.ids[0]
-        frame = session.topic_stability(seeds=(1,))
+        assert session.review.neighbours(session.ids[0], k=3)[0][0] != session.ids[0]
+        frame = session.topics.stability(seeds=(1,))
         assert frame.stability.between(0, 1).all()
     reopened = workbench.open_review(tmp_path / "r")
     assert reopened.embeddings().shape[1] == dims
@@ -186,12 +186,12 @@ def test_a_topic_edit_on_topics_saved_anew_elsewhere_is_refused_until_reload(see
 
     with Session.open(seeds_review, reviewer="ana") as session:
         shown = session.topic_label(0)
-        code = "import sys, workbench; workbench.open_review(sys.argv[1]).show_themes(3, save=True)"
+        code = "import sys, workbench; workbench.show_themes(workbench.open_review(sys.argv[1]), 3, save=True)"
         subprocess.run([sys.executable, "-c", code, str(seeds_review)], check=True, capture_output=True, timeout=300)
         with pytest.raises(InputError, match="reload"):
-            session.rename_topic(0, "renamed on stale topics")
+            session.topics.rename(0, "renamed on stale topics")
         assert session.topic_label(0) == shown, "this view's topics are not mixed with the new run"
         assert "3 topics" in session.reload()
-        session.rename_topic(0, "renamed after reload")
+        session.topics.rename(0, "renamed after reload")
         assert session.topic_label(0) == "renamed after reload"
     assert workbench.open_review(seeds_review).topic_labels()[0] == "renamed after reload"

@@ -43,7 +43,7 @@ def review(built, tmp_path):
     shutil.copytree(built, tmp_path / "review")
     review = workbench.open_review(tmp_path / "review")
     with review.store("lead") as store:
-        store.set_blind(True)  # double screening, blind
+        store.team.set_blind(True)  # double screening, blind
     return review
 
 
@@ -52,46 +52,46 @@ def review(built, tmp_path):
 def test_blind_mode_hides_what_it_should_with_three_reviewers(review):
     p = review.ids[0]
     with review.store("ben") as ben:
-        ben.tag(p, "bens")
-        ben.note(p, "ben's note")
-        ben.decide(p, "include", reason="fits")
+        ben.tags.add(p, "bens")
+        ben.notes.add(p, "ben's note")
+        ben.decisions.decide(p, "include", reason="fits")
     with review.store("carol") as carol:
-        carol.tag(p, "carols")  # tagged, not screened
-    view = review.visible(p, "ana")
+        carol.tags.add(p, "carols")  # tagged, not screened
+    view = review.team.visible(p, "ana")
     assert (view.decisions, view.tags, view.notes, view.withheld) == ({}, {}, {}, 2)
     with review.store("ana") as ana:
-        assert ana.decisions(p) == [] and ana.tags(p) == [] and ana.notes(p) == []
-        assert p not in ana.summary() and [r.paper_id for r in ana.screening_records()] == []
-        ana.decide(p, "exclude", reason="wrong field")
-    view = review.visible(p, "ana")  # both screened it: ben's work shows; carol's does not
+        assert ana.decisions.votes(p) == [] and ana.tags.of(p) == [] and ana.notes.of(p) == []
+        assert p not in ana.summary() and [r.paper_id for r in ana.decisions.records()] == []
+        ana.decisions.decide(p, "exclude", reason="wrong field")
+    view = review.team.visible(p, "ana")  # both screened it: ben's work shows; carol's does not
     assert sorted(view.decisions) == ["ana", "ben"] and view.decisions["ben"].reason == "fits"
     assert view.tags == {"ben": ["bens"]} and [n.text for n in view.notes["ben"]] == ["ben's note"]
     assert view.withheld == 1
-    assert review.visible(p, "carol").tags == {"carol": ["carols"]}  # carol has not screened: sees only hers
-    assert sorted(review.visible(p, "carol", resolving=True).decisions) == ["ana", "ben"]
-    review.resolve(p, "include", "meets the criteria", reviewer="carol")
-    assert review.visible(p, "ana").tags == {"ben": ["bens"], "carol": ["carols"]}  # blindness has ended
+    assert review.team.visible(p, "carol").tags == {"carol": ["carols"]}  # carol has not screened: sees only hers
+    assert sorted(review.team.visible(p, "carol", resolving=True).decisions) == ["ana", "ben"]
+    review.team.resolve(p, "include", "meets the criteria", reviewer="carol")
+    assert review.team.visible(p, "ana").tags == {"ben": ["bens"], "carol": ["carols"]}  # blindness has ended
 
 
 def test_blind_queue_learns_only_from_the_reviewers_own_decisions_and_the_final_ones(review, tmp_path):
     ids = review.ids
     with review.store("ana") as ana:
-        ana.decide(ids[0], "include")
-        ana.decide(ids[1], "exclude")
-    alone = review.rank(len(ids), reviewer="ana")
+        ana.decisions.decide(ids[0], "include")
+        ana.decisions.decide(ids[1], "exclude")
+    alone = review.screening.rank(len(ids), reviewer="ana")
     with review.store("ben") as ben:  # ben screens a dozen papers ana has not
-        ben.decide(ids[2:8], "include")
-        ben.decide(ids[8:14], "exclude")
-    blind = review.rank(len(ids), reviewer="ana")
+        ben.decisions.decide(ids[2:8], "include")
+        ben.decisions.decide(ids[8:14], "exclude")
+    blind = review.screening.rank(len(ids), reviewer="ana")
     assert blind.ids == alone.ids and [p.score for p in blind] == [p.score for p in alone]
     assert blind.counts["decided"] == 2 and set(ids[2:14]) <= set(blind.ids), "ben's papers stay in ana's queue"
-    review.resolve(ids[8], "include", "on reflection", reviewer="lead")  # a final decision trains everyone
-    resolved = review.rank(len(ids), reviewer="ana")
+    review.team.resolve(ids[8], "include", "on reflection", reviewer="lead")  # a final decision trains everyone
+    resolved = review.screening.rank(len(ids), reviewer="ana")
     assert resolved.counts["decided"] == 3 and ids[8] not in resolved.ids
     assert [p.score for p in resolved] != [p.score for p in blind]
     with review.store("lead") as lead:
-        lead.set_blind(False)
-    open_queue = review.rank(len(ids), reviewer="ana")  # not blind: everyone's decisions train it
+        lead.team.set_blind(False)
+    open_queue = review.screening.rank(len(ids), reviewer="ana")  # not blind: everyone's decisions train it
     assert open_queue.counts["decided"] == 14 and not set(ids[2:14]) & set(open_queue.ids)
 
 
@@ -100,25 +100,25 @@ def test_blind_queue_learns_only_from_the_reviewers_own_decisions_and_the_final_
 def test_conflicts_show_each_reviewers_decision_and_a_resolution_settles_them(review):
     ids = review.ids
     with review.store("ana") as ana, review.store("ben") as ben:
-        ana.decide(ids[:4], "include")
-        ben.decide(ids[:2], "include")
-        ben.decide(ids[2], "maybe")  # include vs maybe: a conflict too
-        ben.decide(ids[3], "exclude", reason="too old")
-    queue = {p.paper_id: p for p in review.conflicts()}
+        ana.decisions.decide(ids[:4], "include")
+        ben.decisions.decide(ids[:2], "include")
+        ben.decisions.decide(ids[2], "maybe")  # include vs maybe: a conflict too
+        ben.decisions.decide(ids[3], "exclude", reason="too old")
+    queue = {p.paper_id: p for p in review.team.conflicts()}
     assert set(queue) == {ids[2], ids[3]}
     assert {v.reviewer: (v.decision, v.reason) for v in queue[ids[3]].votes} == {"ana": ("include", None),
                                                                                "ben": ("exclude", "too old")}
-    final = review.resolve(ids[3], "exclude", "too old", reviewer="carol")
+    final = review.team.resolve(ids[3], "exclude", "too old", reviewer="carol")
     assert (final.resolved_by, final.decision, final.reason) == ("carol", "exclude", "too old")
-    assert [p.paper_id for p in review.conflicts()] == [ids[2]]
-    assert review.screening().counts() == {"resolved": 1, "conflict": 1, "agreed": 2, "awaiting": 0}
+    assert [p.paper_id for p in review.team.conflicts()] == [ids[2]]
+    assert review.team.status().counts() == {"resolved": 1, "conflict": 1, "agreed": 2, "awaiting": 0}
     with review.store("carol") as carol:
         carol.undo()
-    assert {p.paper_id for p in review.conflicts()} == {ids[2], ids[3]}
+    assert {p.paper_id for p in review.team.conflicts()} == {ids[2], ids[3]}
     with pytest.raises(InputError, match="not included at title/abstract"):
-        review.decide(ids[3], "include", stage="full_text", reviewer="ana")
+        review.screening.decide(ids[3], "include", stage="full_text", reviewer="ana")
     with pytest.raises(InputError, match="no paper with id 'ffffffffffff'"):
-        review.resolve("ffffffffffff", "include", reviewer="carol")
+        review.team.resolve("ffffffffffff", "include", reviewer="carol")
 
 
 @pytest.mark.parametrize("n_reviewers", [2, 3])
@@ -139,8 +139,8 @@ def test_agreement_equals_scikit_learns_cohen_kappa_for_every_pair(review, n_rev
             for decision in ("include", "exclude", "maybe"):
                 chosen = [pid for pid, d in given[name].items() if d == decision]
                 if chosen:
-                    store.decide(chosen, decision)
-    report = review.agreement()
+                    store.decisions.decide(chosen, decision)
+    report = review.team.agreement()
     assert len(report.pairs) == n_reviewers * (n_reviewers - 1) // 2
     for pair in report.pairs:
         both = [pid for pid in ids if pid in given[pair.first] and pid in given[pair.second]]
@@ -163,28 +163,28 @@ def _screen_both_stages(review) -> dict:
             "ta_maybe": ids[30:32]}
     with review.store("ana") as ana, review.store("ben") as ben, review.store("carol") as carol:
         for store in (ana, ben):
-            store.decide(plan["ta_include"] + plan["ta_conflict_in"] + plan["ta_conflict_out"], "include")
-            store.decide(plan["ta_exclude"][:5], "exclude", reason="wrong population")
-            store.decide(plan["ta_maybe"], "maybe")
-        ana.decide(plan["ta_exclude"][5:], "exclude", reason="wrong design")
-        ben.decide(plan["ta_exclude"][5:], "exclude", reason="Wrong Design ")  # the same reason
-        ben.decide(plan["ta_conflict_in"] + plan["ta_conflict_out"] + plan["ta_open_conflict"], "exclude",
+            store.decisions.decide(plan["ta_include"] + plan["ta_conflict_in"] + plan["ta_conflict_out"], "include")
+            store.decisions.decide(plan["ta_exclude"][:5], "exclude", reason="wrong population")
+            store.decisions.decide(plan["ta_maybe"], "maybe")
+        ana.decisions.decide(plan["ta_exclude"][5:], "exclude", reason="wrong design")
+        ben.decisions.decide(plan["ta_exclude"][5:], "exclude", reason="Wrong Design ")  # the same reason
+        ben.decisions.decide(plan["ta_conflict_in"] + plan["ta_conflict_out"] + plan["ta_open_conflict"], "exclude",
                    reason="off topic")
-        ana.decide(plan["ta_open_conflict"] + plan["ta_one_screen"], "include", rank=1, model="svm")
+        ana.decisions.decide(plan["ta_open_conflict"] + plan["ta_one_screen"], "include", rank=1, model="svm")
         for rank, pid in enumerate(plan["ta_exclude"][:2], start=1):  # read again, in the ranked queue
-            ana.decide(pid, "exclude", reason="wrong population", rank=rank, score=0.1, model="svm")
+            ana.decisions.decide(pid, "exclude", reason="wrong population", rank=rank, score=0.1, model="svm")
         for pid in plan["ta_conflict_in"]:
-            carol.set_final(pid, "include", reason="meets criterion 2")
+            carol.team.set_final(pid, "include", reason="meets criterion 2")
         for pid in plan["ta_conflict_out"]:
-            carol.set_final(pid, "exclude", reason="off topic")
+            carol.team.set_final(pid, "exclude", reason="off topic")
         sought = plan["ta_include"] + plan["ta_conflict_in"]
         plan.update(ft_include=sought[:6], ft_exclude=sought[6:9], ft_lost=sought[9:11], ft_conflict=sought[11:13])
     for who in ("ana", "ben"):
-        review.decide(plan["ft_include"], "include", stage="full_text", reviewer=who)
-        review.decide(plan["ft_exclude"], "exclude", reason="no outcome data", stage="full_text", reviewer=who)
-        review.decide(plan["ft_lost"], "not retrieved", stage="full_text", reviewer=who)
-    review.decide(plan["ft_conflict"], "exclude", reason="wrong outcome", stage="full_text", reviewer="ana")
-    review.decide(plan["ft_conflict"], "exclude", reason="no full text in English", stage="full_text",
+        review.screening.decide(plan["ft_include"], "include", stage="full_text", reviewer=who)
+        review.screening.decide(plan["ft_exclude"], "exclude", reason="no outcome data", stage="full_text", reviewer=who)
+        review.screening.decide(plan["ft_lost"], "not retrieved", stage="full_text", reviewer=who)
+    review.screening.decide(plan["ft_conflict"], "exclude", reason="wrong outcome", stage="full_text", reviewer="ana")
+    review.screening.decide(plan["ft_conflict"], "exclude", reason="no full text in English", stage="full_text",
                   reviewer="ben")
     return plan
 
@@ -208,13 +208,13 @@ def _settled_from_sql(path, stage: str) -> dict[str, tuple[str, str | None]]:
 
 def test_every_prisma_box_adds_up_against_the_store(review):
     plan = _screen_both_stages(review)
-    counts = review.prisma()
+    counts = review.team.prisma()
     assert (review.path / "report" / "prisma.svg").stat().st_size > 0
     assert (review.path / "report" / "prisma.png").read_bytes()[:4] == b"\x89PNG"
     svg = (review.path / "report" / "prisma.svg").read_text()
     assert f"Records screened (n = {counts.records_screened})" in svg
     with review.store("lead") as store:
-        sources = {s.name: s for s in store.sources()}
+        sources = {s.name: s for s in store.sources.recorded()}
     conn = sqlite3.connect(review.path / "annotations.sqlite")
     in_corpus = conn.execute("SELECT count(*) FROM papers WHERE in_corpus = 1").fetchone()[0]
     ranked = {r[0] for r in conn.execute("SELECT paper_id FROM decision_context WHERE rank IS NOT NULL "
@@ -243,8 +243,8 @@ def test_every_prisma_box_adds_up_against_the_store(review):
         plan["ft_include"] + plan["ft_exclude"] + plan["ft_lost"])
     assert counts.reports_excluded == Counter(r for d, r in assessed.values() if d == "exclude")
     assert counts.studies_included == sum(d == "include" for d, _ in assessed.values()) == len(plan["ft_include"])
-    assert {p.paper_id for p in review.conflicts("full_text")} == set(plan["ft_conflict"])
-    md = review.write_report(image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
+    assert {p.paper_id for p in review.team.conflicts("full_text")} == set(plan["ft_conflict"])
+    md = workbench.write_report(review, image=False, reviewer="ana")["markdown"].read_text(encoding="utf-8")
     assert "## PRISMA 2020 flow" in md
     assert f"| Screening | Records screened | {counts.records_screened} |" in md
     assert f"| Included | Studies included in review | {counts.studies_included} |" in md
@@ -256,50 +256,50 @@ def test_export_and_import_between_two_review_folders_keeps_both_reviewers(revie
     ids = review.ids
     shutil.copytree(review.path, tmp_path / "bens-copy")
     bens = workbench.open_review(tmp_path / "bens-copy")
-    review.decide(ids[:6], "include", reviewer="ana")
-    review.decide(ids[6:8], "exclude", reason="too old", reviewer="ana")
-    bens.decide(ids[:4], "include", reviewer="ben")
-    bens.decide(ids[4:6], "exclude", reason="off topic", reviewer="ben")
-    ranked = bens.rank(3, reviewer="ben")
-    bens.decide(ranked.ids[0], "exclude", reason="off topic", ranking=ranked, reviewer="ben")
+    review.screening.decide(ids[:6], "include", reviewer="ana")
+    review.screening.decide(ids[6:8], "exclude", reason="too old", reviewer="ana")
+    bens.screening.decide(ids[:4], "include", reviewer="ben")
+    bens.screening.decide(ids[4:6], "exclude", reason="off topic", reviewer="ben")
+    ranked = bens.screening.rank(3, reviewer="ben")
+    bens.screening.decide(ranked.ids[0], "exclude", reason="off topic", ranking=ranked, reviewer="ben")
     with bens.store("ben") as ben:
-        ben.tag(ids[0], "key paper")
-        ben.note(ids[1], "check the appendix")
-        ben.export("jsonl", tmp_path / "ben.jsonl")
-    report = review.import_annotations(tmp_path / "ben.jsonl", reviewer="ana")
+        ben.tags.add(ids[0], "key paper")
+        ben.notes.add(ids[1], "check the appendix")
+        ben.files.export("jsonl", tmp_path / "ben.jsonl")
+    report = review.team.import_annotations(tmp_path / "ben.jsonl", reviewer="ana")
     assert report.added["decisions"] == 7 and report.added["tags"] == 1 and report.added["notes"] == 1
     expected_conflicts = {ids[4], ids[5]}  # ben's ranked paper is not among ana's includes: he decided those
     assert {line.split()[0] for line in report.disagreements} == expected_conflicts
     assert "ana: include; ben: exclude (off topic)" in report.disagreements[0]
     assert "papers on which the reviewers disagree" in str(report)
     with review.store("ana") as store:
-        votes = {(d.paper_id, d.reviewer): d.decision for d in store.every_decision()}
+        votes = {(d.paper_id, d.reviewer): d.decision for d in store.decisions.every()}
         assert votes[(ids[0], "ana")] == votes[(ids[0], "ben")] == "include"
         assert votes[(ids[4], "ana")] == "include" and votes[(ids[4], "ben")] == "exclude"
-        assert store.tags_by_reviewer(ids[0]) == {"ben": ["key paper"]}
-        rank_kept = store.screening_records("ben", all_reviewers=True)  # blind: ana has not screened it
+        assert store.tags.by_reviewer(ids[0]) == {"ben": ["key paper"]}
+        rank_kept = store.decisions.records("ben", all_reviewers=True)  # blind: ana has not screened it
         assert [r.rank for r in rank_kept if r.paper_id == ranked.ids[0]] == [ranked.papers[0].rank]
-    assert {p.paper_id for p in review.conflicts()} == expected_conflicts
-    again = review.import_annotations(tmp_path / "ben.jsonl", reviewer="ana")
+    assert {p.paper_id for p in review.team.conflicts()} == expected_conflicts
+    again = review.team.import_annotations(tmp_path / "ben.jsonl", reviewer="ana")
     assert not any(again.added.values()) and again.disagreements == () and again.unchanged > 0
     with review.store("ana") as store:
-        store.export("jsonl", tmp_path / "ana.jsonl")
-    back = bens.import_annotations(tmp_path / "ana.jsonl", reviewer="ben")
+        store.files.export("jsonl", tmp_path / "ana.jsonl")
+    back = bens.team.import_annotations(tmp_path / "ana.jsonl", reviewer="ben")
     assert back.added["decisions"] == 8 and {line.split()[0] for line in back.disagreements} == expected_conflicts
-    assert review.agreement().lines() == bens.agreement().lines()
+    assert review.team.agreement().lines() == bens.team.agreement().lines()
 
 
 def test_full_text_asks_for_a_reason_and_the_stage_is_checked(review):
     pid = review.ids[0]
     for who in ("ana", "ben"):
-        review.decide(pid, "include", reviewer=who)
+        review.screening.decide(pid, "include", reviewer=who)
     with pytest.raises(AnnotationInputError, match="full-text exclusion needs a reason"):
-        review.decide(pid, "exclude", stage="full_text", reviewer="ana")
+        review.screening.decide(pid, "exclude", stage="full_text", reviewer="ana")
     with pytest.raises(InputError, match="stage 'fulltext'"):
-        review.decide(pid, "include", stage="fulltext", reviewer="ana")
-    assert review.decide(pid, "not-retrieved", stage="full_text", reviewer="ana") == 1
+        review.screening.decide(pid, "include", stage="fulltext", reviewer="ana")
+    assert review.screening.decide(pid, "not-retrieved", stage="full_text", reviewer="ana") == 1
     with Store.open(review.path, reviewer="ana") as store:
-        assert store.votes(pid, stage="full_text")[0].reason == "not retrieved"
+        assert store.decisions.votes(pid, stage="full_text")[0].reason == "not retrieved"
 
 
 def test_provenance_is_checked_before_the_build_and_must_name_a_source(tmp_path):

@@ -104,7 +104,7 @@ def test_explore_lists_search_hits_with_how_each_was_found(review):
         view = explore(session)
         view.search_text.value = '"reward model"'
         view.on_search()
-        result = session.search('"reward model"')
+        result = session.review.search('"reward model"')
         view.table.page_size = len(result.hits)
         view.table.go(0)
         titles = {row["id"]: row["title"] for row in view.table.rows}  # the selection table, best first
@@ -134,11 +134,11 @@ def test_a_large_review_is_searched_from_a_file_a_block_at_a_time(review, tmp_pa
     assert len(files) == 1 and files[0].read_text(encoding="utf-8").count("\x00") == len(opened)
     written = files[0].stat().st_mtime_ns
     assert opened.search("reward", semantic=False).keyword  # read again, not written again
-    assert files[0].stat().st_mtime_ns == written and opened._haystack is None
+    assert files[0].stat().st_mtime_ns == written and opened._derived.haystack is None
     new = tmp_path / "new.csv"
     new.write_text("title,abstract\nReward hacking,A reward model is gamed naïvely by the policy (强化学习).\n",
                    encoding="utf-8")
-    updated = opened.update([new])
+    updated = workbench.update([new], opened)
     hits = updated.search('"reward model"', semantic=False).matches
     assert len(updated.search("naïvely 强化学习", semantic=False).keyword) == 1  # split in a character: decoded whole
     assert len(hits) == 3 and set(in_memory['"reward model"']) < set(hits)

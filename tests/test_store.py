@@ -64,15 +64,15 @@ def test_reviewer_comes_from_argument_then_environment_then_os_user(tmp_path, mo
 
 
 def test_tags_are_saved_at_once_and_visible_to_another_connection(store):
-    assert store.tag([pid(1), pid(2)], "relevant", " reward   models ") == 4
-    assert store.tag(pid(1), "relevant") == 0  # already there: nothing new
+    assert store.tags.add([pid(1), pid(2)], "relevant", " reward   models ") == 4
+    assert store.tags.add(pid(1), "relevant") == 0  # already there: nothing new
     other = Store.open(store.path, reviewer="bob")
-    assert other.tags(pid(1)) == ["relevant", "reward models"]
-    assert {t.name: t.count for t in other.vocabulary()} == {"relevant": 2, "reward models": 2}
+    assert other.tags.of(pid(1)) == ["relevant", "reward models"]
+    assert {t.name: t.count for t in other.tags.vocabulary()} == {"relevant": 2, "reward models": 2}
     other.close()
-    assert store.untag(pid(1), "relevant") is True
-    assert store.untag(pid(1), "relevant") is False
-    assert store.tags(pid(1)) == ["reward models"]
+    assert store.tags.remove(pid(1), "relevant") is True
+    assert store.tags.remove(pid(1), "relevant") is False
+    assert store.tags.of(pid(1)) == ["reward models"]
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -80,58 +80,58 @@ def test_tags_are_saved_at_once_and_visible_to_another_connection(store):
 ])
 def test_bad_tags_are_refused_with_the_reason(store, bad, match):
     with pytest.raises(AnnotationInputError, match=match):
-        store.tag(pid(1), bad)
-    assert store.tags(pid(1)) == []
+        store.tags.add(pid(1), bad)
+    assert store.tags.of(pid(1)) == []
 
 
 def test_tag_vocabulary_describe_rename_merge_delete(store):
-    store.tag(pid(1), "rl")
-    store.tag(pid(2), "RL", "survey")
-    store.describe_tag("rl", description="reinforcement learning", colour="#ff8800")
+    store.tags.add(pid(1), "rl")
+    store.tags.add(pid(2), "RL", "survey")
+    store.tags.describe("rl", description="reinforcement learning", colour="#ff8800")
     with pytest.raises(AnnotationInputError, match="colour 'nope!'"):
-        store.describe_tag("rl", colour="nope!")
-    assert store.rename_tag("RL", "rl") == 1  # onto an existing tag: a merge
-    assert store.papers_tagged("rl") == [pid(1), pid(2)]
-    rl = next(t for t in store.vocabulary() if t.name == "rl")
+        store.tags.describe("rl", colour="nope!")
+    assert store.tags.rename("RL", "rl") == 1  # onto an existing tag: a merge
+    assert store.tags.papers_with("rl") == [pid(1), pid(2)]
+    rl = next(t for t in store.tags.vocabulary() if t.name == "rl")
     assert (rl.description, rl.colour, rl.count) == ("reinforcement learning", "#ff8800", 2)
-    assert store.merge_tags(["rl", "survey"], into="keep") == 3
-    assert store.tags(pid(2)) == ["keep"]
-    assert [t.name for t in store.vocabulary()] == ["keep"]
-    assert store.delete_tag("keep") == 2
-    assert store.vocabulary() == [] and store.tags(pid(1)) == []
+    assert store.tags.merge(["rl", "survey"], into="keep") == 3
+    assert store.tags.of(pid(2)) == ["keep"]
+    assert [t.name for t in store.tags.vocabulary()] == ["keep"]
+    assert store.tags.delete("keep") == 2
+    assert store.tags.vocabulary() == [] and store.tags.of(pid(1)) == []
     with pytest.raises(AnnotationInputError, match="no tag 'gone' in the vocabulary"):
-        store.delete_tag("gone")
+        store.tags.delete("gone")
 
 
 def test_notes_are_several_per_paper_timestamped_and_editable(store):
-    first = store.note(pid(3), "Uses PPO.\nSecond line.")
-    second = store.note(pid(3), "Check the appendix")
+    first = store.notes.add(pid(3), "Uses PPO.\nSecond line.")
+    second = store.notes.add(pid(3), "Check the appendix")
     assert first != second
-    store.edit_note(first, "Uses PPO and DPO.")
-    notes = store.notes(pid(3))
+    store.notes.edit(first, "Uses PPO and DPO.")
+    notes = store.notes.of(pid(3))
     assert [n.text for n in notes] == ["Uses PPO and DPO.", "Check the appendix"]
     assert notes[0].updated_at > notes[0].created_at and notes[0].reviewer == "ana"
-    store.delete_note(second)
-    assert [n.id for n in store.notes(pid(3))] == [first]
+    store.notes.delete(second)
+    assert [n.id for n in store.notes.of(pid(3))] == [first]
     with pytest.raises(AnnotationInputError, match="no note #999"):
-        store.edit_note(999, "x")
+        store.notes.edit(999, "x")
     with pytest.raises(AnnotationInputError, match="empty"):
-        store.note(pid(3), "   ")
+        store.notes.add(pid(3), "   ")
 
 
 def test_one_current_decision_per_paper_per_reviewer(store, tmp_path):
-    store.decide(pid(4), "include", reason="on topic")
-    store.decide(pid(4), "maybe")
+    store.decisions.decide(pid(4), "include", reason="on topic")
+    store.decisions.decide(pid(4), "maybe")
     bob = Store.open(store.path, reviewer="bob")
-    bob.decide([pid(4), pid(5)], "EXCLUDE", reason="  off topic ")
-    assert store.decision(pid(4)).decision == "maybe"
-    assert store.decision(pid(4)).reason is None
-    assert bob.decision(pid(4)).reason == "off topic"
-    assert [(d.reviewer, d.decision) for d in store.decisions(pid(4))] == [
+    bob.decisions.decide([pid(4), pid(5)], "EXCLUDE", reason="  off topic ")
+    assert store.decisions.of(pid(4)).decision == "maybe"
+    assert store.decisions.of(pid(4)).reason is None
+    assert bob.decisions.of(pid(4)).reason == "off topic"
+    assert [(d.reviewer, d.decision) for d in store.decisions.votes(pid(4))] == [
         ("ana", "maybe"), ("bob", "exclude")]
-    assert store.decision(pid(5)) is None
+    assert store.decisions.of(pid(5)) is None
     with pytest.raises(AnnotationInputError, match="'accept' is not one of include, exclude, maybe"):
-        store.decide(pid(4), "accept")
+        store.decisions.decide(pid(4), "accept")
     bob.close()
 
 
@@ -140,36 +140,36 @@ def test_actions_on_a_large_selection_count_and_undo_like_small_ones(tmp_path):
     with Store.open(tmp_path / "review", reviewer="ana") as s, Store.open(tmp_path / "review", reviewer="bob") as bob:
         s.sync_papers(rows(600) + [dict(rows(1)[0], id="abcdef000001")])
         ids = [pid(i) for i in range(600)]
-        assert s.tag(ids[:10], "t") == 10
+        assert s.tags.add(ids[:10], "t") == 10
         # A prefix and an upper-case id among full ids; a repeated paper counts once.
-        assert s.tag(ids + ["abcdef", ids[0].upper()], "t", "u") == 591 + 601
-        assert s.papers_tagged("t") == ids + ["abcdef000001"] == s.papers_tagged("u")
-        bob.decide(ids[:3], "include", reason="r")  # another reviewer's decisions are not ana's
-        s.decide(ids[:5], "include", reason="r")
-        assert s.decide(ids, "include", reason="r") == 595
-        assert s.decide(ids, "exclude") == 600
+        assert s.tags.add(ids + ["abcdef", ids[0].upper()], "t", "u") == 591 + 601
+        assert s.tags.papers_with("t") == ids + ["abcdef000001"] == s.tags.papers_with("u")
+        bob.decisions.decide(ids[:3], "include", reason="r")  # another reviewer's decisions are not ana's
+        s.decisions.decide(ids[:5], "include", reason="r")
+        assert s.decisions.decide(ids, "include", reason="r") == 595
+        assert s.decisions.decide(ids, "exclude") == 600
         s.undo()
-        assert {s.decision(i).decision for i in ids} == {"include"}
+        assert {s.decisions.of(i).decision for i in ids} == {"include"}
         s.undo()
-        assert s.decision(ids[4]).reason == "r" and s.decision(ids[5]) is None
+        assert s.decisions.of(ids[4]).reason == "r" and s.decisions.of(ids[5]) is None
         s.undo(2)  # ana's five decisions, then the large tag
-        assert s.papers_tagged("t") == ids[:10] and s.papers_tagged("u") == []
-        assert bob.decision(ids[0]).decision == "include"
+        assert s.tags.papers_with("t") == ids[:10] and s.tags.papers_with("u") == []
+        assert bob.decisions.of(ids[0]).decision == "include"
         with pytest.raises(UnknownPaperError, match="'fff'"):
-            s.tag(ids + ["fff"], "x")
-        assert s.papers_tagged("t") == ids[:10]
+            s.tags.add(ids + ["fff"], "x")
+        assert s.tags.papers_with("t") == ids[:10]
 
 
 def test_one_note_on_many_papers_is_one_action(store):
-    note_ids = store.note_each([pid(1), pid(2), "abcdef", pid(1)], "  Same method  ")
+    note_ids = store.notes.add_each([pid(1), pid(2), "abcdef", pid(1)], "  Same method  ")
     assert len(note_ids) == 3 and len(set(note_ids)) == 3
-    assert [n.text for n in store.notes(pid(1))] == ["Same method"] == [n.text for n in store.notes("abcdef")]
+    assert [n.text for n in store.notes.of(pid(1))] == ["Same method"] == [n.text for n in store.notes.of("abcdef")]
     entry = store.history(limit=1)[0]
     assert entry.action == "note" and entry.summary == "note on 3 papers: Same method"
     store.undo()
-    assert store.notes(pid(1)) == store.notes(pid(2)) == store.notes("abcdef") == []
+    assert store.notes.of(pid(1)) == store.notes.of(pid(2)) == store.notes.of("abcdef") == []
     with pytest.raises(AnnotationInputError, match="note '  ' is empty"):
-        store.note_each([pid(1), pid(2)], "  ")
+        store.notes.add_each([pid(1), pid(2)], "  ")
 
 
 def test_resolve_takes_a_unique_prefix_and_explains_otherwise(store):
@@ -181,18 +181,18 @@ def test_resolve_takes_a_unique_prefix_and_explains_otherwise(store):
     with pytest.raises(UnknownPaperError, match="no paper with id or id prefix 'fff'"):
         store.resolve("fff")
     with pytest.raises(UnknownPaperError, match="not a paper id: expected 12 hexadecimal"):
-        store.tag("xyz!", "t")
+        store.tags.add("xyz!", "t")
     assert issubclass(AmbiguousPaperError, WorkbenchError)
 
 
 def test_sync_reports_orphans_and_never_deletes_annotations(store):
-    store.tag(pid(0), "keep-me")
-    store.note(pid(1), "still here")
+    store.tags.add(pid(0), "keep-me")
+    store.notes.add(pid(1), "still here")
     report = store.sync_papers(rows(8, start=2) + rows(1, start=20))  # 0 and 1 leave
     assert report.added == (pid(20),)
     assert set(report.left_corpus) >= {pid(0), pid(1)}
     assert report.orphaned == (pid(0), pid(1))
-    assert store.tags(pid(0)) == ["keep-me"] and store.notes(pid(1))[0].text == "still here"
+    assert store.tags.of(pid(0)) == ["keep-me"] and store.notes.of(pid(1))[0].text == "still here"
     assert store.paper(pid(0))["in_corpus"] is False
     back = store.sync_papers(rows(3) + [dict(rows(1, start=3)[0], title="Retitled")])
     assert back.returned == (pid(0), pid(1)) and back.orphaned == ()
@@ -214,10 +214,10 @@ def test_a_sync_with_the_last_syncs_key_reads_no_row_and_still_carries_annotatio
     assert again.unchanged and again.n_papers == 5 and again.added == again.updated == ()
     assert "unchanged" in str(again) and "unchanged" in store.history(1)[0].summary
     assert [store.paper(pid(i))["in_corpus"] for i in (0, 4, 5)] == [True, True, False]
-    store.tag(pid(9), "under-an-old-id")  # pid(9) left the corpus; it is an old id of pid(0)
+    store.tags.add(pid(9), "under-an-old-id")  # pid(9) left the corpus; it is an old id of pid(0)
     moved = store.sync_papers([dict(row, aliases=[pid(9)] if row["id"] == pid(0) else []) for row in rows(5)],
                               key="k1")
-    assert moved.unchanged and moved.carried_over == ((pid(9), pid(0)),) and store.tags(pid(0)) == ["under-an-old-id"]
+    assert moved.unchanged and moved.carried_over == ((pid(9), pid(0)),) and store.tags.of(pid(0)) == ["under-an-old-id"]
 
 
 def test_a_sync_by_anything_else_between_two_with_one_key_makes_the_second_read_its_rows(store):
@@ -240,33 +240,33 @@ def test_sync_refuses_bad_rows_and_names_the_row(store):
 
 
 def test_history_records_who_when_what(store):
-    store.tag(pid(1), "a")
+    store.tags.add(pid(1), "a")
     bob = Store.open(store.path, reviewer="bob")
-    bob.decide(pid(1), "include")
+    bob.decisions.decide(pid(1), "include")
     bob.close()
     latest = store.history(limit=2)
     assert [(e.reviewer, e.action) for e in latest] == [("bob", "decide"), ("ana", "tag")]
     assert latest[0].at >= latest[1].at and "include" in latest[0].summary
-    store.note(pid(1), "on paper 1")
-    store.note(pid(2), "on paper 2")
+    store.notes.add(pid(1), "on paper 1")
+    store.notes.add(pid(2), "on paper 2")
     assert [e.action for e in store.history(limit=None, paper=pid(1))] == [
         "note", "decide", "tag"]
     assert [e.action for e in store.history(limit=1, paper=pid(1))] == ["note"]
 
 
 def test_undo_reverts_the_last_changes_and_is_itself_in_the_history(store):
-    store.tag(pid(1), "a")
-    note = store.note(pid(1), "first")
-    store.edit_note(note, "second")
-    store.decide(pid(1), "exclude")
+    store.tags.add(pid(1), "a")
+    note = store.notes.add(pid(1), "first")
+    store.notes.edit(note, "second")
+    store.decisions.decide(pid(1), "exclude")
     undone = store.undo(2)
     assert [e.action for e in undone] == ["decide", "edit-note"]
-    assert store.decision(pid(1)) is None and store.notes(pid(1))[0].text == "first"
+    assert store.decisions.of(pid(1)) is None and store.notes.of(pid(1))[0].text == "first"
     assert store.history(limit=1)[0].action == "undo"
     store.undo()  # the note
-    assert store.notes(pid(1)) == [] and store.tags(pid(1)) == ["a"]
+    assert store.notes.of(pid(1)) == [] and store.tags.of(pid(1)) == ["a"]
     store.undo()
-    assert store.tags(pid(1)) == [] and store.vocabulary() == []
+    assert store.tags.of(pid(1)) == [] and store.tags.vocabulary() == []
     with pytest.raises(AnnotationInputError, match="nothing to undo"):
         store.undo()
     with pytest.raises(AnnotationInputError, match="undo needs a number of changes >= 1"):
@@ -274,28 +274,28 @@ def test_undo_reverts_the_last_changes_and_is_itself_in_the_history(store):
 
 
 def test_undo_of_a_tag_rename_restores_every_paper(store):
-    store.tag([pid(1), pid(2)], "old")
-    store.rename_tag("old", "new")
+    store.tags.add([pid(1), pid(2)], "old")
+    store.tags.rename("old", "new")
     store.undo()
-    assert store.papers_tagged("old") == [pid(1), pid(2)]
-    assert [t.name for t in store.vocabulary()] == ["old"]
+    assert store.tags.papers_with("old") == [pid(1), pid(2)]
+    assert [t.name for t in store.tags.vocabulary()] == ["old"]
 
 
 def test_undo_never_overwrites_a_later_change_by_someone_else(store):
-    store.decide(pid(1), "include")
+    store.decisions.decide(pid(1), "include")
     bob = Store.open(store.path, reviewer="bob")
-    bob.tag(pid(1), "x")
+    bob.tags.add(pid(1), "x")
     bob.undo()  # bob's own change only
-    assert store.decision(pid(1)).decision == "include"
-    store.note(pid(2), "mine")
-    note_id = store.notes(pid(2))[0].id
-    bob.edit_note(note_id, "bob rewrote it")
+    assert store.decisions.of(pid(1)).decision == "include"
+    store.notes.add(pid(2), "mine")
+    note_id = store.notes.of(pid(2))[0].id
+    bob.notes.edit(note_id, "bob rewrote it")
     with pytest.raises(UndoConflictError, match=r"changed again by change #\d+ \(edit-note by bob\)"):
         store.undo()
-    assert store.notes(pid(2))[0].text == "bob rewrote it"  # nothing undone
+    assert store.notes.of(pid(2))[0].text == "bob rewrote it"  # nothing undone
     bob.undo()
     store.undo()
-    assert store.notes(pid(2)) == []
+    assert store.notes.of(pid(2)) == []
     bob.close()
 
 
@@ -303,4 +303,4 @@ def test_a_closed_store_says_so(tmp_path):
     s = Store.open(tmp_path)
     s.close()
     with pytest.raises(StoreError, match="is closed"):
-        s.tags(pid(1))
+        s.tags.of(pid(1))

@@ -20,7 +20,7 @@ def review(tmp_path):
     with Store.open(folder, reviewer="setup") as store:
         store.sync_papers([{"id": i, "title": f"Paper {i}", "authors": ["Doe, J."],
                             "year": 2024, "venue": "Conf"} for i in IDS])
-        store.record_topics({IDS[0]: 0, IDS[1]: 0, IDS[2]: 1}, {0: "zero", 1: "one"}, {})
+        store.topics.record({IDS[0]: 0, IDS[1]: 0, IDS[2]: 1}, {0: "zero", 1: "one"}, {})
     return folder
 
 
@@ -60,9 +60,9 @@ def test_tag_note_decide_by_unique_prefix(review, capsys):
     assert run("untag", "a1b2", "rl", *r) == 1
     assert "has no tag 'rl' (its tags: relevant)" in capsys.readouterr().err
     with Store.open(review) as store:
-        assert store.tags(IDS[2]) == ["relevant"]
-        assert store.notes(IDS[2])[0].text == "Uses PPO throughout."
-        assert store.decision(IDS[0], reviewer="ana").reason == "off topic"
+        assert store.tags.of(IDS[2]) == ["relevant"]
+        assert store.notes.of(IDS[2])[0].text == "Uses PPO throughout."
+        assert store.decisions.of(IDS[0], reviewer="ana").reason == "off topic"
 
 
 def test_rename_topic_history_and_undo(review, capsys):
@@ -77,7 +77,7 @@ def test_rename_topic_history_and_undo(review, capsys):
     assert run("undo", "2", *r) == 0
     assert capsys.readouterr().out.count("undid #") == 2
     with Store.open(review) as store:
-        assert store.tags(IDS[0]) == [] and store.current_topics()[1] == {0: "zero", 1: "one"}
+        assert store.tags.of(IDS[0]) == [] and store.topics.current()[1] == {0: "zero", 1: "one"}
 
 
 def test_export_to_stdout_and_file_then_import_elsewhere(review, tmp_path, capsys):
@@ -146,5 +146,5 @@ def test_rename_tag_renames_everywhere_and_merges_into_an_existing_one(review, c
     assert run("rename-tag", "rl", "reinforcement", *r) == 0
     assert "tag 'rl' is now 'reinforcement' on 2 papers" in capsys.readouterr().out
     with Store.open(review) as store:
-        assert store.tags(IDS[0]) == ["reinforcement"] and store.tags(IDS[1]) == ["reinforcement"]
-        assert "rl" not in [t.name for t in store.vocabulary()]
+        assert store.tags.of(IDS[0]) == ["reinforcement"] and store.tags.of(IDS[1]) == ["reinforcement"]
+        assert "rl" not in [t.name for t in store.tags.vocabulary()]

@@ -40,7 +40,7 @@ def make_review(folder: Path) -> Path:
     with Store.open(folder, reviewer="ana") as store:
         store.sync_papers([{"id": f"{i:012x}", "title": f"Paper {i}", "doi": f"10.1/{i}"}
                            for i in range(2)])
-        store.tag(f"{0:012x}", "relevant")
+        store.tags.add(f"{0:012x}", "relevant")
     for name in STATE[4:]:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +63,7 @@ def review(tmp_path) -> Path:
 def test_an_export_never_replaces_the_reviews_own_state(review, name):
     before = snapshot(review)
     with Store.open(review) as store, pytest.raises(AnnotationInputError, match="refusing to write the export"):
-        store.export("csv", review / name)
+        store.files.export("csv", review / name)
     assert snapshot(review) == before
 
 
@@ -78,7 +78,7 @@ def test_other_spellings_and_symlinked_folders_are_refused_too(review, tmp_path,
     dest = spelling.format(review=review, review_rel="review", link=tmp_path / "link")
     before = snapshot(review)
     with Store.open(review) as store, pytest.raises(AnnotationInputError, match="refusing to write the export"):
-        store.export("bibtex", dest)
+        store.files.export("bibtex", dest)
     assert snapshot(review) == before
 
 
@@ -89,9 +89,9 @@ def test_a_symlink_or_hard_link_to_state_is_refused(review, tmp_path):
     before = snapshot(review)
     with Store.open(review) as store:
         with pytest.raises(AnnotationInputError, match="'papers.jsonl'"):
-            store.export("csv", review / "report" / "link.csv")
+            store.files.export("csv", review / "report" / "link.csv")
         with pytest.raises(AnnotationInputError, match="a SQLite database"):
-            store.export("csv", tmp_path / "hard.csv")
+            store.files.export("csv", tmp_path / "hard.csv")
     assert snapshot(review) == before
 
 
@@ -100,15 +100,15 @@ def test_a_folder_is_refused(review):
     with Store.open(review) as store:
         for folder in (review, review / "report", review.parent):
             with pytest.raises(AnnotationInputError, match="is a folder; expected a file name"):
-                store.export("jsonl", folder)
+                store.files.export("jsonl", folder)
 
 
 def test_exports_go_to_report_and_to_new_names_with_the_umask_mode(review):
     old = os.umask(0o027)
     try:
         with Store.open(review) as store:
-            text = store.export("bibtex", review / "report" / "annotations.bib")
-            store.export("csv", review / "annotations.csv")
+            text = store.files.export("bibtex", review / "report" / "annotations.bib")
+            store.files.export("csv", review / "annotations.csv")
     finally:
         os.umask(old)
     bib = review / "report" / "annotations.bib"
@@ -128,11 +128,11 @@ def test_an_export_replaces_a_file_whole_or_leaves_it_as_it_was(review, monkeypa
 
         monkeypatch.setattr(os, "replace", fail)
         with pytest.raises(StoreError, match="No space left on device.*nothing was written"):
-            store.export("jsonl", dest)
+            store.files.export("jsonl", dest)
         assert dest.read_text() == "the previous export\n"
         assert [p.name for p in dest.parent.iterdir()] == ["annotations.jsonl"]  # no temporary left
         monkeypatch.undo()
-        text = store.export("jsonl", dest)
+        text = store.files.export("jsonl", dest)
     assert dest.read_text(encoding="utf-8") == text
 
 
@@ -200,18 +200,18 @@ def _annotate(store: Store, papers, rng: random.Random, pieces: list[str]) -> No
     for i, p in enumerate(papers):
         for _ in range(rng.randint(0, 3)):
             try:
-                store.tag(p.id, rng.choice(pieces) + rng.choice(["", " x", "y"]))
+                store.tags.add(p.id, rng.choice(pieces) + rng.choice(["", " x", "y"]))
             except AnnotationInputError:
                 pass  # tags the store refuses (braces, control characters, commas) never get in
         if i % 3 != 2:
-            store.note(p.id, f"{rng.choice(pieces)}\n{rng.choice(pieces)} note {i}")
+            store.notes.add(p.id, f"{rng.choice(pieces)}\n{rng.choice(pieces)} note {i}")
         if i % 2:
-            store.decide(p.id, "include", reason=rng.choice(pieces))
+            store.decisions.decide(p.id, "include", reason=rng.choice(pieces))
 
 
 def _expected_notes(store: Store, pid: str) -> list[str]:
-    notes = [f"[{n.reviewer} {n.created_at[:10]}] {n.text}" for n in store.notes(pid)]
-    decisions = store.decisions(pid)
+    notes = [f"[{n.reviewer} {n.created_at[:10]}] {n.text}" for n in store.notes.of(pid)]
+    decisions = store.decisions.votes(pid)
     if decisions:
         notes.append("Screening: " + "; ".join(
             f"{d.reviewer}: {d.decision}" + (f" ({d.reason})" if d.reason else "") for d in decisions))
@@ -245,14 +245,14 @@ def check_round_trip(tmp_path: Path, papers, store: Store) -> None:
     """BibTeX and RIS exports read back as the same papers, tags and notes."""
     for fmt, suffix in (("bibtex", "bib"), ("ris", "ris")):
         out = tmp_path / f"export.{suffix}"
-        text = store.export(fmt, out)
+        text = store.files.export(fmt, out)
         back = read_file(out)
         assert len(back) == len(papers), fmt
         by_id = {q.id: q for q in back}
         for p in papers:
             q = by_id[p.id]
             got = (q.title, q.text, q.authors, q.year, q.doi, q.venue, q.keywords)
-            want = (p.title, p.text, p.authors, p.year, p.doi, p.venue, tuple(store.tags(p.id)))
+            want = (p.title, p.text, p.authors, p.year, p.doi, p.venue, tuple(store.tags.of(p.id)))
             assert got == want, (fmt, p.id)
             # BibTeX keeps an abstract's line breaks (as \n); RIS has one line per value.
             assert q.abstract == (_line_ends(p.abstract) if fmt == "bibtex" else _fold(p.abstract))
@@ -278,12 +278,12 @@ def test_the_named_hostile_cases_come_back_from_bibtex_and_ris(tmp_path):
         for i, (p, h) in enumerate(zip(papers, HOSTILE)):
             for tag in (h, re.sub(r"[{},;\x00-\x1f]", " ", h), "to read"):
                 try:
-                    store.tag(p.id, tag)
+                    store.tags.add(p.id, tag)
                 except AnnotationInputError:
                     pass
-            store.note(p.id, h + "\nsecond line")
-            store.decide(p.id, "exclude", reason=h)
-        assert sum(len(store.tags(p.id)) - 1 for p in papers) >= 20  # hostile tags got in
+            store.notes.add(p.id, h + "\nsecond line")
+            store.decisions.decide(p.id, "exclude", reason=h)
+        assert sum(len(store.tags.of(p.id)) - 1 for p in papers) >= 20  # hostile tags got in
         check_round_trip(tmp_path / "review", papers, store)
 
 
@@ -310,7 +310,7 @@ def test_raw_titles_and_authors_with_newlines_cannot_add_records(tmp_path):
     with Store.open(tmp_path / "review", reviewer="ana") as store:
         store.sync_papers(rows)
         for fmt in ("bibtex", "ris"):
-            store.export(fmt, tmp_path / f"raw.{fmt}")
+            store.files.export(fmt, tmp_path / f"raw.{fmt}")
             back = {q.id: q for q in read_file(tmp_path / f"raw.{fmt}")}
             assert set(back) == {r["id"] for r in rows}
             for i, row in enumerate(rows):
@@ -333,11 +333,11 @@ def test_csv_cells_never_start_a_formula_and_read_back_as_written(tmp_path):
             for i, title in enumerate(FORMULAS)]
     with Store.open(tmp_path / "review", reviewer="ana") as store:
         store.sync_papers(rows)
-        store.record_topics({r["id"]: -1 for r in rows}, {-1: ""}, {-1: []})
+        store.topics.record({r["id"]: -1 for r in rows}, {-1: ""}, {-1: []})
         for i, r in enumerate(rows):
-            store.note(r["id"], FORMULAS[i])
-            store.tag(r["id"], f"-tag{i}", "=tag")
-        text = store.export("csv", tmp_path / "review" / "report" / "annotations.csv")
+            store.notes.add(r["id"], FORMULAS[i])
+            store.tags.add(r["id"], f"-tag{i}", "=tag")
+        text = store.files.export("csv", tmp_path / "review" / "report" / "annotations.csv")
     table = list(csv.DictReader(io.StringIO(text)))
     assert len(table) == len(rows)
     for row in table:
@@ -357,12 +357,12 @@ def test_markdown_shows_text_as_text(tmp_path):
             "![img](x.png) <!-- open comment $x$ | ~~strike~~ # not a heading \\")
     with Store.open(tmp_path / "review", reviewer="ana") as store:
         store.sync_papers([{"id": "0123456789ab", "title": evil, "authors": [evil], "venue": evil}])
-        store.record_topics({"0123456789ab": 0}, {0: evil}, {0: ["<b>", "*"]})
-        store.tag("0123456789ab", "a`b``c", "<i>")
-        store.note("0123456789ab", "# Heading\n- item\n1. one\n---\n===\n    indented\n"
+        store.topics.record({"0123456789ab": 0}, {0: evil}, {0: ["<b>", "*"]})
+        store.tags.add("0123456789ab", "a`b``c", "<i>")
+        store.notes.add("0123456789ab", "# Heading\n- item\n1. one\n---\n===\n    indented\n"
                                    "```\n[ref]: http://evil\n> quote\n" + evil)
-        store.decide("0123456789ab", "include", reason=evil)
-        text = store.export("markdown")
+        store.decisions.decide("0123456789ab", "include", reason=evil)
+        text = store.files.export("markdown")
     html = markdown_it.MarkdownIt("commonmark").enable("table").enable("strikethrough").render(text)
     assert html.count("<em>") == 1  # the topic's words, which the export itself emphasises
     for markup in ("<script", "</div>", "<a ", "<img", "<strong>", "<s>", "<!--", "<hr",

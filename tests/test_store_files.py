@@ -41,20 +41,20 @@ def fingerprint(path: Path) -> tuple:
 def annotated_store(folder: Path) -> Store:
     store = Store.open(folder, reviewer="ana")
     store.sync_papers([paper(i) for i in range(12)])
-    store.record_topics({pid(i): i % 3 if i < 10 else -1 for i in range(12)},
+    store.topics.record({pid(i): i % 3 if i < 10 else -1 for i in range(12)},
                         {0: "zero", 1: "one", 2: "two", -1: ""},
                         {0: ["a", "b"], 1: ["c"], 2: ["d"], -1: []})
-    store.rename_topic(1, "Reward models")
-    store.merge_topics([2, 0], into=0)
-    store.move_paper(pid(4), 0)
-    store.tag([pid(1), pid(2)], "relevant", "to read")
-    store.describe_tag("relevant", "on topic", "#00aa00")
-    store.note(pid(1), "Uses PPO.\n\nSee § 4 {appendix}.")
-    store.note(pid(1), "Second note, with “quotes” and, commas; semicolons")
-    store.decide(pid(1), "include", reason="core paper")
-    store.decide(pid(2), "exclude")
+    store.topics.rename(1, "Reward models")
+    store.topics.merge([2, 0], into=0)
+    store.topics.move_paper(pid(4), 0)
+    store.tags.add([pid(1), pid(2)], "relevant", "to read")
+    store.tags.describe("relevant", "on topic", "#00aa00")
+    store.notes.add(pid(1), "Uses PPO.\n\nSee § 4 {appendix}.")
+    store.notes.add(pid(1), "Second note, with “quotes” and, commas; semicolons")
+    store.decisions.decide(pid(1), "include", reason="core paper")
+    store.decisions.decide(pid(2), "exclude")
     bob = Store.open(folder, reviewer="bob")
-    bob.decide(pid(1), "maybe", reason="unsure")
+    bob.decisions.decide(pid(1), "maybe", reason="unsure")
     bob.close()
     return store
 
@@ -108,7 +108,7 @@ def test_a_store_from_a_newer_workbench_is_refused(tmp_path):
     conn.execute("PRAGMA user_version = 99")
     conn.close()
     before = fingerprint(path)
-    with pytest.raises(StoreVersionError, match=r"made by a newer workbench \(schema 99 > 5.*upgrade"):
+    with pytest.raises(StoreVersionError, match=r"made by a newer workbench \(schema 99 > 6.*upgrade"):
         Store.open(tmp_path)
     assert fingerprint(path) == before
 
@@ -144,20 +144,20 @@ def test_a_v1_store_opens_and_migrates_with_every_annotation(tmp_path):
     path = tmp_path / "annotations.sqlite"
     make_v1_store(path)
     with Store.open(tmp_path, reviewer="ana") as store:
-        assert store.tags(pid(1)) == ["method", "relevant"]
-        assert {t.name: t.count for t in store.vocabulary()} == {"method": 1, "relevant": 2}
-        note = store.notes(pid(2))[0]
+        assert store.tags.of(pid(1)) == ["method", "relevant"]
+        assert {t.name: t.count for t in store.tags.vocabulary()} == {"method": 1, "relevant": 2}
+        note = store.notes.of(pid(2))[0]
         assert note.text == "an old note" and len(note.uid) == 32
-        assert store.decision(pid(0)).reason == "fits"
-        assert store.current_topics()[1] == {0: "", 1: "Named in v1"}
+        assert store.decisions.of(pid(0)).reason == "fits"
+        assert store.topics.current()[1] == {0: "", 1: "Named in v1"}
         old = store.history(limit=None)[-1]
         assert (old.reviewer, old.action, old.undoable) == ("ana", "tag", False)
         assert "+relevant" in old.summary
         # The v1 topic name now survives a refit that renumbers the topics.
-        store.record_topics({pid(i): 1 if i < 3 else 0 for i in range(6)}, {}, {})
-        assert store.current_topics()[1] == {0: "Named in v1", 1: ""}
-        store.tag(pid(5), "new")  # and the migrated store takes new writes
-        assert store.integrity_check() == "ok"
+        store.topics.record({pid(i): 1 if i < 3 else 0 for i in range(6)}, {}, {})
+        assert store.topics.current()[1] == {0: "Named in v1", 1: ""}
+        store.tags.add(pid(5), "new")  # and the migrated store takes new writes
+        assert store.files.integrity_check() == "ok"
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
@@ -167,17 +167,17 @@ def test_a_v1_store_opens_and_migrates_with_every_annotation(tmp_path):
 
 def test_exports_are_deterministic_and_survive_reopening(tmp_path):
     store = annotated_store(tmp_path)
-    first = {fmt: store.export(fmt) for fmt in FORMATS}
+    first = {fmt: store.files.export(fmt) for fmt in FORMATS}
     store.close()
     with Store.open(tmp_path, reviewer="someone-else") as again:
-        assert {fmt: again.export(fmt) for fmt in FORMATS} == first
-        again.export("csv", tmp_path / "out.csv")
+        assert {fmt: again.files.export(fmt) for fmt in FORMATS} == first
+        again.files.export("csv", tmp_path / "out.csv")
     assert (tmp_path / "out.csv").read_bytes() == first["csv"].encode("utf-8")
 
 
 def test_jsonl_has_one_annotation_per_line(tmp_path):
     with annotated_store(tmp_path) as store:
-        lines = [json.loads(line) for line in store.export("jsonl").splitlines()]
+        lines = [json.loads(line) for line in store.files.export("jsonl").splitlines()]
     kinds = [line["type"] for line in lines]
     assert kinds[0] == "header"
     assert kinds.count("paper") == 12 and kinds.count("tagged") == 4
@@ -192,7 +192,7 @@ def test_csv_has_topic_tags_decision_and_notes_per_paper(tmp_path):
     import io
 
     with annotated_store(tmp_path) as store:
-        table = list(csv.DictReader(io.StringIO(store.export("csv"))))
+        table = list(csv.DictReader(io.StringIO(store.files.export("csv"))))
     row = next(r for r in table if r["id"] == pid(1))
     assert (row["topic"], row["topic_label"]) == ("1", "Reward models")
     assert row["tags"] == "relevant; to read"
@@ -204,8 +204,8 @@ def test_csv_has_topic_tags_decision_and_notes_per_paper(tmp_path):
 
 def test_bibtex_and_ris_carry_tags_as_keywords_and_notes(tmp_path):
     with annotated_store(tmp_path) as store:
-        bib = bibtexparser.parse_string(store.export("bibtex"))
-        ris = rispy.loads(store.export("ris"))
+        bib = bibtexparser.parse_string(store.files.export("bibtex"))
+        ris = rispy.loads(store.files.export("ris"))
     assert not bib.failed_blocks and len(bib.entries) == 12
     entry = bib.entries_dict[pid(1)]
     assert entry.entry_type == "article"
@@ -221,7 +221,7 @@ def test_bibtex_and_ris_carry_tags_as_keywords_and_notes(tmp_path):
 
 def test_markdown_groups_papers_by_topic(tmp_path):
     with annotated_store(tmp_path) as store:
-        text = store.export("markdown")
+        text = store.files.export("markdown")
     assert text.startswith("# Annotations\n")
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == ["## Topic 0: zero (8 papers)", "## Topic 1: Reward models (2 papers)",
@@ -232,80 +232,80 @@ def test_markdown_groups_papers_by_topic(tmp_path):
 def test_unknown_export_format_lists_the_supported_ones(tmp_path):
     with Store.open(tmp_path) as store, pytest.raises(
             AnnotationInputError, match="'docx' is not supported; expected one of jsonl, csv"):
-        store.export("docx")
+        store.files.export("docx")
 
 
 # ----------------------------------------------------------------------------- imports
 
 def test_export_import_into_a_fresh_review_export_gives_the_same_bytes(tmp_path):
     with annotated_store(tmp_path / "a") as store:
-        exported = {fmt: store.export(fmt) for fmt in FORMATS}
-        store.export("jsonl", tmp_path / "a.jsonl")
+        exported = {fmt: store.files.export(fmt) for fmt in FORMATS}
+        store.files.export("jsonl", tmp_path / "a.jsonl")
     with Store.open(tmp_path / "b", reviewer="carol") as fresh:
-        report = fresh.import_annotations(tmp_path / "a.jsonl")
+        report = fresh.files.import_annotations(tmp_path / "a.jsonl")
         assert report.added["tags"] == 4 and report.added["notes"] == 2
         assert report.conflicts == ()
         for fmt in FORMATS:
-            assert fresh.export(fmt) == exported[fmt], fmt
+            assert fresh.files.export(fmt) == exported[fmt], fmt
         assert len(fresh.orphaned()) == 2  # annotated, but this review has no corpus yet
 
 
 def test_import_is_idempotent(tmp_path):
     with annotated_store(tmp_path / "a") as store:
-        store.export("jsonl", tmp_path / "a.jsonl")
+        store.files.export("jsonl", tmp_path / "a.jsonl")
     with Store.open(tmp_path / "b") as other:
-        other.import_annotations(tmp_path / "a.jsonl")
-        once = other.export("jsonl")
-        again = other.import_annotations(tmp_path / "a.jsonl")
+        other.files.import_annotations(tmp_path / "a.jsonl")
+        once = other.files.export("jsonl")
+        again = other.files.import_annotations(tmp_path / "a.jsonl")
         assert sum(again.added.values()) == 0 and again.unchanged == 9
-        assert other.export("jsonl") == once
+        assert other.files.export("jsonl") == once
 
 
 def test_import_reports_conflicts_and_keeps_the_newer(tmp_path):
     with annotated_store(tmp_path / "a") as store, Store.open(tmp_path / "b") as copy:
-        store.export("jsonl", tmp_path / "before.jsonl")
-        copy.import_annotations(tmp_path / "before.jsonl")
-        store.decide(pid(2), "include", reason="changed my mind")
-        store.edit_note(store.notes(pid(1))[0].id, "Rewritten after the export")
+        store.files.export("jsonl", tmp_path / "before.jsonl")
+        copy.files.import_annotations(tmp_path / "before.jsonl")
+        store.decisions.decide(pid(2), "include", reason="changed my mind")
+        store.notes.edit(store.notes.of(pid(1))[0].id, "Rewritten after the export")
         # The older state comes back in: reported, and the newer local one is kept.
-        report = store.import_annotations(tmp_path / "before.jsonl")
+        report = store.files.import_annotations(tmp_path / "before.jsonl")
         assert len(report.conflicts) == 2
         assert "kept the local text (the newer)" in report.conflicts[0]
-        assert store.decision(pid(2)).decision == "include"
-        assert store.notes(pid(1))[0].text == "Rewritten after the export"
-        store.export("jsonl", tmp_path / "after.jsonl")
+        assert store.decisions.of(pid(2)).decision == "include"
+        assert store.notes.of(pid(1))[0].text == "Rewritten after the export"
+        store.files.export("jsonl", tmp_path / "after.jsonl")
         # The copy that still has the old state imports the newer export: the newer wins.
-        report = copy.import_annotations(tmp_path / "after.jsonl")
+        report = copy.files.import_annotations(tmp_path / "after.jsonl")
         assert len(report.conflicts) == 2
         assert "decision of ana on 000000000002: exclude here, include in the file; " \
                "kept the newer (include)" in report.conflicts
-        assert copy.decision(pid(2), reviewer="ana").reason == "changed my mind"
-        assert copy.export("jsonl") == store.export("jsonl")
+        assert copy.decisions.of(pid(2), reviewer="ana").reason == "changed my mind"
+        assert copy.files.export("jsonl") == store.files.export("jsonl")
 
 
 def test_import_into_a_built_review_carries_topic_names_by_membership(tmp_path):
     with annotated_store(tmp_path / "a") as store:
-        store.export("jsonl", tmp_path / "a.jsonl")
+        store.files.export("jsonl", tmp_path / "a.jsonl")
     with Store.open(tmp_path / "b") as other:
         other.sync_papers([paper(i) for i in range(12)])
-        other.record_topics({pid(i): {0: 5, 1: 6, 2: 5}[i % 3] if i < 10 else -1
+        other.topics.record({pid(i): {0: 5, 1: 6, 2: 5}[i % 3] if i < 10 else -1
                              for i in range(12)}, {}, {})
-        report = other.import_annotations(tmp_path / "a.jsonl")
+        report = other.files.import_annotations(tmp_path / "a.jsonl")
         assert report.added["topic names"] == 1
-        assert other.current_topics()[1][6] == "Reward models"
+        assert other.topics.current()[1][6] == "Reward models"
         assert other.undo()[0].action == "import"  # an import is one undoable action
-        assert other.current_topics()[1][6] == "" and other.tags(pid(1)) == []
+        assert other.topics.current()[1][6] == "" and other.tags.of(pid(1)) == []
 
 
 def test_a_broken_import_file_names_the_line_and_changes_nothing(tmp_path):
     with annotated_store(tmp_path) as store:
-        text = store.export("jsonl").splitlines()
+        text = store.files.export("jsonl").splitlines()
         text[5] = text[5][:-3]
         (tmp_path / "bad.jsonl").write_text("\n".join(text))
-        before = store.export("jsonl")
+        before = store.files.export("jsonl")
         with pytest.raises(AnnotationInputError, match=r"bad.jsonl:6: not JSON"):
-            store.import_annotations(tmp_path / "bad.jsonl")
+            store.files.import_annotations(tmp_path / "bad.jsonl")
         (tmp_path / "plain.jsonl").write_text('{"type": "paper", "id": "000000000001"}\n')
         with pytest.raises(AnnotationInputError, match="not a workbench annotations export"):
-            store.import_annotations(tmp_path / "plain.jsonl")
-        assert store.export("jsonl") == before
+            store.files.import_annotations(tmp_path / "plain.jsonl")
+        assert store.files.export("jsonl") == before

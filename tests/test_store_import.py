@@ -50,7 +50,7 @@ def store(tmp_path):
 
 
 def state(store: Store) -> tuple:
-    return store.export("jsonl"), [e.id for e in store.history(limit=None)]
+    return store.files.export("jsonl"), [e.id for e in store.history(limit=None)]
 
 
 @pytest.mark.parametrize("line, values, match", [
@@ -83,7 +83,7 @@ def test_a_bad_value_names_the_file_and_line_and_nothing_is_imported(store, tmp_
     path = write(tmp_path / "bad.jsonl", changed(GOOD, line, **values))
     before = state(store)
     with pytest.raises(AnnotationInputError, match=match) as info:
-        store.import_annotations(path)
+        store.files.import_annotations(path)
     assert str(info.value).startswith(f"{path}:{line}: ")
     assert "nothing was imported" in str(info.value) or "unknown" in str(info.value)
     assert state(store) == before
@@ -92,20 +92,20 @@ def test_a_bad_value_names_the_file_and_line_and_nothing_is_imported(store, tmp_
 def test_the_first_bad_value_is_the_one_reported(store, tmp_path):
     records = changed(changed(GOOD, 6, decision="accept"), 4, tag="a;b")
     with pytest.raises(AnnotationInputError, match=r"bad\.jsonl:4: tagged record"):
-        store.import_annotations(write(tmp_path / "bad.jsonl", records))
+        store.files.import_annotations(write(tmp_path / "bad.jsonl", records))
 
 
 def test_values_are_kept_as_the_command_line_keeps_them(store, tmp_path):
     records = changed(changed(changed(GOOD, 4, tag="  to \t read "), 6, decision=" Include ",
                                       reason="  on topic  "), 5, text="  A note.\n")
-    store.import_annotations(write(tmp_path / "a.jsonl", records))
-    assert store.tags(PID) == ["to read"]
-    assert store.decision(PID, reviewer="ana").decision == "include"
-    assert store.decision(PID, reviewer="ana").reason == "on topic"
-    assert store.notes(PID)[0].text == "A note."
+    store.files.import_annotations(write(tmp_path / "a.jsonl", records))
+    assert store.tags.of(PID) == ["to read"]
+    assert store.decisions.of(PID, reviewer="ana").decision == "include"
+    assert store.decisions.of(PID, reviewer="ana").reason == "on topic"
+    assert store.notes.of(PID)[0].text == "A note."
     assert store.paper(PID)["authors"] == ["Doe, J."]
-    assert store.untag(PID, "to read") is True  # an imported tag can be removed again
-    assert store.untag(PID, "  to  read") is False
+    assert store.tags.remove(PID, "to read") is True  # an imported tag can be removed again
+    assert store.tags.remove(PID, "  to  read") is False
 
 
 def test_an_import_is_one_transaction(store, tmp_path, monkeypatch):
@@ -118,7 +118,7 @@ def test_an_import_is_one_transaction(store, tmp_path, monkeypatch):
     monkeypatch.setattr(importer, "_import_topics", fail)
     before = state(store)
     with pytest.raises(Exception, match="disk I/O error"):
-        store.import_annotations(write(tmp_path / "a.jsonl", GOOD))
+        store.files.import_annotations(write(tmp_path / "a.jsonl", GOOD))
     assert state(store) == before
 
 
@@ -129,10 +129,10 @@ def test_a_tag_saved_under_older_rules_can_still_be_removed_and_renamed(store):
                      "VALUES ('a,b', '', 'old', ?), ('{x}', '', 'old', ?)", (AT, AT))
         conn.execute("INSERT INTO paper_tags VALUES ('ffffffffffff', 'a,b', 'old', ?), "
                      "('ffffffffffff', '{x}', 'old', ?)", (AT, AT))
-    assert store.tags("ffffffffffff") == ["a,b", "{x}"]
-    assert store.untag("ffffffffffff", "a,b") is True
-    assert store.rename_tag("{x}", "x") == 1
-    assert store.tags("ffffffffffff") == ["x"]
+    assert store.tags.of("ffffffffffff") == ["a,b", "{x}"]
+    assert store.tags.remove("ffffffffffff", "a,b") is True
+    assert store.tags.rename("{x}", "x") == 1
+    assert store.tags.of("ffffffffffff") == ["x"]
 
 
 def test_import_into_a_review_that_does_not_exist_is_an_error(tmp_path, capsys):
@@ -153,7 +153,7 @@ def test_import_into_an_existing_review_from_the_command_line(store, tmp_path, c
     path = write(tmp_path / "a.jsonl", GOOD)
     assert main(["import-annotations", str(path), "--review", str(store.path.parent)]) == 0
     assert "imported 1 decisions, 1 notes, 1 tags, 1 tags in the vocabulary; 0 already present" in capsys.readouterr().out
-    assert store.tags(PID) == ["relevant"]
+    assert store.tags.of(PID) == ["relevant"]
 
 
 # ----------------------------------------------------------------------------- another review's export
@@ -169,7 +169,7 @@ def review_of(folder: Path, ids: list[str], tag: str | None = None) -> Path:
     with Store.open(folder, reviewer="ana") as store:
         store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "text"} for i in ids])
         if tag:
-            store.tag(ids, tag)
+            store.tags.add(ids, tag)
     return folder
 
 
@@ -180,7 +180,7 @@ def test_another_reviews_export_is_refused_without_allow_orphans_and_nothing_is_
     other = review_of(tmp_path / "other", SEEDS_LIKE, "screened")
     export = tmp_path / "other.jsonl"
     with Store.open(other) as store:
-        store.export("jsonl", export)
+        store.files.export("jsonl", export)
     small = review_of(tmp_path / "small", [SEEDS_LIKE[0], "f" * 12])
     with Store.open(small) as store:
         before = state(store)
@@ -190,13 +190,13 @@ def test_another_reviews_export_is_refused_without_allow_orphans_and_nothing_is_
     assert "132 of the 133 papers in it (99%) are not in this review (2 papers)" in refused.stderr
     assert "nothing was imported" in refused.stderr and "--allow-orphans" in refused.stderr
     with Store.open(small) as store:
-        assert state(store) == before and store.snapshots() == []
+        assert state(store) == before and store.files.snapshots() == []
     allowed = cli("import-annotations", str(export), "--review", str(small), "--reviewer", "bob", "--allow-orphans")
     assert allowed.returncode == 0, allowed.stderr
     assert "132 of the 133 papers in the file are not in this review (their annotations are kept as orphans)" in (
         allowed.stdout)
     with Store.open(small) as store:
-        assert len(store.orphaned()) == 132 and store.tags(SEEDS_LIKE[0]) == ["screened"]
+        assert len(store.orphaned()) == 132 and store.tags.of(SEEDS_LIKE[0]) == ["screened"]
 
 
 def test_an_export_with_half_of_its_papers_in_the_review_is_imported_and_the_rest_reported(tmp_path):
@@ -204,23 +204,23 @@ def test_an_export_with_half_of_its_papers_in_the_review_is_imported_and_the_res
     other = review_of(tmp_path / "other", ids, "seen")
     export = tmp_path / "half.jsonl"
     with Store.open(other) as store:
-        store.export("jsonl", export)
+        store.files.export("jsonl", export)
     with Store.open(review_of(tmp_path / "mine", ids[:2]), reviewer="bob") as store:
-        report = store.import_annotations(export)  # 2 of 4 not here: not "mostly"
+        report = store.files.import_annotations(export)  # 2 of 4 not here: not "mostly"
         assert (report.papers, report.orphans) == (4, 2) and "2 of the 4 papers" in str(report)
     with Store.open(review_of(tmp_path / "fewer", ids[:1]), reviewer="bob") as store:
         with pytest.raises(AnnotationInputError, match="3 of the 4 papers in it .75%. are not in this review"):
-            store.import_annotations(export)
-        assert store.import_annotations(export, allow_orphans=True).orphans == 3
+            store.files.import_annotations(export)
+        assert store.files.import_annotations(export, allow_orphans=True).orphans == 3
 
 
 def test_imported_annotations_on_a_paper_merged_away_here_go_to_the_paper_it_joined(store, tmp_path):
-    store.settle_duplicates("ffffffffffff", PID, "same")  # a colleague's copy does not know it
-    report = store.import_annotations(write(tmp_path / "a.jsonl", GOOD))
+    store.duplicates.settle("ffffffffffff", PID, "same")  # a colleague's copy does not know it
+    report = store.files.import_annotations(write(tmp_path / "a.jsonl", GOOD))
     assert report.merged == 1 and report.orphans == 0
-    assert store.tags("ffffffffffff") == ["relevant"]
-    assert store.decision("ffffffffffff", reviewer="ana").decision == "include"
-    assert f'"paper": "{PID}"' not in store.export("jsonl")
+    assert store.tags.of("ffffffffffff") == ["relevant"]
+    assert store.decisions.of("ffffffffffff", reviewer="ana").decision == "include"
+    assert f'"paper": "{PID}"' not in store.files.export("jsonl")
 
 
 def test_papers_that_left_the_corpus_still_count_as_the_reviews_own(tmp_path):
@@ -229,18 +229,18 @@ def test_papers_that_left_the_corpus_still_count_as_the_reviews_own(tmp_path):
     ids = SEEDS_LIKE[:10]
     export = tmp_path / "colleague.jsonl"
     with Store.open(review_of(tmp_path / "theirs", ids, "seen")) as store:
-        store.export("jsonl", export)
+        store.files.export("jsonl", export)
     with Store.open(review_of(tmp_path / "mine", ids), reviewer="bob") as store:
         store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "text"} for i in ids[:3]])  # 7 left
-        report = store.import_annotations(export)
-        assert (report.papers, report.orphans) == (10, 7) and store.tags(ids[0]) == ["seen"]
+        report = store.files.import_annotations(export)
+        assert (report.papers, report.orphans) == (10, 7) and store.tags.of(ids[0]) == ["seen"]
 
 
 def test_a_store_with_no_paper_yet_takes_any_export(tmp_path):
     """Nothing to mismatch: a new store filled from an export (e.g. a lost store rebuilt from one)."""
     export = tmp_path / "all.jsonl"
     with Store.open(review_of(tmp_path / "theirs", SEEDS_LIKE[:5], "seen")) as store:
-        store.export("jsonl", export)
+        store.files.export("jsonl", export)
     with Store.open(tmp_path / "new", reviewer="bob") as store:
-        report = store.import_annotations(export)
+        report = store.files.import_annotations(export)
         assert (report.papers, report.orphans) == (5, 5) and len(store.orphaned()) == 5

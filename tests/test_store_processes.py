@@ -29,7 +29,7 @@ print("ready", flush=True)
 if together:
     sys.stdin.readline()
 for i in range(int(start), int(stop)):
-    store.tag(f"{i:012x}", tag)
+    store.tags.add(f"{i:012x}", tag)
     print(i, flush=True)
     if together:
         time.sleep(0.001)
@@ -79,8 +79,8 @@ def test_kill_9_while_writing_10000_tags_loses_no_acknowledged_write(review):
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     with Store.open(review, reviewer="check") as store:
-        saved = set(store.papers_tagged("killed"))
-        assert store.integrity_check() == "ok"
+        saved = set(store.tags.papers_with("killed"))
+        assert store.files.integrity_check() == "ok"
     missing = [pid(i) for i in acked if pid(i) not in saved]
     assert missing == []
     # At most one write per kill can have been committed without being acknowledged.
@@ -101,8 +101,8 @@ def test_two_processes_tagging_the_same_review_lose_nothing(review):
         assert w.returncode == 0, err
         assert len(out.split()) == n
     with Store.open(review, reviewer="check") as store:
-        assert store.papers_tagged("from-ana") == [pid(i) for i in range(n)]
-        assert store.papers_tagged("from-bob") == [pid(i) for i in range(n)]
+        assert store.tags.papers_with("from-ana") == [pid(i) for i in range(n)]
+        assert store.tags.papers_with("from-bob") == [pid(i) for i in range(n)]
         tag_actions = [e for e in store.history(limit=None) if e.action == "tag"]
         assert sorted({e.reviewer for e in tag_actions}) == ["ana", "bob"]
         assert len(tag_actions) == 2 * n
@@ -110,7 +110,7 @@ def test_two_processes_tagging_the_same_review_lose_nothing(review):
         switches = sum(1 for a, b in itertools.pairwise(order) if a != b)
         print(f"writers alternated {switches} times")
         assert switches >= 20, "the two writers did not overlap; the test proved nothing"
-        assert store.integrity_check() == "ok"
+        assert store.files.integrity_check() == "ok"
 
 
 CREATOR = r"""
@@ -118,7 +118,7 @@ import sys
 from workbench.store import Store
 sys.stdin.readline()
 with Store.open(sys.argv[1], reviewer=sys.argv[2]) as store:
-    store.describe_tag("made-by-" + sys.argv[2], description="created concurrently")
+    store.tags.describe("made-by-" + sys.argv[2], description="created concurrently")
 """
 
 
@@ -136,4 +136,4 @@ def test_two_processes_creating_the_same_store_share_one_file(tmp_path):
     assert sorted(f.name for f in (tmp_path / "new").iterdir()
                   if not f.name.startswith("annotations.sqlite-")) == ["annotations.sqlite"]
     with Store.open(tmp_path / "new") as store:
-        assert [t.name for t in store.vocabulary()] == ["made-by-ana", "made-by-bob"]
+        assert [t.name for t in store.tags.vocabulary()] == ["made-by-ana", "made-by-bob"]

@@ -18,6 +18,7 @@ Examples are kept few (each test takes seconds); ``HYPOTHESIS_PROFILE=thorough``
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -87,21 +88,21 @@ def test_any_text_comes_back_from_a_jsonl_export_imported_into_a_fresh_store(tit
                                for pid, t in zip(IDS, titles)])
             handles = {who: Store.open(tmp / "a", reviewer=who) for who in REVIEWERS}
             for pid, who, name in tags:
-                _try(handles[who].tag, pid, name)
+                _try(handles[who].tags.add, pid, name)
             for pid, who, text in notes:
-                _try(handles[who].note, pid, text)
+                _try(handles[who].notes.add, pid, text)
             for pid, who, decision, reason in decisions:
-                _try(handles[who].decide, pid, decision, reason=reason)
-            _try(store.set_final, final[0], "exclude", final[1])
+                _try(handles[who].decisions.decide, pid, decision, reason=reason)
+            _try(store.team.set_final, final[0], "exclude", final[1])
             for handle in handles.values():
                 handle.close()
-            exported = store.export("jsonl", tmp / "a.jsonl")
+            exported = store.files.export("jsonl", tmp / "a.jsonl")
         with Store.open(tmp / "b", reviewer="carl") as fresh:
-            report = fresh.import_annotations(tmp / "a.jsonl", allow_orphans=True)
+            report = fresh.files.import_annotations(tmp / "a.jsonl", allow_orphans=True)
             assert report.conflicts == () and report.orphans == len(IDS)
-            assert fresh.export("jsonl") == exported
-            again = fresh.import_annotations(tmp / "a.jsonl", allow_orphans=True)  # idempotent
-            assert not any(again.added.values()) and fresh.export("jsonl") == exported
+            assert fresh.files.export("jsonl") == exported
+            again = fresh.files.import_annotations(tmp / "a.jsonl", allow_orphans=True)  # idempotent
+            assert not any(again.added.values()) and fresh.files.export("jsonl") == exported
 
 
 # ----------------------------------------------------------------------------- BibTeX and RIS
@@ -133,11 +134,11 @@ def test_papers_tags_and_notes_come_back_from_bibtex_and_ris(records, tags, note
         with Store.open(tmp / "review", reviewer="ana") as store:
             store.sync_papers([p.to_dict() for p in papers])
             for i, name in enumerate(tags):
-                _try(store.tag, papers[i % len(papers)].id, name)
+                _try(store.tags.add, papers[i % len(papers)].id, name)
             for i, text in enumerate(notes):
-                _try(store.note, papers[i % len(papers)].id, text)
+                _try(store.notes.add, papers[i % len(papers)].id, text)
             for i, reason in enumerate(reasons):
-                _try(store.decide, papers[i % len(papers)].id, "exclude", reason=reason)
+                _try(store.decisions.decide, papers[i % len(papers)].id, "exclude", reason=reason)
             check_round_trip(tmp / "review", papers, store)
 
 
@@ -163,6 +164,11 @@ ACTION = st.one_of(
 )
 
 
+#: Where each kind of action is on a store (``store.tags.add``...), for those run as they come.
+PARTS_OF = {"tag": "tags.add", "untag": "tags.remove", "edit_note": "notes.edit", "delete_note": "notes.delete",
+            "rename_tag": "tags.rename", "merge_tags": "tags.merge"}
+
+
 # The first actions of every sequence: tags the rest can rename and merge, notes it can edit.
 PRELUDE = [("tag", "ana", IDS[:2], "relevant"), ("tag", "bob", IDS[1:3], "methods"),
            ("tag", "bob", IDS[:1], "to read"), ("note", "ana", IDS[0], "first note"),
@@ -175,19 +181,19 @@ def _run(stores: dict, note_ids: list, action: tuple) -> None:
     if kind in ("edit_note", "delete_note"):
         args[0] = note_ids[args[0] % len(note_ids)] if note_ids else args[0]
     if kind == "note":
-        found = _try(store.note, *args)
+        found = _try(store.notes.add, *args)
         if found is not None:
             note_ids.append(found)
     elif kind == "same":
-        _try(store.settle_duplicates, args[0], args[1], "same")
+        _try(store.duplicates.settle, args[0], args[1], "same")
     elif kind == "undo":
         _try(store.undo, args[0], everyone=args[1])
     elif kind == "decide":
-        _try(store.decide, args[0], args[1], reason=args[2])
+        _try(store.decisions.decide, args[0], args[1], reason=args[2])
     elif kind == "set_final":
-        _try(store.set_final, args[0], args[1], args[2])
+        _try(store.team.set_final, args[0], args[1], args[2])
     else:
-        _try(getattr(store, kind), *args)
+        _try(functools.reduce(getattr, PARTS_OF[kind].split("."), store), *args)
 
 
 def _tables(path: Path) -> tuple[dict, list]:
@@ -248,10 +254,10 @@ def test_any_sequence_of_actions_and_undos_keeps_history_and_state_in_agreement(
 def test_nul_characters_are_dropped_from_notes_and_reasons_and_from_what_exports_write(tmp_path):
     with Store.open(tmp_path, reviewer="ana") as store:
         store.sync_papers([{"id": IDS[0], "title": "Nul\x00 in the title", "authors": ["Doe\x00, J."]}])
-        note = store.note(IDS[0], "a\x00b")
-        store.decide(IDS[0], "exclude", reason="\x00wrong population\x00")
-        assert [n.text for n in store.notes(IDS[0])] == ["ab"] and store.decision(IDS[0]).reason == "wrong population"
+        note = store.notes.add(IDS[0], "a\x00b")
+        store.decisions.decide(IDS[0], "exclude", reason="\x00wrong population\x00")
+        assert [n.text for n in store.notes.of(IDS[0])] == ["ab"] and store.decisions.of(IDS[0]).reason == "wrong population"
         with pytest.raises(StoreError, match="is empty"):
-            store.edit_note(note, "\x00 \x00")
+            store.notes.edit(note, "\x00 \x00")
         for fmt in ("bibtex", "ris"):
-            assert "\x00" not in store.export(fmt)  # (a NUL byte makes a file look binary to readers)
+            assert "\x00" not in store.files.export(fmt)  # (a NUL byte makes a file look binary to readers)

@@ -22,6 +22,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import unprivileged
 
 import workbench
 from workbench.errors import StoreError
@@ -63,9 +64,9 @@ def review(tmp_path) -> Path:
     folder = tmp_path / "review"
     with Store.open(folder, reviewer="ana") as store:
         store.sync_papers([{"id": i, "title": f"Paper {i}", "abstract": "words " * 200} for i in IDS])
-        store.tag(IDS[0], "kept")
-        store.backup()
-        store.tag(IDS[1], "after-the-snapshot")
+        store.tags.add(IDS[0], "kept")
+        store.files.backup()
+        store.tags.add(IDS[1], "after-the-snapshot")
     assert (folder / DB).stat().st_size > 300_000
     return folder
 
@@ -147,7 +148,7 @@ def test_the_python_api_restores_a_store_that_cannot_be_opened(review):
     done = restore(review, reviewer="ana")
     assert done.set_aside and done.before.name.startswith("annotations.damaged-")
     with Store.open(review) as store:
-        assert store.tags(IDS[0]) == ["kept"]
+        assert store.tags.of(IDS[0]) == ["kept"]
         assert store.history(limit=1)[0].action == "restore"
 
 
@@ -155,7 +156,7 @@ HOLDER = r"""
 import sys
 from workbench.store import Store
 store = Store.open(sys.argv[1], reviewer="kernel")
-store.tags(sys.argv[2])
+store.tags.of(sys.argv[2])
 print("holding", flush=True)
 sys.stdin.read()
 store.close()
@@ -200,7 +201,7 @@ def _newest_snapshot(folder: Path) -> Path:
 
 def _state(folder: Path) -> tuple:
     with Store.open(folder) as store:
-        return store.tags(IDS[0]), store.tags(IDS[1]), len(store.history(limit=None))
+        return store.tags.of(IDS[0]), store.tags.of(IDS[1]), len(store.history(limit=None))
 
 
 def test_a_damaged_snapshot_is_refused_before_it_replaces_anything(review, tmp_path):
@@ -233,7 +234,7 @@ def test_a_file_that_is_no_snapshot_of_ours_is_refused(review, tmp_path, kind):
     refused = cli("restore", str(given), "--review", str(review), "--force", check=False)
     assert refused.returncode == 1
     expected = {"csv": "cannot be read", "other sqlite": "not a snapshot of a workbench store",
-                "newer schema": "made by a newer workbench (schema 9 > 5): upgrade"}[kind]
+                "newer schema": "made by a newer workbench (schema 9 > 6): upgrade"}[kind]
     assert expected in refused.stderr
     assert _state(review) == before
 
@@ -247,7 +248,7 @@ def test_an_old_snapshot_is_migrated_in_its_copy(review):
     done = cli("restore", old.name, "--review", str(review), check=True)
     assert "restored annotations.20200101T" in done.stdout
     with Store.open(review) as store:
-        assert store.tags(IDS[0][:0] + f"{0:012x}") == ["relevant"]  # the v1 store's paper 0
+        assert store.tags.of(IDS[0][:0] + f"{0:012x}") == ["relevant"]  # the v1 store's paper 0
         assert store.review_id() is not None
     with closing(sqlite3.connect(old)) as conn, conn:  # the snapshot itself was not touched
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
@@ -257,8 +258,8 @@ def test_a_snapshot_of_another_review_is_refused_unless_forced(review, tmp_path)
     other = tmp_path / "other"
     with Store.open(other, reviewer="bob") as store:
         store.sync_papers([{"id": "f" * 12, "title": "Elsewhere"}])
-        store.tag("f" * 12, "theirs")
-        theirs = store.backup().path
+        store.tags.add("f" * 12, "theirs")
+        theirs = store.files.backup().path
     before = _state(review)
     refused = cli("restore", str(theirs), "--review", str(review), check=False)
     assert refused.returncode == 1 and "belongs to another review" in refused.stderr
@@ -330,10 +331,10 @@ def commands(when):
 
 out = {}
 kernel = Store.open(review, reviewer="kernel")  # a notebook holding the store as the disk fills
-kernel.tag(sys.argv[2], "before-full")
+kernel.tags.add(sys.argv[2], "before-full")
 out["filled"] = fill()
 try:
-    kernel.note(sys.argv[2], "x" * 1_000_000)  # 1 MB (a note holds at most 1 MiB)
+    kernel.notes.add(sys.argv[2], "x" * 1_000_000)  # 1 MB (a note holds at most 1 MiB)
     out["kernel"] = "saved?!"
 except StoreError as err:
     out["kernel"] = str(err)
@@ -387,18 +388,8 @@ def test_a_read_only_file_system_is_told_as_one(review, tmp_path):
     assert out["check"][0] == 0 and "mounted read-only" in out["check"][1]
 
 
-def _unprivileged() -> list[str] | None:
-    if os.geteuid() != 0:
-        return []
-    try:
-        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        ok = False
-    return ["unshare", "--user"] if ok else None
-
-
 def test_permission_problems_are_told_as_such(review):
-    prefix = _unprivileged()
+    prefix = unprivileged()
     if prefix is None:
         pytest.skip("running as root without user namespaces: permissions cannot be tested")
 
@@ -438,23 +429,23 @@ def _set_version(folder: Path, version: int) -> None:
 
 
 def test_a_store_from_a_newer_workbench_says_upgrade(review):
-    _set_version(review, 6)
+    _set_version(review, 7)
     refused = cli("history", "--review", str(review), check=False)
     assert refused.returncode == 1
-    assert "made by a newer workbench (schema 6 > 5): upgrade" in refused.stderr
+    assert "made by a newer workbench (schema 7 > 6): upgrade" in refused.stderr
     assert "restore" not in refused.stderr
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4, 5])
 def test_a_store_whose_version_was_set_back_is_repaired_not_migrated_twice(review, version):
     _set_version(review, version)
     cli("tag", IDS[4], "after-repair", "--review", str(review), check=True)
     history = cli("history", "--review", str(review), check=True).stdout.splitlines()
-    assert any(f"said schema version {version} but its tables are of version 5" in line
+    assert any(f"said schema version {version} but its tables are of version 6" in line
                for line in history)
     assert tags_of(review, IDS[0]) == ["kept"] and tags_of(review, IDS[4]) == ["after-repair"]
     with closing(sqlite3.connect(review / DB)) as conn, conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
 
 
 def test_tables_that_match_no_version_are_refused_as_damaged_and_restore_repairs(review):
@@ -490,33 +481,33 @@ def test_a_forced_restore_of_another_review_leaves_this_one_naming_its_own_files
     workbench.build([max((ROOT / "seeds").glob("*.txt"))], review=other, embedder="fake",
                     progress=False)
     with Store.open(other) as store:
-        theirs, their_id = store.backup().path, store.review_id()
+        theirs, their_id = store.files.backup().path, store.review_id()
     with Store.open(copy) as store:
-        ours, own_id = store.generation(), store.review_id()
+        ours, own_id = store.files.generation(), store.review_id()
     refused = cli("restore", str(theirs), "--review", str(copy), check=False)
     assert refused.returncode == 1 and f"review id {their_id}" in refused.stderr
     done = cli("restore", str(theirs), "--review", str(copy), "--force", check=True)
     assert "names files this review does not have" in done.stdout
     with Store.open(copy) as store:
-        assert store.generation() == ours and store.review_id() == own_id
+        assert store.files.generation() == ours and store.review_id() == own_id
     assert len(workbench.open_review(copy).papers) > 0
     assert cli("check", "--review", str(copy), check=True).stdout.startswith("ok")
 
 
 def test_a_restored_snapshot_naming_tidied_files_names_the_current_ones(copy):
     with Store.open(copy) as store:
-        old = store.generation()
-        snap = store.backup("before-rebuild").path
+        old = store.files.generation()
+        snap = store.files.backup("before-rebuild").path
     workbench.build([min((ROOT / "seeds").glob("*.txt"))], review=copy, embedder="fake",
                     progress=False)
     with Store.open(copy) as store:
-        current = store.generation()
+        current = store.files.generation()
     assert current != old
     shutil.rmtree(copy / "generations" / old)  # tidied away, as after a few saves
     done = cli("restore", snap.name, "--review", str(copy), check=True)
     assert f"generations/{old}" in done.stdout and f"generations/{current}" in done.stdout
     with Store.open(copy) as store:
-        assert store.generation() == current
+        assert store.files.generation() == current
     workbench.open_review(copy)
 
 

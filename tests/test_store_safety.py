@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import unprivileged
 
 from workbench.errors import StoreError
 from workbench.store import Store
@@ -59,12 +60,12 @@ def test_a_second_handle_then_the_command_line_loses_no_acknowledged_write(revie
     process, then CLI writes (other processes) alternating with this process's writes."""
     kernel = Store.open(review, reviewer="kernel")
     acked = {(IDS[0], "k")}
-    kernel.tag(IDS[0], "k")
+    kernel.tags.add(IDS[0], "k")
     Store.open(review, reviewer="kernel").close()  # e.g. Review.refresh_topics, show_themes
     for n in range(1, 7):
         cli("tag", IDS[n], "cli", "--review", str(review))
         acked.add((IDS[n], "cli"))
-        kernel.tag(IDS[20 + n], "k")
+        kernel.tags.add(IDS[20 + n], "k")
         acked.add((IDS[20 + n], "k"))
     integrity, have = fresh_read(review)
     kernel.close()
@@ -86,48 +87,48 @@ def test_no_plain_open_of_the_database_while_the_process_holds_it(review, monkey
     monkeypatch.setattr(builtins, "open", spy)
     for _ in range(3):
         with Store.open(review, reviewer="other") as second:
-            second.tag(IDS[1], "x")
+            second.tags.add(IDS[1], "x")
     Store.open(review / "annotations.sqlite").close()  # the file spelled another way
     monkeypatch.undo()
-    first.tag(IDS[2], "y")
+    first.tags.add(IDS[2], "y")
     first.close()
     assert opened == [], "a plain open() of the store would drop this process's SQLite locks"
 
 
 def test_handles_share_one_connection_and_the_last_close_ends_it(review):
     a, b = Store.open(review, reviewer="a"), Store.open(str(review) + "/", reviewer="b")
-    a.tag(IDS[0], "from-a")
+    a.tags.add(IDS[0], "from-a")
     b.close()
-    assert a.tags(IDS[0]) == ["from-a"], "closing one handle leaves the others working"
+    assert a.tags.of(IDS[0]) == ["from-a"], "closing one handle leaves the others working"
     a.close()
     with pytest.raises(StoreError, match="closed"):
-        a.tags(IDS[0])
+        a.tags.of(IDS[0])
     with Store.open(review) as again:
-        assert again.tags(IDS[0]) == ["from-a"]
+        assert again.tags.of(IDS[0]) == ["from-a"]
 
 
 def _child_after_fork(store, folder, queue):
     try:
-        store.tag(IDS[5], "inherited")
+        store.tags.add(IDS[5], "inherited")
         queue.put("used the parent's connection")
     except StoreError as err:
         queue.put(f"refused: {err}")
     with Store.open(folder, reviewer="child") as own:
-        own.tag(IDS[6], "child")
+        own.tags.add(IDS[6], "child")
     queue.put("child tagged")
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_forked_child_never_uses_the_parents_connection(review):
     parent = Store.open(review, reviewer="parent")
-    parent.tag(IDS[4], "parent")
+    parent.tags.add(IDS[4], "parent")
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     child = ctx.Process(target=_child_after_fork, args=(parent, review, queue))
     child.start()
     child.join(60)
     messages = [queue.get(timeout=5), queue.get(timeout=5)]
-    parent.tag(IDS[7], "parent-after")
+    parent.tags.add(IDS[7], "parent-after")
     parent.close()
     assert messages[0].startswith("refused") and "another process" in messages[0]
     assert messages[1] == "child tagged"
@@ -141,62 +142,62 @@ def test_a_transaction_saves_every_change_or_none(review):
         before = len(store.history(limit=None))
         with pytest.raises(RuntimeError):
             with store.transaction():
-                store.tag(IDS[0], "a")
-                store.note(IDS[1], "a note")
-                store.decide(IDS[2], "include")
+                store.tags.add(IDS[0], "a")
+                store.notes.add(IDS[1], "a note")
+                store.decisions.decide(IDS[2], "include")
                 raise RuntimeError("crash in the middle")
-        assert store.tags(IDS[0]) == [] and store.notes(IDS[1]) == []
-        assert store.decision(IDS[2]) is None
+        assert store.tags.of(IDS[0]) == [] and store.notes.of(IDS[1]) == []
+        assert store.decisions.of(IDS[2]) is None
         assert len(store.history(limit=None)) == before
         with store.transaction():
-            store.tag(IDS[0], "a")
-            store.note(IDS[1], "a note")
-        assert store.tags(IDS[0]) == ["a"] and len(store.notes(IDS[1])) == 1
+            store.tags.add(IDS[0], "a")
+            store.notes.add(IDS[1], "a note")
+        assert store.tags.of(IDS[0]) == ["a"] and len(store.notes.of(IDS[1])) == 1
         assert [h.action for h in store.history(limit=2)] == ["note", "tag"]
         store.undo()  # each action inside stays its own undo step
-        assert store.notes(IDS[1]) == [] and store.tags(IDS[0]) == ["a"]
+        assert store.notes.of(IDS[1]) == [] and store.tags.of(IDS[0]) == ["a"]
 
 
 def test_snapshots_restore_and_check(review):
     with Store.open(review, reviewer="ana") as store:
-        store.tag(IDS[0], "kept")
-        snap = store.backup()
+        store.tags.add(IDS[0], "kept")
+        snap = store.files.backup()
         assert snap.path.parent == review / "backups" and snap.path.exists()
-        assert store.backup("again", force=False) is None, "nothing changed: no new snapshot"
-        store.tag(IDS[1], "after-the-snapshot")
-        restored = store.restore()
+        assert store.files.backup("again", force=False) is None, "nothing changed: no new snapshot"
+        store.tags.add(IDS[1], "after-the-snapshot")
+        restored = store.files.restore()
         assert restored.snapshot.path == snap.path
-        assert store.tags(IDS[0]) == ["kept"] and store.tags(IDS[1]) == []
-        assert store.integrity_check() == "ok"
+        assert store.tags.of(IDS[0]) == ["kept"] and store.tags.of(IDS[1]) == []
+        assert store.files.integrity_check() == "ok"
         assert store.history(limit=1)[0].action == "restore"
-        newest = store.snapshots()[0]
+        newest = store.files.snapshots()[0]
         assert newest.reason == "before-restore"  # the restore itself can be undone
-        store.restore(newest.path.name)
-        assert store.tags(IDS[1]) == ["after-the-snapshot"]
-        report = store.check()
+        store.files.restore(newest.path.name)
+        assert store.tags.of(IDS[1]) == ["after-the-snapshot"]
+        report = store.files.check()
     assert report[0] == "ok"
     assert any("workbench restore --review" in line for line in report)
 
 
 def test_a_restore_reaches_another_process_that_holds_the_store_open(review):
     with Store.open(review, reviewer="ana") as store:
-        store.tag(IDS[0], "before")
-        store.backup()
-        store.tag(IDS[0], "later")
+        store.tags.add(IDS[0], "before")
+        store.files.backup()
+        store.tags.add(IDS[0], "later")
         cli("restore", "--review", str(review))
-        assert store.tags(IDS[0]) == ["before"], "the restore is seen on the next read"
-        store.tag(IDS[3], "after-restore")
+        assert store.tags.of(IDS[0]) == ["before"], "the restore is seen on the next read"
+        store.tags.add(IDS[3], "after-restore")
     integrity, have = fresh_read(review)
     assert integrity == "ok" and (IDS[3], "after-restore") in have
 
 
 def test_an_import_and_a_migration_take_a_snapshot_first(review, tmp_path):
     with Store.open(review, reviewer="ana") as store:
-        store.tag(IDS[0], "x")
+        store.tags.add(IDS[0], "x")
         export = tmp_path / "a.jsonl"
-        store.export("jsonl", export)
-        store.import_annotations(export)
-        assert [s.reason for s in store.snapshots()] == ["before-import"]
+        store.files.export("jsonl", export)
+        store.files.import_annotations(export)
+        assert [s.reason for s in store.files.snapshots()] == ["before-import"]
 
 
 def test_every_message_about_a_damaged_store_names_the_restore_command(tmp_path):
@@ -207,19 +208,8 @@ def test_every_message_about_a_damaged_store_names_the_restore_command(tmp_path)
     assert "nothing was saved" not in result.stderr
 
 
-def _unprivileged() -> list[str] | None:
-    """A prefix that runs a command without the power to ignore file permissions."""
-    if os.geteuid() != 0:
-        return []
-    try:
-        ok = subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        ok = False
-    return ["unshare", "--user"] if ok else None
-
-
 def test_a_store_you_may_not_write_still_answers_reads_and_says_permission_denied(tmp_path):
-    prefix = _unprivileged()
+    prefix = unprivileged()
     if prefix is None:
         pytest.skip("running as root without user namespaces: permissions cannot be tested")
     import workbench
@@ -230,7 +220,7 @@ def test_a_store_you_may_not_write_still_answers_reads_and_says_permission_denie
     review = workbench.build([ROOT / "seeds"], review=folder, embedder="fake")
     pid = review.papers[0].id
     with Store.open(folder) as store:
-        store.tag(pid, "team")
+        store.tags.add(pid, "team")
     for path in sorted(folder.rglob("*"), reverse=True) + [folder]:
         path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
     try:
@@ -273,12 +263,12 @@ import resource, signal, sys
 from workbench.store import Store
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
 store = Store.open(sys.argv[1], reviewer="filler")
-store.tag(sys.argv[2], "small-before")
+store.tags.add(sys.argv[2], "small-before")
 print("acked", flush=True)
 limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # no file may grow past this
 try:
-    store.note(sys.argv[2], "x" * 1_000_000)  # under MAX_NOTE, over the 200 KB the file may grow
+    store.notes.add(sys.argv[2], "x" * 1_000_000)  # under MAX_NOTE, over the 200 KB the file may grow
     print("saved?!", flush=True)
 except Exception as err:
     print("error:", err, flush=True)
@@ -298,4 +288,4 @@ def test_a_file_size_limit_refuses_the_change_keeps_every_acknowledged_one_and_s
     integrity, have = fresh_read(review)
     assert integrity == "ok" and (IDS[0], "small-before") in have
     with Store.open(review) as store:
-        assert store.notes(IDS[0]) == []
+        assert store.notes.of(IDS[0]) == []

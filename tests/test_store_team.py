@@ -44,142 +44,142 @@ def ben(folder, ana):  # opened after ana: one shared connection, two reviewers
 # ----------------------------------------------------------------------------- stages
 
 def test_a_decision_belongs_to_a_stage_and_full_text_asks_for_a_reason(ana):
-    ana.decide(pid(1), "include")
-    ana.decide(pid(1), "exclude", reason="wrong population", stage="full_text")
-    assert ana.decision(pid(1)).decision == "include"
-    full = ana.decision(pid(1), stage="full_text")
+    ana.decisions.decide(pid(1), "include")
+    ana.decisions.decide(pid(1), "exclude", reason="wrong population", stage="full_text")
+    assert ana.decisions.of(pid(1)).decision == "include"
+    full = ana.decisions.of(pid(1), stage="full_text")
     assert (full.decision, full.reason, full.stage) == ("exclude", "wrong population", "full_text")
-    assert [d.stage for d in ana.decisions(pid(1), stage=None)] == ["title_abstract", "full_text"]
-    assert [d.paper_id for d in ana.every_decision()] == [pid(1)]  # title/abstract by default
+    assert [d.stage for d in ana.decisions.votes(pid(1), stage=None)] == ["title_abstract", "full_text"]
+    assert [d.paper_id for d in ana.decisions.every()] == [pid(1)]  # title/abstract by default
     with pytest.raises(AnnotationInputError, match="full-text exclusion needs a reason"):
-        ana.decide(pid(2), "exclude", stage="full_text")
+        ana.decisions.decide(pid(2), "exclude", stage="full_text")
     with pytest.raises(AnnotationInputError, match="a maybe is for title and abstract"):
-        ana.decide(pid(2), "maybe", stage="full_text")
+        ana.decisions.decide(pid(2), "maybe", stage="full_text")
     with pytest.raises(AnnotationInputError, match="stage 'abstract': expected one of title_abstract, full_text"):
-        ana.decide(pid(2), "include", stage="abstract")
-    ana.decide(pid(2), "not retrieved", stage="full_text")
-    assert (ana.decision(pid(2), stage="full_text").decision, ana.decision(pid(2), stage="full_text").reason) == (
+        ana.decisions.decide(pid(2), "include", stage="abstract")
+    ana.decisions.decide(pid(2), "not retrieved", stage="full_text")
+    assert (ana.decisions.of(pid(2), stage="full_text").decision, ana.decisions.of(pid(2), stage="full_text").reason) == (
         "exclude", "not retrieved")
     ana.undo()
-    assert ana.decision(pid(2), stage="full_text") is None
-    assert ana.decision(pid(1), stage="full_text").decision == "exclude"
+    assert ana.decisions.of(pid(2), stage="full_text") is None
+    assert ana.decisions.of(pid(1), stage="full_text").decision == "exclude"
 
 
 # ----------------------------------------------------------------------------- tags per reviewer
 
 def test_two_reviewers_tags_are_their_own_rows_shown_once(ana, ben):
-    assert ana.tag(pid(1), "method") == 1
-    assert ben.tag(pid(1), "method", "later") == 2  # ben's own "method" is new for ben
-    assert ana.tags(pid(1)) == ["later", "method"]
-    assert ana.tags_by_reviewer(pid(1)) == {"ana": ["method"], "ben": ["later", "method"]}
-    assert ana.papers_tagged("method") == [pid(1)]
-    assert {t.name: t.count for t in ana.vocabulary()} == {"later": 1, "method": 1}  # papers, not rows
-    assert ana.rename_tag("method", "methods") == 1
-    assert ana.tags_by_reviewer(pid(1)) == {"ana": ["methods"], "ben": ["later", "methods"]}
-    assert ben.untag(pid(1), "methods")  # not blind: the tag leaves the paper, everyone's
-    assert ana.tags(pid(1)) == ["later"]
+    assert ana.tags.add(pid(1), "method") == 1
+    assert ben.tags.add(pid(1), "method", "later") == 2  # ben's own "method" is new for ben
+    assert ana.tags.of(pid(1)) == ["later", "method"]
+    assert ana.tags.by_reviewer(pid(1)) == {"ana": ["method"], "ben": ["later", "method"]}
+    assert ana.tags.papers_with("method") == [pid(1)]
+    assert {t.name: t.count for t in ana.tags.vocabulary()} == {"later": 1, "method": 1}  # papers, not rows
+    assert ana.tags.rename("method", "methods") == 1
+    assert ana.tags.by_reviewer(pid(1)) == {"ana": ["methods"], "ben": ["later", "methods"]}
+    assert ben.tags.remove(pid(1), "methods")  # not blind: the tag leaves the paper, everyone's
+    assert ana.tags.of(pid(1)) == ["later"]
     ben.undo()
-    assert ana.tags_by_reviewer(pid(1)) == {"ana": ["methods"], "ben": ["later", "methods"]}
+    assert ana.tags.by_reviewer(pid(1)) == {"ana": ["methods"], "ben": ["later", "methods"]}
 
 
 # ----------------------------------------------------------------------------- blind mode
 
 def test_blind_mode_shows_another_reviewers_work_only_once_both_screened(ana, ben):
-    ana.set_blind(True)
-    assert ana.blind and ben.blind and ana.reviewers_per_paper() == 2
-    ben.tag(pid(1), "bens-tag")
-    ben.note(pid(1), "ben thinks it fits")
-    ben.decide(pid(1), "include")
-    ana.tag(pid(1), "anas-tag")
-    assert ana.tags(pid(1)) == ["anas-tag"] and ana.notes(pid(1)) == []
-    assert ana.decisions(pid(1)) == [] and ana.decision(pid(1), "ben") is None
-    assert ana.papers_tagged("bens-tag") == [] and ben.papers_tagged("bens-tag") == [pid(1)]
+    ana.team.set_blind(True)
+    assert ana.team.blind and ben.team.blind and ana.team.reviewers_per_paper() == 2
+    ben.tags.add(pid(1), "bens-tag")
+    ben.notes.add(pid(1), "ben thinks it fits")
+    ben.decisions.decide(pid(1), "include")
+    ana.tags.add(pid(1), "anas-tag")
+    assert ana.tags.of(pid(1)) == ["anas-tag"] and ana.notes.of(pid(1)) == []
+    assert ana.decisions.votes(pid(1)) == [] and ana.decisions.of(pid(1), "ben") is None
+    assert ana.tags.papers_with("bens-tag") == [] and ben.tags.papers_with("bens-tag") == [pid(1)]
     assert ana.summary()[pid(1)] == {"tags": ["anas-tag"], "decision": None, "notes": 0}
-    assert [r.reviewer for r in ana.screening_records()] == []  # not ben's decision
-    assert ben.untag(pid(1), "anas-tag") is False  # blind: ben removes only his own
-    ana.decide(pid(1), "exclude")  # now both screened it: each sees the other's work
-    assert ana.tags(pid(1)) == ["anas-tag", "bens-tag"] and [n.reviewer for n in ana.notes(pid(1))] == ["ben"]
-    assert {d.reviewer: d.decision for d in ana.decisions(pid(1))} == {"ana": "exclude", "ben": "include"}
+    assert [r.reviewer for r in ana.decisions.records()] == []  # not ben's decision
+    assert ben.tags.remove(pid(1), "anas-tag") is False  # blind: ben removes only his own
+    ana.decisions.decide(pid(1), "exclude")  # now both screened it: each sees the other's work
+    assert ana.tags.of(pid(1)) == ["anas-tag", "bens-tag"] and [n.reviewer for n in ana.notes.of(pid(1))] == ["ben"]
+    assert {d.reviewer: d.decision for d in ana.decisions.votes(pid(1))} == {"ana": "exclude", "ben": "include"}
     assert ana.summary()[pid(1)] == {"tags": ["anas-tag", "bens-tag"], "decision": "exclude", "notes": 1}
-    ben.tag(pid(2), "x")
-    ana.set_final(pid(2), "exclude", reason="off topic")  # a final decision ends blindness
-    assert ana.tags(pid(2)) == ["x"] and ana.summary()[pid(2)]["decision"] == "exclude"
-    ana.set_blind(False)
-    assert ana.decision(pid(1), "ben").decision == "include"
+    ben.tags.add(pid(2), "x")
+    ana.team.set_final(pid(2), "exclude", reason="off topic")  # a final decision ends blindness
+    assert ana.tags.of(pid(2)) == ["x"] and ana.summary()[pid(2)]["decision"] == "exclude"
+    ana.team.set_blind(False)
+    assert ana.decisions.of(pid(1), "ben").decision == "include"
 
 
 def test_team_use_needs_the_reviewers_own_name(folder, ana, monkeypatch):
     monkeypatch.delenv("WORKBENCH_REVIEWER", raising=False)
     with Store.open(folder) as anonymous:
-        anonymous.tag(pid(1), "fine")  # single screening: the OS user is the reviewer
+        anonymous.tags.add(pid(1), "fine")  # single screening: the OS user is the reviewer
         assert not anonymous.reviewer_given
-        ana.set_setting("reviewers_per_paper", "2")
+        ana.settings.set("reviewers_per_paper", "2")
         with pytest.raises(AnnotationInputError, match="needs the reviewer's own name.*WORKBENCH_REVIEWER"):
-            anonymous.decide(pid(1), "include")
+            anonymous.decisions.decide(pid(1), "include")
         with pytest.raises(AnnotationInputError, match="needs the reviewer's own name"):
-            anonymous.tag(pid(1), "again")
-        assert anonymous.decision(pid(1)) is None
+            anonymous.tags.add(pid(1), "again")
+        assert anonymous.decisions.of(pid(1)) is None
     monkeypatch.setenv("WORKBENCH_REVIEWER", "cleo")
     with Store.open(folder) as cleo:
-        assert cleo.reviewer_given and cleo.decide(pid(1), "include") == 1
+        assert cleo.reviewer_given and cleo.decisions.decide(pid(1), "include") == 1
 
 
 # ----------------------------------------------------------------------------- final decisions, reasons, criteria
 
 def test_a_final_decision_records_who_why_and_when_and_one_undo_takes_it_back(ana, ben):
-    ana.decide(pid(3), "include")
-    ben.decide(pid(3), "exclude", reason="wrong design")
-    final = ben.set_final(pid(3), "include", reason="meets criterion 2")
+    ana.decisions.decide(pid(3), "include")
+    ben.decisions.decide(pid(3), "exclude", reason="wrong design")
+    final = ben.team.set_final(pid(3), "include", reason="meets criterion 2")
     assert (final.decision, final.resolved_by, final.reason, final.stage) == ("include", "ben", "meets criterion 2",
                                                                                "title_abstract")
-    assert ana.final(pid(3)) == final and ana.finals() == [final] and ana.finals("full_text") == []
+    assert ana.team.final(pid(3)) == final and ana.team.finals() == [final] and ana.team.finals("full_text") == []
     assert "resolve" in ana.history(limit=1)[0].summary
     ben.undo()
-    assert ana.final(pid(3)) is None and ana.decision(pid(3)).decision == "include"
-    ben.set_final(pid(3), "exclude", reason="wrong design")
-    assert ben.clear_final(pid(3)) and ben.final(pid(3)) is None
+    assert ana.team.final(pid(3)) is None and ana.decisions.of(pid(3)).decision == "include"
+    ben.team.set_final(pid(3), "exclude", reason="wrong design")
+    assert ben.team.clear_final(pid(3)) and ben.team.final(pid(3)) is None
 
 
 def test_the_teams_exclusion_reasons_keep_one_spelling(ana):
-    ana.add_exclusion_reason("Wrong population", "adults only")
-    ana.add_exclusion_reason("Wrong study design")
-    assert [(r.name, r.position) for r in ana.exclusion_reasons()] == [("Wrong population", 1),
+    ana.team.add_exclusion_reason("Wrong population", "adults only")
+    ana.team.add_exclusion_reason("Wrong study design")
+    assert [(r.name, r.position) for r in ana.team.exclusion_reasons()] == [("Wrong population", 1),
                                                                        ("Wrong study design", 2)]
-    ana.decide(pid(4), "exclude", reason="wrong  POPULATION")
-    assert ana.decision(pid(4)).reason == "Wrong population"
-    ana.decide(pid(5), "exclude", reason="a reason of my own")  # free text still allowed
-    assert ana.decision(pid(5)).reason == "a reason of my own"
-    assert ana.remove_exclusion_reason("wrong study design") and not ana.remove_exclusion_reason("nope")
-    assert [r.name for r in ana.exclusion_reasons()] == ["Wrong population"]
-    ana.set_criteria("Adults with insomnia.\n\n  RCTs   only. ")
-    assert ana.criteria() == "Adults with insomnia.\n\nRCTs only."
+    ana.decisions.decide(pid(4), "exclude", reason="wrong  POPULATION")
+    assert ana.decisions.of(pid(4)).reason == "Wrong population"
+    ana.decisions.decide(pid(5), "exclude", reason="a reason of my own")  # free text still allowed
+    assert ana.decisions.of(pid(5)).reason == "a reason of my own"
+    assert ana.team.remove_exclusion_reason("wrong study design") and not ana.team.remove_exclusion_reason("nope")
+    assert [r.name for r in ana.team.exclusion_reasons()] == ["Wrong population"]
+    ana.team.set_criteria("Adults with insomnia.\n\n  RCTs   only. ")
+    assert ana.team.criteria() == "Adults with insomnia.\n\nRCTs only."
     with pytest.raises(AnnotationInputError, match="blind 'maybe': expected 'on' or 'off'"):
-        ana.set_setting("blind", "maybe")
+        ana.settings.set("blind", "maybe")
 
 
 # ----------------------------------------------------------------------------- sources
 
 def test_sources_keep_their_provenance_across_builds(ana):
-    ana.record_sources([
+    ana.sources.record([
         {"path": "refs/pubmed.ris", "format": "ris", "identified": 40, "skipped": 1, "merged": 3,
          "name": "PubMed", "query": "sleep AND adolescents", "searched_on": "2024-05-01"},
         {"path": "refs/trials.csv", "format": "csv", "identified": 5, "kind": "register",
          "name": "ClinicalTrials.gov"},
         {"path": "refs/extra.bib", "format": "bibtex", "identified": 2}])
-    extra, pubmed, trials = ana.sources()  # by path
+    extra, pubmed, trials = ana.sources.recorded()  # by path
     assert (pubmed.name, pubmed.query, pubmed.searched_on, pubmed.identified) == (
         "PubMed", "sleep AND adolescents", "2024-05-01", 40)
     assert (trials.kind, extra.name, extra.provenance_given) == ("register", "extra", False)
-    ana.set_provenance("extra.bib", name="Scopus", query="TITLE-ABS(sleep)", searched_on="2024-05-02")
-    ana.record_sources([{"path": "refs/pubmed.ris", "format": "ris", "identified": 41},
+    ana.sources.set_provenance("extra.bib", name="Scopus", query="TITLE-ABS(sleep)", searched_on="2024-05-02")
+    ana.sources.record([{"path": "refs/pubmed.ris", "format": "ris", "identified": 41},
                         {"path": "refs/extra.bib", "format": "bibtex", "identified": 2}])  # a rebuild
-    assert [(s.name, s.query, s.identified) for s in ana.sources()] == [
+    assert [(s.name, s.query, s.identified) for s in ana.sources.recorded()] == [
         ("Scopus", "TITLE-ABS(sleep)", 2), ("PubMed", "sleep AND adolescents", 41)]
-    assert [s.in_build for s in ana.sources(in_build=False)] == [True, True, False]
+    assert [s.in_build for s in ana.sources.recorded(in_build=False)] == [True, True, False]
     with pytest.raises(AnnotationInputError, match="date searched '1 May' is not a date; expected YYYY-MM-DD"):
-        ana.set_provenance("extra.bib", searched_on="1 May")
+        ana.sources.set_provenance("extra.bib", searched_on="1 May")
     with pytest.raises(AnnotationInputError, match="'scopus.ris' is not a source of this review"):
-        ana.set_provenance("scopus.ris", name="Scopus")
+        ana.sources.set_provenance("scopus.ris", name="Scopus")
 
 
 # ----------------------------------------------------------------------------- network file systems
@@ -197,10 +197,10 @@ def test_a_store_on_a_network_file_system_is_refused_unless_overridden(tmp_path,
     assert "export and import" in message and "WORKBENCH_ALLOW_NETWORK_FS=1" in message
     assert not (tmp_path / "review" / "annotations.sqlite").exists()
     with Store.open(tmp_path / "review", reviewer="ana", allow_network_filesystem=True) as store:
-        store.tag(store.sync_papers([{"id": pid(1), "title": "x"}]).added[0], "kept")
+        store.tags.add(store.sync_papers([{"id": pid(1), "title": "x"}]).added[0], "kept")
     monkeypatch.setenv("WORKBENCH_ALLOW_NETWORK_FS", "1")
     with Store.open(tmp_path / "review", reviewer="ana") as store:
-        assert store.tags(pid(1)) == ["kept"]
+        assert store.tags.of(pid(1)) == ["kept"]
 
 
 # ----------------------------------------------------------------------------- migration from version 3
@@ -242,21 +242,21 @@ def make_v3_store(path: Path) -> None:
 def test_a_v3_store_migrates_to_stages_and_tags_per_reviewer_and_its_history_still_undoes(tmp_path):
     make_v3_store(tmp_path / "annotations.sqlite")
     with Store.open(tmp_path, reviewer="ana") as store:
-        assert [s.reason for s in store.snapshots()] == ["before-migration-v3"]
-        assert {(d.reviewer, d.decision, d.stage) for d in store.every_decision()} == {
+        assert [s.reason for s in store.files.snapshots()] == ["before-migration-v3"]
+        assert {(d.reviewer, d.decision, d.stage) for d in store.decisions.every()} == {
             ("ana", "include", "title_abstract"), ("ben", "exclude", "title_abstract")}
-        assert store.tags_by_reviewer(pid(0)) == {"ana": ["relevant"]}
-        record = store.screening_records("ana")[0]
+        assert store.tags.by_reviewer(pid(0)) == {"ana": ["relevant"]}
+        record = store.decisions.records("ana")[0]
         assert (record.rank, record.model, record.recorded) == (3, "svm", True)
         assert [e.action for e in store.history(limit=None)] == ["decide", "tag"]  # version 3's, rekeyed
         store.undo(2)  # both old changes come back out: the decision with its record, the tag
-        assert store.decision(pid(1)) is None and store.tags(pid(0)) == []
-        assert store.decision(pid(1), "ben").reason == "off topic"
-        assert store.screening_records("ana") == []
-        store.decide(pid(1), "include")  # the migrated store takes new writes
-        store.set_final(pid(1), "include")
-        assert store.integrity_check() == "ok"
+        assert store.decisions.of(pid(1)) is None and store.tags.of(pid(0)) == []
+        assert store.decisions.of(pid(1), "ben").reason == "off topic"
+        assert store.decisions.records("ana") == []
+        store.decisions.decide(pid(1), "include")  # the migrated store takes new writes
+        store.team.set_final(pid(1), "include")
+        assert store.files.integrity_check() == "ok"
     conn = sqlite3.connect(tmp_path / "annotations.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     conn.close()

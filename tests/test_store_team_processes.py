@@ -27,14 +27,14 @@ sys.stdin.readline()
 for rank, i in enumerate(order, start=1):
     pid = f"{i:012x}"
     decision = rng.choice(["include", "exclude", "maybe"])
-    store.decide(pid, decision, reason="off topic" if decision == "exclude" else None,
+    store.decisions.decide(pid, decision, reason="off topic" if decision == "exclude" else None,
                  rank=rank, score=1 / rank, model="svm")
     print("title_abstract", pid, decision, flush=True)
     if i % 5 == 0:
-        store.tag(pid, "seen")
+        store.tags.add(pid, "seen")
         print("tag", pid, "seen", flush=True)
     if decision == "include" and i % 3 == 0:
-        store.decide(pid, "include", stage="full_text")
+        store.decisions.decide(pid, "include", stage="full_text")
         print("full_text", pid, "include", flush=True)
     time.sleep(0.002)  # a person's clicks, not a loop: lets the other screener in
 """
@@ -44,7 +44,7 @@ def test_two_reviewers_screening_at_once_lose_nothing(tmp_path):
     folder = tmp_path / "review"
     with Store.open(folder, reviewer="lead") as store:
         store.sync_papers([{"id": f"{i:012x}", "title": f"Paper {i}"} for i in range(N_PAPERS)])
-        store.set_blind(True)
+        store.team.set_blind(True)
     screeners = {who: subprocess.Popen([sys.executable, "-c", SCREENER, str(folder), who, str(N_PAPERS), str(seed)],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        text=True)
@@ -60,15 +60,15 @@ def test_two_reviewers_screening_at_once_lose_nothing(tmp_path):
         assert proc.returncode == 0, err
         acked[who] = [line.split() for line in out.splitlines()]
     with Store.open(folder, reviewer="check") as store:  # blind: the check asks for every reviewer's work
-        saved = {(d.paper_id, d.reviewer, d.stage): d.decision for d in store.every_decision(None, all_reviewers=True)}
+        saved = {(d.paper_id, d.reviewer, d.stage): d.decision for d in store.decisions.every(None, all_reviewers=True)}
         for who, lines in acked.items():
             decisions = {(pid, who, stage): d for stage, pid, d in lines if stage != "tag"}
             assert len(decisions) == sum(stage != "tag" for stage, _, _ in lines)
             assert {k: saved.get(k) for k in decisions} == decisions, f"{who}'s acknowledged decisions"
             tagged = [pid for kind, pid, _ in lines if kind == "tag"]
-            assert tagged and all("seen" in store.tags_by_reviewer(pid, all_reviewers=True).get(who, [])
+            assert tagged and all("seen" in store.tags.by_reviewer(pid, all_reviewers=True).get(who, [])
                               for pid in tagged)
-            ranks = {r.paper_id: r.rank for r in store.screening_records(who, all_reviewers=True)}
+            ranks = {r.paper_id: r.rank for r in store.decisions.records(who, all_reviewers=True)}
             assert sorted(ranks.values()) == list(range(1, N_PAPERS + 1))
         assert len(saved) == sum(len([x for x in lines if x[0] != "tag"]) for lines in acked.values())
         both = [pid for pid in {k[0] for k in saved} if (pid, "ana", "title_abstract") in saved
@@ -78,4 +78,4 @@ def test_two_reviewers_screening_at_once_lose_nothing(tmp_path):
         order = [e.reviewer for e in reversed(decide_actions)]
         switches = sum(1 for a, b in itertools.pairwise(order) if a != b)
         assert switches >= 20, "the two screeners did not overlap; the test proved nothing"
-        assert store.integrity_check() == "ok"
+        assert store.files.integrity_check() == "ok"

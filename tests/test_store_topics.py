@@ -75,17 +75,17 @@ def test_match_topics_ignores_weak_overlaps():
 
 def test_names_survive_a_refit_with_renumbered_topics(store):
     first = blocks(30, 30, 30)
-    report = store.record_topics(first, {0: "a", 1: "b", 2: "c"}, {0: ["w"], 1: [], 2: []})
+    report = store.topics.record(first, {0: "a", 1: "b", 2: "c"}, {0: ["w"], 1: [], 2: []})
     assert report.previous_run is None and report.new == (0, 1, 2)
-    store.rename_topic(1, "Reward models")
+    store.topics.rename(1, "Reward models")
     # Refit: another seed renumbers the topics and moves a few papers around.
     second = {p: {0: 1, 1: 2, 2: 0}[t] for p, t in first.items()}
     for i in (0, 1, 2):
         second[pid(i)] = 2
-    report = store.record_topics(second, {0: "x", 1: "y", 2: "z"}, {})
+    report = store.topics.record(second, {0: "x", 1: "y", 2: "z"}, {})
     assert report.matched == {1: 0, 2: 1, 0: 2}
     assert report.names == {2: "Reward models"}
-    assignments, labels = store.apply_topic_edits(second, {0: "x", 1: "y", 2: "z"})
+    assignments, labels = store.topics.apply_edits(second, {0: "x", 1: "y", 2: "z"})
     assert labels == {0: "x", 1: "y", 2: "Reward models"}
     assert assignments == second
 
@@ -93,30 +93,30 @@ def test_names_survive_a_refit_with_renumbered_topics(store):
 def test_merge_and_move_are_reapplied_after_a_rebuild(store):
     first = blocks(30, 30, 30)
     labels = {0: "a", 1: "b", 2: "c"}
-    store.record_topics(first, labels, {})
-    assert store.merge_topics([0, 2], into=2) == 2
-    store.move_paper(pid(40), 2)  # from topic 1
-    store.rename_topic(2, "Merged")
-    assignments, new_labels = store.apply_topic_edits(first, labels)
+    store.topics.record(first, labels, {})
+    assert store.topics.merge([0, 2], into=2) == 2
+    store.topics.move_paper(pid(40), 2)  # from topic 1
+    store.topics.rename(2, "Merged")
+    assignments, new_labels = store.topics.apply_edits(first, labels)
     assert new_labels == {1: "b", 2: "Merged"}
     assert sum(1 for t in assignments.values() if t == 2) == 61
     assert assignments[pid(40)] == 2 and assignments[pid(0)] == 2
     with pytest.raises(AnnotationInputError, match="topic 0 was merged into topic 2"):
-        store.rename_topic(0, "nope")
+        store.topics.rename(0, "nope")
     # Rebuild with new numbers and with a new source (papers 90-99 in a new topic 3).
     second = {p: {0: 2, 1: 0, 2: 1}[t] for p, t in first.items()}
     second.update(blocks(10, start=90, first_topic=3))
-    store.record_topics(second, {0: "p", 1: "q", 2: "r", 3: "s"}, {})
-    assignments, new_labels = store.apply_topic_edits(second, {0: "p", 1: "q", 2: "r", 3: "s"})
+    store.topics.record(second, {0: "p", 1: "q", 2: "r", 3: "s"}, {})
+    assignments, new_labels = store.topics.apply_edits(second, {0: "p", 1: "q", 2: "r", 3: "s"})
     assert new_labels == {0: "p", 1: "Merged", 3: "s"}
     assert assignments[pid(40)] == 1 and assignments[pid(0)] == 1
-    assert store.current_topics() == (assignments, new_labels)
+    assert store.topics.current() == (assignments, new_labels)
 
 
 def test_report_lists_names_lost_with_their_topic(store):
-    store.record_topics(blocks(30, 30, 30), {}, {})
-    store.rename_topic(2, "Vanishing")
-    report = store.record_topics({p: 0 for p in blocks(60)}, {}, {})
+    store.topics.record(blocks(30, 30, 30), {}, {})
+    store.topics.rename(2, "Vanishing")
+    report = store.topics.record({p: 0 for p in blocks(60)}, {}, {})
     assert report.gone == (2,)
     assert report.names_lost == {2: "Vanishing"}
     assert "names lost: 2 'Vanishing'" in str(report)
@@ -124,36 +124,36 @@ def test_report_lists_names_lost_with_their_topic(store):
 
 def test_topic_edits_are_undoable(store):
     labels = {0: "a", 1: "b"}
-    store.record_topics(blocks(50, 50), labels, {})
-    store.rename_topic(0, "Named")
-    store.merge_topics([1, 0])
+    store.topics.record(blocks(50, 50), labels, {})
+    store.topics.rename(0, "Named")
+    store.topics.merge([1, 0])
     store.undo()
-    assert store.current_topics()[1] == {0: "Named", 1: "b"}
+    assert store.topics.current()[1] == {0: "Named", 1: "b"}
 
 
 def test_topic_edits_explain_bad_input(store):
     with pytest.raises(AnnotationInputError, match="no topics recorded yet"):
-        store.rename_topic(0, "x")
-    store.record_topics(blocks(50, 50), {}, {})
+        store.topics.rename(0, "x")
+    store.topics.record(blocks(50, 50), {}, {})
     with pytest.raises(AnnotationInputError, match="topic 7 is not a topic of the latest build; "
                                                    "its topics are: 0, 1"):
-        store.rename_topic(7, "x")
+        store.topics.rename(7, "x")
     with pytest.raises(AnnotationInputError, match="nothing to merge"):
-        store.merge_topics([1], into=1)
+        store.topics.merge([1], into=1)
     with pytest.raises(AnnotationInputError, match=r"assignments\['x'\] = 'a'"):
-        store.record_topics({"x": "a"}, {}, {})
+        store.topics.record({"x": "a"}, {}, {})
     with pytest.raises(AnnotationInputError, match="not in the store .*sync_papers"):
-        store.record_topics({"ffffffffffff": 0}, {}, {})
-    with pytest.raises(StoreError, match="not the last recorded run .*record_topics"):
-        store.apply_topic_edits(blocks(40, 60), {})
+        store.topics.record({"ffffffffffff": 0}, {}, {})
+    with pytest.raises(StoreError, match=r"not the last recorded run .*topics\.record\("):
+        store.topics.apply_edits(blocks(40, 60), {})
 
 
 def test_outliers_keep_their_identity_and_can_receive_moved_papers(store):
     first = {**blocks(50), **{pid(i): -1 for i in range(50, 60)}}
-    store.record_topics(first, {0: "a", -1: ""}, {})
-    store.move_paper(pid(55), 0)
-    store.move_paper(pid(1), -1)
-    assignments, _ = store.apply_topic_edits(first, {0: "a", -1: ""})
+    store.topics.record(first, {0: "a", -1: ""}, {})
+    store.topics.move_paper(pid(55), 0)
+    store.topics.move_paper(pid(1), -1)
+    assignments, _ = store.topics.apply_edits(first, {0: "a", -1: ""})
     assert assignments[pid(55)] == 0 and assignments[pid(1)] == -1
     with pytest.raises(AnnotationInputError, match="outliers and cannot be merged"):
-        store.merge_topics([0, -1])
+        store.topics.merge([0, -1])

@@ -71,7 +71,7 @@ def test_the_topic_table_shows_two_typical_titles_and_follows_a_merge(review):
     with Session.open(review.path, reviewer="tester") as session:
         topics = sorted(t for t in set(session.review.labels.tolist()) if t >= 0)
         together = int(np.isin(session.review.labels, topics[:2]).sum())
-        kept = session.merge_topics(topics[:2])
+        kept = session.topics.merge(topics[:2])
         merged = session.review.topics_frame(representatives=2).set_index("topic")
         rows = [int(r) for r in np.flatnonzero(session.review.labels == kept)]
         expected = [session.review.ids[r] for r in _nearest_the_mean(session.review.embeddings(), rows, 2)]
@@ -107,7 +107,7 @@ def test_typical_papers_are_remembered_for_the_topics_they_were_found_for(tmp_pa
     assert again.representatives(3) != first  # another n: found, not taken from n=2
     with Session.open(review.path, reviewer="tester") as session:
         topics = sorted(t for t in set(session.review.labels.tolist()) if t >= 0)
-        session.merge_topics(topics[:2])
+        session.topics.merge(topics[:2])
         rows = [int(r) for r in np.flatnonzero(session.review.labels == topics[0])] or \
             [int(r) for r in np.flatnonzero(session.review.labels == topics[1])]
         kept = int(session.review.labels[rows[0]])

@@ -13,7 +13,7 @@ import pytest
 import workbench
 from workbench.cli import main
 from workbench.errors import ReviewError
-from workbench.store import Store
+from workbench.store import Store, Tags
 
 from conftest import seed_abstracts, write_seed_file
 
@@ -31,12 +31,12 @@ def screened(tmp_path_factory):
     review = workbench.build([a], review=folder / "r", embedder="fake", seed=42, progress=False)
     ids = [p.id for p in review.papers]
     with Store.open(review.path, reviewer="ana") as store:
-        store.decide(ids[:20], "exclude")
-        store.decide(ids[20:25], "include")
-        store.decide(ids[72:76], "include")  # four of the ten the new search finds again
-        store.tag(ids[75], "keep-me")
-        store.note(ids[74], "read the full text")
-        store.rename_topic(0, "my topic name")
+        store.decisions.decide(ids[:20], "exclude")
+        store.decisions.decide(ids[20:25], "include")
+        store.decisions.decide(ids[72:76], "include")  # four of the ten the new search finds again
+        store.tags.add(ids[75], "keep-me")
+        store.notes.add(ids[74], "read the full text")
+        store.topics.rename(0, "my topic name")
     return folder
 
 
@@ -55,7 +55,7 @@ def annotations(path: Path) -> dict:
 def test_update_keeps_decisions_map_and_topics(copy):
     before = workbench.open_review(copy / "r")
     kept = annotations(before.path)
-    after = before.update([copy / "b.txt"], PROVENANCE, today="2024-06-01")
+    after = workbench.update([copy / "b.txt"], before, PROVENANCE, today="2024-06-01")
     report = after.update_report
     assert len(report.new) == 53 and len(report.duplicates) == 10
     assert len(after.papers) == 133 and [p.id for p in after.papers[:80]] == [p.id for p in before.papers]
@@ -70,15 +70,15 @@ def test_update_keeps_decisions_map_and_topics(copy):
     now = annotations(copy / "r")
     assert all(now[pid] == value for pid, value in kept.items())  # every decision, tag and note
     # The new papers are tagged and queued; no screened paper is among them
-    new = reopened.new_papers(unscreened=True)
+    new = reopened.updates.new_papers(unscreened=True)
     assert set(new) == set(report.new) and len(new) == 53
     assert not set(new) & set(kept)
-    assert reopened.new_papers(since="2024-06-02") == []
+    assert reopened.updates.new_papers(since="2024-06-02") == []
 
 
 def test_new_papers_sit_near_their_neighbours(copy):
     before = workbench.open_review(copy / "r")
-    after = before.update([copy / "b.txt"])
+    after = workbench.update([copy / "b.txt"], before)
     X = after.embeddings()
     lo, hi = before.coords.min(axis=0), before.coords.max(axis=0)
     for i in range(80, len(after.papers)):
@@ -92,7 +92,7 @@ def test_new_papers_sit_near_their_neighbours(copy):
 
 def test_duplicates_join_the_paper_they_duplicate(copy):
     before = workbench.open_review(copy / "r")
-    after = before.update([copy / "b.txt"], PROVENANCE)
+    after = workbench.update([copy / "b.txt"], before, PROVENANCE)
     report = after.update_report
     tagged = before.papers[75]
     found = [d for d in report.duplicates if d.paper == tagged.id]
@@ -104,8 +104,8 @@ def test_duplicates_join_the_paper_they_duplicate(copy):
     assert (source.name, source.query, source.searched_on) == ("PubMed", "alignment[tiab]", "2024-05-01")
     assert source.identified == 63 and source.merged == 10
     with Store.open(copy / "r") as store:
-        assert sorted(Path(s.path).name for s in store.sources()) == ["a.txt", "b.txt"]
-        assert store.tags(tagged.id) == ["keep-me"]
+        assert sorted(Path(s.path).name for s in store.sources.recorded()) == ["a.txt", "b.txt"]
+        assert store.tags.of(tagged.id) == ["keep-me"]
     assert any("PubMed" in line for line in report.lines())
 
 
@@ -116,20 +116,20 @@ def test_a_failed_update_leaves_the_review_as_it_was(copy, monkeypatch):
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)
+    monkeypatch.setattr(Tags, "add", broken)
     with pytest.raises(ReviewError, match="nothing was saved"):
-        before.update([copy / "b.txt"])
+        workbench.update([copy / "b.txt"], before)
     monkeypatch.undo()
     again = workbench.open_review(copy / "r")
     assert again.generation == before.generation and len(again.papers) == 80
-    assert annotations(copy / "r") == kept and again.new_papers() == []
+    assert annotations(copy / "r") == kept and again.updates.new_papers() == []
     with Store.open(copy / "r") as store:
-        assert [Path(s.path).name for s in store.sources()] == ["a.txt"]
+        assert [Path(s.path).name for s in store.sources.recorded()] == ["a.txt"]
 
 
 def test_a_rebuild_after_an_update_keeps_every_decision(copy):
     before = workbench.open_review(copy / "r")
-    updated = before.update([copy / "b.txt"])
+    updated = workbench.update([copy / "b.txt"], before)
     kept = annotations(copy / "r")
     rebuilt = workbench.build([copy / "a.txt", copy / "b.txt"], review=copy / "r", embedder="fake", seed=42,
                               progress=False)

@@ -46,12 +46,12 @@ def test_session_actions_are_saved_at_once(session, review_path):
     session.note(ids[0], "a note")
     session.decide(ids[1], "include", reason="on topic")
     with _store(review_path) as other:  # another connection sees it without any save step
-        assert other.tags(ids[0]) == ["survey", "to-read"]
-        assert [n.text for n in other.notes(ids[0])] == ["a note"]
-        assert other.decision(ids[1], reviewer="tester").decision == "include"
+        assert other.tags.of(ids[0]) == ["survey", "to-read"]
+        assert [n.text for n in other.notes.of(ids[0])] == ["a note"]
+        assert other.decisions.of(ids[1], reviewer="tester").decision == "include"
     session.undo()
     with _store(review_path) as other:
-        assert other.decision(ids[1], reviewer="tester") is None
+        assert other.decisions.of(ids[1], reviewer="tester") is None
 
 
 def test_frame_carries_tags_and_decisions_for_colouring(session):
@@ -72,18 +72,18 @@ def test_bad_actions_are_clear_errors(session):
 
 
 def test_keyword_and_semantic_search(session):
-    hits = session.keyword_search("reward model")
+    hits = session.review.keyword_search("reward model")
     assert hits and all(re.search(r"reward", session.review.paper(h).text, re.I) for h in hits)
-    assert session.keyword_search("the of and") == []
-    result = session.search("reward models for alignment", k=5)
+    assert session.review.keyword_search("the of and") == []
+    result = session.review.search("reward models for alignment", k=5)
     assert len(result.semantic) == 5 and result.semantic[0][1] >= result.semantic[-1][1]
     assert result.ids[: len(result.keyword)] == result.keyword
 
 
 def test_neighbours_and_recluster(session):
-    near = session.neighbours(session.ids[0], k=3)
+    near = session.review.neighbours(session.ids[0], k=3)
     assert len(near) == 3 and session.ids[0] not in [n for n, _ in near]
-    table = session.recluster(session.ids[:60])
+    table = session.review.recluster(session.ids[:60])
     assert list(table.columns) == ["id", "title", "subtopic", "subtopic_label"]
     assert table.subtopic.nunique() >= 2
 
@@ -96,12 +96,12 @@ def test_screening_queue_filters_moves_and_keys(session):
     assert q.press("k") == "previous" and q.current_id == first
     q.add_tag("key-test")
     assert q.press("i") == "decide"  # include and move on
-    assert session.store.decision(first).decision == "include"
+    assert session.store.decisions.of(first).decision == "include"
     numbered = q.tags()  # in the order they were made: a new tag never renumbers the others
     q.press(str(numbered.index("key-test") + 1))  # toggles key-test on the new current paper
-    assert "key-test" in session.store.tags(q.current_id)
+    assert "key-test" in session.store.tags.of(q.current_id)
     assert q.press("u") == "undo"
-    assert "key-test" not in session.store.tags(q.current_id)
+    assert "key-test" not in session.store.tags.of(q.current_id)
     assert q.press("?") is None
     assert q.refilter(show="untagged") < n
     screened, total = q.progress()
@@ -118,7 +118,7 @@ def test_queue_search_filters_and_highlights(session):
 
 
 def test_comparison_terms_similarity_and_shared_note(session):
-    ids = session.keyword_search("reward")[:3]
+    ids = session.review.keyword_search("reward")[:3]
     c = Comparison(session, ids)
     shared, distinctive = c.terms()
     assert shared and set(distinctive) == set(ids)
@@ -130,13 +130,13 @@ def test_comparison_terms_similarity_and_shared_note(session):
     assert 'class="wb-shared"' in papers[0].abstract_html and len(papers[0].neighbours) == 2
     c.note("these disagree on the reward model")
     for pid in ids:
-        assert any("disagree" in n.text for n in session.store.notes(pid))
+        assert any("disagree" in n.text for n in session.store.notes.of(pid))
     with pytest.raises(InputError, match="compare 2 to 4 papers"):
         Comparison(session, ids[:1])
 
 
 def test_paper_text_is_escaped_everywhere(session, review_path):
-    evil_ids = session.keyword_search("script alert") + session.keyword_search("onerror")
+    evil_ids = session.review.keyword_search("script alert") + session.review.keyword_search("onerror")
     assert len(evil_ids) == 2
     q = ScreeningQueue(session)
     for pid in evil_ids:
@@ -153,7 +153,7 @@ def test_paper_text_is_escaped_everywhere(session, review_path):
     assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
     session.tag(evil_ids, "<i>evil</i>")
     session.note(evil_ids[0], "<script>alert('note')</script>")
-    written = session.write_report(image=False)
+    written = workbench.write_report(session.review, image=False, reviewer=session.reviewer)
     html = written["html"].read_text()
     assert "<script" not in html and "<img src=x" not in html and "<i>evil" not in html
     assert "&lt;script&gt;alert(&#x27;note&#x27;)" in html and "&lt;i&gt;evil&lt;/i&gt;" in html
@@ -171,7 +171,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
         {"select": session.ids[:50], "recluster": True},
     ])
     with _store(review_path) as other:
-        assert len(other.papers_tagged("from-search")) == len(session.search("reward model").ids)
+        assert len(other.tags.papers_with("from-search")) == len(session.review.search("reward model").ids)
     assert "Renamed by a click" in set(session.review.topics.label)
     assert "sub-topics" in view.recluster_act.line.value and "✓" in view.recluster_act.line.value
     assert view.scatter.widget.selection is not None and len(view.scatter.widget.selection) == 50
@@ -293,7 +293,7 @@ def test_map_colours_follow_actions_without_rebuilding_the_frame(session, review
     view.on_decide()  # coloured by tag: a decision changes no colour, so nothing is sent
     assert frame.loc[0, "decision"] == "exclude" and view.scatter.widget.points is recoloured
     with _store(review_path) as other:  # another notebook decides; the next recolour shows it
-        other.decide(session.ids[2], "maybe")
+        other.decisions.decide(session.ids[2], "maybe")
     view.colour.value = "decision"
     assert view.frame is frame and frame.loc[2, "decision"] == "maybe"
     assert view.scatter.color()["by"] == "decision"
@@ -306,10 +306,10 @@ def test_a_note_on_the_selection_is_one_undo(session):
     view.note_text.value = "read the appendix of each"
     view.on_note()
     assert "note added to 4 papers" in view.note_act.line.value and view.note_text.value == ""
-    assert all([n.text for n in session.store.notes(p)][-1:] == ["read the appendix of each"] for p in chosen)
+    assert all([n.text for n in session.store.notes.of(p)][-1:] == ["read the appendix of each"] for p in chosen)
     assert view.frame.loc[60, "notes"] >= 1
     session.undo()
-    assert not any("appendix" in n.text for p in chosen for n in session.store.notes(p))
+    assert not any("appendix" in n.text for p in chosen for n in session.store.notes.of(p))
 
 
 def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(session, review_path):
@@ -319,14 +319,14 @@ def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(se
     view.tag_text.value = "asked-first"
     view.on_tag()  # a click: more than 20 papers, so it asks
     assert view.tag_act.waiting and view.tag_act.yes.description == "Yes, tag 25 papers"
-    assert session.store.papers_tagged("asked-first") == [] and view.tag_text.value == "asked-first"
+    assert session.store.tags.papers_with("asked-first") == [] and view.tag_text.value == "asked-first"
     view.tag_act.yes.click()
-    assert sorted(session.store.papers_tagged("asked-first")) == sorted(chosen)
+    assert sorted(session.store.tags.papers_with("asked-first")) == sorted(chosen)
     assert view.tag_text.value == "" and "tagged 25 papers" in view.tag_act.line.value
     view.tag_text.value = "not-wanted"
     view.on_tag()
     view.tag_act.no.click()
-    assert session.store.papers_tagged("not-wanted") == [] and view.tag_text.value == "not-wanted"
+    assert session.store.tags.papers_with("not-wanted") == [] and view.tag_text.value == "not-wanted"
     assert "cancelled" in view.tag_act.line.value
     session.undo()
 
@@ -335,7 +335,7 @@ def test_the_late_echo_of_a_submitted_box_does_not_put_its_text_back(session):
     view = screen(session, show="all")
     pid = view.queue.current_id
     view.keys.dispatch({"event": "submit", "name": "tag", "value": "late-echo"})  # Enter in the tag box
-    assert "late-echo" in session.store.tags(pid) and view.new_tag.value == ""
+    assert "late-echo" in session.store.tags.of(pid) and view.new_tag.value == ""
     view.new_tag.value = "late-echo"  # the box's own update, held back while the kernel was busy
     assert view.new_tag.value == "", "the late echo is dropped"
     view.new_tag.value = "l"  # typing again afterwards is kept
@@ -348,10 +348,10 @@ def test_screen_view_plays_keys_and_clicks(session):
     view = screen(session, show="all")
     start = view.queue.current_id
     view.play([{"add_tag": "clicked"}, {"decide": "exclude", "reason": "off topic"}, {"key": "k"}, {"note": "seen"}])
-    assert "clicked" in session.store.tags(start)
-    d = session.store.decision(start)
+    assert "clicked" in session.store.tags.of(start)
+    d = session.store.decisions.of(start)
     assert d.decision == "exclude" and d.reason == "off topic"
-    assert [n.text for n in session.store.notes(start)][-1] == "seen"
+    assert [n.text for n in session.store.notes.of(start)][-1] == "seen"
     assert "screened" in view.progress_label.value
     view.on_decide("nonsense")
     assert "✗ decision &#x27;nonsense&#x27;; expected one of include" in view.decision_line.value
@@ -359,12 +359,12 @@ def test_screen_view_plays_keys_and_clicks(session):
 
 def test_report_files(session):
     session.decide(session.ids[0], "include")
-    written = session.write_report(image=False)
+    written = workbench.write_report(session.review, image=False, reviewer=session.reviewer)
     for key in ("markdown", "html", "csv", "bibtex", "ris", "jsonl"):
         assert written[key].exists() and written[key].stat().st_size > 0
     md = written["markdown"].read_text()
     # the module's earlier tests may have left an inclusion too (the queue's "i" on its first paper)
-    included = [pid for pid in session.ids if getattr(session.store.decision(pid), "decision", None) == "include"]
+    included = [pid for pid in session.ids if getattr(session.store.decisions.of(pid), "decision", None) == "include"]
     assert session.ids[0] in included
     assert md.startswith("# ") and "Representative papers" in md and f"## Included ({len(included)})" in md
 
@@ -400,11 +400,11 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
     review = workbench.open_review(fresh_review)
     default_labels, coords = review.labels.copy(), review.coords.copy()
     with Session.open(fresh_review, reviewer="tester") as session:
-        session.rename_topic(0, "Kept by hand")
+        session.topics.rename(0, "Kept by hand")
         session.tag(session.ids[:5], "kept-tag")
         on_disk = _files(fresh_review)
         with Store.open(fresh_review) as other:
-            stored = other.current_topics()
+            stored = other.topics.current()
         view = explore(session)
         view.play([{"themes": 3}])
         assert int((session.review.topics.topic >= 0).sum()) == 3 and view.topic_tools.themes.value == 3
@@ -416,7 +416,7 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
             assert len(set(session.review.labels[default_labels == t].tolist())) == 1
         assert _files(fresh_review) == on_disk, "looking at themes writes nothing"
         with Store.open(fresh_review) as other:
-            assert other.current_topics() == stored
+            assert other.topics.current() == stored
         view.play([{"rename_topic": 1, "label": "not while looking"}])
         assert "only being looked at" in view.topic_tools.rename_act.line.value
         view.play([{"stability": [1, 2]}])
@@ -428,12 +428,12 @@ def test_show_themes_is_a_view_that_changes_nothing_on_disk(fresh_review):
         np.testing.assert_array_equal(session.review.labels, review.labels)
         assert session.topic_label(0) == "Kept by hand" and session.preview is None
         assert ">stable</th>" not in view.topic_tools.overview.value, "stability is checked again for new topics"
-        assert _files(fresh_review) == on_disk and len(session.store.papers_tagged("kept-tag")) == 5
+        assert _files(fresh_review) == on_disk and len(session.store.tags.papers_with("kept-tag")) == 5
 
 
 def test_save_these_themes_then_one_undo_brings_back_the_topics_and_the_files(fresh_review):
     with Session.open(fresh_review, reviewer="tester") as session:
-        session.rename_topic(0, "Kept by hand")
+        session.topics.rename(0, "Kept by hand")
         before_files, generation = _files(fresh_review), session.review.generation
         before_labels, before_names = session.review.labels.copy(), session.review.topic_labels()
         n_before = int((session.review.topics.topic >= 0).sum())
@@ -468,7 +468,7 @@ def test_undoing_a_topic_run_whose_files_are_gone_is_refused(fresh_review):
 
     with Session.open(fresh_review, reviewer="tester") as session:
         generation = session.review.generation
-        session.show_themes(3, save=True)
+        session.topics.show_themes(3, save=True)
         shutil.rmtree(fresh_review / "generations" / generation)
         with pytest.raises(StoreError, match="previous files .* are no longer in"):
             session.undo()
@@ -527,7 +527,7 @@ def cjk_session(tmp_path_factory):
 )
 def test_keyword_search_finds_chinese_japanese_and_korean_words(cjk_session, query, expected):
     by_text = {p.text: p.id for p in cjk_session.review.papers_with_texts()}
-    assert cjk_session.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
+    assert cjk_session.review.keyword_search(query) == [by_text[CJK_ABSTRACTS[i]] for i in expected]
 
 
 def test_cjk_search_terms_are_highlighted_where_they_are():

@@ -11,7 +11,7 @@ import pytest
 
 import workbench
 from workbench.errors import InputError
-from workbench.store import Store
+from workbench.store import Store, Tags
 from workbench.widgets import ScreeningQueue, Session, screen
 from workbench.session.living import DuplicateQueue, split_paths
 
@@ -43,10 +43,10 @@ def built(tmp_path_factory):
     (folder / "junk.ris").write_bytes(b"\x00\x01 not an export")
     review = workbench.build([folder / "a.csv"], review=folder / "r", embedder="fake", seed=42, progress=False)
     ids = [p.id for p in review.papers]
-    review.decide(ids[0:6], "include", reviewer=ANA)
+    review.screening.decide(ids[0:6], "include", reviewer=ANA)
     with Store.open(review.path, reviewer=ANA) as store:
-        store.tag(ids[3], "key paper")
-        store.note(ids[3], "the one we cite")
+        store.tags.add(ids[3], "key paper")
+        store.notes.add(ids[3], "the one we cite")
     return folder
 
 
@@ -82,14 +82,14 @@ def test_adding_a_search_says_what_it_read_and_shows_the_new_papers(case, sessio
             "1 duplicates within the search, 1 without a title or abstract (skipped)") in result
     assert "pubmed.csv:2 is the screened paper" in result and "(include; same DOI 10.1000/p4)" in result
     assert len(session.ids) == before + 11  # the session shows the updated review
-    since = session.new_dates()[0]
+    since = session.living.new_dates()[0]
     assert view.queue.show == f"new since {since}" and len(view.queue.ids) == 11
     assert f"new since {since}" in [v for _, v in view.show.options]
     assert f"new since {since}" in view.card.value  # the card says so
     panel = view.living.update  # the next search starts empty: its provenance is its own
     assert (panel.files.value, panel.database.value, panel.searched.value, panel.query.value) == ("", "", "", "")
     with Store.open(case / "r") as store:  # provenance recorded as given
-        (source,) = [s for s in store.sources() if s.path.endswith("pubmed.csv")]
+        (source,) = [s for s in store.sources.recorded() if s.path.endswith("pubmed.csv")]
         assert (source.name, source.searched_on, source.identified) == ("PubMed", "2025-03-01", 19)
 
 
@@ -107,7 +107,7 @@ def test_a_bad_file_is_named_and_nothing_is_changed(case, session):
     assert "no file given" in panel.update_act.line.value
     assert workbench.open_review(case / "r").generation == generation and len(session.ids) == n
     with Store.open(case / "r") as store:
-        assert not any(s.path.endswith("pubmed.csv") for s in store.sources(in_build=False))
+        assert not any(s.path.endswith("pubmed.csv") for s in store.sources.recorded(in_build=False))
 
 
 def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypatch):
@@ -117,12 +117,12 @@ def test_a_save_that_fails_says_the_review_is_as_it_was(case, session, monkeypat
     def broken(self, *args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(Store, "tag", broken)  # the last step of an update's save
+    monkeypatch.setattr(Tags, "add", broken)  # the last step of an update's save
     added(view, case)
     monkeypatch.undo()
     line = view.living.update.update_act.line.value
     assert "disk full" in line and "nothing was changed: the review is as it was" in line
-    assert len(workbench.open_review(case / "r").ids) == n and session.new_dates() == []
+    assert len(workbench.open_review(case / "r").ids) == n and session.living.new_dates() == []
 
 
 def test_reading_a_file_again_asks_first(case, session):
@@ -142,7 +142,7 @@ def test_reading_a_file_again_asks_first(case, session):
 def test_new_since_filter_card_and_tags(case, session):
     with pytest.raises(InputError, match="never updated"):
         ScreeningQueue(session, show="new")
-    report = session.update_review([str(case / "pubmed.csv")], "PubMed").report
+    report = session.living.update([str(case / "pubmed.csv")], "PubMed").report
     queue = ScreeningQueue(session, show="new")
     assert queue.show == f"new since {report.since}" and set(queue.ids) == set(report.new)
     card = queue.card()
@@ -157,7 +157,7 @@ def test_new_since_filter_card_and_tags(case, session):
 
 
 def test_duplicates_queue_same_different_and_undo(case, session):
-    session.update_review([str(case / "pubmed.csv")], "PubMed", "2025-03-01")
+    session.living.update([str(case / "pubmed.csv")], "PubMed", "2025-03-01")
     queue = DuplicateQueue(session)
     ids = {p.title: p.id for p in session.saved.papers}
     old3 = ids[" ".join(seed_abstracts()[3].split()[:10])]
@@ -174,15 +174,15 @@ def test_duplicates_queue_same_different_and_undo(case, session):
     queue.same()  # the screened paper is kept; the new one's tag follows
     assert queue.left == 1 and f"{new3} merged into {old3}" in queue.last
     with Store.open(case / "r", reviewer=ANA) as store:
-        assert store.tags(old3) == ["key paper", "second look"] and store.decision(old3).decision == "include"
+        assert store.tags.of(old3) == ["key paper", "second look"] and store.decisions.of(old3).decision == "include"
     assert new3 not in ScreeningQueue(session, show="all").ids  # merged away: no queue shows it
-    assert new3 not in session.saved.new_papers()
+    assert new3 not in session.saved.updates.new_papers()
     undone = queue.undo()
     assert "duplicate-same" in undone.text or "same paper" in undone.text
     assert queue.left == 2 and {queue.current.first, queue.current.second} == {old3, new3}
     with Store.open(case / "r", reviewer=ANA) as store:
-        assert store.tags(new3) == [f"new since {session.new_dates()[0]}", "second look"]
-        assert store.tags(old3) == ["key paper"]
+        assert store.tags.of(new3) == [f"new since {session.living.new_dates()[0]}", "second look"]
+        assert store.tags.of(old3) == ["key paper"]
     queue.different()
     queue.position = 0
     assert {queue.current.first, queue.current.second} == pair - {old3, new3} or queue.left == 1
@@ -204,5 +204,5 @@ def test_duplicates_panel_buttons_answer_beside_themselves(case, session):
     assert "1 pair left to settle" in panel.count.value and "✓" in panel.undo_act.line.value
     view.play([{"duplicates": "same"}])
     assert "✓ same paper" in panel.same_act.line.value and "0 pairs left" in panel.count.value
-    gone = session.saved.merged_away()
+    gone = session.saved.updates.merged_away()
     assert len(gone) == 1 and not gone & set(view.queue.ids)  # the queue left the merged paper at once

@@ -32,10 +32,10 @@ def review(built, tmp_path, monkeypatch):
     shutil.copytree(built, tmp_path / "review")
     review = workbench.open_review(tmp_path / "review")
     with review.store("lead") as store:
-        store.set_blind(True)
-        store.set_criteria("Include: reward models or RLHF.\nExclude: <b>surveys</b>.")
-        store.add_exclusion_reason("wrong topic")
-        store.add_exclusion_reason("not a study")
+        store.team.set_blind(True)
+        store.team.set_criteria("Include: reward models or RLHF.\nExclude: <b>surveys</b>.")
+        store.team.add_exclusion_reason("wrong topic")
+        store.team.add_exclusion_reason("not a study")
     yield review
     forget_reviewer()
 
@@ -48,27 +48,27 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
     monkeypatch.setattr("getpass.getuser", lambda: "jovyan")
     s = Session.open(review)  # no name: the OS user, shared by everyone on the server
     view = screen(s)
-    assert s.needs_name() and s.reviewer == "jovyan"
+    assert s.team.needs_name() and s.reviewer == "jovyan"
     assert "type your name" in view.team.names.who.value
     pid = view.queue.current_id
     for action in (lambda: s.decide(pid, "include"), lambda: s.tag(pid, "x"), lambda: s.note(pid, "n"),
-                   lambda: s.rename_topic(0, "renamed by nobody")):
+                   lambda: s.topics.rename(0, "renamed by nobody")):
         with pytest.raises(InputError, match="your own name"):
             action()
     view.play([{"decide": "include"}])
     assert "your own name" in view.decision_line.value
     with review.store("lead") as store:
-        assert not store.every_decision("title_abstract", all_reviewers=True), "nothing was saved"
-        assert not store.tags_by_reviewer(pid, all_reviewers=True), "nothing was saved"
+        assert not store.decisions.every("title_abstract", all_reviewers=True), "nothing was saved"
+        assert not store.tags.by_reviewer(pid, all_reviewers=True), "nothing was saved"
     with pytest.raises(InputError, match="many people share"):
-        s.set_reviewer("Jovyan")
+        s.team.set_reviewer("Jovyan")
     view.play([{"reviewer": "Ana"}, {"decide": "include", "reason": "on topic"}])
     assert "screening as <b>Ana</b>" in view.team.names.who.value
     with review.store("lead") as store:
-        saved = store.every_decision("title_abstract", all_reviewers=True)  # blind: lead screens nothing
+        saved = store.decisions.every("title_abstract", all_reviewers=True)  # blind: lead screens nothing
         assert [(d.paper_id, d.reviewer) for d in saved] == [(pid, "Ana")]
     again = Session.open(review)  # remembered for this kernel
-    assert again.reviewer == "Ana" and not again.needs_name()
+    assert again.reviewer == "Ana" and not again.team.needs_name()
     for x in (s, again):
         x.close()
 
@@ -78,12 +78,12 @@ def test_a_solo_review_keeps_the_os_user(built, tmp_path, monkeypatch):
     forget_reviewer()
     shutil.copytree(built, tmp_path / "solo")
     with Session.open(tmp_path / "solo") as s:
-        assert not s.team() and not s.needs_name()
+        assert not s.team.active() and not s.team.needs_name()
         s.decide(s.ids[0], "include")
         # A second person's vote makes it a team review: the unnamed session must ask now.
         with Session.open(tmp_path / "solo", reviewer="Ben") as ben:
             ben.decide(s.ids[1], "exclude")
-        assert s.team() and s.needs_name()
+        assert s.team.active() and s.team.needs_name()
         with pytest.raises(InputError):
             s.decide(s.ids[2], "include")
 
@@ -144,12 +144,12 @@ def test_conflicts_queue_with_three_reviewers_resolve_and_undo(review):
     assert {v.reviewer for v in q_.card().votes} == {"Ana", "Ben"}
 
     view.play([{"resolve": "include", "reason": "in scope after discussion"}])
-    final = review.store("lead").final(p)
+    final = review.store("lead").team.final(p)
     assert (final.decision, final.resolved_by, final.reason) == ("include", "Cleo", "in scope after discussion")
     assert "1 open conflict" in view.team.conflicts.value
-    assert [c.paper_id for c in review.conflicts()] == [r]
+    assert [c.paper_id for c in review.team.conflicts()] == [r]
     view.play([{"key": "u"}])
-    assert review.store("lead").final(p) is None
+    assert review.store("lead").team.final(p) is None
     assert "2 open conflicts" in view.team.conflicts.value and "undid" in view.undo_act.line.value
     for s in (ana, ben, cleo):
         s.close()
@@ -161,8 +161,8 @@ def test_the_blind_queue_learns_only_from_own_and_final_decisions(review):
     ana.decide(ana.ids[1], "exclude")
     assert ana.rank().mode == "ranked"
     assert ben.rank().mode != "ranked", "Ana's decisions do not order Ben's queue in blind mode"
-    ben.resolve_conflict(ana.ids[0], "include", "settled")
-    ben.resolve_conflict(ana.ids[1], "exclude", "wrong topic")
+    ben.team.resolve(ana.ids[0], "include", "settled")
+    ben.team.resolve(ana.ids[1], "exclude", "wrong topic")
     assert ben.rank().mode == "ranked", "final decisions train everyone's queue"
     for s in (ana, ben):
         s.close()
@@ -184,7 +184,7 @@ def test_criteria_reasons_and_the_full_text_stage(review):
     view.play([{"decide": "exclude", "reason": "Wrong  topic"}, {"go": q}])
     view.on_decide("not retrieved")
     with review.store("lead") as store:
-        got = {(d.paper_id, d.decision, d.reason) for d in store.every_decision(FULL_TEXT, all_reviewers=True)}
+        got = {(d.paper_id, d.decision, d.reason) for d in store.decisions.every(FULL_TEXT, all_reviewers=True)}
     assert got == {(p, "exclude", "wrong topic"), (q, "exclude", "not retrieved")}
     for s in (ana, ben):
         s.close()
@@ -198,7 +198,7 @@ def test_agreement_and_prisma_cells_follow_the_store(review):
     ben.decide(ids[:2], "include")
     ben.decide(ids[2:], "exclude", "wrong topic")  # one conflict: ids[2]
     shown = agreement_table(review)
-    pair = review.agreement().pairs[0]
+    pair = review.team.agreement().pairs[0]
     assert f"<td>{pair.kappa.value:.2f}</td>" in shown.html and f"<td>{pair.ac1.value:.2f}</td>" in shown.html
     assert "<td>6</td>" in shown.html and "1 open conflict" in shown.html and "Krippendorff" in shown.html
     before = prisma_figure(review)
@@ -208,7 +208,7 @@ def test_agreement_and_prisma_cells_follow_the_store(review):
     # 04 shows the report (with the PRISMA table) above the figure: the table is not shown twice
     figure_only = prisma_figure(review, table=False)
     assert "wb-prisma-counts" not in figure_only.html and "data:image/png;base64," in figure_only.html
-    ben.resolve_conflict(ids[2], "exclude", "wrong topic")
+    ben.team.resolve(ids[2], "exclude", "wrong topic")
     after = prisma_figure(review).data["counts"]
     assert after.records_excluded == 4 and after.records_screened == before.data["counts"].records_screened + 1
     for s in (ana, ben):
@@ -226,7 +226,7 @@ def test_explore_and_compare_ask_for_the_name_and_the_card_follows_the_blind_rul
     assert "type your name" in view.names.who.value
     view.play([{"select": [pid], "tag": "t1"}])
     with review.store("lead") as store:
-        assert not store.papers_tagged("t1"), "nothing saved before a name"
+        assert not store.tags.papers_with("t1"), "nothing saved before a name"
     view.play([{"reviewer": "Ana"}, {"tag": "t1"}, {"open": pid}])
     assert "working as <b>Ana</b>" in view.names.who.value
     assert "bens reason" not in view.card.value, "blind: Ben's vote hidden until Ana screened the paper"
@@ -249,7 +249,7 @@ def test_progress_counts_what_leaves_your_queue(review):
     assert ScreeningQueue(ben).progress() == (0, total)
     assert ScreeningQueue(ana, stage=FULL_TEXT).progress() == (0, total)
     ben.decide(ben.ids[0], "include")
-    ben.resolve_conflict(ben.ids[2], "exclude", "wrong topic")  # settled without Ben's vote
+    ben.team.resolve(ben.ids[2], "exclude", "wrong topic")  # settled without Ben's vote
     assert ScreeningQueue(ben).progress() == (2, total)
     view = screen(ben)
     assert view.progress_label.value == f"2 of {total} screened by you or settled"

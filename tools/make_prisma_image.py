@@ -90,9 +90,9 @@ def main(update: bool = False) -> Path:
         workbench.build(sources, review=folder, embedder="fake", seed=42, provenance=provenance)
         review = workbench.open_review(folder)
         with review.store("lead") as store:
-            store.set_blind(True)
+            store.team.set_blind(True)
             for reason in REASONS:
-                store.add_exclusion_reason(reason)
+                store.team.add_exclusion_reason(reason)
         screen_title_abstract(review, rng)
         screen_full_text(review, rng)
         if update:  # a new search (the other file, and five records of the first again): new papers screened

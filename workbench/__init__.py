@@ -13,12 +13,19 @@ from .errors import (
 from ._version import __version__
 from .readers import read_file, read_sources
 from .corpus.paper import Paper, PaperInfo, papers_to_frame
-from .review import BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, update
+from .review import (
+    BuildReport, Review, SaveReport, UpdateReport, build, open_or_build, open_review, refit, review_methods,
+    show_themes, update, write_report,
+)
 
 __all__ = [
     "__version__",
     "build",
     "update",
+    "refit",
+    "show_themes",
+    "write_report",
+    "review_methods",
     "UpdateReport",
     "open_review",
     "open_or_build",

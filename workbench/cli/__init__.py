@@ -18,6 +18,8 @@ One module per group of commands, each with a ``register(subparsers)``:
 - :mod:`.team`: agreement, conflicts, prisma, criteria, reasons, blind, reviewers-per-paper,
   sources (reviewing as a team, PRISMA 2020);
 - :mod:`.field`: links, trends, who (citations inside the review, topics over time, venues and authors);
+- :mod:`.methods`: methods (the methods text and AI-use statement from the log), snowball
+  (citation searching from the included papers);
 - :mod:`.common`: the shared arguments, the open -> resolve -> act -> print pattern of the
   store commands, and :func:`write_table`.
 """
@@ -33,14 +35,14 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import WorkbenchError
 from .terminal import visible
-from . import annotate, build, field, files, history, read, screen, settings, team, update
+from . import annotate, build, field, files, history, methods, read, screen, settings, team, update
 from ..store import MergedPaperWarning
 from .common import show_merged, write_table
 
 __all__ = ["main", "parser", "write_table"]
 
 #: The command groups, in the order ``workbench --help`` lists their commands.
-GROUPS = (build, update, read, annotate, screen, history, files, settings, team, field)
+GROUPS = (build, update, read, annotate, screen, history, files, settings, team, field, methods)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -21,22 +21,22 @@ __all__ = ["register"]
 
 @on_store(paper=True, done="tagged")
 def tag(args, store: Store, pid: str) -> Reply:
-    added = store.tag(pid, *args.tags)
-    return Reply([f"{pid}: {', '.join(store.tags(pid))} ({added} added)"])
+    added = store.tags.add(pid, *args.tags)
+    return Reply([f"{pid}: {', '.join(store.tags.of(pid))} ({added} added)"])
 
 
 @on_store(paper=True, done="untagged")
 def untag(args, store: Store, pid: str) -> Reply:
-    if not store.untag(pid, args.tag):
-        have = ", ".join(store.tags(pid)) or "none"
+    if not store.tags.remove(pid, args.tag):
+        have = ", ".join(store.tags.of(pid)) or "none"
         return Reply(err=[f"workbench: {pid} has no tag {args.tag!r} (its tags: {have})"], code=1)
-    return Reply([f"{pid}: removed {args.tag!r}; tags now: {', '.join(store.tags(pid)) or 'none'}"])
+    return Reply([f"{pid}: removed {args.tag!r}; tags now: {', '.join(store.tags.of(pid)) or 'none'}"])
 
 
 @on_store(paper=True, done="note added to")
 def note(args, store: Store, pid: str) -> Reply:
     text = text_argument(args.text, "the note", MAX_NOTE)
-    note_id = store.note(pid, text)
+    note_id = store.notes.add(pid, text)
     return Reply([f"{pid}: note #{note_id} saved ({len(text.strip()):,} characters)"])
 
 
@@ -46,8 +46,8 @@ def decide(args, store: Store, pid: str) -> Reply:
     if args.stage == FULL_TEXT and settled.get(pid) not in ("include", "maybe"):
         raise InputError(f"{pid} is not included at title/abstract (not screened by enough reviewers, excluded, "
                          "or an unresolved conflict), so it has no full-text stage yet; see `workbench conflicts`")
-    store.decide(pid, args.decision, reason=args.reason, stage=args.stage)
-    kept = store.decision(pid, stage=args.stage)
+    store.decisions.decide(pid, args.decision, reason=args.reason, stage=args.stage)
+    kept = store.decisions.of(pid, stage=args.stage)
     why = f" ({kept.reason})" if kept.reason else ""
     at = "" if args.stage == TITLE_ABSTRACT else " at full text"
     return Reply([f"{pid}: {kept.decision}{why}{at} by {store.reviewer}"])
@@ -55,14 +55,14 @@ def decide(args, store: Store, pid: str) -> Reply:
 
 @on_store()
 def rename_tag(args, store: Store) -> Reply:
-    n = store.rename_tag(args.old, args.new)
+    n = store.tags.rename(args.old, args.new)
     return Reply([f"tag {args.old!r} is now {args.new!r} on {n} papers"])
 
 
 @on_store()
 def rename_topic(args, store: Store) -> Reply:
     label = " ".join(args.label)
-    store.rename_topic(args.topic, label)
+    store.topics.rename(args.topic, label)
     return Reply([f"topic {args.topic} is now {label!r}"])
 
 

@@ -40,7 +40,8 @@ def build(args) -> int:
     return 0
 
 
-_PROVENANCE = (("database", "database"), ("register", "register"), ("query", "query"), ("searched", "searched_on"))
+_PROVENANCE = (("database", "database"), ("register", "register"), ("method", "method"), ("query", "query"),
+               ("searched", "searched_on"))
 
 
 def _provenance(args, sources: list[str]) -> dict[str, dict]:
@@ -69,7 +70,7 @@ def _build_lines(review: Review) -> list[str]:
         lines.append(m["topics"]["note"])
     lines += [report.reuse_line(), f"annotations: {report.sync}", f"topics: {report.topics}", *report.save.warnings]
     with review.store() as store:
-        bare = [s.path for s in store.sources() if not s.provenance_given]
+        bare = [s.path for s in store.sources.recorded() if not s.provenance_given]
     if bare:
         lines.append(f"no search provenance for {', '.join(bare[:5])}{' ...' if len(bare) > 5 else ''}: "
                      "PRISMA-S asks where each source was searched; rebuild with --database [FILE=]NAME "
@@ -124,6 +125,8 @@ def register(subparsers) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the topics table")
     for option, what in (("database", "the bibliographic database a source was searched in (PRISMA-S)"),
                          ("register", "the trials register a source came from"),
+                         ("method", "found by another method than a database search (PRISMA 2020's other "
+                                    "methods): citation-search, websites or organisations"),
                          ("query", "the search query run there, as run"),
                          ("searched", "the date searched, YYYY-MM-DD")):
         p.add_argument(f"--{option}", action="append", default=None, metavar="[FILE=]VALUE",

@@ -46,7 +46,7 @@ MAX_SEED = 2**32 - 1
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".text", ".rst")
 
 #: Table columns clipped to a width (characters), so a row fits on a line.
-_TABLE_WIDTHS = {"citing_title": 40, "cited_title": 40, "name": 50, "title": 60, "authors": 30, "source": 40, "words": 70, "label": 40, "topic_label": 30}
+_TABLE_WIDTHS = {"citing_title": 40, "cited_title": 40, "titles": 60, "by": 40, "name": 50, "title": 60, "authors": 30, "source": 40, "words": 70, "label": 40, "topic_label": 30}
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -78,7 +78,7 @@ def add_all_reviewers(parser: argparse.ArgumentParser, what: str) -> None:
 def blind_notes(store: Store, all_reviewers: bool, doing: str, what: str) -> list[str]:
     """What a command that reads annotations says on standard error in blind mode: that it
     shows every reviewer's work (``--all-reviewers``), or only what blind mode shows the reviewer."""
-    if not store.blind:
+    if not store.team.blind:
         return []
     if all_reviewers:
         recorded = ("recorded in the review's history" if not store.read_only else

@@ -16,8 +16,8 @@ __all__ = ["register"]
 
 def links(args) -> int:
     review = open_review(args.review)
-    found = review.links()
-    frame = review.links_frame()
+    found = review.field.links()
+    frame = review.field.links_frame()
     say(f"{len(found)} citation links among {len(review.papers)} papers: {found.with_references} papers' sources "
         f"name {found.references} cited works, {found.resolved} of them in this review")
     write_table(frame, args.format)
@@ -26,7 +26,7 @@ def links(args) -> int:
 
 def trends(args) -> int:
     review = open_review(args.review)
-    over = review.over_time(window=args.window)
+    over = review.field.over_time(window=args.window)
     say(f"{over.coverage()}; trend: {over.measure}" if over.trending else f"{over.coverage()}; no trend is claimed")
     frame = over.trends.rename(columns={"slope": "slope_pp_per_year", "recent": "recent_share_pct",
                                         "before": "earlier_share_pct"})
@@ -36,7 +36,7 @@ def trends(args) -> int:
 
 def who(args) -> int:
     review = open_review(args.review)
-    summary = review.field_summary(top=args.top, topic=args.topic)
+    summary = review.field.field_summary(top=args.top, topic=args.topic)
     say(summary.describe())
     venues = summary.venues.assign(kind="venue")
     authors = summary.authors.assign(kind="author")

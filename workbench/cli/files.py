@@ -24,7 +24,7 @@ __all__ = ["register"]
 @on_store()
 def export(args, store: Store) -> Reply:
     to_file = args.output not in (None, "-")
-    text = store.export(args.format, args.output if to_file else None, all_reviewers=args.all_reviewers)
+    text = store.files.export(args.format, args.output if to_file else None, all_reviewers=args.all_reviewers)
     notes = blind_notes(store, args.all_reviewers, "exporting", "export")
     if to_file:
         return Reply(err=[*notes, f"wrote {args.format} export to {args.output}"])
@@ -33,7 +33,7 @@ def export(args, store: Store) -> Reply:
 
 @on_store()
 def backup(args, store: Store) -> Reply:
-    snap = store.backup("manual")
+    snap = store.files.backup("manual")
     return Reply([f"snapshot: {snap.path}",
                   f"restore it with `workbench restore {snap.path.name} --review {args.review}`"])
 

@@ -32,7 +32,7 @@ __all__ = ["register"]
 
 def rank(args) -> int:
     review = open_review(args.review)
-    ranking = review.rank(args.next, model=args.model, seed=args.seed, by_topic=args.by_topic,
+    ranking = review.screening.rank(args.next, model=args.model, seed=args.seed, by_topic=args.by_topic,
                           sample=args.sample, reviewer=args.reviewer)
     c = ranking.counts
     decided = (f"{c['decided']} of {c['papers']} papers decided ({c['included']} included, {c['excluded']} "
@@ -69,7 +69,7 @@ def simulate(args) -> int:
 
 def stopping(args) -> int:
     review = open_review(args.review)
-    report = review.stopping(target=args.target, confidence=args.confidence, n_in_a_row=args.in_a_row,
+    report = review.screening.stopping(target=args.target, confidence=args.confidence, n_in_a_row=args.in_a_row,
                              log=not args.no_log, reviewer=args.reviewer)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")

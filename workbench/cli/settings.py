@@ -22,11 +22,11 @@ def title(args, store: Store) -> Reply:
     if args.clear and args.title:
         raise InputError("give a title or --clear, not both; e.g. `workbench title A survey of RLHF`")
     if args.clear or args.title:
-        kept = store.set_setting("title", None if args.clear else " ".join(args.title))
+        kept = store.settings.set("title", None if args.clear else " ".join(args.title))
         if kept is None:
             return Reply([f"title: {_default(store)!r} (the default: the review folder's name)"])
         return Reply([f"title: {kept!r}"])
-    kept = store.settings().get("title")
+    kept = store.settings.read().get("title")
     if kept is None:
         return Reply([(f"title: {_default(store)!r} (the default: the review folder's name; "
                        "set one with `workbench title TEXT`)")])

@@ -36,7 +36,7 @@ CRITERIA_FILE_BYTES = 64 * 1024
 
 
 def agreement(args) -> int:
-    report = open_review(args.review).agreement(args.stage)
+    report = open_review(args.review).team.agreement(args.stage)
     if args.format == "json":
         pairs = [{"first": p.first, "second": p.second, "overlap": p.overlap,
                   **{s.name: s.value if s.defined else None for s in p.statistics()}} for p in report.pairs]
@@ -59,12 +59,12 @@ def conflicts(args) -> int:
                              "e.g. workbench conflicts --resolve 3f2a --decision include --reason 'meets criterion 2'")
         with review.store(args.reviewer) as store:
             pid = store.resolve(args.resolve)
-        final = review.resolve(pid, args.decision, args.reason, stage=args.stage, reviewer=args.reviewer)
+        final = review.team.resolve(pid, args.decision, args.reason, stage=args.stage, reviewer=args.reviewer)
         why = f" ({final.reason})" if final.reason else ""
         say(f"{pid}: final decision {final.decision}{why} by {final.resolved_by}; `workbench undo` takes it back",
             to=sys.stdout)
         return 0
-    queue = review.conflicts(args.stage)
+    queue = review.team.conflicts(args.stage)
     reviewers = sorted({v.reviewer for p in queue for v in p.votes})
     rows = [{"id": p.paper_id, "title": review.paper(p.paper_id).title, **_votes(p)} for p in queue]
     say(f"{len(queue)} conflicts at {args.stage}" + (
@@ -78,8 +78,8 @@ def conflicts(args) -> int:
 def prisma(args) -> int:
     review = open_review(args.review)
     folder = Path(args.output) if args.output else review.path / "report"
-    counts = review.prisma(folder, update=args.update)
-    latest = review.latest_update() if counts.updated and args.update is not False else None
+    counts = review.team.prisma(folder, update=args.update)
+    latest = review.updates.latest() if counts.updated and args.update is not False else None
     what = (f"the updated review's diagram: the update of {latest.since} ({', '.join(latest.files)}); "
             "`--no-update` draws the plain one" if latest else "the diagram")
     say(f"wrote {what}: {folder / 'prisma.svg'} and {folder / 'prisma.png'}")
@@ -92,10 +92,10 @@ def criteria(args, store: Store) -> Reply:
     if sum(map(bool, (args.text, args.file, args.clear))) > 1:
         raise InputError("give the criteria as TEXT, --file F or --clear, one of them")
     if args.file:
-        store.set_criteria(read_text(args.file, "the criteria", CRITERIA_FILE_BYTES))
+        store.team.set_criteria(read_text(args.file, "the criteria", CRITERIA_FILE_BYTES))
     elif args.text or args.clear:
-        store.set_criteria(None if args.clear else " ".join(args.text))
-    kept = store.criteria()
+        store.team.set_criteria(None if args.clear else " ".join(args.text))
+    kept = store.team.criteria()
     return Reply(["criteria: none (set them with `workbench criteria TEXT` or --file F)"] if kept is None
                  else ["criteria:", *kept.splitlines()])
 
@@ -103,10 +103,10 @@ def criteria(args, store: Store) -> Reply:
 @on_store()
 def reasons(args, store: Store) -> Reply:
     if args.add:
-        store.add_exclusion_reason(args.add, args.description or "")
-    if args.remove and not store.remove_exclusion_reason(args.remove):
+        store.team.add_exclusion_reason(args.add, args.description or "")
+    if args.remove and not store.team.remove_exclusion_reason(args.remove):
         raise InputError(f"{args.remove!r} is not one of the exclusion reasons; see `workbench reasons`")
-    listed = store.exclusion_reasons()
+    listed = store.team.exclusion_reasons()
     if not listed:
         return Reply(["no exclusion reasons yet; add one with `workbench reasons --add 'wrong population'`"])
     return Reply([f"{r.position}. {r.name}" + (f": {r.description}" if r.description else "") for r in listed])
@@ -115,16 +115,16 @@ def reasons(args, store: Store) -> Reply:
 @on_store()
 def blind(args, store: Store) -> Reply:
     if args.state is not None:
-        store.set_blind(args.state == "on")
-    state = "on" if store.blind else "off"
-    return Reply([f"blind mode: {state} ({store.reviewers_per_paper()} reviewers per paper)"])
+        store.team.set_blind(args.state == "on")
+    state = "on" if store.team.blind else "off"
+    return Reply([f"blind mode: {state} ({store.team.reviewers_per_paper()} reviewers per paper)"])
 
 
 @on_store()
 def reviewers_per_paper(args, store: Store) -> Reply:
     if args.n is not None:
-        store.set_setting("reviewers_per_paper", str(args.n))
-    return Reply([f"reviewers per paper: {store.reviewers_per_paper()}"])
+        store.settings.set("reviewers_per_paper", str(args.n))
+    return Reply([f"reviewers per paper: {store.team.reviewers_per_paper()}"])
 
 
 @on_store()
@@ -132,11 +132,11 @@ def sources(args, store: Store) -> Reply:
     given = {"name": args.database or args.register, "kind": "register" if args.register else
              ("database" if args.database else None), "query": args.query, "searched_on": args.searched}
     if args.set is not None:
-        store.set_provenance(args.set, **given)
+        store.sources.set_provenance(args.set, **given)
     elif any(v is not None for v in given.values()):
         raise InputError("--database, --register, --query and --searched need --set FILE (the source to describe)")
     lines = []
-    for s in store.sources():
+    for s in store.sources.recorded():
         searched = f"searched {s.searched_on}" if s.searched_on else "date searched not given"
         query = f"query {s.query!r}" if s.query else "query not given"
         lines.append(f"{s.path}: {s.kind} {s.name!r}, {query}, {searched}; {s.identified} records identified, "

@@ -12,6 +12,7 @@ back), ``--different A B`` keeps them apart in every later update and rebuild.
 
 from __future__ import annotations
 
+from .. import review as reviews
 from ..review import open_review
 from .build import _PROVENANCE, _provenance
 from .common import add_follow_links, add_format, add_review, add_reviewer, percent, say, write_table
@@ -22,12 +23,12 @@ __all__ = ["register"]
 def update(args) -> int:
     review = open_review(args.review)
     if args.new:
-        ids = set(review.new_papers(since=args.since, unscreened=args.unscreened))
+        ids = set(review.updates.new_papers(since=args.since, unscreened=args.unscreened))
         frame = review.papers_frame()
         write_table(frame[frame.id.isin(ids)], args.format, list_columns=["authors"])
         return 0
-    updated = review.update(args.sources, _provenance(args, args.sources), input_format=args.input_format,
-                            reviewer=args.reviewer, follow_links=args.follow_links)
+    updated = reviews.update(args.sources, review, _provenance(args, args.sources), input_format=args.input_format,
+                             reviewer=args.reviewer, follow_links=args.follow_links)
     report = updated.update_report
     seconds = ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
     say(*report.lines(), f"annotations: {report.save.sync_report}", f"topics: {report.save.topic_report}",
@@ -42,15 +43,15 @@ def duplicates(args) -> int:
     review = open_review(args.review)
     pair = args.same or args.different
     if pair:
-        verdict = review.settle_duplicates(pair[0], pair[1], "same" if args.same else "different",
-                                           reviewer=args.reviewer)
+        verdict = review.updates.settle_duplicates(pair[0], pair[1], "same" if args.same else "different",
+                                                   reviewer=args.reviewer)
         say(f"{verdict.paper_a} and {verdict.paper_b}: {verdict.verdict}" +
             (f" (merged into {verdict.kept}; undo with `workbench undo --review {review.path}`)" if verdict.kept else ""))
         if verdict.conflicts:
             say(f"both votes kept, {verdict.kept} is a conflict to resolve (`workbench conflicts --review "
                 f"{review.path}`): " + "; ".join(verdict.conflicts))
         return 0
-    found = review.duplicate_candidates(low=args.low)
+    found = review.updates.duplicate_candidates(low=args.low)
     columns = ["first", "second", "score", "why_apart", "first_title", "second_title"]
     write_table(pd.DataFrame([c.__dict__ for c in found], columns=columns), args.format)
     return 0
@@ -70,7 +71,9 @@ def register(subparsers) -> None:
     p.add_argument("--unscreened", action="store_true", help="with --new: only papers nobody has decided on")
     for option, key in _PROVENANCE:
         p.add_argument(f"--{option}", action="append", default=None, metavar="[FILE=]VALUE",
-                       help=f"the search provenance ({key}) of a source, as for build")
+                       help=f"the search provenance ({key}) of a source, as for build" + (
+                           "; --method citation-search: records found by citation searching (`workbench "
+                           "snowball`), counted in PRISMA 2020's other-methods column" if key == "method" else ""))
     p.set_defaults(func=update)
 
     p = subparsers.add_parser("duplicates", help="pairs that may be one paper; settle them with --same or --different")

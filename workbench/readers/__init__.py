@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .fields import FIELD_ALIASES, ReadContext
 from .registry import FORMAT_ALIASES, READERS, Reader, choose_reader, supported_formats
-from .report import FileReport, ReadReport
+from .report import FileReport, ReadReport, merge_rule, rule_counts
 from .sources import read_file, read_file_report, read_found, read_sources, source_files
 
 __all__ = [
@@ -35,7 +35,9 @@ __all__ = [
     "read_file",
     "read_file_report",
     "read_found",
+    "merge_rule",
     "read_sources",
+    "rule_counts",
     "source_files",
     "supported_formats",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["REPORT_LIMIT", "FileReport", "ReadReport"]
+__all__ = ["MERGE_RULES", "REPORT_LIMIT", "FileReport", "ReadReport", "merge_rule", "rule_counts"]
 
 #: How many skipped / warning / merge lines :meth:`ReadReport.lines` prints per list by default.
 REPORT_LIMIT = 20
@@ -49,6 +49,29 @@ def _capped(prefix: str, items: list[str], limit: int | None) -> list[str]:
     return out
 
 
+#: Deduplication's rules in words, by how a merge's reason starts (``workbench.dedupe.rules``
+#: writes the reasons): the first prefix that matches names the rule.
+MERGE_RULES = (("same DOI", "same DOI"), ("same arXiv id", "same arXiv id"), ("same PMID", "same PMID"),
+               ("same abstract", "same abstract"), ("same title and abstract", "same title and abstract"),
+               ("titles ", "near-identical titles"), ("same short title", "near-identical titles"),
+               ("same title and year", "same title and year once merged"),
+               ("same title,", "same title and year, no abstract or identifier"))
+
+
+def merge_rule(reason: str) -> str:
+    """The rule a merge's reason names (``"same DOI 10.1/x"`` -> ``"same DOI"``); "other" when none."""
+    return next((rule for prefix, rule in MERGE_RULES if reason.startswith(prefix)), "other")
+
+
+def rule_counts(reasons) -> dict[str, int]:
+    """``{rule: merges}`` of merge reasons, most first (ties by name)."""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        rule = merge_rule(reason)
+        counts[rule] = counts.get(rule, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 @dataclass
 class ReadReport:
     """The report of one :func:`~workbench.readers.read_sources` call.
@@ -77,6 +100,15 @@ class ReadReport:
     @property
     def merged(self) -> int:
         return sum(f.merged for f in self.files)
+
+    def merge_reasons(self) -> list[str]:
+        """Each merge's reason (``"same DOI 10.1/x"``), in the order of :attr:`merges`."""
+        return [line.rpartition(" (")[2].removesuffix(")") for line in self.merges]
+
+    def merged_by_rule(self) -> dict[str, int]:
+        """How many duplicates each deduplication rule merged away (:func:`rule_counts`), for the
+        methods text."""
+        return rule_counts(self.merge_reasons())
 
     def lines(self, limit: int | None = REPORT_LIMIT) -> list[str]:
         """Human-readable report: one line per file, then its skips and warnings, then merges.

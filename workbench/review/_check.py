@@ -18,8 +18,9 @@ from pathlib import Path
 
 from . import _folder as files
 from ..errors import WorkbenchError
-from ._review import STORE_FILE
+from ..store import DB_NAME
 from ._verify import rebuild_command, verify
+from ..store import Store, snapshot_lines
 
 __all__ = ["CheckReport", "check_review"]
 
@@ -54,17 +55,15 @@ def _manifest(path: Path, generation: str | None) -> dict | None:
 
 def check_review(review: str | os.PathLike, reviewer: str | None = None) -> CheckReport:
     """Check the review folder ``review``: its store, and every file of its current set."""
-    from ..store import Store, snapshot_lines
-
     path = Path(review)
     problems: list[str] = []
     lines: list[str] = []
     generation, known = None, False
-    store_path = path / STORE_FILE
+    store_path = path / DB_NAME
     try:
         with Store.open(path, reviewer=reviewer, create=False) as store:
-            report = store.check(files=False)
-            generation, known = store.generation(), True
+            report = store.files.check(files=False)
+            generation, known = store.files.generation(), True
             if store.read_only:
                 report.append(f"read-only for you: {store.read_only}")
     except WorkbenchError as err:

@@ -3,7 +3,7 @@
 Deduplication merges what its rules are sure of (:mod:`workbench.dedupe`). The pairs it leaves
 apart but whose titles are alike (rapidfuzz ``ratio`` >= ``low``, 85 by default, compared within
 the same blocks dedupe uses: titles sharing their first or last three words) are candidates: a
-person says "same paper" or "different" (``Store.settle_duplicates``), and a settled pair is never
+person says "same paper" or "different" (``store.duplicates.settle``), and a settled pair is never
 proposed again. Each candidate says why it was not merged (different DOIs, different years and
 first authors, numbering that differs, a title below the merge threshold).
 """

@@ -3,7 +3,7 @@
 A build or a saved topic run writes a complete new set of the review's files (papers, topics,
 map coordinates, arrays, the model, build.json) into ``generations/<name>/`` beside the current
 set; only then does one store transaction record the run's topics together with the name of
-the new set (``Store.set_generation``). Until that commit the previous set is the review's and is
+the new set (``store.files.set_generation``). Until that commit the previous set is the review's and is
 never touched; after it the new set is complete. A crash between any two writes therefore
 leaves either the previous review or the new one, whole. Older sets are removed later (the newest
 few are kept, and none younger than ten minutes, which another process may still be committing).
@@ -32,6 +32,9 @@ import numpy as np
 
 from .._runtime.fsutil import atomic_write_text, default_file_mode, fsync_path
 from ..corpus.paper import paper_line
+from ..space.htmlmap import write_map_html
+from ..store import GENERATIONS
+from ..topics import TOPIC_COLUMNS
 
 __all__ = [
     "FILES",
@@ -54,11 +57,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GENERATIONS = "generations"
 KEEP = 3  # generations kept besides the current one
 MIN_AGE_S = 600  # never remove a generation younger than this: another process may be saving it
 LEGACY_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arrays.safetensors", "model")
-TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
 FILES = "files"  # build.json's record of the other files: {name: {"size": bytes, "sha256": hex}}
 
 def files_dir(review_path: Path, generation: str | None) -> Path:
@@ -103,7 +104,7 @@ def _write_topics(folder: Path, review, model, previous) -> None:
     topics = {
         "method": review.manifest["topics"]["method"],
         "note": review.manifest["topics"]["note"],
-        "topics": review.model_topics[TOPIC_TABLE_COLUMNS].to_dict(orient="records"),
+        "topics": review.model_topics[TOPIC_COLUMNS].to_dict(orient="records"),
     }
     atomic_write_text(folder / "topics.json", json.dumps(topics, indent=2, ensure_ascii=False, default=int))
 
@@ -175,8 +176,6 @@ def discard(folder: Path | None) -> None:
 
 def publish_map(review_path: Path, review) -> Path:
     """Write the top-level map.html (a view of the current files and topic names)."""
-    from ..space.htmlmap import write_map_html
-
     return write_map_html(review, Path(review_path) / "map.html")
 
 

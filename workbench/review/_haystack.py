@@ -16,15 +16,13 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import numpy as np
 
 from ..errors import ReviewError
 from .._runtime.fsutil import default_file_mode
 
-if TYPE_CHECKING:
-    from ._review import Review
 
 __all__ = ["IN_MEMORY", "candidates", "lower_text"]
 
@@ -40,7 +38,7 @@ def lower_text(paper) -> str:
     return f"{paper.title}\n{paper.text}".lower()
 
 
-def candidates(review: Review, words: list[str]) -> Iterator[tuple[int, str]]:
+def candidates(review, words: list[str]) -> Iterator[tuple[int, str]]:
     """``(position, text)`` of each paper whose :func:`lower_text` holds every one of ``words``
     (plain substrings), in the order of ``review.papers``."""
     papers_file = review.files / "papers.jsonl"
@@ -56,12 +54,12 @@ def candidates(review: Review, words: list[str]) -> Iterator[tuple[int, str]]:
     return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
 
 
-def _file_for(review: Review, papers_file: Path) -> Path:
+def _file_for(review, papers_file: Path) -> Path:
     stat = papers_file.stat()
     return review.path / "cache" / f"haystack-{review.generation or 'top'}-{stat.st_size}-{stat.st_mtime_ns}.txt"
 
 
-def _write(review: Review, path: Path) -> None:
+def _write(review, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     for old in path.parent.glob("haystack-*.txt"):  # made from older papers: only a stale kernel reads it
         if _made_at(old) < _made_at(path):  # (and it writes its own again, without removing this one)

@@ -8,22 +8,22 @@ from pathlib import Path
 from typing import Sequence
 
 from . import _folder as files
-from ..errors import ReviewError, WorkbenchError
-from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
-from ._review import STORE_FILE, TOPIC_TABLE_COLUMNS, Review
 from ..corpus.texts import read_papers
+from ..errors import ReviewError, WorkbenchError
+from ..store import Store
+from ..store import DB_NAME
+from ._review import TOPIC_TABLE_COLUMNS, Review
 from ._verify import FileProblem, rebuild_command, verify
+from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 
 __all__ = ["damaged", "is_review", "open_or_build", "open_review"]
 
 
 def _current_generation(path: Path) -> str | None:
-    from ..store import Store
-
-    if not (path / STORE_FILE).exists():
+    if not (path / DB_NAME).exists():
         return None
     with Store.open(path, create=False) as store:
-        return store.generation()
+        return store.files.generation()
 
 
 def _shown(where: Path, review: Path, name: str) -> str:
@@ -61,8 +61,10 @@ def open_or_build(
     return open_review(review)
 
 
-def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
-    """Load a review folder written by :func:`build`."""
+def open_review(path: str | os.PathLike = DEFAULT_REVIEW, *, like: Review | None = None) -> Review:
+    """Load a review folder written by :func:`build`. ``like``: a review of this folder read
+    earlier (reading it again after another notebook or the command line saved new topics or
+    rebuilt it): its embeddings already in memory are kept when the papers are the same."""
     import pandas as pd
     from safetensors.numpy import load_file
 
@@ -101,7 +103,9 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW) -> Review:
         raise damaged(path, [FileProblem(_shown(where, path, "papers.jsonl"),
                                                f"{len(papers):,} papers, but the arrays hold "
                                                f"{len(arrays['labels']):,} topic labels")], manifest)
+    kept = like is not None and like.embeddings_loaded and [p.id for p in papers] == like.ids
     review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"),
-                    arrays.get("fine_labels"), generation=generation, texts=texts)
+                    arrays.get("fine_labels"), generation=generation, texts=texts,
+                    embeddings=like.embeddings() if kept else None, embedder=like.embedder() if kept else None)
     review.refresh_topics()
     return review

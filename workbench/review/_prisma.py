@@ -1,16 +1,25 @@
 """The PRISMA 2020 counts of a review: the build's sources and the store's two screening stages.
 
-Identification comes from the sources the last build recorded (``Store.sources``, see
+Identification comes from the sources the last build recorded (``store.sources``, see
 ``_provenance``): records identified per database and per register (read plus skipped, each file
 under the name its provenance gives), duplicates removed (merged away while reading) and records
 removed for other reasons (skipped: no usable title or abstract). Nothing is marked ineligible by
 automation: the ranked queue only orders papers. Screening comes from the store through
 :func:`workbench.team.prisma_counts`: each stage's votes and final decisions classified
-(``_team.screening_of``), and the papers whose title/abstract decision was made with the ranked
+(``_decisions.screening_of``), and the papers whose title/abstract decision was made with the ranked
 queue on (a recorded rank). A review built before sources were recorded counts its papers as
 identified, under the sources its build names, with nothing removed.
 
-Papers a person said are one paper ("same", ``Store.settle_duplicates``) count as duplicates
+**Other methods** (PRISMA 2020's right-hand column): sources of kind ``other`` (citation
+searching, websites, organisations: ``workbench update FILE --method citation-search``) count
+apart. Their records identified go under the method's name; the papers they brought (a paper's
+first record, ``Paper.source``, is in such a file; a record that joined a paper already in the
+review is one of that file's duplicates) are left out of the main column and counted by
+:func:`workbench.team.other_methods`: sought (settled at title/abstract as anything but an
+exclusion), not retrieved, assessed and excluded at full text; their included studies join the
+total.
+
+Papers a person said are one paper ("same", ``store.duplicates.settle``) count as duplicates
 removed: the merged paper is not a record of its own (it stays among the review's papers until the
 next update or rebuild absorbs it into the kept one, whose aliases then name it).
 
@@ -18,7 +27,7 @@ next update or rebuild absorbs it into the kept one, whose aliases then name it)
 database's query or the date it was searched; or when asked for with ``update=True``) gets
 PRISMA 2020's diagram for updated reviews, about its latest update (every update of the latest "new since" date: a search
 run in several databases may be added one file at a time): the new records identified per source
-(the files those updates read, from ``Store.sources``), their duplicates removed (among
+(the files those updates read, from ``store.sources``), their duplicates removed (among
 themselves and of the review's papers) and records removed for other reasons, the new records
 (the papers tagged ``new since <date>``) as screened, excluded, sought, assessed and included,
 and the studies included in the previous version (the review's other papers included at full
@@ -29,62 +38,43 @@ number. A rebuild is a refit of everything: after it the plain diagram is drawn 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from .. import team
 from ..errors import InputError
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..store import check_output, write_output
+from ._decisions import screening_of
+from ._living import LatestUpdate, latest_update
 
-__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "write_diagram"]
-
-
-@dataclass(frozen=True)
-class LatestUpdate:
-    """The review's latest update (every update of the latest "new since" date): that date, the
-    files its searches were read from, and when the last of them ran."""
-
-    since: str
-    files: tuple[str, ...]
-    at: str
-    tag: str
+__all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "other_papers", "write_diagram"]
 
 
-def _files_of(entry: dict, known: list[str]) -> list[str]:
-    """The files an update read: as it recorded them, or (an update that did not) the review's
-    sources that are, or are under, the paths it was given."""
-    if "files" in entry:
-        return list(entry["files"])
-    given = [PurePath(s) for s in entry.get("sources", [])]
-    return [k for k in known if any(PurePath(k) == g or g in PurePath(k).parents for g in given)]
+def _file_of(source: str) -> str:
+    """The file of a record's ``"<file>:<line>"``."""
+    return source.rpartition(":")[0] or source
 
 
-def latest_update(review, store) -> LatestUpdate | None:
-    """The review's latest update since its last build (None: never updated, or rebuilt since)."""
-    entries = review.manifest.get("updates") or []
-    if not entries:
-        return None
-    tag = entries[-1]["tag"]
-    known = [s.path for s in store.sources()]
-    files = [f for e in entries if e["tag"] == tag for f in _files_of(e, known)]
-    from ._update import NEW_SINCE
-
-    return LatestUpdate(tag[len(NEW_SINCE):], tuple(dict.fromkeys(files)), entries[-1]["at"], tag)
+def other_papers(review, sources) -> set[str]:
+    """The papers that sources of other methods (kind ``other``) brought: those whose first
+    record was read from such a file."""
+    files = {s.path for s in sources if s.kind == "other"}
+    return {p.id for p in review.papers if _file_of(p.source) in files} if files else set()
 
 
-def merged_by_people(review, store) -> tuple[set[str], int]:
+def merged_by_people(review, store, apart: set[str] = frozenset()) -> tuple[set[str], int]:
     """Papers a person merged into another ("same"): the ids still among the review's papers,
     and how many such merges took effect (the merged paper still here, or absorbed into the kept
-    one by an update or a rebuild, which keeps its id as an alias)."""
+    one by an update or a rebuild, which keeps its id as an alias); merges of a paper in
+    ``apart`` (other methods' papers, counted in their own column) are not counted."""
     here = set(review.ids)
     still, n = set(), 0
-    for merged, kept in store.merged_into().items():
+    for merged, kept in store.duplicates.merged_into().items():
         if kept not in here:
             continue
         if merged in here:
             still.add(merged)
-            n += 1
+            n += merged not in apart
         elif merged in review.paper(kept).aliases:
             n += 1
     return still, n
@@ -93,7 +83,7 @@ def merged_by_people(review, store) -> tuple[set[str], int]:
 def identification(review, store) -> dict:
     """``databases``, ``registers``, ``duplicates_removed`` and ``removed_other`` for
     :func:`workbench.team.prisma_counts`, from the sources of the last build."""
-    sources = store.sources()
+    sources = store.sources.recorded()
     if not sources:
         named = ", ".join(review.manifest.get("sources", [])) or "the sources"
         return {"databases": {f"{named} (counts per file not recorded; rebuild to record them)": len(review)},
@@ -102,18 +92,32 @@ def identification(review, store) -> dict:
 
 
 def _identified(sources) -> dict:
+    """The main column's identification from the database and register sources (other methods'
+    sources are the other column's, :func:`_other`)."""
     found = {"database": Counter(), "register": Counter()}
-    for s in sources:
+    searched = [s for s in sources if s.kind in found]
+    for s in searched:
         found[s.kind][s.name] += s.identified
     return {"databases": dict(found["database"]), "registers": dict(found["register"]),
-            "duplicates_removed": sum(s.merged for s in sources), "removed_other": sum(s.skipped for s in sources)}
+            "duplicates_removed": sum(s.merged for s in searched), "removed_other": sum(s.skipped for s in searched)}
+
+
+def _other(store, sources, papers: set[str]) -> team.OtherMethods | None:
+    """The other-methods column: records identified per method (``sources`` of kind ``other``)
+    and the screening of the ``papers`` they brought; None without such sources."""
+    found = Counter()
+    for s in sources:
+        if s.kind == "other":
+            found[s.name] += s.identified
+    if not found:
+        return None
+    return team.other_methods(found, screening_of(store, TITLE_ABSTRACT, papers, all_reviewers=True),
+                              screening_of(store, FULL_TEXT, papers, all_reviewers=True))
 
 
 def _included(store, ids) -> int:
     """Papers of ``ids`` included at full text (having been sought at title/abstract), as
     :func:`workbench.team.prisma_counts` counts studies included."""
-    from ._team import screening_of
-
     sought = {p.paper_id for p in screening_of(store, TITLE_ABSTRACT, ids, all_reviewers=True).papers.values()
               if p.settled and p.decision != "exclude"}
     return sum(1 for p in screening_of(store, FULL_TEXT, sought, all_reviewers=True).papers.values()
@@ -121,9 +125,7 @@ def _included(store, ids) -> int:
 
 
 def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
-    from ._team import screening_of
-
-    ranked = {r.paper_id for r in store.screening_records(everyone=True, all_reviewers=True) if r.rank is not None}
+    ranked = {r.paper_id for r in store.decisions.records(everyone=True, all_reviewers=True) if r.rank is not None}
     return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records, all_reviewers=True),
                               full_text=screening_of(store, FULL_TEXT, records, all_reviewers=True), ranked=ranked & set(records),
                               **ident, **extra)
@@ -132,21 +134,24 @@ def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
 def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     """PRISMA 2020's counts for an updated review, about ``latest`` (see the module docstring)."""
     files = set(latest.files)
-    ident = _identified([s for s in store.sources() if s.path in files])
+    sources = [s for s in store.sources.recorded() if s.path in files]
+    ident = _identified(sources)
+    other = other_papers(review, sources)
     still, _ = merged_by_people(review, store)
-    tagged = {pid for pid, since in review.new_since().items() if since == latest.since}
-    new = [pid for pid in review.ids if pid in tagged]
+    tagged = {pid for pid, since in review.updates.new_since().items() if since == latest.since}
+    new = [pid for pid in review.ids if pid in tagged and pid not in other]
     records = [pid for pid in new if pid not in still]
     ident["duplicates_removed"] += len(new) - len(records)
     previous = [pid for pid in review.ids if pid not in tagged and pid not in still]
-    return _flow(store, records, ident, previous_studies=_included(store, previous))
+    return _flow(store, records, ident, previous_studies=_included(store, previous),
+                 other=_other(store, sources, (other & tagged) - still))
 
 
 def searched(store, latest: LatestUpdate) -> bool:
     """Whether ``latest`` is a rerun search as PRISMA means it: one of its files came with its
     search's provenance (the query or the date it was searched)."""
     files = set(latest.files)
-    return any(s.provenance_given for s in store.sources() if s.path in files)
+    return any(s.provenance_given for s in store.sources.recorded() if s.path in files)
 
 
 def counts(review, store, previous_studies: int | None = None, update: bool | None = None) -> team.PrismaCounts:
@@ -171,18 +176,21 @@ def counts(review, store, previous_studies: int | None = None, update: bool | No
         if update or updated.previous_studies:
             return updated
         # no study was included before the update: there is no previous version to update
-    still, n_merged = merged_by_people(review, store)
+    sources = store.sources.recorded()
+    other = other_papers(review, sources)
+    still, n_merged = merged_by_people(review, store, other)
     ident = identification(review, store)
     ident["duplicates_removed"] += n_merged
-    return _flow(store, [pid for pid in review.ids if pid not in still], ident, previous_studies=previous_studies)
+    return _flow(store, [pid for pid in review.ids if pid not in still and pid not in other], ident,
+                 previous_studies=previous_studies, other=_other(store, sources, other - still))
 
 
 def _systematic(store) -> bool:
     """Whether the review is screened as a systematic review: a source with search provenance,
     a full-text decision, a final decision, or team settings (blind, reviewers per paper, criteria)."""
-    settings = store.settings()
-    return (any(s.provenance_given for s in store.sources()) or bool(store.every_decision(FULL_TEXT, all_reviewers=True))
-            or bool(store.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
+    settings = store.settings.read()
+    return (any(s.provenance_given for s in store.sources.recorded()) or bool(store.decisions.every(FULL_TEXT, all_reviewers=True))
+            or bool(store.team.finals(None)) or any(k in settings for k in ("blind", "reviewers_per_paper", "criteria")))
 
 
 def in_report(review, store, wanted: bool | None = None) -> tuple[team.PrismaCounts | None, str | None]:

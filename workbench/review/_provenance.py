@@ -1,6 +1,6 @@
 """Where each source file was searched (PRISMA-S), and its counts for PRISMA's first boxes.
 
-A build records one row per source file it read (``Store.record_sources``): the records
+A build records one row per source file it read (``store.sources.record``): the records
 identified in it (read, plus those skipped for want of usable text), how many were skipped and
 how many were merged away as duplicates (the build report's per-file counts), and the provenance
 the user gave: the bibliographic database or trials register it came from, the query string and
@@ -11,8 +11,13 @@ folder holding several sources::
         "pubmed.ris": {"database": "PubMed", "query": "sleep[tiab] AND adolescen*", "searched_on": "2024-05-01"},
         "ctgov.csv": {"register": "ClinicalTrials.gov", "searched_on": "2024-05-02"}})
 
+Records found by other methods than a database or register search (PRISMA 2020's right-hand
+column) name the method instead: ``{"method": "citation-search"}`` (or ``"websites"``,
+``"organisations"``, or the method in words) makes the source of kind ``other`` named
+"Citation searching"; ``workbench update FILE --method citation-search`` gives it.
+
 A source given no provenance is named by its file name until someone gives it one
-(``Store.set_provenance``); a rebuild keeps what was given before.
+(``store.sources.set_provenance``); a rebuild keeps what was given before.
 """
 
 from __future__ import annotations
@@ -23,10 +28,19 @@ from pathlib import PurePath
 from ..errors import InputError
 from ..store import AnnotationInputError, check_provenance
 
-__all__ = ["FIELDS", "check_all", "source_rows"]
+__all__ = ["FIELDS", "METHODS", "check_all", "method_name", "source_rows"]
 
-#: The keys a source's provenance may have (``database`` or ``register`` name the source).
-FIELDS = ("database", "register", "name", "kind", "query", "searched_on")
+#: The keys a source's provenance may have (``database``, ``register`` or ``method`` name the source).
+FIELDS = ("database", "register", "method", "name", "kind", "query", "searched_on")
+#: PRISMA 2020's other methods, as the command line names them, and as the diagram says them.
+METHODS = {"citation-search": "Citation searching", "websites": "Websites", "organisations": "Organisations"}
+_NAMING = ("database", "register", "method")
+
+
+def method_name(method: str) -> str:
+    """The name a source found by ``method`` gets (``citation-search`` -> "Citation searching");
+    a method not in :data:`METHODS` is named as given."""
+    return METHODS.get(str(method).strip().lower(), str(method))
 
 
 def _check(key: str, given, done: str = "nothing was built") -> dict:
@@ -34,12 +48,16 @@ def _check(key: str, given, done: str = "nothing was built") -> dict:
         raise InputError(f"provenance of {key!r}: {given!r}; expected a mapping such as "
                          "{'database': 'PubMed', 'query': '...', 'searched_on': '2024-05-01'}")
     unknown = sorted(set(given) - set(FIELDS))
-    if unknown or ("database" in given and "register" in given):
-        raise InputError(f"provenance of {key!r}: {', '.join(unknown) or 'both database and register'}; "
-                         f"expected some of {', '.join(FIELDS)} (a source is a database or a register)")
+    naming = [k for k in _NAMING if given.get(k) is not None]
+    if unknown or len(naming) > 1:
+        raise InputError(f"provenance of {key!r}: {', '.join(unknown) or 'both ' + ' and '.join(naming)}; "
+                         f"expected some of {', '.join(FIELDS)} (a source is a database, a register, or "
+                         "found by another method such as citation searching)")
     row = {k: given[k] for k in ("name", "kind", "query", "searched_on") if given.get(k) is not None}
-    for kind in ("database", "register"):
-        if given.get(kind) is not None:
+    for kind in naming:
+        if kind == "method":
+            row.update(name=method_name(given[kind]), kind="other")
+        else:
             row.update(name=given[kind], kind=kind)
     try:  # checked now, before the build's long steps, as the store will check it
         return check_provenance(**row)

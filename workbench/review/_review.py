@@ -1,13 +1,26 @@
 """The :class:`Review`: the one object the faces (widgets, notebooks, command line) work with.
 
-A review holds its papers (their metadata, and their texts beside them: a
+A review is data plus queries: its papers (their metadata, and their texts beside them: a
 :class:`~workbench.corpus.texts.PaperTexts`), the topics (as found and as edited), the map, and
-(loaded when first needed) the embeddings and the embedder. Everything a face needs is a public
-method here; the work is done by the modules beside it (``_search``, ``_themes``, ...).
+(loaded when first needed) the embeddings and the embedder; finding papers (search, neighbours)
+and the tables. It holds its parts as attributes, each a small object with its own methods:
+
+- ``review.screening`` (:class:`~._screening.ReviewScreening`): the ranked queue, decisions,
+  the screening history and when to stop;
+- ``review.team`` (:class:`~._team.ReviewTeam`): each paper's status at a stage, conflicts,
+  agreement, blind mode, PRISMA 2020, imports;
+- ``review.field`` (:class:`~._field.ReviewField`): citations, snowballing, topics over time,
+  who and where;
+- ``review.updates`` (:class:`~._living.ReviewUpdates`): what updates brought, duplicates.
+
+What makes a new review is a function beside it, and returns a new :class:`Review` (this one is
+never changed): ``build``, ``open_review``, ``update``, ``refit``, ``show_themes``; the report is
+``write_report(review)``, and its methods text ``review_methods(review)``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Sequence
@@ -15,34 +28,52 @@ from typing import Sequence
 import numpy as np
 
 from . import _folder as files
-from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
-from ..errors import InputError
 from ..corpus.paper import OUTLIER, Paper, PaperInfo
 from ..corpus.texts import PaperTexts, TextsInMemory
-from . import _haystack, _screening, _search, _stopping, _text, _themes, _typical
-from ._field import FieldReview
-from ._living import LivingReview
-from ._team import TeamReview
+from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
+from ..errors import InputError
+from ..store import DB_NAME, Store
+from ..topics import TOPIC_COLUMNS as TOPIC_TABLE_COLUMNS
+from ..topics import TopicModel, seed_labelings
+from ..topics import topic_stability as stability_of
+from . import _haystack, _search, _text, _typical
+from ._field import ReviewField
+from ._living import ReviewUpdates
+from ._screening import ReviewScreening
+from ._team import ReviewTeam
 from ._text import document_text
 
-__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "STORE_FILE", "TOPIC_TABLE_COLUMNS", "Review"]
+__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "TOPIC_TABLE_COLUMNS", "Review", "stored_topic_params"]
 
 PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
-TOPIC_TABLE_COLUMNS = ["topic", "label", "size", "words"]
-STORE_FILE = "annotations.sqlite"
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
+log = logging.getLogger(__name__)
 
-class Review(TeamReview, FieldReview, LivingReview):
-    """A built review, loaded from its folder. Use :func:`open_review` or :func:`build`.
 
-    As a team (``decide`` at a stage, ``conflicts``, ``resolve``, ``agreement``, ``prisma``):
-    :class:`~._team.TeamReview`; the field (``links``, ``over_time``, ``field_summary``):
-    :class:`~._field.FieldReview`; updates and duplicates: :class:`~._living.LivingReview`."""
+class DerivedTexts:
+    """Texts derived from a review's papers once: ``texts`` (what is embedded, per paper) and
+    ``haystack`` (what keyword search reads); None until first asked for."""
+
+    def __init__(self):
+        self.texts: list[str] | None = None
+        self.haystack: list[str] | None = None
+
+
+class Review:
+    """A built review, loaded from its folder. Made by :func:`open_review`, :func:`build`,
+    :func:`update`, :func:`refit` and :func:`show_themes` (each returns a new one).
+
+    Its parts: ``screening`` (the ranked queue, decisions, stopping), ``team`` (status at a
+    stage, conflicts, agreement, blind mode, PRISMA), ``field`` (citations, topics over time,
+    who and where), ``updates`` (what updates brought, duplicates). ``build_report``,
+    ``update_report``, ``last_save`` and ``model``: what made it in this process (else None)."""
 
     def __init__(self, path: Path, manifest: dict, papers: list[Paper] | list[PaperInfo], topics, labels, coords,
                  reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
-                 embedder=None, texts: PaperTexts | None = None):
+                 embedder=None, texts: PaperTexts | None = None, model=None, build_report=None,
+                 update_report=None, last_save=None, edits: tuple[dict, dict] | None = None,
+                 derived: DerivedTexts | None = None):
         self.path = Path(path)
         self.manifest = manifest
         if texts is None:  # whole papers (a build's, an update's): their texts held here
@@ -62,14 +93,43 @@ class Review(TeamReview, FieldReview, LivingReview):
         # The generation of the review's files this was read from or saved as (None: top level)
         self.generation = generation
         # What the build, an update or the last saved topic run reported (None: not in this process)
-        self.build_report, self.update_report = None, None  # workbench.BuildReport, UpdateReport
-        self.last_save = None  # workbench.SaveReport
-        self.model = None  # the fitted TopicModel of the last build or refit in this process
+        self.build_report, self.update_report = build_report, update_report  # workbench.BuildReport, UpdateReport
+        self.last_save = last_save  # workbench.SaveReport
+        self.model = model  # the fitted TopicModel of the last build or refit in this process
+        if embeddings is not None and len(embeddings) != len(papers):
+            raise InputError(f"{len(embeddings)} embeddings for {len(papers)} papers; expected one per paper")
         self._embeddings = embeddings
         self._embedder = embedder
         self._index = {p.id: i for i, p in enumerate(papers)}
-        self._texts = self._haystack = None  # list[str] each, made when first needed
-        self._screening = _screening.ScreeningCache()  # the TF-IDF and the last ranker, kept
+        # what is embedded and what keyword search reads, made when first needed (shared by the
+        # reviews ``replace`` makes of the same papers)
+        self._derived = derived if derived is not None else DerivedTexts()
+        self.screening = ReviewScreening(self)
+        self.team = ReviewTeam(self)
+        self.field = ReviewField(self)
+        self.updates = ReviewUpdates(self)
+        if edits is not None:
+            self.apply_topic_edits(*edits)
+
+    def replace(self, **changes) -> Review:
+        """A new review of the same folder with ``changes`` to the constructor's arguments
+        (``generation``, ``manifest``, ``topics`` and ``labels``, ``last_save``, ``edits``...);
+        the rest (papers, texts, map, embeddings, embedder) is shared with this one, which is
+        left as it is. The human topic edits shown here carry over unless ``labels``, ``topics``
+        or ``edits`` are given."""
+        fields = dict(path=self.path, manifest=self.manifest, papers=self.papers, topics=self.model_topics,
+                      labels=self.model_labels, coords=self.coords, reduced=self.reduced, fine_labels=self.fine_labels,
+                      generation=self.generation, embeddings=self._embeddings, embedder=self._embedder,
+                      texts=self.paper_texts, model=self.model, build_report=self.build_report,
+                      update_report=self.update_report, last_save=self.last_save)
+        keep_edits = not {"labels", "topics", "edits"} & set(changes)
+        if not {"papers", "texts"} & set(changes):
+            fields["derived"] = self._derived
+        fields.update(changes)
+        new = Review(**fields)
+        if keep_edits:
+            new.labels, new.topics = self.labels, self.topics
+        return new
 
     def __repr__(self) -> str:
         return f"<Review {str(self.path)!r}: {len(self.papers)} papers, {int((self.topics.topic >= 0).sum())} topics>"
@@ -99,34 +159,14 @@ class Review(TeamReview, FieldReview, LivingReview):
 
     def store(self, reviewer: str | None = None):
         """The review's annotation store (tags, notes, decisions, topic edits)."""
-        from ..store import Store
-
         return Store.open(self.path, reviewer=reviewer)
 
     def is_current(self) -> bool:
         """Whether the review on disk still has the topics this object was read or saved with."""
-        if not (self.path / STORE_FILE).exists():
+        if not (self.path / DB_NAME).exists():
             return True
         with self.store() as store:
-            return store.generation() == self.generation
-
-    def reopen(self) -> Review:
-        """The review as it is on disk now (after another notebook or the command line saved new
-        topics or rebuilt it); embeddings already loaded are kept when the papers are the same."""
-        from ._open import open_review
-
-        new = open_review(self.path)
-        if [p.id for p in new.papers] == [p.id for p in self.papers]:
-            new.use_embeddings(self._embeddings, self._embedder)
-        return new
-
-    def use_embeddings(self, embeddings, embedder=None) -> None:
-        """Take embeddings (and the embedder that made them) already computed for these papers,
-        instead of reading them from the cache."""
-        if embeddings is not None and len(embeddings) != len(self.papers):
-            raise InputError(f"{len(embeddings)} embeddings for {len(self.papers)} papers; expected one per paper")
-        self._embeddings = embeddings
-        self._embedder = embedder if embedder is not None else self._embedder
+            return store.files.generation() == self.generation
 
     # ------------------------------------------------------------------ topics as people edited them
 
@@ -157,12 +197,12 @@ class Review(TeamReview, FieldReview, LivingReview):
         another process saved other topics, nothing is mixed in and False is returned; open the
         review again to see them (:meth:`reopen`).
         """
-        if not (self.path / STORE_FILE).exists():
+        if not (self.path / DB_NAME).exists():
             return True
         with self.store() as store:
-            if store.generation() != self.generation:
+            if store.files.generation() != self.generation:
                 return False
-            assignments, labels = store.current_topics()
+            assignments, labels = store.topics.current()
         if assignments:
             self.apply_topic_edits(assignments, labels)
         return True
@@ -209,15 +249,15 @@ class Review(TeamReview, FieldReview, LivingReview):
 
     def texts(self) -> list[str]:
         """What is embedded and clustered for each paper (:func:`document_text`), in map order."""
-        if self._texts is None:
-            self._texts = [document_text(p) for p in self.papers_with_texts()]
-        return self._texts
+        if self._derived.texts is None:
+            self._derived.texts = [document_text(p) for p in self.papers_with_texts()]
+        return self._derived.texts
 
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""
-        if self._haystack is None:
-            self._haystack = [_haystack.lower_text(p) for p in self.papers_with_texts()]
-        return self._haystack
+        if self._derived.haystack is None:
+            self._derived.haystack = [_haystack.lower_text(p) for p in self.papers_with_texts()]
+        return self._derived.haystack
 
     def papers_frame(self):
         """One row per paper: id, title, authors, year, collection, source, topic, topic_label, x, y."""
@@ -339,75 +379,52 @@ class Review(TeamReview, FieldReview, LivingReview):
 
     # ------------------------------------------------------------------ topics again
 
-    def refit(self, save: bool = False, reviewer: str | None = None, **topic_params) -> Review:
-        """Find topics again with other parameters (e.g. ``min_cluster_size=10``), in this process.
-
-        The embeddings come from the cache and the map stays where it is. Returns ``self`` with
-        new ``labels`` and ``topics``; ``save=True`` also writes them to the folder (all or
-        nothing, recorded under ``reviewer``).
-        """
-        return _themes.refit(self, save, reviewer, **topic_params)
-
-    def show_themes(self, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:
-        """The topics as ``k`` themes (None: the default topics), from HDBSCAN's topics kept in
-        the review: the Ward tree is cut again and only words and labels are computed, no UMAP
-        or HDBSCAN (seconds where a refit of 50,000 papers takes a minute). The same topics as
-        ``refit(nr_topics=k)``; a review without its HDBSCAN topics (built before they were
-        kept) is refitted instead.
-        """
-        return _themes.show_themes(self, k, save, reviewer)
-
     def topic_stability(self, seeds: Sequence[int] = (1, 2, 3, 4)):
         """How often each topic's papers stay together when the topics are refitted with ``seeds``.
 
         The topics as shown (``topic``, ``label``, ``size``, with the human renames, merges and
         moves) with a ``stability`` column, 0..1: the share of pairs of a topic's papers that
-        share a topic in the other runs, averaged (see :mod:`workbench.stability`). Costs one
-        clustering per seed, no new embeddings.
+        share a topic in the other runs, averaged (see :func:`workbench.topics.topic_stability`).
+        Costs one clustering per seed, no new embeddings.
         """
-        return _themes.topic_stability(self, seeds)
+        runs = seed_labelings(self.embeddings(), stored_topic_params(self), seeds)
+        scores = stability_of(self.labels, runs)
+        frame = self.topics[["topic", "label", "size"]].copy()
+        frame["stability"] = [scores.get(int(t), float("nan")) for t in frame.topic]
+        return frame
 
     def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
         """Sub-topics of a selection, from the cached embeddings (nothing saved).
 
         Returns a DataFrame: id, title, subtopic, subtopic_label.
         """
-        return _themes.recluster(self, ids, min_cluster_size, seed)
+        import pandas as pd
 
-    # ------------------------------------------------------------------ screening
+        rows = self.rows(ids)
+        texts = self.texts()
+        seed = self.manifest.get("seed", 42) if seed is None else seed
+        model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
+            [texts[r] for r in rows], self.embeddings()[rows], word_vectors=self.word_vectors())
+        labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
+        return pd.DataFrame({
+            "id": [self.papers[r].id for r in rows],
+            "title": [self.papers[r].title for r in rows],
+            "subtopic": model.labels_,
+            "subtopic_label": [labels.get(t, "Unassigned") for t in model.labels_],
+        })
 
-    def rank(self, next: int = 10, *, model: str | None = None, seed: int | None = None, by_topic: bool = False,
-             sample: bool = False, reviewer: str | None = None) -> _screening.Ranking:
-        """The next papers to screen, most likely relevant first, with rank, score and why: a model
-        refitted on the store's includes and excludes (a maybe is left out). ``model``: one of
-        ``workbench.screening.MODELS`` (default: the measured best); ``seed``: the build's;
-        ``by_topic``: before a model, one paper per topic; ``sample``: a random sample of the papers
-        no person has read, for the stopping test (read all of it). See :mod:`._screening`."""
-        return _screening.rank(self, self._screening, next, model, seed, by_topic, sample, reviewer)
 
-    def ranker(self, model: str | None = None, seed: int | None = None, reviewer: str | None = None):
-        """The fitted :class:`workbench.screening.Ranker` behind :meth:`rank` (``scores_``, ``explain``)."""
-        return _screening.ranker(self, self._screening, model, seed, reviewer)
+def stored_topic_params(review: Review) -> dict:
+    """The topic parameters the review was built with, less any this version no longer has.
 
-    def screening_history(self, reviewer: str | None = None):
-        """The decisions in the order made, as a :class:`workbench.screening.ScreeningHistory`."""
-        return _stopping.history(self, reviewer)
-
-    def stopping(self, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100, *,
-                 log: bool = False, reviewer: str | None = None) -> _stopping.StoppingReport:
-        """Relevant papers left (95 % interval) and whether the reviewer may stop: the hypergeometric
-        test at ``target`` recall and ``confidence``, and "``n_in_a_row`` irrelevant in a row" for
-        comparison, counting only papers a person read; ``log``: record the claim in the store."""
-        return _stopping.stopping(self, target, confidence, n_in_a_row, log, reviewer)
-
-    # ------------------------------------------------------------------ the report
-
-    def write_report(self, folder=None, image: bool = True, reviewer: str | None = None,
-                     title: str | None = None, prisma: bool | None = None) -> dict[str, Path]:
-        """Write report.md, report.html, map.png and the exports into ``folder`` (default:
-        ``<review>/report``) with ``reviewer``'s decisions; ``title`` first sets the review's
-        title (kept in the store, like ``workbench title``); ``prisma``: the PRISMA counts and
-        diagram (None: for a systematic review, see ``report.write_report``). Returns what was written."""
-        from .report import write_report
-
-        return write_report(self, folder, image=image, reviewer=reviewer, title=title, prisma=prisma)
+    A review built by an older workbench may name a parameter since replaced (``merge_distance``
+    became ``merge_variance``): it is dropped, with a log line, and today's default is used.
+    """
+    stored = dict(review.manifest.get("topic_params", {}))
+    known = TopicModel().get_params()
+    gone = sorted(set(stored) - set(known))
+    if gone:
+        log.info("%s: ignoring topic parameters of an older workbench: %s", review.path, ", ".join(gone))
+    params = {k: v for k, v in stored.items() if k in known}
+    params.setdefault("seed", review.manifest.get("seed", 42))
+    return params

@@ -4,43 +4,37 @@ The glue between :mod:`workbench.screening` (the engine: features, ranker and st
 which knows nothing of stores or reviews) and :mod:`workbench.store` (which keeps what a person
 decided, and how):
 
-- :func:`rank`: the store's decisions -> labels (include 1, exclude 0; a maybe is left out of
+- :meth:`ReviewScreening.rank`: the store's decisions -> labels (include 1, exclude 0; a maybe is left out of
   the fit and out of the queue) -> a :class:`~workbench.screening.Ranker` -> a :class:`Ranking`,
   the next papers with their rank, score and why. The TF-IDF is built once per Review and kept
   (:class:`ScreeningCache`), the embeddings are the review's own (from memory or its cache,
   never embedded again), and the ranker is refitted only when the decisions changed. Same
   decisions, model and seed: the same ranking.
-- :func:`decide`: a person's decision, recorded with the paper's rank and score and the model
+- :meth:`ReviewScreening.decide`: a person's decision, recorded with the paper's rank and score and the model
   as the ranking showed them (:meth:`Ranking.context`). The ranker never decides anything.
-- :func:`training_records`: what a reviewer's queue learns from (``workbench.team.blind``):
-  final decisions for everyone; in blind mode only the reviewer's own decisions (another's
-  would leak through the order), else also the latest by anyone.
-- :func:`history`, :func:`stopping` (``_stopping``): the decisions in the order made, the
+- what a reviewer's queue learns from: ``_decisions.training_records``.
+- :meth:`ReviewScreening.history`, :meth:`ReviewScreening.stopping` (``_stopping``): the decisions in the order made, the
   estimate of relevant papers left and the stopping advice, which count only papers a person read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import team
+from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..errors import InputError
-from ..corpus.paper import TITLE_ABSTRACT
-from ..screening import MODELS, Features, Ranker, band, get_model, title_block
-from ..store import ScreeningRecord, UnknownPaperError
+from ..screening import MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
+from . import _stopping
+from ._decisions import Decided, check_stage, papers_of, screening_of, store_of, training_records
 from ._tfidf_cache import load_or_build
 
-__all__ = ["RELEVANT", "SCREENING_MODELS", "Decided", "RankedPaper", "Ranking", "ScreeningCache", "decide",
-           "final_decisions", "rank", "ranker", "training_records"]
+__all__ = ["SCREENING_MODELS", "RankedPaper", "Ranking", "ReviewScreening", "ScreeningCache"]
 
-#: The ranking models by name (``Review.rank(model=...)``; details in workbench.screening.MODELS).
+#: The ranking models by name (``review.screening.rank(model=...)``; details in workbench.screening.MODELS).
 SCREENING_MODELS = tuple(MODELS)
-
-#: What a decision says for the stopping rules: a maybe may be relevant, so it counts as 1.
-RELEVANT = {"include": 1, "maybe": 1, "exclude": 0}
 
 
 @dataclass(frozen=True)
@@ -89,7 +83,7 @@ class Ranking:
         return [p.id for p in self.papers]
 
     def context(self, paper_id: str) -> dict:
-        """What :meth:`workbench.store.Store.decide` records for a decision on ``paper_id`` made
+        """What ``store.decisions.decide`` records for a decision on ``paper_id`` made
         from this ranking: ``rank``, ``score``, ``model``, ``model_version``, ``sampled``."""
         row = self.row_of(paper_id)
         sampled = self.mode == "sample" and paper_id in self.ids
@@ -130,41 +124,6 @@ class Ranking:
                              for p in self.papers], columns=["rank", "id", "score", "title", "why"])
 
 
-@dataclass(frozen=True)
-class Decided:
-    """The store's current decisions on this review's papers, in the order made, as rows."""
-
-    rows: np.ndarray  # every decided row, in order
-    decisions: list[str]
-    bulk: np.ndarray
-    sampled: np.ndarray
-    records: list  # the store's ScreeningRecord of each
-    elsewhere: int  # decisions on papers no longer in the review (left out)
-
-    @classmethod
-    def of(cls, review, records) -> Decided:
-        kept = [r for r in records if r.paper_id in review]
-        return cls(np.asarray([review.row(r.paper_id) for r in kept], dtype=np.int64), [r.decision for r in kept],
-                   np.asarray([r.bulk for r in kept], dtype=bool), np.asarray([r.sampled for r in kept], dtype=bool),
-                   kept, len(records) - len(kept))
-
-    def fitted(self) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, 0/1 labels) of the includes and excludes: what the ranker is fitted on."""
-        keep = np.asarray([d != "maybe" for d in self.decisions], dtype=bool)
-        labels = np.asarray([d == "include" for d in self.decisions], dtype=np.int64)
-        return self.rows[keep], labels[keep]
-
-    @property
-    def maybe(self) -> np.ndarray:
-        return self.rows[np.asarray([d == "maybe" for d in self.decisions], dtype=bool)]
-
-    def counts(self, n_papers: int) -> dict:
-        read = ~self.bulk
-        return {"papers": n_papers, "decided": len(self.rows), "included": self.decisions.count("include"),
-                "excluded": self.decisions.count("exclude"), "maybe": self.decisions.count("maybe"),
-                "undecided": n_papers - len(self.rows), "read": int(read.sum()), "bulk": int(self.bulk.sum())}
-
-
 class ScreeningCache:
     """What a Review keeps between re-ranks: its TF-IDF (built once), the features with its
     embeddings, and the last fitted ranker (refitted only when the decisions change)."""
@@ -196,33 +155,6 @@ class ScreeningCache:
         return self.fitted[1]
 
 
-def final_decisions(store, stage: str) -> list[team.FinalDecision]:
-    """The store's final decisions at ``stage`` as :class:`workbench.team.FinalDecision` objects."""
-    return [team.FinalDecision(f.paper_id, f.decision, f.resolved_by, f.reason, f.resolved_at, f.stage)
-            for f in store.finals(stage)]
-
-
-def training_records(store) -> list[ScreeningRecord]:
-    """What the store's reviewer's ranked queue learns from, as screening records in the order
-    made: :func:`workbench.team.training_decisions` (final decisions first; in blind mode only
-    the reviewer's own votes, else also the latest by anyone), each with how it was made; not the
-    votes left on a paper merged into another."""
-    viewer, blind = store.reviewer, store.blind
-    merged = store.merged_into()  # (a vote a merge left on the paper merged away: its conflict is the kept paper's)
-    records = [r for r in store.screening_records(everyone=True, all_reviewers=True) if r.paper_id not in merged]
-    finals = final_decisions(store, TITLE_ABSTRACT)
-    chosen = team.training_decisions(viewer, records, finals, blind=blind)
-    picked: dict[str, ScreeningRecord] = {}
-    for r in records:  # in time order: the reviewer's own, else (not blind) the latest other's
-        kept = picked.get(r.paper_id)
-        if r.reviewer == viewer or (not blind and (kept is None or kept.reviewer != viewer)):
-            picked[r.paper_id] = r
-    out = [replace(r, decision=chosen[pid]) for pid, r in picked.items()]
-    out += [ScreeningRecord(f.paper_id, f.resolved_by, f.decision, f.resolved_at or "", recorded=False)
-            for f in finals if f.paper_id not in picked]
-    return sorted(out, key=lambda r: (r.decided_at, r.paper_id))
-
-
 def review_seed(review, seed: int | None) -> int:
     return int(review.manifest.get("seed", 0)) if seed is None else int(seed)
 
@@ -232,22 +164,13 @@ def fitted_ranker(review, cache: ScreeningCache, decided: Decided, model: str | 
     return cache.ranker(cache.features(review, model), rows, labels, model, seed)
 
 
-def ranker(review, cache: ScreeningCache, model: str | None = None, seed: int | None = None,
-           reviewer: str | None = None) -> Ranker:
-    """The ranker fitted on the store's decisions; see :meth:`workbench.review.Review.ranker`."""
-    with review.store(reviewer) as store:
-        decided = Decided.of(review, training_records(store))
-    return fitted_ranker(review, cache, decided, model, review_seed(review, seed))
-
-
-def rank(review, cache: ScreeningCache, n: int = 10, model: str | None = None, seed: int | None = None,
-         by_topic: bool = False, sample: bool = False, reviewer: str | None = None) -> Ranking:
-    """The next ``n`` papers to screen; see :meth:`workbench.review.Review.rank`."""
+def rank(review, cache: ScreeningCache, store, n: int = 10, model: str | None = None, seed: int | None = None,
+         by_topic: bool = False, sample: bool = False) -> Ranking:
+    """The next ``n`` papers to screen for ``store``'s reviewer; see :meth:`ReviewScreening.rank`."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InputError(f"next={n!r}: expected how many papers to show, a whole number >= 0")
     seed = review_seed(review, seed)
-    with review.store(reviewer) as store:
-        decided = Decided.of(review, training_records(store))
+    decided = Decided.of(review, training_records(store))
     ranker = fitted_ranker(review, cache, decided, model, seed)
     ranked = ranker.mode_ == "ranked"
     queue = ~ranker.decided_  # a new array
@@ -296,34 +219,88 @@ def _clip(text: str, n: int = 50) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def papers_of(review, store, ids) -> list[str]:
-    """The review's papers ``ids`` name, each once (an id merged into another paper: the paper it
-    joined, as the store resolves ids); an id not in this review is a clear error, before anything
-    is written."""
-    ids = [ids] if isinstance(ids, str) else list(ids)
-    try:
-        ids = store.resolve_ids(ids)
-    except UnknownPaperError:
-        pass  # the review's own message, below
-    for pid in ids:
-        review.row(pid)
-    return ids
 
 
-def decide(review, ids, decision: str, reason: str | None = None, ranking: Ranking | None = None,
-           bulk: bool | None = None, reviewer: str | None = None, stage: str = TITLE_ABSTRACT) -> int:
-    """A person's decision on ``ids``, recorded with what ``ranking`` showed of each paper;
-    see :meth:`workbench.review.Review.decide`."""
-    with review.store(reviewer) as store:
-        ids = papers_of(review, store, ids)
-    context: dict = {}
-    if ranking is not None:
-        shown = [ranking.context(pid) for pid in ids]
-        in_bulk = len(ids) > 1 if bulk is None else bulk
-        context = {"rank": [s["rank"] for s in shown], "score": [s["score"] for s in shown],
-                   "model": ranking.model, "model_version": ranking.model_version,
-                   "sampled": not in_bulk and all(s["sampled"] for s in shown)}
-        if ranking.model is None:
-            context.update(rank=None, score=None)
-    with review.store(reviewer) as store:
-        return store.decide(ids, decision, reason, bulk=bulk, stage=stage, **context)
+class ReviewScreening:
+    """A review's ranked screening (``review.screening``): the queue (:meth:`rank`, :meth:`ranker`),
+    a person's decisions (:meth:`decide`), the decisions as a history (:meth:`history`) and when
+    to stop (:meth:`stopping`).
+
+    Each method reads and writes the review's store as ``reviewer`` (default: the store's, from
+    ``$WORKBENCH_REVIEWER`` or the OS user), or through ``store``, a store already open (a
+    session's: its one route to the database). The TF-IDF and the last fitted ranker are kept here
+    between calls (:class:`ScreeningCache`).
+    """
+
+    def __init__(self, review):
+        self.review = review
+        self.cache = ScreeningCache()
+
+    def __repr__(self) -> str:
+        return f"<Screening of {self.review!r}>"
+
+    def rank(self, next: int = 10, *, model: str | None = None, seed: int | None = None, by_topic: bool = False,
+             sample: bool = False, reviewer: str | None = None, store=None) -> Ranking:
+        """The next papers to screen, most likely relevant first, with rank, score and why: a model
+        refitted on the store's includes and excludes (a maybe is left out). ``model``: one of
+        ``workbench.screening.MODELS`` (default: the measured best); ``seed``: the build's;
+        ``by_topic``: before a model, one paper per topic; ``sample``: a random sample of the papers
+        no person has read, for the stopping test (read all of it)."""
+        with store_of(self.review, store, reviewer) as opened:
+            return rank(self.review, self.cache, opened, next, model, seed, by_topic, sample)
+
+    def ranker(self, model: str | None = None, seed: int | None = None, reviewer: str | None = None,
+               store=None) -> Ranker:
+        """The fitted :class:`workbench.screening.Ranker` behind :meth:`rank` (``scores_``, ``explain``)."""
+        with store_of(self.review, store, reviewer) as opened:
+            decided = Decided.of(self.review, training_records(opened))
+        return fitted_ranker(self.review, self.cache, decided, model, review_seed(self.review, seed))
+
+    def history(self, reviewer: str | None = None, store=None) -> ScreeningHistory:
+        """The decisions in the order made, as a :class:`workbench.screening.ScreeningHistory`."""
+        with store_of(self.review, store, reviewer) as opened:
+            return _stopping.history(self.review, opened)
+
+    def stopping(self, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100, *,
+                 log: bool = False, reviewer: str | None = None, store=None) -> _stopping.StoppingReport:
+        """Relevant papers left (95 % interval) and whether the reviewer may stop: the hypergeometric
+        test at ``target`` recall and ``confidence``, and "``n_in_a_row`` irrelevant in a row" for
+        comparison, counting only papers a person read; ``log``: record the claim in the store."""
+        with store_of(self.review, store, reviewer) as opened:
+            return _stopping.stopping(self.review, opened, target, confidence, n_in_a_row, log)
+
+    def decide(self, ids, decision: str, reason: str | None = None, *, ranking: Ranking | None = None,
+               bulk: bool | None = None, stage: str = TITLE_ABSTRACT, reviewer: str | None = None,
+               store=None) -> int:
+        """A person's decision on one paper or many at ``stage``, recorded with the rank, score and
+        model that ``ranking`` showed (none without one); ``bulk``: default, several papers. At
+        full text (include, exclude with a reason, or ``"not retrieved"``) only papers included at
+        title/abstract (settled: agreed or resolved) can be decided. Ids merged into another paper
+        decide the paper they joined; an id not in the review is refused before anything is written."""
+        with store_of(self.review, store, reviewer) as opened:
+            ids = papers_of(self.review, opened, ids)
+            if check_stage(stage) == FULL_TEXT:
+                settled = screening_of(opened, TITLE_ABSTRACT, self.review.ids, all_reviewers=True).decisions()
+                waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
+                if waiting:
+                    raise InputError(
+                        f"{len(waiting)} papers (e.g. {waiting[0]}) are not included at title/abstract "
+                        "(not screened by enough reviewers, excluded, or an unresolved conflict); "
+                        "only those go on to full text; see review.team.status('title_abstract')")
+            return opened.decisions.decide(ids, decision, reason, bulk=bulk, stage=stage,
+                                 **_shown(ranking, ids, bulk))
+
+
+def _shown(ranking: Ranking | None, ids: list[str], bulk: bool | None) -> dict:
+    """What a decision on ``ids`` records of ``ranking``: each paper's rank and score, the model,
+    and whether it was read as part of a stopping sample (nothing without a ranking)."""
+    if ranking is None:
+        return {}
+    shown = [ranking.context(pid) for pid in ids]
+    in_bulk = len(ids) > 1 if bulk is None else bulk
+    context = {"rank": [s["rank"] for s in shown], "score": [s["score"] for s in shown],
+               "model": ranking.model, "model_version": ranking.model_version,
+               "sampled": not in_bulk and all(s["sampled"] for s in shown)}
+    if ranking.model is None:
+        context.update(rank=None, score=None)
+    return context

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ._review import Review
+from ..corpus.writing_systems import TermFinder, search_terms
+from ..topics import stop_words
+from ._haystack import candidates
+
 
 __all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest", "prepare_search",
            "query_terms", "search", "semantic_search"]
@@ -87,9 +89,6 @@ def query_terms(query: str) -> list[str]:
     phrases (``"reward model"``) as one term each, and the character bigrams of Chinese,
     Japanese and Korean (written without spaces between words; see
     :func:`workbench.corpus.writing_systems.search_terms`)."""
-    from ..topics import stop_words
-    from ..corpus.writing_systems import search_terms
-
     return search_terms(query, frozenset(stop_words()))
 
 
@@ -98,7 +97,7 @@ def query_terms(query: str) -> list[str]:
 _PREPARING = threading.Lock()
 
 
-def prepare_search(review: Review) -> None:
+def prepare_search(review) -> None:
     """Load what a first search needs (the stop words' library, the papers' lower-case texts, the
     embedder's model with one text through it), so that it answers as fast as later ones: run it
     while the user reads (a view starts it in a thread). Touches no database."""
@@ -109,7 +108,7 @@ def prepare_search(review: Review) -> None:
             review.embedder().embed(["warm up"])
 
 
-def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
+def search(review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
     """Keyword hits with their number of matches and (with ``semantic``) the ``k`` papers
     nearest in meaning to ``query``."""
     found = keyword_matches(review, query)
@@ -120,17 +119,14 @@ def search(review: Review, query: str, k: int = 10, semantic: bool = True) -> Se
     return result
 
 
-def keyword_search(review: Review, query: str) -> list[str]:
+def keyword_search(review, query: str) -> list[str]:
     """Ids of the papers whose title or abstract has every term of ``query``, most hits first."""
     return [pid for pid, _ in keyword_matches(review, query)]
 
 
-def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
+def keyword_matches(review, query: str) -> list[tuple[str, int]]:
     """(id, number of matches) of the papers whose title or abstract has every term of
     ``query`` (a quoted phrase as a phrase), most matches first, then by id."""
-    from ..corpus.writing_systems import TermFinder
-    from ._haystack import candidates
-
     terms = query_terms(query)
     if not terms:
         return []
@@ -143,7 +139,7 @@ def keyword_matches(review: Review, query: str) -> list[tuple[str, int]]:
     return sorted(hits, key=lambda h: (-h[1], h[0]))
 
 
-def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, float]]:
+def semantic_search(review, query: str, k: int = 10) -> list[tuple[str, float]]:
     """The ``k`` papers nearest in meaning to ``query``, with cosine similarity."""
     query = _QUOTES.sub(" ", query).strip()  # the words of a quoted phrase carry its meaning
     if not query:
@@ -153,7 +149,7 @@ def semantic_search(review: Review, query: str, k: int = 10) -> list[tuple[str, 
     return nearest(review, vector, k)
 
 
-def nearest(review: Review, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
+def nearest(review, vector: np.ndarray, k: int, exclude: Sequence[int] = ()) -> list[tuple[str, float]]:
     """The ``k`` papers whose embeddings are nearest ``vector`` (rows in ``exclude`` left out)."""
     sims = review.embeddings() @ np.asarray(vector, dtype=np.float32)
     if len(exclude):

@@ -5,7 +5,7 @@ The history is the store's current decisions on this review's papers in the orde
 made (a changed decision moves to the time of the change): include and maybe count as relevant,
 exclude as not. Decisions made in bulk (a map selection, a topic) are evidence of nothing: the
 rules treat those papers as unread and every claim says how many there were. A random sample
-(``Review.rank(sample=True)``) counts as one only while it is the last thing read; a ranked
+(``review.screening.rank(sample=True)``) counts as one only while it is the last thing read; a ranked
 decision after it turns it back into ordinary reading.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..screening import (
     RemainingEstimate, ScreeningHistory, StoppingAdvice, estimate_remaining, stopping_advice
 )
-from ._screening import RELEVANT, Decided
+from ._decisions import RELEVANT, Decided
 
 __all__ = ["StoppingReport", "history", "stopping"]
 
@@ -102,28 +102,25 @@ def history_of(decided: Decided, n_papers: int) -> ScreeningHistory:
                             bulk=decided.bulk, sampled=sampled)
 
 
-def history(review, reviewer: str | None = None) -> ScreeningHistory:
-    """The review's decisions as a :class:`~workbench.screening.ScreeningHistory`."""
-    with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
-    return history_of(decided, len(review))
+def history(review, store) -> ScreeningHistory:
+    """The review's decisions in ``store`` as a :class:`~workbench.screening.ScreeningHistory`."""
+    return history_of(Decided.of(review, store.decisions.records()), len(review))
 
 
-def stopping(review, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100,
-             log: bool = False, reviewer: str | None = None) -> StoppingReport:
-    """The estimate and the advice; see :meth:`workbench.review.Review.stopping`."""
-    with review.store(reviewer) as store:
-        decided = Decided.of(review, store.screening_records())
-        hist = history_of(decided, len(review))
-        estimate = estimate_remaining(hist, confidence=confidence)
-        advice = tuple(stopping_advice(hist, target=target, confidence=confidence, n_in_a_row=n_in_a_row))
-        ranked = [r for r in decided.records if r.model is not None]
-        report = StoppingReport(
-            estimate, advice, papers=len(review), decided=len(decided.rows), read=len(hist.read),
-            relevant=int(hist.read.sum()), bulk=hist.n_bulk, sampled=int(hist.sampled.sum()),
-            unrecorded=sum(not r.recorded for r in decided.records),
-            model=ranked[-1].model if ranked else None, model_version=ranked[-1].model_version if ranked else None)
-        if not log:
-            return report
-        logged = store.log_stopping_claim(report.claim_to_log())
+def stopping(review, store, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100,
+             log: bool = False) -> StoppingReport:
+    """The estimate and the advice from ``store``; see :meth:`workbench.review.ReviewScreening.stopping`."""
+    decided = Decided.of(review, store.decisions.records())
+    hist = history_of(decided, len(review))
+    estimate = estimate_remaining(hist, confidence=confidence)
+    advice = tuple(stopping_advice(hist, target=target, confidence=confidence, n_in_a_row=n_in_a_row))
+    ranked = [r for r in decided.records if r.model is not None]
+    report = StoppingReport(
+        estimate, advice, papers=len(review), decided=len(decided.rows), read=len(hist.read),
+        relevant=int(hist.read.sum()), bulk=hist.n_bulk, sampled=int(hist.sampled.sum()),
+        unrecorded=sum(not r.recorded for r in decided.records),
+        model=ranked[-1].model if ranked else None, model_version=ranked[-1].model_version if ranked else None)
+    if not log:
+        return report
+    logged = store.stopping.log(report.claim_to_log())
     return StoppingReport(**{**report.__dict__, "logged": logged})

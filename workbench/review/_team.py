@@ -3,9 +3,9 @@ mode, importing a colleague's work, and what each reviewer's ranked queue learns
 
 The glue between :mod:`workbench.team` (the rules: agreement statistics, conflicts, the blind
 rule, the PRISMA counting; no database) and :mod:`workbench.store` (the votes, final decisions,
-settings and sources). :class:`TeamReview` holds the :class:`~workbench.review.Review` methods;
-the functions taking a store (:func:`screening_of`, :func:`import_annotations`) also serve the
-command line. What each reviewer's ranked queue learns from is ``_screening.training_records``.
+settings and sources). :class:`ReviewTeam` is the review's part (``review.team``); the
+functions taking a store (``_decisions.screening_of``, :func:`import_annotations`) also serve the
+command line. What each reviewer's ranked queue learns from is ``_decisions.training_records``.
 
 Only papers of the review count (decisions on papers that left the corpus are left out). The
 number of reviewers each paper needs is the store's ``reviewers_per_paper`` (2 in blind mode);
@@ -14,62 +14,27 @@ at full text two exclusions with different reasons are a conflict too, as in Cov
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 from .. import team
-from ..errors import InputError
-from ..corpus.paper import DECISIONS, FULL_TEXT, STAGES, TITLE_ABSTRACT
-from . import _prisma, _screening
-from ._screening import final_decisions, papers_of
+from ..corpus.paper import DECISIONS, STAGE_NAMES, STAGES, TITLE_ABSTRACT
+from . import _prisma
+from ._decisions import check_stage, papers_of, screening_of, store_of
 
-__all__ = ["TeamReview", "final_decisions", "import_annotations", "screening_of"]
-
-_STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
-
-
-def _stage(stage) -> str:
-    if stage not in STAGES:
-        raise InputError(f"stage {stage!r}: expected one of {', '.join(STAGES)}")
-    return stage
-
-
-def screening_of(store, stage: str = TITLE_ABSTRACT, ids=None, *, all_reviewers: bool = False) -> team.Screening:
-    """Every paper's status at ``stage`` (conflict, agreed, awaiting, resolved), from every vote and
-    final decision in the store, with those a merge kept on the paper merged away (only papers in
-    ``ids`` when given). In blind mode each paper lists
-    the votes the store's reviewer may see (a conflict: every vote, its resolver sees them side by
-    side), and a paper whose votes are all hidden is left out unless resolved (that others screened
-    or agreed on it is a hint: it counts in ``counts()`` only); ``all_reviewers=True``: every paper
-    and vote, for which papers go on to full text (the outcome of title/abstract) and PRISMA."""
-    keep = None if ids is None else set(ids)
-    every = store.every_decision(_stage(stage), all_reviewers=True) + store.votes_kept(stage, all_reviewers=True)  # (a merge's two votes)
-    votes = [d for d in every if keep is None or d.paper_id in keep]
-    finals = [f for f in final_decisions(store, stage) if keep is None or f.paper_id in keep]
-    screening = team.classify(votes, finals, required=store.reviewers_per_paper(),
-                              reasons_must_match=stage == FULL_TEXT)
-    if all_reviewers or not store.blind:
-        return screening
-    shown = {(d.paper_id, d.reviewer) for d in store.every_decision(stage)}
-    papers = {pid: p if p.status == team.CONFLICT else
-              replace(p, votes=tuple(v for v in p.votes if (pid, v.reviewer) in shown))
-              for pid, p in screening.papers.items()}
-    shown_papers = {pid: p for pid, p in papers.items() if p.votes or p.status in (team.CONFLICT, team.RESOLVED)}
-    withheld = Counter(p.status for pid, p in papers.items() if pid not in shown_papers)
-    return team.Screening(shown_papers, dict(withheld))
+__all__ = ["ReviewTeam", "import_annotations", "screening_of"]
 
 
 def _line(paper: team.PaperStatus, stage: str) -> str:
     votes = "; ".join(f"{v.reviewer}: {v.decision}" + (f" ({v.reason})" if v.reason else "") for v in paper.votes)
-    return f"{paper.paper_id} at {_STAGE_NAMES[stage]}: {votes}"
+    return f"{paper.paper_id} at {STAGE_NAMES[stage]}: {votes}"
 
 
 def import_annotations(store, path, allow_orphans: bool = False) -> object:
-    """Merge a JSONL export into ``store`` (:meth:`workbench.store.Store.import_annotations`; an
+    """Merge a JSONL export into ``store`` (``store.files.import_annotations``; an
     export of mostly other papers needs ``allow_orphans``): different reviewers' decisions are
     kept side by side; the report also lists the papers the import touched on which the
     reviewers now disagree (the conflicts to resolve)."""
-    report = store.import_annotations(path, allow_orphans=allow_orphans)
+    report = store.files.import_annotations(path, allow_orphans=allow_orphans)
     lines = []
     for stage in STAGES:
         touched = {pid for pid, s in report.decided if s == stage}
@@ -78,41 +43,51 @@ def import_annotations(store, path, allow_orphans: bool = False) -> object:
     return replace(report, disagreements=tuple(lines))
 
 
-class TeamReview:
-    """The :class:`~workbench.review.Review` methods of reviewing as a team (see the module)."""
+class ReviewTeam:
+    """A review screened as a team (``review.team``): every paper's status at a stage, the
+    conflicts and their resolution, agreement, what a reviewer may see in blind mode, PRISMA
+    2020, and a colleague's work imported (see the module).
 
-    def screening(self, stage: str = TITLE_ABSTRACT, *, all_reviewers: bool = False) -> team.Screening:
+    Each method reads and writes the review's store as ``reviewer``/``viewer`` (default: the
+    store's), or through ``store``, a store already open (a session's)."""
+
+    def __init__(self, review):
+        self.review = review
+
+    def __repr__(self) -> str:
+        return f"<ReviewTeam of {self.review!r}>"
+
+    def status(self, stage: str = TITLE_ABSTRACT, *, all_reviewers: bool = False, store=None) -> team.Screening:
         """Every paper's status at ``stage``: ``.conflicts()``, ``.agreed()``, ``.awaiting()``,
         ``.resolved()``, ``.counts()``, ``.decisions()`` (the settled ones); in blind mode as the
-        store's reviewer may see it (see :func:`screening_of`; ``all_reviewers=True``: all)."""
-        with self.store() as store:
-            return screening_of(store, stage, self.ids, all_reviewers=all_reviewers)
+        store's reviewer may see it (see ``_decisions.screening_of``; ``all_reviewers=True``: all)."""
+        with store_of(self.review, store) as opened:
+            return screening_of(opened, stage, self.review.ids, all_reviewers=all_reviewers)
 
-    def conflicts(self, stage: str = TITLE_ABSTRACT) -> list[team.PaperStatus]:
+    def conflicts(self, stage: str = TITLE_ABSTRACT, *, store=None) -> list[team.PaperStatus]:
         """The conflicts queue: papers whose reviewers disagree (include vs maybe too; at full text
         also two exclusions with different reasons) and nobody resolved; each with every
         reviewer's vote (decision, reason, time) side by side."""
-        return self.screening(stage).conflicts()
+        return self.status(stage, store=store).conflicts()
 
     def resolve(self, paper: str, decision: str, reason: str | None = None, *, stage: str = TITLE_ABSTRACT,
-                reviewer: str | None = None) -> team.FinalDecision:
+                reviewer: str | None = None, store=None) -> team.FinalDecision:
         """Settle ``paper`` at ``stage`` with a final ``decision``, recorded as resolved by
         ``reviewer`` (a voter or a third person), with why (for an exclusion: the reason PRISMA
         counts) and when. One ``undo`` takes it back. Final decisions train everyone's queue."""
-        with self.store(reviewer) as store:
-            (paper,) = papers_of(self, store, [paper])  # before anything is written
-            final = store.set_final(paper, decision, reason, stage=_stage(stage))
-        return team.FinalDecision(final.paper_id, final.decision, final.resolved_by, final.reason,
-                                  final.resolved_at, final.stage)
+        with store_of(self.review, store, reviewer) as opened:
+            (paper,) = papers_of(self.review, opened, [paper])  # before anything is written
+            final = opened.team.set_final(paper, decision, reason, stage=check_stage(stage))
+        return final
 
     def agreement(self, stage: str = TITLE_ABSTRACT) -> team.AgreementReport:
         """Agreement per pair of reviewers on the papers both screened at ``stage`` (Cohen's kappa,
         Gwet's AC1, raw agreement, the overlap), and Krippendorff's alpha across all of them.
         At full text the scale is include / exclude."""
-        categories = DECISIONS if _stage(stage) == TITLE_ABSTRACT else ("include", "exclude")
-        ids = set(self.ids)
-        with self.store() as store:  # every vote is counted; only the statistics are returned
-            votes = [d for d in store.every_decision(stage, all_reviewers=True) if d.paper_id in ids]
+        categories = DECISIONS if check_stage(stage) == TITLE_ABSTRACT else ("include", "exclude")
+        ids = set(self.review.ids)
+        with self.review.store() as store:  # every vote is counted; only the statistics are returned
+            votes = [d for d in store.decisions.every(stage, all_reviewers=True) if d.paper_id in ids]
         return team.agreement(votes, categories)
 
     def prisma(self, folder=None, *, write: bool = True, previous_studies: int | None = None,
@@ -125,51 +100,34 @@ class TeamReview:
         its latest update (previous studies, new records per source, new duplicates, new records
         screened...); ``update=False`` draws the plain one over every record, ``update=True``
         insists on the updated one (see ``_prisma``)."""
-        with self.store() as store:
-            counts = _prisma.counts(self, store, previous_studies, update)
+        with self.review.store() as store:
+            counts = _prisma.counts(self.review, store, previous_studies, update)
         if write:
-            _prisma.write_diagram(counts, folder if folder is not None else self.path / "report")
+            _prisma.write_diagram(counts, folder if folder is not None else self.review.path / "report")
         return counts
 
     def visible(self, paper: str, viewer: str | None = None, *, stage: str = TITLE_ABSTRACT,
-                resolving: bool = False) -> team.PaperView:
+                resolving: bool = False, store=None) -> team.PaperView:
         """What ``viewer`` (default: the store's reviewer) may see of ``paper`` at ``stage``:
         decisions (``Decision`` by reviewer), tags (names by reviewer) and notes (``Note`` lists
         by reviewer), by the blind rule of :func:`workbench.team.visible_to` (everything when the
         review is not blind; ``resolving``: the viewer is resolving its conflict, which opens a
         paper only while it is a conflict)."""
-        with self.store(viewer) as store:
-            (paper,) = papers_of(self, store, [paper])
-            if resolving and store.blind:  # only a conflict's resolver sees every reviewer's work on it
-                status = screening_of(store, _stage(stage), [paper], all_reviewers=True).papers.get(paper)
+        with store_of(self.review, store, viewer) as opened:
+            (paper,) = papers_of(self.review, opened, [paper])
+            if resolving and opened.team.blind:  # only a conflict's resolver sees every reviewer's work on it
+                status = screening_of(opened, check_stage(stage), [paper], all_reviewers=True).papers.get(paper)
                 resolving = status is not None and status.status == team.CONFLICT
             # every reviewer's work, to which team.visible_to applies the blind rule (with ``resolving``)
-            decisions = {d.reviewer: d for d in store.votes(paper, stage=_stage(stage), all_reviewers=True)}
-            return team.visible_to(store.reviewer, decisions=decisions,
-                                   tags=store.tags_by_reviewer(paper, all_reviewers=True),
-                                   notes=store.notes_by_reviewer(paper, all_reviewers=True), blind=store.blind,
-                                   final=store.final(paper, stage=stage), resolving=resolving)
-
-    def decide(self, ids, decision: str, reason: str | None = None, *, ranking=None, bulk: bool | None = None,
-               reviewer: str | None = None, stage: str = TITLE_ABSTRACT) -> int:
-        """A person's decision on one paper or many at ``stage``, recorded with the rank, score and
-        model that ``ranking`` showed (none without one); ``bulk``: default, several papers. At
-        full text (include, exclude with a reason, or ``"not retrieved"``) only papers included at
-        title/abstract (settled: agreed or resolved) can be decided."""
-        if _stage(stage) == FULL_TEXT:
-            with self.store(reviewer) as store:
-                ids = papers_of(self, store, ids)
-            settled = self.screening(TITLE_ABSTRACT, all_reviewers=True).decisions()
-            waiting = [pid for pid in ids if settled.get(pid) not in ("include", "maybe")]
-            if waiting:
-                raise InputError(f"{len(waiting)} papers (e.g. {waiting[0]}) are not included at title/abstract "
-                                 "(not screened by enough reviewers, excluded, or an unresolved conflict); "
-                                 "only those go on to full text; see Review.screening('title_abstract')")
-        return _screening.decide(self, ids, decision, reason, ranking, bulk, reviewer, stage)
+            decisions = {d.reviewer: d for d in opened.decisions.votes(paper, stage=check_stage(stage), all_reviewers=True)}
+            return team.visible_to(opened.reviewer, decisions=decisions,
+                                   tags=opened.tags.by_reviewer(paper, all_reviewers=True),
+                                   notes=opened.notes.by_reviewer(paper, all_reviewers=True), blind=opened.team.blind,
+                                   final=opened.team.final(paper, stage=stage), resolving=resolving)
 
     def import_annotations(self, path, reviewer: str | None = None, *, allow_orphans: bool = False):
         """Merge a colleague's JSONL export (:func:`import_annotations`): what it added, the
         conflicts of the same reviewer's edits, and the papers the reviewers now disagree on. An
         export whose papers are mostly not in this review is refused unless ``allow_orphans``."""
-        with self.store(reviewer) as store:
+        with self.review.store(reviewer) as store:
             return import_annotations(store, path, allow_orphans)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from ..corpus.paper import Paper
+from ..corpus.paper import Paper, bounded_text
+from ..embed import text_hash
 
 __all__ = ["document_text", "parquet_embeddings"]
 
@@ -26,9 +27,6 @@ def document_text(paper: Paper) -> str:
 def parquet_embeddings(review):
     """The papers' embeddings from a Dask build's Parquet cache (None when one is missing)."""
     from ..distributed import ParquetCache
-    from ..embed import text_hash
-    from ..corpus.paper import bounded_text
-
     where = review.manifest["embedding_cache"]
     embedder = review.manifest["embedder"]
     cache = ParquetCache(review.path / where["path"], f"{embedder['name']}:{embedder['version']}")

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from ..screening import Features
 from ..screening._features import TFIDF_PARAMS
+from ..readers.cache import code_digest
 
 __all__ = ["FOLDER", "load_or_build"]
 
@@ -35,8 +36,6 @@ _VERSION = 1
 
 def _key(texts: list[str]) -> str:
     import sklearn
-
-    from ..readers.cache import code_digest
 
     h = hashlib.sha256()
     h.update(json.dumps([_VERSION, sorted(map(str, TFIDF_PARAMS.items())), sklearn.__version__,

@@ -1,51 +1,28 @@
-"""Finding a review's topics again: another fit, k themes, a selection's sub-topics, stability.
+"""Finding a review's topics again: :func:`refit` (another fit) and :func:`show_themes` (k themes).
 
-Every function works from the review's cached embeddings and never moves the map. A refit or
-themes with ``save=True`` is saved all or nothing (see ``_build.save``); without it the review in
-memory shows the new topics and the folder keeps the old. A refit or themes hands the next fit
-what the review's last fit in this process computed from its papers alone (``Review.model``:
-the neighbour graph of the embeddings, the texts' document-term matrix), so neither is
-computed twice; a review opened since has the word counts its build kept in its ``cache/``.
+Each returns a new :class:`~workbench.review.Review` with the new topics (the review given is
+left as it is), from the review's cached embeddings, and never moves the map. With ``save=True``
+the new topics are saved all or nothing (see ``build._save.save``); without it only the review
+returned shows them and the folder keeps the old. A refit or themes hands the next fit what the
+review's last fit in this process computed from its papers alone (``Review.model``: the
+neighbour graph of the embeddings, the texts' document-term matrix), so neither is computed
+twice; a review opened since has the word counts its build kept in its ``cache/``.
 """
 
 from __future__ import annotations
 
-import copy
-import logging
-from typing import TYPE_CHECKING, Sequence
-
 from ..errors import InputError, ReviewError
+from ..store import DB_NAME, read_only_reason
 from ..topics import TopicModel
+from ._review import Review, stored_topic_params
 from .build._reuse import BuildCache
+from .build._save import save as save_review
 
-if TYPE_CHECKING:
-    from ._review import Review
-
-__all__ = ["recluster", "refit", "show_themes", "stored_topic_params", "topic_stability"]
-
-log = logging.getLogger(__name__)
-
-
-def stored_topic_params(review: Review) -> dict:
-    """The topic parameters the review was built with, less any this version no longer has.
-
-    A review built by an older workbench may name a parameter since replaced (``merge_distance``
-    became ``merge_variance``): it is dropped, with a log line, and today's default is used.
-    """
-    stored = dict(review.manifest.get("topic_params", {}))
-    known = TopicModel().get_params()
-    gone = sorted(set(stored) - set(known))
-    if gone:
-        log.info("%s: ignoring topic parameters of an older workbench: %s", review.path, ", ".join(gone))
-    params = {k: v for k, v in stored.items() if k in known}
-    params.setdefault("seed", review.manifest.get("seed", 42))
-    return params
+__all__ = ["refit", "show_themes"]
 
 
 def _check_writable(review: Review, what: str) -> None:
     """Refuse a save up front (not after minutes of work) where it cannot be written."""
-    from ..store import DB_NAME, read_only_reason
-
     store = review.path / DB_NAME
     reason = read_only_reason(store) if store.exists() else None
     if reason:
@@ -55,7 +32,10 @@ def _check_writable(review: Review, what: str) -> None:
 
 
 def refit(review: Review, save: bool = False, reviewer: str | None = None, **topic_params) -> Review:
-    """See :meth:`Review.refit`."""
+    """Find ``review``'s topics again with other parameters (e.g. ``min_cluster_size=10``), in
+    this process: a new review with new ``labels`` and ``topics`` (the one given is left as it
+    is). The embeddings come from the cache and the map stays where it is; ``save=True`` also
+    writes the topics to the folder (all or nothing, recorded under ``reviewer``)."""
     if save:
         _check_writable(review, "refit")
     params = {**stored_topic_params(review), **topic_params}
@@ -75,7 +55,11 @@ def _computed(review: Review) -> dict:
 
 
 def show_themes(review: Review, k: int | None = None, save: bool = False, reviewer: str | None = None) -> Review:
-    """See :meth:`Review.show_themes`."""
+    """``review``'s topics as ``k`` themes (None: the default topics), as a new review, from
+    HDBSCAN's topics kept in the review: the Ward tree is cut again and only words and labels
+    are computed, no UMAP or HDBSCAN (seconds where a refit of 50,000 papers takes a minute).
+    The same topics as ``refit(review, nr_topics=k)``; a review without its HDBSCAN topics (built
+    before they were kept) is refitted instead. ``save``: as for :func:`refit`."""
     if k is not None and int(k) < 1:
         raise InputError(f"{k} themes; expected 1 or more, or None for the default topics")
     if save:
@@ -90,55 +74,18 @@ def show_themes(review: Review, k: int | None = None, save: bool = False, review
 
 
 def _adopt(review: Review, model: TopicModel, params: dict, save: bool, reviewer: str | None) -> Review:
-    """Make a fitted model's topics the review's (and with ``save``, the folder's and store's).
+    """A new review with a fitted model's topics (and with ``save``, saved to the folder and store).
 
-    With ``save`` the new topics are shown only once they are saved: if saving fails, the
-    review (in memory and on disk) keeps its previous topics and the error says so.
+    With ``save`` the new review is returned only once it is saved: if saving fails, nothing
+    (in memory or on disk) shows the new topics and the error says so.
     """
-    from .build._build import save as save_review
-
-    new = copy.copy(review)
-    new.model_labels, new.model_topics, new.reduced = model.labels_, model.topic_info_, model.reduced_embeddings_
-    new.fine_labels = model.fine_labels_
-    new.labels, new.topics = new.model_labels, new.model_topics
-    new.manifest = {
+    manifest = {
         **review.manifest,
         "topic_params": params,
-        "topics": {"method": model.method_, "note": model.note_, "count": int((new.topics.topic >= 0).sum())},
+        "topics": {"method": model.method_, "note": model.note_, "count": int((model.topic_info_.topic >= 0).sum())},
     }
-    new.model = model
+    new = review.replace(manifest=manifest, topics=model.topic_info_, labels=model.labels_,
+                         reduced=model.reduced_embeddings_, fine_labels=model.fine_labels_, model=model)
     if save:
-        new.last_save = save_review(new, model, reason="topic-run", sync=False, reviewer=reviewer)
-    review.__dict__.update(new.__dict__)
-    return review
-
-
-def topic_stability(review: Review, seeds: Sequence[int] = (1, 2, 3, 4)):
-    """See :meth:`Review.topic_stability`."""
-    from ..topics import seed_labelings
-    from ..topics import topic_stability as stability_of
-
-    runs = seed_labelings(review.embeddings(), stored_topic_params(review), seeds)
-    scores = stability_of(review.labels, runs)
-    frame = review.topics[["topic", "label", "size"]].copy()
-    frame["stability"] = [scores.get(int(t), float("nan")) for t in frame.topic]
-    return frame
-
-
-def recluster(review: Review, ids: Sequence[str], min_cluster_size: int | None = None,
-              seed: int | None = None):
-    """See :meth:`Review.recluster`."""
-    import pandas as pd
-
-    rows = review.rows(ids)
-    texts = review.texts()
-    seed = review.manifest.get("seed", 42) if seed is None else seed
-    model = TopicModel(min_cluster_size=min_cluster_size, seed=seed).fit(
-        [texts[r] for r in rows], review.embeddings()[rows], word_vectors=review.word_vectors())
-    labels = dict(zip(model.topic_info_.topic, model.topic_info_.label))
-    return pd.DataFrame({
-        "id": [review.papers[r].id for r in rows],
-        "title": [review.papers[r].title for r in rows],
-        "subtopic": model.labels_,
-        "subtopic_label": [labels.get(t, "Unassigned") for t in model.labels_],
-    })
+        new = save_review(new, model, reason="topic-run", sync=False, reviewer=reviewer)
+    return new

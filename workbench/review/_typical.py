@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .build._reuse import BuildCache, digest
+from ..topics import representatives
 
 __all__ = ["MEMO", "remember", "typical_papers"]
 
@@ -31,8 +32,6 @@ def _key(review, n: int) -> str:
 
 def typical_papers(review, n: int) -> dict[int, list[str]]:
     """The ids of each topic's ``n`` most typical papers (see :meth:`Review.representatives`)."""
-    from ..topics import representatives
-
     def find() -> dict[int, list[str]]:
         ids = review.ids
         rows = representatives(review.embeddings(), review.labels, n)

@@ -5,14 +5,14 @@ papers the review already has (the rules of :mod:`workbench.dedupe`: DOI, arXiv 
 record id, the same abstract, near-identical titles that agree on year or first author), and
 merges those into the existing paper: its id, decisions, tags, notes, topic and place on the map
 stay; the new source is recorded among its ``sources`` and the record's id among its
-``aliases``. Pairs a person said are different papers (``Store.duplicate_verdicts``) are never
+``aliases``. Pairs a person said are different papers (``store.duplicates.verdicts``) are never
 merged. The other records are new papers: embedded through the review's cache in the old papers'
 space and placed without refitting anything (:func:`workbench.space.layout.place_by_neighbours`: each
 at the similarity-weighted mean of its 10 most similar old papers' map position and 5-d
 clustering space, in the weighted majority of their topics and fine topics). The old papers'
 positions, topic numbers, names and colours do not change. New papers get the tag
 ``new since YYYY-MM-DD`` (by the reviewer ``update``), so they form a queue of their own
-(:meth:`Review.new_papers`).
+(:meth:`review.updates.new_papers`).
 
 Everything is saved as a build is (:func:`._build.save`): a new generation of the files and one
 store transaction that syncs the corpus, records the sources with their provenance, records the
@@ -36,19 +36,20 @@ import numpy as np
 from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
 from ..space.layout import place_by_neighbours
-from ..readers import read_sources
+from ..readers import read_sources, rule_counts
 from ..corpus.paper import Paper
-from ..store import check_date
+from ..store import Store, check_date
 from . import _provenance
-from .build._build import DEFAULT_REVIEW, save
+from ._living import NEW_SINCE, UPDATE_REVIEWER
 from ._open import open_review
-from .build._reuse import BuildCache, digest
+from ._review import Review
 from ._text import document_text
+from .build._build import DEFAULT_REVIEW
+from .build._reuse import BuildCache, digest
+from .build._save import save
 
 __all__ = ["NEW_SINCE", "UPDATE_REVIEWER", "DuplicateFound", "UpdateReport", "match_existing", "update"]
 
-NEW_SINCE = "new since "  # the tag's prefix; the date follows
-UPDATE_REVIEWER = "update"  # who the "new since" tags belong to
 NEIGHBOURS = 10
 METHOD = (f"placed by the {NEIGHBOURS} most similar existing papers (cosine of the embeddings): their "
           "similarity-weighted mean position and majority topic; nothing refitted")
@@ -142,7 +143,7 @@ def _link_or_copy(src, dst):
 
 
 def _source_rows(report, provenance, store_sources, merged_by_file: dict[str, int]) -> tuple[list, list]:
-    """The rows ``record_sources`` gets: the review's sources as they are, then the new files
+    """The rows ``store.sources.record`` gets: the review's sources as they are, then the new files
     (their duplicates of the review's papers counted as merged); and the new files' paths."""
     rows = _provenance.source_rows(report, provenance)
     new_paths = [r["path"] for r in rows]
@@ -216,8 +217,6 @@ def _placed(review, base: _Base, fresh: list[Paper]):
 
 def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
     """The review with the new papers appended: the old papers' rows exactly as they were."""
-    from ._review import Review
-
     X_new, where, labels, fine = placed
     all_labels = np.concatenate([base.labels, labels]).astype(int)
     coords = np.vstack([base.coords, where[:, :2]])
@@ -237,12 +236,12 @@ def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
                   embedder=review.embedder())
 
 
-def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike = DEFAULT_REVIEW,
+def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike | Review = DEFAULT_REVIEW,
            provenance: Mapping[str, Mapping] | None = None, *, input_format: str | None = None,
            reviewer: str | None = None, threshold: float = DEFAULT_THRESHOLD, today: str | None = None,
            follow_links: bool = False):
-    """Add the records of ``sources`` (a new search) to the built review in ``review`` without
-    refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
+    """Add the records of ``sources`` (a new search) to the built review in ``review`` (its folder,
+    or a :class:`Review` read from it) without refitting (see the module). ``provenance``: as for :func:`~workbench.build`. ``today``: the
     date of the "new since" tag (default: today, UTC). Returns the updated :class:`Review`, whose
     ``update_report`` (:class:`UpdateReport`) says what was new, what was a duplicate of what, and
     from which source. ``follow_links``: also read what links in the source folders lead to
@@ -253,11 +252,11 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
         raise InputError("no sources given to update the review with; name the files of the new search")
     since = datetime.now(timezone.utc).date().isoformat() if today is None else check_date(today, "today")
     _provenance.check_all(provenance, "nothing was updated")  # a bad date is said before the reading
-    old = open_review(review)
+    old = open_review(review.path if isinstance(review, Review) else review)
     papers, report = read_sources(sources, format=input_format, exclude=[old.path],
                                   cache=BuildCache(old.path).folder / "records", follow_links=follow_links)
     with old.store() as store:
-        apart, merged, known_sources = store.apart_pairs(), store.merged_into(), store.sources()
+        apart, merged, known_sources = store.duplicates.apart_pairs(), store.duplicates.merged_into(), store.sources.recorded()
     base = _base(old, merged)
     matches, refused = match_existing(base.papers, papers, threshold, apart)
     kept, fresh, found = _merge(base, papers, matches)
@@ -270,25 +269,22 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     tag = NEW_SINCE + since
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sources": [str(s) for s in sources],
              "files": new_paths, "new": len(fresh), "duplicates": len(found), "tag": tag, "method": METHOD,
+             "merged_by_rule": rule_counts([d.reason for d in found] + report.merge_reasons()),
              "key": report.cache_key}
     updated = _updated_review(old, base, kept, fresh, placed, entry)
     t_place = time.perf_counter() - t0 - t_read
 
     def mark_new(store) -> None:
         if fresh:
-            from ..store import Store
-
             with Store.open(old.path, reviewer=UPDATE_REVIEWER) as marker:
-                marker.tag([p.id for p in fresh], tag)
+                marker.tags.add([p.id for p in fresh], tag)
 
     saved = save(updated, _KeptModel(old.files / "model"), reason="update", sync=True, reviewer=reviewer,
                  sources=rows, then=mark_new)
-    with updated.store() as store:
-        recorded = tuple(s for s in store.sources() if s.path in new_paths)
+    with saved.store() as store:
+        recorded = tuple(s for s in store.sources.recorded() if s.path in new_paths)
     seconds = {"read": round(t_read, 3), "place": round(t_place, 3),
                "save": round(time.perf_counter() - t0 - t_read - t_place, 3)}
-    updated.last_save = saved
-    updated.update_report = UpdateReport(since, report, tuple(p.id for p in fresh), tuple(found), recorded,
-                                         refused, METHOD, seconds, saved)
-    return updated
+    return saved.replace(update_report=UpdateReport(since, report, tuple(p.id for p in fresh), tuple(found),
+                                                    recorded, refused, METHOD, seconds, saved.last_save))
 

@@ -127,6 +127,14 @@ class Features:
             self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
         return self._blocks[key]
 
+    def sparse_block(self, scale: float, center: bool = False, dims: int = 0) -> sp.csr_matrix:
+        """:meth:`embedding_block` times ``scale`` as a CSR matrix (built once per scale, then
+        kept): what a ranker stacks beside the decided papers' TF-IDF rows at every refit."""
+        key = ("csr", float(scale), bool(center or dims), int(dims))
+        if key not in self._blocks:
+            self._blocks[key] = sp.csr_matrix(self.embedding_block(center, dims) * np.float32(scale))
+        return self._blocks[key]
+
     def words(self, title_weight: float = 0.0) -> sp.csr_matrix:
         """The TF-IDF block a model reads: the texts' and, with ``title_weight``, the titles'
         beside it scaled by that weight (built once, then kept; its first columns are ``terms``)."""

@@ -19,6 +19,8 @@ from ..errors import InputError
 from ..corpus.paper import bounded_text
 from .session import Session
 from .text import authors_line, escape, highlight
+from ..corpus.writing_systems import join_cjk, tokens
+from ..topics import stop_words
 
 __all__ = ["Comparison", "ComparedPaper"]
 
@@ -59,8 +61,6 @@ def _terms(text: str) -> list[str]:
     a clause, without stop words (English and scholarly prose) and without numbers ("66",
     "2024"): a pair is two words the paper writes in a row ("reward model", never "learning
     human" out of "learning from human")."""
-    from ..corpus.writing_systems import tokens
-
     stop = _stop()
     terms: list[str] = []
     for clause in _CLAUSE.split(text.lower()):
@@ -73,8 +73,6 @@ def _terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _stop() -> frozenset[str]:
-    from ..topics import stop_words
-
     return frozenset(stop_words())
 
 
@@ -96,8 +94,6 @@ class Comparison:
         texts = tuple(bounded_text(f"{p.title}. {p.text}") for p in review.papers_with_texts())
         vec, X, phrase = _term_model(texts)
         rows = review.rows(self.ids)
-        from ..corpus.writing_systems import join_cjk
-
         return X[rows].toarray() * phrase, [join_cjk(t) for t in vec.get_feature_names_out()]
 
     def terms(self) -> tuple[list[str], dict[str, list[str]]]:
@@ -118,12 +114,12 @@ class Comparison:
         """Pairwise cosine similarity of the embeddings, as a labelled DataFrame."""
         import pandas as pd
 
-        return pd.DataFrame(self.session.similarity(self.ids), index=self.ids, columns=self.ids)
+        return pd.DataFrame(self.session.review.similarity(self.ids), index=self.ids, columns=self.ids)
 
     def coupling(self):
         """Bibliographic coupling (cited works in common, the diagonal: works each cites) as a
         labelled DataFrame; None when no compared paper's source lists what it cites."""
-        table = self.session.review.coupling(self.ids)
+        table = self.session.review.field.coupling(self.ids)
         return table if int(table.values.trace()) else None
 
     def papers(self, k_neighbours: int = 5) -> list[ComparedPaper]:
@@ -141,12 +137,12 @@ class Comparison:
                     title=escape(paper.title),
                     authors=escape(authors_line(paper.authors, paper.et_al)),
                     topic_label=escape(s.topic_label(topic)),
-                    tags=s.store.tags(pid),
-                    notes=[escape(n.text) for n in s.store.notes(pid)],
+                    tags=s.store.tags.of(pid),
+                    notes=[escape(n.text) for n in s.store.notes.of(pid)],
                     distinctive=[escape(t) for t in distinctive[pid]],
                     abstract_html=highlight(paper.text, marks),
                     neighbours=[
-                        (nid, escape(s.review.paper(nid).title), sim) for nid, sim in s.neighbours(pid, k_neighbours)
+                        (nid, escape(s.review.paper(nid).title), sim) for nid, sim in s.review.neighbours(pid, k_neighbours)
                     ],
                 )
             )

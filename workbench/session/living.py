@@ -1,9 +1,8 @@
 """A living review in the notebooks: adding a new search, and the pairs of papers that may be one.
 
-Plain Python, no ipywidgets, working through the review's API (``Review.update``,
-``duplicate_candidates``, ``settle_duplicates``, ``new_since``). :class:`LivingActions` are the
-:class:`~workbench.widgets.Session` methods (an update switches the session to the updated
-review, as a reload does); :class:`DuplicateQueue` is the queue of uncertain pairs a person
+Plain Python, no ipywidgets, working through the review's API (``workbench.update``,
+``review.updates``). :class:`LivingWork` is the session's part (``session.living``; an update
+switches the session to the updated review, as a reload does); :class:`DuplicateQueue` is the queue of uncertain pairs a person
 settles one at a time, side by side: "same paper" (merged, annotations follow), "different"
 (kept apart for good), undo.
 """
@@ -15,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, WorkbenchError
-from ..review import NEW_SINCE
+from ..review import NEW_SINCE, update
 from .text import authors_line
 
-__all__ = ["DuplicateQueue", "LivingActions", "PairCard", "SideCard", "UpdateDone", "UpdateFailed", "split_paths"]
+__all__ = ["DuplicateQueue", "LivingWork", "PairCard", "SideCard", "UpdateDone", "UpdateFailed", "split_paths"]
 
 ABSTRACT_START = 320  # characters of each abstract a pair shows
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -82,20 +81,22 @@ def describe_update(report, screened: dict[str, str], fresh: dict[str, str]) -> 
     return tuple(lines)
 
 
-class LivingActions:
-    """The :class:`~workbench.widgets.Session` methods of a living review."""
+class LivingWork:
+    """A living review in a session (``session.living``): a new search added, duplicates settled."""
+
+    def __init__(self, session):
+        self.session = session
 
     def read_before(self, sources) -> list[str]:
         """Which of ``sources`` the review has read already (in its build or an update)."""
-        with self.saved.store() as store:
-            known = {s.path for s in store.sources(in_build=False)}
+        known = {s.path for s in self.session.store.sources.recorded(in_build=False)}
         return [s for s in split_paths(sources) if str(Path(s).resolve()) in known or s in known]
 
-    def update_review(self, sources, database: str = "", searched_on: str = "", query: str = "") -> UpdateDone:
+    def update(self, sources, database: str = "", searched_on: str = "", query: str = "") -> UpdateDone:
         """Add the records of a new search (``sources``: files, or the box's text) to the review,
         with its provenance (the same for every file: ``database`` name, the date ``searched_on``
-        YYYY-MM-DD, the ``query``), then show the updated review (as :meth:`reload` does)."""
-        self._check_name()
+        YYYY-MM-DD, the ``query``), then show the updated review (as :meth:`Session.reload` does)."""
+        self.session.team.require_name()
         files = split_paths(sources)
         if not files:
             raise InputError("no file given; type the path of the new search's export (e.g. ../pubmed-2025.ris); "
@@ -105,33 +106,34 @@ class LivingActions:
         given = {k: v.strip() for k, v in (("database", database), ("searched_on", searched_on), ("query", query))
                  if v and v.strip()}
         try:
-            updated = self.saved.update(files, {f: given for f in files} if given else None, reviewer=self.reviewer)
+            updated = update(files, self.session.saved, {f: given for f in files} if given else None,
+                             reviewer=self.session.reviewer)
         except WorkbenchError as err:
             raise UpdateFailed(f"{err}; {self._unchanged()}") from err
-        screened = {pid: e["decision"] for pid, e in self.store.summary().items() if e.get("decision")}
+        screened = {pid: e["decision"] for pid, e in self.session.store.summary().items() if e.get("decision")}
         new = set(updated.update_report.new)
         fresh = {p.id: p.source for p in updated.papers if p.id in new}
-        self.reload()
+        self.session.reload()
         return UpdateDone(updated.update_report, describe_update(updated.update_report, screened, fresh))
 
     def _unchanged(self) -> str:
         """Whether a failed update left the review as it was, checked on disk (the generation
         of its files the store names is still the one this session shows)."""
-        return ("nothing was changed: the review is as it was" if self.saved.is_current() else
+        return ("nothing was changed: the review is as it was" if self.session.saved.is_current() else
                 "the review on disk is not the one shown here: press Reload to see it as it is")
 
     def settle_duplicates(self, first: str, second: str, verdict: str):
         """``"same"``: ``second`` merged into ``first`` (annotations follow); ``"different"``:
-        kept apart for good. One undo takes either back (``Review.settle_duplicates``)."""
-        self._check_name()
-        found = self.saved.settle_duplicates(self.resolve(first), self.resolve(second), verdict,
-                                             reviewer=self.reviewer)
-        self._changed("duplicates", [first, second])
+        kept apart for good. One undo takes either back (``review.updates.settle_duplicates``)."""
+        self.session.team.require_name()
+        found = self.session.saved.updates.settle_duplicates(self.session.resolve(first), self.session.resolve(second),
+                                                             verdict, store=self.session.store)
+        self.session.notify("duplicates", [first, second])
         return found
 
     def new_dates(self) -> list[str]:
         """The dates of the review's updates ("new since" tags), latest first."""
-        return sorted(set(self.saved.new_since().values()), reverse=True)
+        return sorted(set(self.session.saved.updates.new_since().values()), reverse=True)
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ class PairCard:
 
 
 class DuplicateQueue:
-    """The pairs of papers that may be one (``Review.duplicate_candidates``), one at a time."""
+    """The pairs of papers that may be one (``review.updates.duplicate_candidates``), one at a time."""
 
     def __init__(self, session):
         self.session = session
@@ -178,7 +180,7 @@ class DuplicateQueue:
     def refresh(self) -> int:
         """The unsettled pairs again (after an undo, a reload or an update); returns how many."""
         current = self.current
-        self.pairs = self.session.saved.duplicate_candidates()
+        self.pairs = self.session.saved.updates.duplicate_candidates()
         keys = [(c.first, c.second) for c in self.pairs]
         here = (current.first, current.second) if current else None
         self.position = keys.index(here) if here in keys else min(self.position, max(len(keys) - 1, 0))
@@ -201,7 +203,7 @@ class DuplicateQueue:
     def _side(self, pid: str, new: dict) -> SideCard:
         s = self.session
         paper = s.saved.paper(pid)
-        view = s.visible(pid)
+        view = s.team.visible(pid)
         decisions = {who: d.decision + (f" ({d.reason})" if d.reason else "") for who, d in view.decisions.items()}
         tags = sorted({t for names in view.tags.values() for t in names if not t.startswith(NEW_SINCE)})
         notes = [n.text for found in view.notes.values() for n in found]
@@ -214,7 +216,7 @@ class DuplicateQueue:
         c = self.current
         if c is None:
             return None
-        new = self.session.saved.new_since()
+        new = self.session.saved.updates.new_since()
         return PairCard(self._side(c.first, new), self._side(c.second, new), c.score, c.why_apart,
                         self.position + 1, len(self.pairs))
 
@@ -231,7 +233,7 @@ class DuplicateQueue:
         keep, gone = card.first, card.second
         if (gone.annotations, gone.new_since is None) > (keep.annotations, keep.new_since is None):
             keep, gone = gone, keep
-        verdict = self.session.settle_duplicates(keep.id, gone.id, "same")
+        verdict = self.session.living.settle_duplicates(keep.id, gone.id, "same")
         self._settled(c)
         self.last = (f"same paper: {gone.id} merged into {keep.id} (its decisions, tags and notes follow); "
                      f"{self.left} pairs left")
@@ -240,14 +242,14 @@ class DuplicateQueue:
     def different(self):
         """The pair are two papers: kept apart by every later update and rebuild."""
         c = self._require()
-        verdict = self.session.settle_duplicates(c.first, c.second, "different")
+        verdict = self.session.living.settle_duplicates(c.first, c.second, "different")
         self._settled(c)
         self.last = f"different papers: {c.first} and {c.second} kept apart for good; {self.left} pairs left"
         return verdict
 
     def _settled(self, c) -> None:
         """Drop the settled pair, and any other pair of a paper merged away."""
-        gone = self.session.saved.merged_away()
+        gone = self.session.saved.updates.merged_away()
         self.pairs = [p for p in self.pairs if p != c and p.first not in gone and p.second not in gone]
         self.position = min(self.position, max(len(self.pairs) - 1, 0))
 

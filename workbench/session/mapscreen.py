@@ -7,7 +7,7 @@ Plain Python (no ipywidgets): the explore view calls it, tests call it directly.
 - **Colours.** :meth:`MapScreening.colour_keys` gives every paper's colour key in map order
   and :meth:`MapScreening.colour_map` the colour of each key, for ``"decision"`` (include,
   exclude, maybe, undecided: :data:`workbench.space.palette.DECISION_COLOURS`) and ``"relevance"``:
-  the undecided papers in ten bands of the ranking's order (:meth:`workbench.review.Review.rank`;
+  the undecided papers in ten bands of the ranking's order (:meth:`workbench.review.ReviewScreening.rank`;
   band 1 the tenth most likely relevant, darkest), decided ones pale grey; before one include
   and one exclude there is no model, and every paper is grey.
 - **Bulk decisions.** :meth:`MapScreening.plan_bulk` says what a bulk decision on some papers
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..corpus.paper import DECIDED
 from ..errors import InputError
 from ..review import relevance_band
 from ..space.palette import DECISION_COLOURS, OUTLIER_COLOUR, RELEVANCE_RAMP
@@ -35,7 +36,6 @@ __all__ = ["BULK_DECISIONS", "BulkPlan", "MapScreening", "RELEVANCE_BANDS", "rel
 BULK_DECISIONS = ("exclude", "include")  # a maybe in bulk says nothing: decide it paper by paper
 RELEVANCE_BANDS = len(RELEVANCE_RAMP)
 DECIDED_PALE = "#e2e2e2"  # decided papers when coloured by relevance (they are not ranked)
-PAST = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class BulkPlan:
         return sum(self.decided.values())
 
     def describe_decided(self) -> str:
-        return ", ".join(f"{n} {PAST[d]}" for d, n in sorted(self.decided.items()) if n)
+        return ", ".join(f"{n} {DECIDED[d]}" for d, n in sorted(self.decided.items()) if n)
 
     @property
     def text(self) -> str:
@@ -69,7 +69,7 @@ class BulkPlan:
             return f"{verb} {n} papers of {what}, none decided yet"
         same = self.decided.get(self.decision, 0)
         if self.change_decided:
-            keep = f"; {same} already {PAST[self.decision]} stay as they are" if same else ""
+            keep = f"; {same} already {DECIDED[self.decision]} stay as they are" if same else ""
             return (f"{verb} {n} papers of {what} ({self.n_decided} already decided: {self.describe_decided()}"
                     f" — their decisions change{keep})")
         return (f"{verb} {n} undecided papers of {what} ({self.n_decided} already decided: "
@@ -93,26 +93,30 @@ def relevance_bands(scores: np.ndarray, queue: np.ndarray) -> np.ndarray:
 
 
 class MapScreening:
-    """The map-screening half of :class:`~workbench.session.session.Session` (a mixin: it uses
-    the session's ``saved``, ``store``, ``reviewer``, ``ids``, ``_ids`` and ``decide``)."""
+    """Screening from the map in a session (``session.map``): colours by decision or predicted
+    relevance, and bulk decisions previewed, then made as one action."""
+
+    def __init__(self, session):
+        self.session = session
+
 
     # ------------------------------------------------------------------ reading
 
     def my_decisions(self) -> dict[str, str]:
         """``{paper id: decision}`` of this reviewer (not another's)."""
-        return {r.paper_id: r.decision for r in self.store.screening_records(self.reviewer)}
+        return {r.paper_id: r.decision for r in self.session.store.decisions.records(self.session.reviewer)}
 
     def decided_in_bulk(self) -> set[str]:
         """The papers whose current decision by this reviewer was made in bulk (not read)."""
-        return {r.paper_id for r in self.store.screening_records(self.reviewer) if r.bulk}
+        return {r.paper_id for r in self.session.store.decisions.records(self.session.reviewer) if r.bulk}
 
     def relevance_ranking(self):
         """:meth:`rank` when a model exists (one include and one exclude), else None (without
         building the ranker's features: a map coloured before any decision stays quick)."""
-        decisions = {r.decision for r in self.store.screening_records() if r.paper_id in self.saved}
+        decisions = {r.decision for r in self.session.store.decisions.records() if r.paper_id in self.session.saved}
         if not {"include", "exclude"} <= decisions:
             return None
-        ranking = self.rank()
+        ranking = self.session.rank()
         return ranking if ranking.scores is not None else None
 
     def colour_keys(self, mode: str, decisions=None, ranking=None) -> list[str]:
@@ -120,12 +124,12 @@ class MapScreening:
         this reviewer's, else the latest by anyone, or ``decisions``) or "relevance" (``"r1"``
         to ``"r10"`` by band, ``"decided"``, or ``"no model"``; ``ranking``: the one to use)."""
         if mode == "decision":
-            return list(decisions if decisions is not None else self.annotation_columns()["decision"])
+            return list(decisions if decisions is not None else self.session.annotation_columns()["decision"])
         if mode != "relevance":
             raise InputError(f"colour by {mode!r}; expected decision or relevance")
         ranking = ranking if ranking is not None else self.relevance_ranking()
         if ranking is None:
-            return ["no model"] * len(self.ids)
+            return ["no model"] * len(self.session.ids)
         bands = relevance_bands(np.asarray(ranking.scores, dtype=float), np.asarray(ranking.queue, dtype=bool))
         return [f"r{b + 1}" if b >= 0 else "decided" for b in bands]
 
@@ -170,7 +174,7 @@ class MapScreening:
         if decision not in BULK_DECISIONS:
             raise InputError(f"a bulk decision of {decision!r}; expected {' or '.join(BULK_DECISIONS)} "
                              "(a maybe is a judgement on one paper: decide it in 02)")
-        selected = tuple(dict.fromkeys(self._ids(ids)))
+        selected = tuple(dict.fromkeys(self.session.selected(ids)))
         mine = self.my_decisions()
         decided = Counter(mine[p] for p in selected if p in mine)
         chosen = tuple(p for p in selected if mine.get(p) != decision and (change_decided or p not in mine))
@@ -188,9 +192,9 @@ class MapScreening:
         if not plan.ids:
             return 0
         reason = (reason or "").strip() or f"in bulk from the map: {plan.what}"
-        return self.decide(list(plan.ids), plan.decision, reason, bulk=True)
+        return self.session.decide(list(plan.ids), plan.decision, reason, bulk=True)
 
     def undecided_of(self, ids) -> list[str]:
         """Those of ``ids`` this reviewer has not decided (what "Screen these" sends first)."""
         mine = self.my_decisions()
-        return [p for p in self._ids(ids) if p not in mine]
+        return [p for p in self.session.selected(ids) if p not in mine]

@@ -165,7 +165,7 @@ class ScreeningQueue:
         keep = self._filtered(self.session.frame())
         if self.topic is not None:
             keep = keep[keep.topic == self.topic]
-        self.matches = self.session.search(self.search, semantic=False).matches if self.search.strip() else {}
+        self.matches = self.session.review.search(self.search, semantic=False).matches if self.search.strip() else {}
         if self.search.strip():
             keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
@@ -249,7 +249,7 @@ class ScreeningQueue:
 
     def tags(self) -> list[str]:
         """The vocabulary in the order tags were made: tag n keeps its number when others come."""
-        vocab = [t for t in self.session.store.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
+        vocab = [t for t in self.session.store.tags.vocabulary() if not t.name.startswith(NEW_SINCE)]  # updates' marks
         return [t.name for t in sorted(vocab, key=lambda t: (t.created_at, t.name))]
 
     def toggle_tag(self, tag: str) -> bool:
@@ -270,7 +270,7 @@ class ScreeningQueue:
         """Decide the paper on screen, recording the rank and score the queue showed for it;
         in a ranked order the model is refitted and the papers after it reordered."""
         pid = self._require()
-        before = self.session.store.decision(pid, stage=self.stage)
+        before = self.session.store.decisions.of(pid, stage=self.stage)
         self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False, stage=self.stage)
         self.last = f"{decision}: {pid}"
         if before is None or before.decision != decision:
@@ -280,7 +280,7 @@ class ScreeningQueue:
 
     def stopping(self):
         """Relevant papers still unscreened (95 % interval) and what this reviewer may claim if
-        they stop now; the claim is logged in the store. See :meth:`workbench.review.Review.stopping`."""
+        they stop now; the claim is logged in the store. See :meth:`workbench.review.ReviewScreening.stopping`."""
         report = self.session.stopping(log=True)
         self.last = report.lines()[0] if report.lines() else ""
         return report
@@ -348,7 +348,7 @@ class ScreeningQueue:
         s = self.session
         paper = s.review.paper(pid)
         topic = s.review.topic_of(pid)
-        decision = s.store.decision(pid, stage=self.stage)
+        decision = s.store.decisions.of(pid, stage=self.stage)
         terms = query_terms(self.search)
         return Card(
             id=pid,
@@ -359,10 +359,10 @@ class ScreeningQueue:
             topic=topic,
             topic_label=escape(s.topic_label(topic)),
             abstract_html=highlight(paper.text, terms),
-            tags=[t for t in s.store.tags(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
+            tags=[t for t in s.store.tags.of(pid) if not t.startswith(NEW_SINCE)],  # said by new_since
             decision=decision.decision if decision else None,
             reason=decision.reason if decision else None,
-            notes=[escape(n.text) for n in s.store.notes(pid)],
+            notes=[escape(n.text) for n in s.store.notes.of(pid)],
             position=self.position + 1,
             total=len(self.ids),
             match=SearchHit(pid, KEYWORD, self.matches[pid]).describe() if pid in self.matches else "",
@@ -389,9 +389,9 @@ class ScreeningQueue:
         decision (team use and full text); None alone at title/abstract, where the store's
         latest decision counts."""
         s = self.session
-        if self.stage == TITLE_ABSTRACT and not s.team():
+        if self.stage == TITLE_ABSTRACT and not s.team.active():
             return None
-        return {**s.finals(self.stage), **s.own_decisions(self.stage)}
+        return {**s.team.finals(self.stage), **s.team.own_decisions(self.stage)}
 
     def _decided(self, frame):
         """Each paper's decision as the filters see it (:meth:`_own_or_final`, else the store's summary)."""
@@ -403,7 +403,7 @@ class ScreeningQueue:
     def new_filter(self, show: str) -> str:
         """``show`` as a "new since YYYY-MM-DD" filter ("new": since the latest update), or an
         error naming the filters there are."""
-        dates = self.session.new_dates()
+        dates = self.session.living.new_dates()
         if show == "new" and dates:
             return NEW_SINCE + dates[0]
         if show.startswith(NEW_SINCE) and show[len(NEW_SINCE):] in dates:
@@ -415,21 +415,21 @@ class ScreeningQueue:
         """``{paper id: date}`` of the papers updates brought (read once per saved review)."""
         saved = self.session.saved
         if getattr(self, "_new_of", None) is not saved:
-            self._new_of, self._new = saved, saved.new_since()
+            self._new_of, self._new = saved, saved.updates.new_since()
         return self._new
 
     def _filtered(self, frame):
         """The rows of ``frame`` (the papers table) that the ``show`` filter keeps (never a paper
         a person merged into another: it leaves at the next update or rebuild)."""
         s = self.session
-        frame = frame[~frame.id.isin(s.saved.merged_away())]
+        frame = frame[~frame.id.isin(s.saved.updates.merged_away())]
         if self.stage == FULL_TEXT:
-            frame = frame[frame.id.isin(s.full_text_candidates())]
+            frame = frame[frame.id.isin(s.team.full_text_candidates())]
         show = self.show
         if show == "untagged":
             return frame[frame.tags.map(len) == 0]
         if show == "conflicts":
-            return frame[frame.id.isin({p.paper_id for p in s.conflicts(self.stage)})]
+            return frame[frame.id.isin({p.paper_id for p in s.team.conflicts(self.stage)})]
         if show == "sent":
             self.sent_seen = s.queue_sent_at()
             sent, self.sent_what = s.load_queue()
@@ -444,13 +444,13 @@ class ScreeningQueue:
 
     def open_conflicts(self) -> int:
         """How many papers reviewers disagree on at the queue's stage and nobody resolved."""
-        return len(self.session.conflicts(self.stage))
+        return len(self.session.team.conflicts(self.stage))
 
     def resolve(self, decision: str, reason: str | None = None, advance: bool = True):
         """Settle the conflict on the paper on screen with a final ``decision`` and why (recorded
         as resolved by this reviewer; ``u`` takes it back). Returns the ``team.FinalDecision``."""
         pid = self._require()
-        final = self.session.resolve_conflict(pid, decision, reason, stage=self.stage)
+        final = self.session.team.resolve(pid, decision, reason, stage=self.stage)
         self.last = f"resolved {pid}: {final.decision}" + (f" ({final.reason})" if final.reason else "")
         if advance:
             self.next()
@@ -458,7 +458,7 @@ class ScreeningQueue:
 
     def _team_card(self, pid: str) -> dict:
         """The card's votes (every reviewer this reviewer may see, own first) and final decision."""
-        view = self.session.visible(pid, self.stage, resolving=self.show == "conflicts")
+        view = self.session.team.visible(pid, self.stage, resolving=self.show == "conflicts")
         me = self.session.reviewer
         order = sorted(view.decisions, key=lambda who: (who != me, who))
         votes = [Vote(who, view.decisions[who].decision, view.decisions[who].reason) for who in order]

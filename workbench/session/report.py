@@ -1,8 +1,8 @@
 """The team's numbers for a notebook cell: agreement per pair of reviewers with Krippendorff's
 alpha (:func:`agreement_table`) and the PRISMA 2020 flow diagram with its counts
 (:func:`prisma_figure`). Plain Python: each returns an object that Jupyter shows as HTML (its
-``html`` is the same text, for tests), computed by the review's API (``Review.agreement``,
-``Review.conflicts``, ``Review.prisma``).
+``html`` is the same text, for tests), computed by the review's API (``review.team.agreement``,
+``review.team.conflicts``, ``review.team.prisma``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WorkbenchError
-from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
+from ..corpus.paper import STAGE_NAMES, TITLE_ABSTRACT
 from .text import escape
 
 __all__ = ["Shown", "agreement_table", "prisma_figure"]
 
-STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,8 @@ def agreement_table(review, stage: str = TITLE_ABSTRACT) -> Shown:
     """Agreement per pair of reviewers on the papers both screened at ``stage`` (raw agreement,
     Cohen's kappa, Gwet's AC1, the overlap), Krippendorff's alpha across all reviewers, and the
     open conflicts; n/a values say why on hover and below the table."""
-    report = review.agreement(stage)
-    conflicts = len(review.conflicts(stage))
+    report = review.team.agreement(stage)
+    conflicts = len(review.team.conflicts(stage))
     head = (f"<h4>Agreement at {STAGE_NAMES[stage]}</h4>"
             f"<div class='wb-meta'>{len(report.reviewers)} reviewers · {report.papers} papers screened · "
             f"{conflicts} open conflict{'s' if conflicts != 1 else ''}</div>")
@@ -65,17 +64,17 @@ def agreement_table(review, stage: str = TITLE_ABSTRACT) -> Shown:
 
 
 def prisma_figure(review, write: bool = True, update: bool | None = None, table: bool = True) -> Shown:
-    """The PRISMA 2020 flow diagram of the review (``Review.prisma``: drawn to
+    """The PRISMA 2020 flow diagram of the review (``review.team.prisma``: drawn to
     ``report/prisma.svg`` and ``prisma.png`` with ``write``) shown inline, and its counts as a
     table (``table=False``: not, where the report above already shows them); a review updated by
     a search with its provenance gets the updated-review diagram of its latest update, said above
     it (``update=False``: the plain one, ``True``: the updated one). Counts that do not add up
     are said in a sentence instead (nothing is drawn)."""
     try:
-        counts = review.prisma(write=write, update=update)
+        counts = review.team.prisma(write=write, update=update)
     except WorkbenchError as err:
         return Shown(f"<p class='wb-err'>No PRISMA diagram: {escape(str(err))}</p>", {"error": str(err)})
-    latest = review.latest_update() if counts.updated and update is not False else None
+    latest = review.updates.latest() if counts.updated and update is not False else None
     said = ""
     if latest is not None:
         files = ", ".join(Path(f).name for f in latest.files)

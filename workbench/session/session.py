@@ -2,36 +2,44 @@
 
 :class:`Session` is plain Python (no ipywidgets): the notebooks' views call it, tests call it
 directly, and a scripted action in a headless run goes through exactly the same methods as a
-click. It owns the review (papers, topics, map, embeddings) and the annotation store.
+click. It holds the review (papers, topics, map, embeddings) and ONE annotation store, through
+which every read and write of the session goes (a tag, a note, a decision, a resolution, a
+verdict on duplicates: the review's parts are handed the session's store). Its parts:
+``session.topics`` (renames, merges, themes), ``session.map`` (colours, bulk decisions),
+``session.team`` (who is screening, conflicts, what blind mode shows), ``session.living`` (a new
+search, duplicates). For searching, neighbours and the like, use the review shown
+(``session.review``) or the store (``session.store``) directly.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime, timezone
 from functools import cached_property
 from typing import Iterable, Sequence
 
-import numpy as np
-
-from ..errors import InputError
-from ..space.palette import theme_parts, topic_colours
 from ..corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
+from ..errors import InputError, WorkbenchError
 from ..review import Review, SearchResult, open_review, query_terms
-from .changes import Undone, describe_undo
-from .living import LivingActions
+from ..space.palette import theme_parts, topic_colours
+from .changes import Undone, describe_news, describe_undo
+from .living import LivingWork
 from .mapscreen import MapScreening
-from .teamwork import TeamActions, stage_decision, check_stage, default_name
-from .topics import TopicActions
+from .teamwork import TeamWork, check_stage, default_name, stage_decision
+from .topics import TopicWork
 
 __all__ = ["SearchResult", "Session", "Undone", "query_terms"]
 
+log = logging.getLogger(__name__)
 
-class Session(TopicActions, MapScreening, TeamActions, LivingActions):
+
+class Session:
     """Interactive work on one review, as one reviewer.
 
     Open with :meth:`open`; close with :meth:`close` (or use it as a context manager). In team
-    use a change needs the reviewer's own name first (:meth:`needs_name`, :meth:`set_reviewer`).
+    use a change needs the reviewer's own name first (``session.team.needs_name()``,
+    ``session.team.set_reviewer(name)``).
     """
 
     def __init__(self, review: Review, store):
@@ -43,6 +51,10 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         self.preview: int | str | None = None  # k of themes shown but not saved ("default": k=None)
         self.warnings: list[str] = []  # what failed after an action was saved (map.html)
         self._seen = self._latest_change()
+        self.topics = TopicWork(self)
+        self.map = MapScreening(self)
+        self.team = TeamWork(self)
+        self.living = LivingWork(self)
 
     @classmethod
     def open(cls, review: str | Review = "review", reviewer: str | None = None) -> "Session":
@@ -89,7 +101,7 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
     def resolve(self, id_or_prefix: str) -> str:
         """A full paper id from an id or a unique prefix (an id merged into another paper: the
         paper it joined, with a warning, as the store resolves it)."""
-        return self._ids(id_or_prefix)[0]
+        return self.selected(id_or_prefix)[0]
 
     def frame(self):
         """The papers table plus ``tags``, ``decision``, ``notes`` and ``first_tag`` from the store."""
@@ -117,30 +129,26 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
             return topic_colours(sizes)
         return topic_colours(sizes, theme_parts(self.saved.labels, labels))
 
-    def vocabulary(self) -> list[str]:
-        return [t.name for t in self.store.vocabulary()]
-
     def topic_label(self, topic: int) -> str:
         return self.review.topic_labels().get(int(topic), "Unassigned")
 
-    @property
-    def embeddings(self) -> np.ndarray:
-        return self.review.embeddings()
-
     # ------------------------------------------------------------------ actions (saved at once)
 
-    def _ids(self, ids: str | Iterable[str]) -> list[str]:
+    def selected(self, ids: str | Iterable[str]) -> list[str]:
+        """The full ids of a selection (ids or unique prefixes; an id a person merged into another
+        paper: the paper it joined); an empty selection is an error."""
         items = [ids] if isinstance(ids, str) else list(ids)
         if not items:
             raise InputError("no papers selected; select some papers first")
-        merged = self.store.merged_into()  # ids of the map a person merged away go to the store
+        merged = self.store.duplicates.merged_into()  # ids of the map a person merged away go to the store
         return [i if i in self.review and i not in merged else self.store.resolve(i) for i in items]
 
     def subscribe(self, listener) -> None:
         """Call ``listener(event, ids)`` after every action of this session (views stay in step)."""
         self.listeners.append(listener)
 
-    def _changed(self, event: str, ids: Sequence[str]) -> None:
+    def notify(self, event: str, ids: Sequence[str]) -> None:
+        """Tell the listeners (:meth:`subscribe`) that ``event`` touched ``ids``."""
         self._seen = self._latest_change()
         for listener in list(self.listeners):
             listener(event, list(ids))
@@ -149,36 +157,36 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         return self.store.latest_change()
 
     def tag(self, ids, *tags: str) -> int:
-        self._check_name()
-        ids = self._ids(ids)
-        added = self.store.tag(ids, *[t.strip() for t in tags if t and t.strip()])
-        self._changed("tag", ids)
+        self.team.require_name()
+        ids = self.selected(ids)
+        added = self.store.tags.add(ids, *[t.strip() for t in tags if t and t.strip()])
+        self.notify("tag", ids)
         return added
 
     def untag(self, ids, tag: str) -> int:
-        self._check_name()
-        ids = self._ids(ids)
+        self.team.require_name()
+        ids = self.selected(ids)
         with self.store.transaction():  # all of the selection or none of it
-            removed = sum(bool(self.store.untag(i, tag)) for i in ids)
-        self._changed("untag", ids)
+            removed = sum(bool(self.store.tags.remove(i, tag)) for i in ids)
+        self.notify("untag", ids)
         return removed
 
     def toggle_tag(self, paper_id: str, tag: str) -> bool:
         """Add ``tag`` if the paper lacks it, else remove it. Returns whether it is now tagged."""
         pid = self.resolve(paper_id)
-        if tag in self.store.tags(pid):
+        if tag in self.store.tags.of(pid):
             self.untag(pid, tag)
             return False
         self.tag(pid, tag)
         return True
 
     def note(self, ids, text: str) -> list[int]:
-        self._check_name()
-        ids = self._ids(ids)
+        self.team.require_name()
+        ids = self.selected(ids)
         if not text or not text.strip():
             raise InputError("the note is empty; write something first")
-        note_ids = self.store.note_each(ids, text.strip())  # one action: one undo takes it back
-        self._changed("note", ids)
+        note_ids = self.store.notes.add_each(ids, text.strip())  # one action: one undo takes it back
+        self.notify("note", ids)
         return note_ids
 
     def decide(self, ids, decision: str, reason: str | None = None, ranking=None, bulk: bool | None = None,
@@ -187,25 +195,25 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         model that ``ranking`` (a :class:`workbench.review.Ranking`) showed; ``bulk``: decided
         without reading each paper (default: several papers at once). At full text: include,
         exclude with a reason, or "not retrieved"."""
-        self._check_name()
-        ids = self._ids(ids)
+        self.team.require_name()
+        ids = self.selected(ids)
         allowed = DECISIONS if check_stage(stage) == TITLE_ABSTRACT else ("include", "exclude", "not retrieved")
         if decision.replace("-", " ") not in allowed:
             raise InputError(f"decision {decision!r}; expected one of {', '.join(allowed)} (at {stage})")
         decision, reason = stage_decision(decision, reason, stage)
-        changed = self.saved.decide(ids, decision, reason, ranking=ranking if stage != FULL_TEXT else None,
-                                    bulk=bulk, reviewer=self.reviewer, stage=stage)
-        self._changed("decide", ids)
+        changed = self.saved.screening.decide(ids, decision, reason, ranking=ranking if stage != FULL_TEXT else None,
+                                              bulk=bulk, stage=stage, store=self.store)
+        self.notify("decide", ids)
         return changed
 
     def rank(self, by_topic: bool = False):
         """The saved review's ranking of this reviewer's queue (a model refitted when the
-        decisions changed): scores for every paper, see :meth:`workbench.review.Review.rank`."""
-        return self.saved.rank(0, by_topic=by_topic, reviewer=self.reviewer)
+        decisions changed): scores for every paper, see :meth:`workbench.review.ReviewScreening.rank`."""
+        return self.saved.screening.rank(0, by_topic=by_topic, store=self.store)
 
     def stopping(self, log: bool = True):
         """Relevant papers left and whether this reviewer may stop (logged in the store)."""
-        return self.saved.stopping(log=log, reviewer=self.reviewer)
+        return self.saved.screening.stopping(log=log, store=self.store)
 
     def undo(self, n: int = 1) -> Undone:
         """Undo this reviewer's last change: what it was, in words, and the papers it touched.
@@ -213,14 +221,65 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         A saved topic run is undone with its files (the review's previous topics and files
         come back); any topics being looked at are put away first.
         """
-        self._check_name()
+        self.team.require_name()
         entries = self.store.undo(n)
         papers = [p for e in entries for p in self.store.papers_changed(e.id)]
         undone = describe_undo(entries, papers, lambda p: self.review.paper(p).title if p in self.review else None)
         if undone.topics:
             self._show_saved_topics()
-        self._changed("undo", [p for p in papers if p in self.review])
+        self.notify("undo", [p for p in papers if p in self.review])
         return undone
+
+    def _show_saved_topics(self) -> None:
+        """The saved topics changed (an edit, an undo, a reload): show them, and map.html too."""
+        self.preview, self.stability = None, {}
+        if self.saved.is_current():
+            self.saved.refresh_topics()
+        else:
+            self.saved = open_review(self.saved.path, like=self.saved)
+            self.__dict__.pop("_id_order", None)
+        self.review = self.saved
+        self.publish_map()
+
+    def publish_map(self) -> None:
+        """Rewrite map.html from the saved topics; a failure is kept in :attr:`warnings` (the
+        change itself is saved)."""
+        try:
+            self.saved.publish_map()
+        except (OSError, WorkbenchError) as err:
+            self.warnings.append(f"the change is saved, but map.html could not be rewritten ({err})")
+            log.warning(self.warnings[-1])
+
+    def reload(self) -> str:
+        """Read the review again from disk (after another notebook or the command line tagged,
+        decided, renamed, saved new topics or rebuilt it); returns what changed, in words."""
+        news = [e for e in self.store.history(limit=500) if e.id > self._seen]
+        old = self.saved
+        before = {"papers": len(old.papers), "topics": int((old.topics.topic >= 0).sum()),
+                  "names": old.topic_labels()}
+        if old.is_current():
+            old.refresh_topics()
+            new = old
+        else:
+            new = open_review(old.path, like=old)
+            if [p.id for p in new.papers] != [p.id for p in old.papers]:
+                self.__dict__.pop("_id_order", None)
+        looked_at = self.preview is not None and new is old
+        self.saved = new
+        if not looked_at:
+            self.review, self.preview, self.stability = new, None, {}
+        what = [describe_news(news)]
+        topics = int((new.topics.topic >= 0).sum())
+        if new is not old:
+            what.append(f"topics saved anew: {len(new.papers)} papers ({len(new.papers) - before['papers']:+d}), "
+                        f"{topics} topics (were {before['topics']})")
+        renamed = sum(1 for t, name in new.topic_labels().items() if before["names"].get(t, name) != name)
+        if renamed and new is old:
+            what.append(f"{renamed} topic names changed")
+        if new is not old or renamed:
+            self.publish_map()
+        self.notify("reload", [])
+        return "; ".join(what)
 
     # ------------------------------------------------------------------ the map selection
 
@@ -248,10 +307,10 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
         """Hand papers to the screening queue of 02 (``queue.json`` in the review, read by every
         notebook and kernel; the queue's "sent" filter shows them, and 02's Reload switches to
         them); ``what`` says where they came from. Returns how many."""
-        ids = self._ids(ids)
+        ids = self.selected(ids)
         sent_at = datetime.now(timezone.utc).isoformat()
         self._write_json("queue.json", {"reviewer": self.reviewer, "ids": ids, "what": what, "sent_at": sent_at})
-        self._changed("queue", ids)
+        self.notify("queue", ids)
         return len(ids)
 
     def load_queue(self) -> tuple[list[str], str]:
@@ -262,36 +321,3 @@ class Session(TopicActions, MapScreening, TeamActions, LivingActions):
     def queue_sent_at(self) -> str:
         """When papers were last sent to the screening queue (ISO time; "" if never)."""
         return str(self._read_json("queue.json").get("sent_at", ""))
-
-    # ------------------------------------------------------------------ search and neighbours
-
-    def keyword_search(self, query: str) -> list[str]:
-        """Papers whose title or abstract contains every word of ``query`` (at a word start), and
-        every character bigram of its Chinese, Japanese or Korean words (anywhere)."""
-        return self.review.keyword_search(query)
-
-    def semantic_search(self, query: str, k: int = 10) -> list[tuple[str, float]]:
-        """The ``k`` papers nearest in meaning to ``query`` (cosine similarity of embeddings)."""
-        return self.review.semantic_search(query, k)
-
-    def search(self, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
-        return self.review.search(query, k, semantic)
-
-    def neighbours(self, paper_id: str, k: int = 5) -> list[tuple[str, float]]:
-        """The ``k`` most similar other papers, with cosine similarity."""
-        return self.review.neighbours(self.resolve(paper_id), k)
-
-    def similarity(self, ids: Sequence[str]) -> np.ndarray:
-        return self.review.similarity([self.resolve(i) for i in ids])
-
-    def recluster(self, ids: Sequence[str], min_cluster_size: int | None = None, seed: int | None = None):
-        """Sub-topics of a selection, from the cached embeddings (not saved).
-
-        Returns a DataFrame: id, title, subtopic, subtopic_label.
-        """
-        return self.review.recluster(self._ids(ids), min_cluster_size, seed)
-
-    def write_report(self, folder=None, image: bool = True) -> dict:
-        """The review's report (report.md, report.html, map.png, exports) with this reviewer's
-        decisions; see :meth:`workbench.Review.write_report`."""
-        return self.review.write_report(folder, image=image, reviewer=self.reviewer)

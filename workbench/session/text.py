@@ -11,6 +11,8 @@ import html
 import re
 from typing import Iterable, Mapping
 
+from ..corpus.writing_systems import join_cjk, term_pattern
+
 __all__ = ["escape", "highlight", "authors_line", "citations_html"]
 
 
@@ -25,8 +27,6 @@ def highlight(text: str, terms: Mapping[str, str] | Iterable[str], css_class: st
     case-insensitive on word starts, anywhere for Chinese, Japanese and Korean terms (their
     words are not separated by spaces); longer terms win where they overlap.
     """
-    from ..corpus.writing_systems import join_cjk, term_pattern
-
     classes = dict(terms) if isinstance(terms, Mapping) else {t: css_class for t in terms}
     classes = {join_cjk(t.strip().lower()): c for t, c in classes.items() if t and t.strip()}
     if not classes or not text:
@@ -56,10 +56,10 @@ def citations_html(review, paper_id: str, limit: int = 5) -> str:
     """"cites N / cited by M in this review" with the titles of those papers (the first
     ``limit`` of each, escaped, in a closed ``<details>``); "" when the review's sources carry no
     citations at all (most exports: nothing to say)."""
-    links = review.links()
+    links = review.field.links()
     if not len(links) and not links.references:
         return ""
-    found = review.citations(paper_id)
+    found = review.field.citations(paper_id)
 
     def titles(ids) -> str:
         shown = "".join(f"<li>{escape(review.paper(i).title)} <code>{escape(i)}</code></li>" for i in ids[:limit])

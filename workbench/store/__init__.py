@@ -5,11 +5,17 @@ transaction, with a history of every change and undo::
 
     from workbench.store import Store
     store = Store.open("review", reviewer="ana")
-    store.tag("3f2a9c", "relevant", "rl")
-    store.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
-    store.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
-    store.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
-    store.export("bibtex", "review/annotations.bib")
+    store.tags.add("3f2a9c", "relevant", "rl")
+    store.decisions.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
+    store.decisions.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
+    store.team.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
+    store.files.export("bibtex", "review/annotations.bib")
+    store.undo()
+
+The store keeps what is its own (opening, transactions, the reviewer, the papers and their ids,
+the history and undo) and holds each concern as a part: ``store.tags``, ``store.notes``,
+``store.decisions``, ``store.team``, ``store.sources``, ``store.duplicates``, ``store.topics``,
+``store.settings``, ``store.stopping`` and ``store.files`` (see :class:`Store`).
 
 Annotations are keyed by the stable paper id, so they survive rebuilds; papers that leave
 the corpus keep theirs and are reported as orphaned. Topic names survive refits through
@@ -44,7 +50,6 @@ from ._reports import (
     Decision,
     DuplicateVerdict,
     ExclusionReason,
-    Final,
     HistoryEntry,
     ImportReport,
     Note,
@@ -54,18 +59,21 @@ from ._reports import (
     TopicReport,
 )
 from ._open import read_only_reason
+from ._parts import Decisions, Duplicates, Files, Notes, Settings, Sources, Stopping, Tags, Team, Topics
 from ._restore import Restored
-from ._schema import DB_NAME, SCHEMA_VERSION
+from ._schema import DB_NAME, GENERATIONS, SCHEMA_VERSION
 from ._screening import ScreeningRecord
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
 from ._sources import check_date, check_provenance
-from ._reviewer import MAX_REVIEWER, check_reviewer
+from ._reviewer import LABELS_REVIEWER, MAX_REVIEWER, check_reviewer
 from ._store import NETWORK_FS_ENV, REVIEWER_ENV, Store, default_reviewer, restore
 from ._topics import match_topics
 
 __all__ = [
+    "LABELS_REVIEWER",
     "DB_NAME",
+    "GENERATIONS",
     "DECISIONS",
     "DuplicateVerdict",
     "FORMATS",
@@ -80,24 +88,33 @@ __all__ = [
     "AnnotationInputError",
     "DamagedStoreError",
     "Decision",
+    "Decisions",
+    "Duplicates",
     "ExclusionReason",
-    "Final",
+    "Files",
     "ForeignSnapshotError",
     "HistoryEntry",
     "ImportReport",
     "MergedPaperWarning",
     "NotAStoreError",
     "Note",
+    "Notes",
     "Restored",
     "ScreeningRecord",
+    "Settings",
     "Source",
+    "Sources",
+    "Stopping",
     "StoppingClaim",
     "Store",
     "StoreError",
     "StoreVersionError",
     "SyncReport",
     "Tag",
+    "Tags",
+    "Team",
     "TopicReport",
+    "Topics",
     "UndoConflictError",
     "UnknownPaperError",
     "check_date",

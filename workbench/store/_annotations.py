@@ -153,7 +153,7 @@ def tag(conn: sqlite3.Connection, reviewer: str, ids: list[str], tags: list[str]
     new for this reviewer."""
     names = [check_tag(t) for t in tags]
     if not names:
-        raise AnnotationInputError("no tag given; e.g. store.tag(paper_id, 'relevant')")
+        raise AnnotationInputError("no tag given; e.g. store.tags.add(paper_id, 'relevant')")
     added = 0
     with Action(conn, reviewer, "tag") as act:
         for name in dict.fromkeys(names):
@@ -219,8 +219,8 @@ def _require_note(act: Action, note_id, may_see=None) -> dict:
     row = act.get("notes", {"id": note_id}) if isinstance(note_id, int) else None
     if row is None or (may_see is not None and not may_see(row["paper_id"], row["reviewer"])):
         raise AnnotationInputError(
-            f"no note #{note_id!r}; expected the number store.note() returned "
-            "(see store.notes(paper_id))"
+            f"no note #{note_id!r}; expected the number store.notes.add() returned "
+            "(see store.notes.of(paper_id))"
         )
     return row
 

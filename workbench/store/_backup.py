@@ -147,7 +147,7 @@ GENERATION_FILES = ("build.json", "papers.jsonl", "topics.json", "map.csv", "arr
 
 
 def health(conn: sqlite3.Connection, store_path: Path, files: bool = True) -> list[str]:
-    """``Store.check``: one line per finding, the first saying whether all is well. ``files``:
+    """``store.files.check``: one line per finding, the first saying whether all is well. ``files``:
     also whether the current files are there (``workbench check`` verifies their content with
     ``workbench.review`` verify instead)."""
     from ._papers import orphaned

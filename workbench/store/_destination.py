@@ -29,7 +29,7 @@ from .._runtime.fsutil import atomic_write_bytes
 from ._connection import open_count
 from ._errors import AnnotationInputError, StoreError
 from ._export import render
-from ._schema import DB_NAME
+from ._schema import DB_NAME, GENERATIONS
 
 __all__ = ["STATE_DIRS", "STATE_FILES", "check_output", "export", "review_marker", "write_file", "write_output"]
 
@@ -39,7 +39,6 @@ STATE_FILES = ("papers.jsonl", "build.json", "topics.json", "map.csv", "arrays.s
 STATE_DIRS = ("model", "cache", "generations", "backups")
 _STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_GENERATIONS = "generations"
 
 
 def review_marker(folder: Path) -> str | None:
@@ -50,12 +49,12 @@ def review_marker(folder: Path) -> str | None:
     for marker in REVIEW_MARKERS:
         if (folder / marker).is_file():
             return marker
-    generations = folder / _GENERATIONS
+    generations = folder / GENERATIONS
     if generations.is_dir():
         with contextlib.suppress(OSError):
             for child in os.scandir(generations):
                 if child.is_dir() and os.path.isfile(os.path.join(child.path, "build.json")):
-                    return f"{_GENERATIONS}/{child.name}/build.json"
+                    return f"{GENERATIONS}/{child.name}/build.json"
     return None
 
 

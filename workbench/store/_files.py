@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ._errors import AnnotationInputError
 from ._history import Action
+from ._schema import GENERATIONS
 
 __all__ = ["papers_changed", "restorable", "switch_files"]
 
-GENERATIONS = "generations"
 
 
 def switch_files(conn: sqlite3.Connection, reviewer: str, name: str, run: int | None) -> None:
@@ -32,7 +32,7 @@ def switch_files(conn: sqlite3.Connection, reviewer: str, name: str, run: int | 
             row = act.get("topic_runs", {"run": run})
             if row is None:
                 raise AnnotationInputError(f"topic run {run} is not in the store; record the run "
-                                           "(store.record_topics) before switching to its files")
+                                           "(store.topics.record) before switching to its files")
             act.recorded("topic_runs", {"run": run}, None, row)
             act.summary = (f"saved topics ({row['n_topics']} topics, run {run}); the review's files "
                            f"are now generations/{name}")

@@ -1,6 +1,9 @@
-"""How every :class:`Store` method runs: under the process's lock on the store, refused up front
-when the handle is closed, was inherited through a fork, or may not write, and with SQLite's
-failures turned into one-line errors that say honestly what was saved.
+"""How every method of a :class:`Store` and of its parts runs: under the process's lock on the
+store, refused up front when the handle is closed, was inherited through a fork, or may not write,
+and with SQLite's failures turned into one-line errors that say honestly what was saved.
+
+The store and each of its parts (``store.tags``...) hold the same ``_handle``
+(:class:`~._handle.Handle`): the process's connection to the store and the reviewer.
 """
 
 from __future__ import annotations
@@ -15,23 +18,25 @@ from ._errors import StoreError
 __all__ = ["call", "failure", "guarded", "writes"]
 
 
-def failure(store, err: sqlite3.Error, saved: str) -> StoreError:
+def failure(handle, err: sqlite3.Error, saved: str) -> StoreError:
     """A one-line StoreError for a SQLite failure; ``saved`` says what was saved (honestly).
     A full disk, a read-only file system or a permission problem is named as such
     (``_diagnose``); only real damage is sent to the snapshots."""
-    return explain(err, store.path, saved)
+    return explain(err, handle.path, saved)
 
 
 def call(self, method, args, kwargs, writes: bool):
-    shared = self._shared
+    """Run ``method(self, ...)`` of a store or of one of its parts (see the module docstring)."""
+    handle = self._handle
+    shared = handle.shared
     if shared is None:
-        raise StoreError(f"the store {self.path} is closed; open it again with "
+        raise StoreError(f"the store {handle.path} is closed; open it again with "
                          "Store.open(review_dir)")
     if shared.pid != os.getpid():
-        raise StoreError(f"this handle on {self.path} was opened in another process (before a "
+        raise StoreError(f"this handle on {handle.path} was opened in another process (before a "
                          "fork); open the store again in this process")
     if writes and shared.readonly:
-        raise StoreError(read_only_refusal(self.path, shared.readonly, "nothing was saved"))
+        raise StoreError(read_only_refusal(handle.path, shared.readonly, "nothing was saved"))
     with shared.lock:
         in_batch = shared.conn.in_transaction
         try:
@@ -39,7 +44,7 @@ def call(self, method, args, kwargs, writes: bool):
         except sqlite3.Error as err:
             saved = ("the whole change was rolled back, nothing of it was saved" if in_batch else
                      "nothing of this change was saved" if writes else "nothing was changed")
-            raise failure(self, err, saved) from err
+            raise failure(handle, err, saved) from err
 
 
 def guarded(method):

@@ -32,7 +32,7 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "decision_context": (  # how a decision was made (``_screening``), written with it
         ("paper_id", "reviewer", "stage"), ("rank", "score", "model", "model_version", "bulk", "sampled")
     ),
-    # Reviewing as a team (``_team``): a paper's final decision at a stage, the agreed
+    # Reviewing as a team (``_parts.Team``): a paper's final decision at a stage, the agreed
     # exclusion reasons, and the sources of the last build with their search provenance.
     "final_decisions": (("paper_id", "stage"), ("decision", "reason", "resolved_by", "resolved_at")),
     "exclusion_reasons": (("name",), ("description", "position", "created_by", "created_at")),

@@ -13,10 +13,11 @@ import secrets
 import sqlite3
 from pathlib import Path
 
+from ._schema import GENERATIONS
+
 __all__ = ["KEY", "ensure", "from_build_files", "new_id", "read"]
 
 KEY = "review_id"
-GENERATIONS = "generations"
 
 
 def new_id() -> str:

@@ -109,7 +109,7 @@ def foreign_papers(conn: sqlite3.Connection, records: dict, path, allow_orphans:
             f"{path}: {unknown} of the {len(carried)} papers in it ({unknown / len(carried):.0%}) are not in "
             f"this review ({in_corpus} papers), so it is most likely another review's export; nothing was "
             "imported; import it into the review it came from, or import anyway with --allow-orphans "
-            "(Store.import_annotations(path, allow_orphans=True)): the annotations on papers not in this "
+            "(store.files.import_annotations(path, allow_orphans=True)): the annotations on papers not in this "
             "review are kept as orphans and come back if those papers join it")
     return len(carried), len([pid for pid in carried if not known.get(pid)])
 

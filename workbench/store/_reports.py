@@ -11,7 +11,6 @@ __all__ = [
     "Decision",
     "DuplicateVerdict",
     "ExclusionReason",
-    "Final",
     "HistoryEntry",
     "ImportReport",
     "Note",
@@ -58,19 +57,6 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Final:
-    """The decision that settles a paper at a stage (a resolved conflict): who resolved it, why
-    (for an exclusion: the reason PRISMA counts), when."""
-
-    paper_id: str
-    stage: str
-    decision: str
-    resolved_by: str
-    resolved_at: str
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
 class ExclusionReason:
     """A reason for excluding a paper from the list the team agreed on (``workbench reasons``)."""
 
@@ -102,7 +88,8 @@ class DuplicateVerdict:
 @dataclass(frozen=True)
 class Source:
     """A source file of the review's last build and its search provenance (PRISMA-S): the
-    ``kind`` (``database`` or ``register``) and ``name`` it was searched in, the ``query`` and
+    ``kind`` (``database``, ``register``, or ``other``: another method, such as citation
+    searching) and ``name`` it was searched in (or the method's name), the ``query`` and
     the date ``searched_on`` (None: not given), and the records ``identified`` in it (read plus
     skipped), ``skipped`` (no usable text) and ``merged`` (duplicates merged away)."""
 
@@ -214,7 +201,7 @@ class TopicReport:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What :meth:`Store.import_annotations` added; ``conflicts`` are one line each."""
+    """What ``store.files.import_annotations`` added; ``conflicts`` are one line each."""
 
     added: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0

@@ -13,7 +13,7 @@ store is in (healthy, damaged, truncated, empty, not a store, moved away).
 3. **Put in place.**
 
    - A store that opens and is sound is written over through the backup API and this process's
-     connection (:meth:`Store.restore`), so processes holding it open see the restored data on
+     connection (``store.files.restore``), so processes holding it open see the restored data on
      their next read; the store as it was is snapshotted first.
    - A store that cannot be opened (or fails its integrity check), and a missing one: the file,
      with its ``-wal`` and ``-shm``, is renamed aside to ``annotations.damaged-<time>.sqlite``
@@ -41,11 +41,10 @@ from ._diagnose import explain
 from ._errors import DamagedStoreError, ForeignSnapshotError, NotAStoreError, StoreError, StoreVersionError
 from ._history import Action
 from ._locks import holders
-from ._schema import APPLICATION_ID, DB_NAME, SCHEMA_VERSION, detect_version, migrate
+from ._schema import APPLICATION_ID, DB_NAME, GENERATIONS, SCHEMA_VERSION, detect_version, migrate
 
 __all__ = ["Restored", "Staged", "files_to_name", "restore_offline", "stage"]
 
-GENERATIONS = "generations"
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ import unicodedata
 
 from ._errors import AnnotationInputError
 
-__all__ = ["MAX_REVIEWER", "REVIEWER_ENV", "check_reviewer", "default_reviewer"]
+__all__ = ["LABELS_REVIEWER", "MAX_REVIEWER", "REVIEWER_ENV", "check_reviewer", "default_reviewer"]
 
 REVIEWER_ENV = "WORKBENCH_REVIEWER"
+#: The reviewer of the decisions a build reads from labels in the source files (``label_included``).
+LABELS_REVIEWER = "source-file"
 #: The longest reviewer name, in characters.
 MAX_REVIEWER = 100
 # Control characters, and the invisible ones that reorder or hide text (bidi marks and

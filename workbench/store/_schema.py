@@ -17,14 +17,17 @@ from ..corpus.paper import DECISIONS
 from ._errors import StoreError, StoreVersionError
 from ._schema_v4 import SCHEMA_V4, TABLES_V4, rewrite_history
 from ._schema_v5 import SCHEMA_V5, TABLES_V5
+from ._schema_v6 import SCHEMA_V6, is_v6
 
-__all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "RESTORE_HINT", "SCHEMA",
-           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "VERSION_TABLES", "db_path",
+__all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "DB_NAME", "EXPECTED_TABLES", "GENERATIONS", "RESTORE_HINT", "SCHEMA",
+           "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_V6", "SCHEMA_VERSION", "VERSION_TABLES", "db_path",
            "detect_version", "migrate", "statements"]
 
 APPLICATION_ID = 1464030036  # b"WBST", the workbench store
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DB_NAME = "annotations.sqlite"
+#: The folder of a review holding each build's files, one generation a folder.
+GENERATIONS = "generations"
 BUSY_TIMEOUT_S = 30.0
 # What every message about a damaged store says to do (the snapshots are made by ``_backup``).
 RESTORE_HINT = ("restore the newest snapshot with `workbench restore --review {review}` (see "
@@ -168,7 +171,8 @@ CREATE TABLE decision_context (
     PRIMARY KEY (paper_id, reviewer)
 ) WITHOUT ROWID;
 """
-SCHEMA = SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + ";\n" + SCHEMA_V5 + f";\nPRAGMA user_version = {SCHEMA_VERSION};\n"
+SCHEMA = (SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + ";\n" + SCHEMA_V5 + ";\n" + SCHEMA_V6
+          + f";\nPRAGMA user_version = {SCHEMA_VERSION};\n")
 
 # Tables every current store has: a file without them is damaged or not ours.
 EXPECTED_TABLES = frozenset(
@@ -185,7 +189,8 @@ EXPECTED_TABLES = frozenset(
 TABLES_V1 = frozenset({"papers", "tags", "notes", "decisions", "paper_topics", "topic_names", "log"})
 TABLES_V2 = EXPECTED_TABLES - {"decision_context"} - TABLES_V4 - TABLES_V5
 VERSION_TABLES = {1: TABLES_V1, 2: TABLES_V2, 3: TABLES_V2 | {"decision_context"},
-                  4: TABLES_V2 | {"decision_context"} | TABLES_V4, 5: EXPECTED_TABLES}
+                  4: TABLES_V2 | {"decision_context"} | TABLES_V4, 5: EXPECTED_TABLES,
+                  6: EXPECTED_TABLES}
 KNOWN_TABLES = frozenset().union(*VERSION_TABLES.values())
 
 
@@ -193,7 +198,7 @@ def detect_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
     """The schema version the store's tables are of (None: they match none of them).
 
     Only the workbench's own table names count; version 4 is also told by the ``stage`` column
-    its ``decisions`` table gained."""
+    its ``decisions`` table gained, version 6 from 5 by the source kinds its ``sources`` takes."""
     ours = set(tables) & KNOWN_TABLES
     matches = [v for v, expected in VERSION_TABLES.items() if ours == expected]
     if not matches:
@@ -203,6 +208,8 @@ def detect_version(conn: sqlite3.Connection, tables: set[str]) -> int | None:
         staged = any(row[1] == "stage" for row in conn.execute("PRAGMA table_info(decisions)"))
         if staged != (version >= 4):
             return None
+    if version == 6 and not is_v6(conn):
+        return 5
     return version
 
 
@@ -305,8 +312,14 @@ def _v4_to_v5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v5_to_v6(conn: sqlite3.Connection) -> None:
+    """v5 -> v6: sources of other methods (citation searching...), ``_schema_v6``."""
+    for statement in statements(SCHEMA_V6):
+        conn.execute(statement)
+
+
 # MIGRATIONS[v] turns a version-v store into a version-(v + 1) store.
-MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}
 
 
 def statements(script: str) -> list[str]:

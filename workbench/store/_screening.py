@@ -12,7 +12,7 @@ stopping claims is ``_settings``.
 Decisions made before version 3 (or imported from another store) have no context row; they are
 reported as ``recorded=False``, and counted as bulk when one action decided them together with
 other papers (they share its time stamp). The store knows nothing of the ranker: it keeps the
-numbers a face hands it. :class:`ScreeningStore` holds the :class:`Store` methods that use them.
+numbers a face hands it. :class:`~._parts.Decisions` (``store.decisions``) writes and reads them.
 """
 
 from __future__ import annotations
@@ -23,14 +23,11 @@ from dataclasses import dataclass
 from numbers import Number, Real
 
 from ..corpus.paper import TITLE_ABSTRACT
-from . import _annotations as ann
 from . import _visible
 from ._errors import AnnotationInputError
-from ._guard import guarded, writes
 from ._history import Action
-from ._sources import agreed_reason
 
-__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "ScreeningStore", "context_rows", "records"]
+__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "context_rows", "records"]
 
 CONTEXT_COLUMNS = ("rank", "score", "model", "model_version", "bulk", "sampled")
 
@@ -180,32 +177,3 @@ def records(lens, everyone: bool = False, only: str | None = None,
             chosen[r.paper_id] = r
     return sorted(chosen.values(), key=lambda r: (r.decided_at, r.paper_id))
 
-
-class ScreeningStore:
-    """The :class:`Store` methods of screening: a decision with how it was made, and reading it back."""
-
-    @writes
-    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
-               model: str | None = None, model_version: str | None = None,
-               bulk: bool | None = None, sampled: bool = False, stage: str = TITLE_ABSTRACT) -> int:
-        """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
-        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
-        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
-        (default: several papers at once); ``sampled`` (drawn at random for a stopping test).
-        ``stage``: ``title_abstract`` or ``full_text`` (include, exclude with a reason, or
-        ``"not retrieved"``). A reason naming one of the team's exclusion reasons takes its
-        spelling. Returns how many decisions changed."""
-        self._check_reviewer()
-        ids = self._ids(id_or_ids)
-        rows = context_rows(ids, rank, score, model, model_version, bulk, sampled)
-        return ann.decide(self._conn, self.reviewer, ids, decision, agreed_reason(self._conn, reason),
-                          on_change=ContextWriter(self.reviewer, rows, ann.BULK, stage), stage=stage)
-
-    @guarded
-    def screening_records(self, reviewer: str | None = None, *, everyone: bool = False,
-                          stage: str = TITLE_ABSTRACT, all_reviewers: bool = False) -> list[ScreeningRecord]:
-        """Current decisions at ``stage`` with how each was made, in the order made: one per paper
-        (this reviewer's, else, not in blind mode, the latest by anyone), only ``reviewer``'s, or
-        ``everyone``'s that this reviewer may see (``all_reviewers=True``: every reviewer's, for the
-        team's counts and what a queue learns from, which show none of them)."""
-        return records(self._lens(all_reviewers), everyone, reviewer, stage)

@@ -20,11 +20,12 @@ from pathlib import PurePath
 from ._errors import AnnotationInputError
 from ._history import Action
 from ._reports import ExclusionReason, Source
+from ._schema_v6 import SOURCE_KINDS
 
 __all__ = ["KINDS", "add_reason", "agreed_reason", "check_date", "check_provenance", "reasons", "record_sources",
            "remove_reason", "set_provenance", "sources"]
 
-KINDS = ("database", "register")
+KINDS = SOURCE_KINDS  # a database, a register, or another method (citation searching...)
 _REFUSED = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SOURCE_COLUMNS = ("path", "name", "kind", "query", "searched_on", "format", "identified", "skipped", "merged",
                    "in_build")

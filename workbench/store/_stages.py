@@ -13,7 +13,7 @@ import sqlite3
 from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
 from ._errors import AnnotationInputError
 from ._history import Action
-from ._reports import Final
+from ..corpus.paper import FinalDecision
 
 __all__ = ["check_decision", "check_reason", "check_stage", "check_stage_decision", "clear_final", "set_final"]
 
@@ -68,7 +68,7 @@ def check_stage_decision(decision, reason, stage) -> tuple[str, str | None]:
 
 # ----------------------------------------------------------------------------- final decisions (read: ``_visible``)
 
-def set_final(conn: sqlite3.Connection, reviewer: str, pid: str, decision, reason, stage) -> Final:
+def set_final(conn: sqlite3.Connection, reviewer: str, pid: str, decision, reason, stage) -> FinalDecision:
     """Record ``reviewer``'s final decision on a paper at ``stage`` (replacing an earlier one),
     as one action: one undo takes it back."""
     decision, reason = check_stage_decision(decision, reason, stage)
@@ -77,7 +77,7 @@ def set_final(conn: sqlite3.Connection, reviewer: str, pid: str, decision, reaso
         act.put("final_decisions", {"paper_id": pid, "stage": stage}, row)
         why = f" ({reason})" if reason else ""
         act.summary = f"resolve {pid} {decision}{why}" + ("" if stage == TITLE_ABSTRACT else " at full text")
-    return Final(pid, stage, decision, reviewer, act.at, reason)
+    return FinalDecision(pid, decision, reviewer, reason, act.at, stage)
 
 
 def clear_final(conn: sqlite3.Connection, reviewer: str, pid: str, stage: str) -> bool:

@@ -51,7 +51,7 @@ def latest_run(conn: sqlite3.Connection, required: bool = True):
     if row[0] is None:
         if required:
             raise AnnotationInputError(
-                "no topics recorded yet; build the review (or call store.record_topics) first"
+                "no topics recorded yet; build the review (or call store.topics.record) first"
             )
         return None
     run = row[0]
@@ -290,8 +290,8 @@ def merge_topics(conn: sqlite3.Connection, reviewer: str, topics, into=None) -> 
     others = [t for t in dict.fromkeys(topics) if t != into]
     if not others:
         raise AnnotationInputError(
-            f"merge_topics({topics!r}, into={into!r}) has nothing to merge; give two or more "
-            "topics, e.g. merge_topics([3, 7], into=3)"
+            f"merging topics {topics!r} into {into!r} has nothing to merge; give two or more "
+            "topics, e.g. [3, 7] into 3"
         )
     with Action(conn, reviewer, "merge-topics") as act:
         into, into_tid = _visible_tid(conn, into, "topic")
@@ -320,8 +320,8 @@ def apply_topic_edits(conn: sqlite3.Connection, assignments, labels):
     if stored != assignments:
         differ = sum(1 for pid, t in assignments.items() if stored.get(pid) != t)
         raise StoreError(
-            f"apply_topic_edits got {len(assignments)} assignments that are not the last "
+            f"store.topics.apply_edits got {len(assignments)} assignments that are not the last "
             f"recorded run (run {run}, {len(stored)} papers; {differ} differ); call "
-            "store.record_topics(assignments, labels, words) with this build first"
+            "store.topics.record(assignments, labels, words) with this build first"
         )
     return apply_edits(assignments, labels, topic_tid, conn)

@@ -15,7 +15,7 @@ The rule is blind mode's (:mod:`workbench.team.blind`):
   to the title/abstract stage); a final decision is always shown (it ends blindness);
 - ``all_reviewers=True`` shows everyone's work: the team's statistics, which count every vote
   and return only what the rule allows, and an export or history a person asks for explicitly
-  (``Store.export``/``Store.history`` record such a read in blind mode).
+  (``store.files.export`` and ``Store.history`` record such a read in blind mode).
 
 The vocabulary lists a tag the reader may see used, created, or that has a description (a tag
 described for the team); its count is the papers on which the reader may see it. The history
@@ -29,8 +29,8 @@ import json
 import sqlite3
 from collections import defaultdict
 
-from ..corpus.paper import TITLE_ABSTRACT
-from ._reports import Decision, Final, HistoryEntry, Note, Tag
+from ..corpus.paper import TITLE_ABSTRACT, FinalDecision
+from ._reports import Decision, HistoryEntry, Note, Tag
 from ._settings import read_settings
 
 __all__ = ["Lens", "decisions", "entry_shown", "finals", "history", "notes", "summary", "tag_rows",
@@ -158,10 +158,10 @@ def decisions(lens: Lens, pid: str | None = None, stage: str | None = TITLE_ABST
     return out
 
 
-def finals(lens: Lens, stage: str | None = TITLE_ABSTRACT, pid: str | None = None) -> list[Final]:
+def finals(lens: Lens, stage: str | None = TITLE_ABSTRACT, pid: str | None = None) -> list[FinalDecision]:
     """The final decisions at ``stage`` (None: every stage), of one paper or all, by paper. A final
     decision ends blindness on its paper, so every reader sees it."""
-    return [Final(paper_id=r[0], stage=r[1], decision=r[2], resolved_by=r[3], resolved_at=r[4], reason=r[5])
+    return [FinalDecision(paper_id=r[0], stage=r[1], decision=r[2], resolved_by=r[3], resolved_at=r[4], reason=r[5])
             for r in lens.conn.execute(
                 "SELECT paper_id, stage, decision, resolved_by, resolved_at, reason FROM final_decisions "
                 "WHERE (?1 IS NULL OR stage = ?1) AND (?2 IS NULL OR paper_id = ?2) ORDER BY paper_id, stage DESC",

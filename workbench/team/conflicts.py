@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..corpus.paper import DECISIONS
+from ..corpus.paper import DECISIONS, FinalDecision
 from .votes import Vote, as_votes, by_paper
 
 __all__ = [
@@ -42,22 +42,6 @@ __all__ = [
 
 RESOLVED, CONFLICT, AGREED, AWAITING = "resolved", "conflict", "agreed", "awaiting"
 STATUSES = (RESOLVED, CONFLICT, AGREED, AWAITING)
-
-
-@dataclass(frozen=True)
-class FinalDecision:
-    """The decision that settles a paper at a stage: who recorded it, why, and when.
-
-    ``resolved_by`` is the reviewer who resolved it (one of the voters or a third person);
-    ``reason`` is why (for an exclusion: the exclusion reason PRISMA counts); ``stage`` is the
-    stage it settles (e.g. ``"title/abstract"``, ``"full text"``), as the store names them."""
-
-    paper_id: str
-    decision: str
-    resolved_by: str
-    reason: str | None = None
-    resolved_at: str | None = None
-    stage: str | None = None
 
 
 def _same_reason(a: str | None, b: str | None) -> bool:

@@ -105,7 +105,8 @@ def _extra_boxes(c: PrismaCounts) -> list[Box]:
         o = c.other
         boxes += [Box("other", "header", _header("Identification of studies via other methods"), GREY, True),
                   Box("other", "ident", _wrap(_listed("Records identified from", o.identified.items()))),
-                  Box("other", "sought", _wrap([_n("Reports sought for retrieval", o.sought)])),
+                  Box("other", "sought", _wrap([_n("Reports sought for retrieval", o.sought)]
+                                               + ([_n("  Awaiting assessment", o.awaiting)] if o.awaiting else []))),
                   Box("other_side", "sought", _wrap([_n("Reports not retrieved", o.not_retrieved)])),
                   Box("other", "assessed", _wrap([_n("Reports assessed for eligibility", o.assessed)])),
                   Box("other_side", "assessed", _wrap(_excluded_reports(o.excluded)))]

@@ -14,6 +14,13 @@ rows:
   other settled includes and excludes are *assessed*; sought reports without either are awaiting;
 - an assessed include is a study included (one report per study: the workbench has no links
   between reports of one study yet).
+
+Records found by other methods (citation searching, websites, organisations) are counted apart,
+in PRISMA 2020's right-hand column (:func:`other_methods`): identified per method; *sought* are
+those settled at title/abstract as anything but an exclusion (the template draws no screening
+box there, so records a person set aside at title/abstract, or not yet screened, are identified
+but not sought); then not retrieved, assessed, excluded per reason and awaiting at full text, as
+in the main column.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from ..corpus.paper import NOT_RETRIEVED  # the full-text reason: the report cou
 from .conflicts import PaperStatus, Screening
 from .prisma import OtherMethods, PrismaCounts
 
-__all__ = ["NOT_RETRIEVED", "NO_REASON", "SEVERAL_REASONS", "exclusion_reason", "prisma_counts"]
+__all__ = ["NOT_RETRIEVED", "NO_REASON", "SEVERAL_REASONS", "exclusion_reason", "other_methods", "prisma_counts"]
 
 NO_REASON = "no reason given"
 SEVERAL_REASONS = "reviewers gave different reasons"
@@ -60,6 +67,17 @@ def _full_text(full_text: Screening, sought: set[str]) -> tuple[Counter, Counter
             excluded[exclusion_reason(paper)] += 1
     awaiting = len(sought) - sum(outcome.values()) - sum(excluded.values())
     return excluded, outcome, awaiting
+
+
+def other_methods(identified: Mapping[str, int], title_abstract: Screening, full_text: Screening) -> OtherMethods:
+    """The other-methods column (see the module's rules): ``identified``, records per method;
+    ``title_abstract``/``full_text``: the classified screening of the papers those methods
+    brought (and only those)."""
+    sought = {p.paper_id for p in title_abstract.papers.values() if p.settled and p.decision != "exclude"}
+    excluded, outcome, awaiting = _full_text(full_text, sought)
+    return OtherMethods(identified=dict(identified), sought=len(sought), not_retrieved=outcome["not retrieved"],
+                        assessed=outcome["included"] + sum(excluded.values()), excluded=dict(excluded),
+                        awaiting=awaiting)
 
 
 def prisma_counts(*, records: Iterable[str], databases: Mapping[str, int], title_abstract: Screening,

@@ -49,13 +49,16 @@ def _total(counts: Mapping[str, int]) -> int:
 @dataclass(frozen=True)
 class OtherMethods:
     """The right-hand column: records from websites, organisations, citation searching..., which
-    go straight to retrieval (no title/abstract screening in the template)."""
+    go straight to retrieval (no title/abstract screening in the template). ``awaiting``: reports
+    sought but not yet assessed (beyond the template, drawn only when non-zero, as in the main
+    column)."""
 
     identified: Mapping[str, int] = field(default_factory=dict)
     sought: int = 0
     not_retrieved: int = 0
     assessed: int = 0
     excluded: Mapping[str, int] = field(default_factory=dict)
+    awaiting: int = 0
 
     @property
     def included(self) -> int:
@@ -158,6 +161,7 @@ BOXES = {
     "previous_reports": "Studies included in previous version of review",
     "identified": "Records identified from other methods", "sought": "Reports sought for retrieval",
     "not_retrieved": "Reports not retrieved", "assessed": "Reports assessed for eligibility",
+    "awaiting": "Reports sought for retrieval",
     "excluded": "Reports excluded",
 }
 
@@ -204,9 +208,10 @@ def _bounds(c: PrismaCounts) -> list[tuple[str, str]]:
         problems.append(("Studies included in review", why))
     if c.other is not None:
         o = c.other
-        if o.assessed != o.sought - o.not_retrieved:
-            expected = o.sought - o.not_retrieved
-            why = f"assessed {o.assessed}, but sought {o.sought} - not retrieved {o.not_retrieved} = {expected}"
+        if o.assessed != o.sought - o.not_retrieved - o.awaiting:
+            expected = o.sought - o.not_retrieved - o.awaiting
+            why = (f"assessed {o.assessed}, but sought {o.sought} - not retrieved {o.not_retrieved} - awaiting "
+                   f"{o.awaiting} = {expected}")
             problems.append(("Reports assessed for eligibility (other methods)", why))
         if o.sought > _total(o.identified):
             problems.append(("Reports sought for retrieval (other methods)",
@@ -254,7 +259,9 @@ def _rows(c: PrismaCounts) -> list[tuple[str, str, int]]:
 def _other_rows(o: OtherMethods) -> list[tuple[str, str, int]]:
     ident, screen = "Identification (other methods)", "Screening (other methods)"
     rows = [(ident, f"Records identified from {name}", n) for name, n in o.identified.items()]
-    rows += [(screen, "Reports sought for retrieval", o.sought), (screen, "Reports not retrieved", o.not_retrieved),
-             (screen, "Reports assessed for eligibility", o.assessed),
+    rows += [(screen, "Reports sought for retrieval", o.sought), (screen, "Reports not retrieved", o.not_retrieved)]
+    if o.awaiting:
+        rows.append((screen, "Reports awaiting assessment", o.awaiting))
+    rows += [(screen, "Reports assessed for eligibility", o.assessed),
              (screen, "Reports excluded", _total(o.excluded))]
     return rows + [(screen, f"Reports excluded: {r}", n) for r, n in o.excluded.items()]

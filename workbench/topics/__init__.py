@@ -27,10 +27,11 @@ from .labels import (
     rank_words, readable_label, stop_words, word_hits
 )
 from .model import TopicModel, seed_labelings
-from .represent import LABEL_WORDS, representatives, topic_frame
+from .represent import LABEL_WORDS, TOPIC_COLUMNS, representatives, topic_frame
 from .stability import mean_pairwise_ari, topic_stability
 
 __all__ = [
+    "TOPIC_COLUMNS",
     "TopicModel",
     "MIN_PAPERS_FOR_BERTOPIC",
     "reassign_outliers",

@@ -32,8 +32,11 @@ from .labels import (
 from .shims import import_bertopic
 from .terms import Counted, DocumentTerms, document_terms
 
-__all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "represent", "representatives", "documents", "seeded",
-           "topic_frame"]
+__all__ = ["EmbedWords", "LABEL_WORDS", "Representation", "TOPIC_COLUMNS", "represent", "representatives", "documents",
+           "seeded", "topic_frame"]
+
+#: The columns of a topic table (:func:`topic_frame`), as a review and its files keep it.
+TOPIC_COLUMNS = ["topic", "label", "size", "words"]
 
 #: A label has at most this many words ("reinforcement learning, rl, reward").
 LABEL_WORDS = 4
@@ -196,7 +199,7 @@ def topic_frame(texts: Sequence[str] | None, labels: np.ndarray, words: dict[int
         # Chinese and Japanese n-grams are characters joined by spaces ("强 化"): written back as the text does
         rows.append({"topic": topic, "label": join_cjk(label), "size": int(sizes.get(topic, 0)),
                      "words": [join_cjk(w) for w in topic_words]})
-    return pd.DataFrame(rows, columns=["topic", "label", "size", "words"]).sort_values("topic").reset_index(drop=True)
+    return pd.DataFrame(rows, columns=TOPIC_COLUMNS).sort_values("topic").reset_index(drop=True)
 
 
 def representatives(embeddings: np.ndarray, labels: np.ndarray, n: int = 2, chunk: int = 8192) -> dict[int, list[int]]:

@@ -18,13 +18,12 @@ from typing import Sequence
 import numpy as np
 
 from .model import TopicModel
-from .represent import EmbedWords, documents
+from .represent import TOPIC_COLUMNS, EmbedWords, documents
 
 __all__ = ["RESULTS_VERSION", "load_results", "save_results"]
 
 #: Raise when what a fit gives, or how it is kept, changes (the workbench version is in every key).
 RESULTS_VERSION = 1
-_TABLE = ["topic", "label", "size", "words"]
 
 
 def save_results(model: TopicModel, folder: str | Path) -> None:
@@ -43,7 +42,7 @@ def save_results(model: TopicModel, folder: str | Path) -> None:
         "outlier_share": float(model.outlier_share_), "n_papers": int(model.n_papers_),
         "words": [[int(t), [[w, float(s)] for w, s in ranked]] for t, ranked in model.words_.items()],
         "representative": [[int(t), [int(r) for r in rows]] for t, rows in model.representative_.items()],
-        "table": model.topic_info_[_TABLE].to_dict(orient="records"),
+        "table": model.topic_info_[TOPIC_COLUMNS].to_dict(orient="records"),
     }
     (folder / "results.json").write_text(json.dumps(found, ensure_ascii=False, default=int), encoding="utf-8")
     model.save(folder / "bertopic")
@@ -71,7 +70,7 @@ def load_results(folder: str | Path, params: dict, texts: Sequence[str], embeddi
     model.timings_, model.n_papers_ = {}, found["n_papers"]  # timings_: nothing ran
     model.words_ = {t: [(w, s) for w, s in ranked] for t, ranked in found["words"]}
     model.representative_ = {t: rows for t, rows in found["representative"]}
-    table = pd.DataFrame(found["table"], columns=_TABLE)
+    table = pd.DataFrame(found["table"], columns=TOPIC_COLUMNS)
     model.topic_info_ = table.astype({"topic": np.int64, "size": np.int64})
     model.restored(folder / "bertopic", (documents(texts), np.asarray(embeddings, dtype=np.float32), word_vectors))
     return model

@@ -18,7 +18,7 @@ from ..session import (
 )
 
 __all__ = ["Comparison", "ScreeningQueue", "SearchResult", "Session", "Undone", "agreement_table", "compare",
-           "explore", "forget_reviewer", "prisma_figure", "screen", "topics"]
+           "explore", "forget_reviewer", "prisma_figure", "screen", "snowball", "topics"]
 
 
 def explore(session: Session, **kwargs):
@@ -41,6 +41,14 @@ def compare(session: Session, ids=()):
     from ._compare import CompareView
 
     return CompareView(session, ids)
+
+
+def snowball(session: Session):
+    """The "Snowball" panel (04): the works the included papers cite, or that cite them, not yet
+    in the review, and their lookup file (``.widget`` to display; ``.panel``: the plain state)."""
+    from ._snowball import SnowballView
+
+    return SnowballView(session)
 
 
 def topics(session: Session):

@@ -57,14 +57,14 @@ class BulkTools:
         if not ids:
             self.bulk_act.line.error("no papers selected; lasso some on the map or click a topic in the legend")
             return
-        plan = self.session.plan_bulk(ids, self.decision.value, what, self.change_decided.value)
+        plan = self.session.map.plan_bulk(ids, self.decision.value, what, self.change_decided.value)
         if not plan.ids:
             self.bulk_act.line.info(f"nothing to {plan.decision}: every one of the {len(plan.selected)} papers of "
                                     f"{what} is already decided ({plan.describe_decided()}); tick "
                                     "'also change papers I already decided' to change them")
             return
         self.bulk_act.ask(plan.text + "? They will be marked as decided in bulk: the stopping estimate counts "
-                          "them as unread.", plan.yes, self.session.decide_bulk, plan, self.reason.value,
+                          "them as unread.", plan.yes, self.session.map.decide_bulk, plan, self.reason.value,
                           ok=lambda n: (f"{plan.decision}: {n} papers of {what}, marked as decided in bulk "
                                         "(the stopping estimate does not count them as read); Undo takes them all back"),
                           then=lambda _: setattr(self.reason, "value", ""))
@@ -75,7 +75,7 @@ class BulkTools:
         if not ids:
             self.screen_act.line.error("no papers selected; lasso some on the map or click a topic in the legend")
             return
-        undecided = self.session.undecided_of(ids)
+        undecided = self.session.map.undecided_of(ids)
         chosen = undecided or list(ids)
         note = "" if undecided else " (every one is already decided)"
 

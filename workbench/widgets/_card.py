@@ -33,18 +33,18 @@ def paper_card(session: Session, paper_id: str) -> str:
     paper = session.paper(paper_id)
     store = session.store
     topic = session.review.topic_of(paper.id)
-    decision = store.decision(paper.id)
+    decision = store.decisions.of(paper.id)
     said = (f"<b>{escape(decision.decision)}</b>" + (f" ({escape(decision.reason)})" if decision.reason else "")
             if decision else "undecided")
-    if decision and paper.id in session.decided_in_bulk():
+    if decision and paper.id in session.map.decided_in_bulk():
         said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
     # The other reviewers' votes, as far as blind mode lets this reviewer see them.
-    others = [(who, d) for who, d in sorted(session.visible(paper.id).decisions.items()) if who != session.reviewer]
+    others = [(who, d) for who, d in sorted(session.team.visible(paper.id).decisions.items()) if who != session.reviewer]
     if others:
         said += " · others: " + ", ".join(f"{escape(who)}: {escape(d.decision)}" + (f" ({escape(d.reason)})"
                                                                                   if d.reason else "")
                                           for who, d in others)
-    notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes(paper.id))
+    notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes.of(paper.id))
     year = f" · {paper.year}" if paper.year else ""
     return (
         f"<div class='wb-card wb-opened-card'><div class='wb-meta'><code>{escape(paper.id)}</code> · "
@@ -52,7 +52,7 @@ def paper_card(session: Session, paper_id: str) -> str:
         f"<h3>{escape(paper.title)}</h3>"
         f"<div class='wb-meta'>{escape(authors_line(paper.authors, paper.et_al))}{year} · "
         f"topic {topic}: {escape(session.topic_label(topic))}</div>"
-        f"<div class='wb-meta'>decision: {said} · tags: {tag_chips(store.tags(paper.id)) or 'none'}</div>"
+        f"<div class='wb-meta'>decision: {said} · tags: {tag_chips(store.tags.of(paper.id)) or 'none'}</div>"
         + citations_html(session.review, paper.id)
         + f"<div class='wb-abstract'>{escape(paper.text)}</div>"
         + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "<div class='wb-meta'>no notes</div>")

@@ -69,7 +69,7 @@ class CompareView:
             self.results.options = [(f"{review.paper(h.id).title} ({h.describe()})", h.id) for h in result.hits[:30]]
             return f"{len(result.ids)} papers found; choose 2-4 of them"
 
-        self.search_act.run(self.session.search, self.search_text.value, ok=ok)
+        self.search_act.run(self.session.review.search, self.search_text.value, ok=ok)
 
     def on_use_results(self) -> None:
         self.ids_text.value = ", ".join(self.results.value)

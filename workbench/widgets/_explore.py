@@ -246,7 +246,7 @@ class ExploreView:
                                         + counts.to_html(index=False, escape=True, classes="wb-bars", justify="left"))
             return f"{len(counts)} sub-topics in {len(table)} papers"
 
-        self.recluster_act.run(self.session.recluster, self.selected, ok=ok)
+        self.recluster_act.run(self.session.review.recluster, self.selected, ok=ok)
 
     def on_search(self) -> None:
         def ok(result):
@@ -259,7 +259,7 @@ class ExploreView:
             self.hits_box.layout.display = "flex"
             return f"{found}; your selection of {len(self.selected)} is kept"
 
-        self.search_act.run(self.session.search, self.search_text.value, ok=ok)
+        self.search_act.run(self.session.review.search, self.search_text.value, ok=ok)
 
     def on_undo(self) -> None:
         undone = self.undo_act.run(self.session.undo, ok=lambda u: u.text)

@@ -58,9 +58,9 @@ class FieldPanel:
         if not (self.is_open or force):
             return
         review = self.session.review
-        over = review.over_time()
+        over = review.field.over_time()
         # a chart and trends only where enough papers carry a year; else how many do, in words
-        self.image.value = _png(review.over_time_figure(shares=self.shares.value == "shares")) if over.chartable else b""
+        self.image.value = _png(review.field.over_time_figure(shares=self.shares.value == "shares")) if over.chartable else b""
         self.image.layout.display = None if over.chartable else "none"
         self.shares.layout.display = None if over.chartable else "none"
         if over.trending:
@@ -78,7 +78,7 @@ class FieldPanel:
         self.selected = list(ids)
         if not self.is_open:
             return
-        summary = self.session.review.field_summary(self.selected or None, top=5)
+        summary = self.session.review.field.field_summary(self.selected or None, top=5)
         whose = f"the {len(self.selected)} selected papers" if self.selected else "all papers"
         venues = "; ".join(f"{r.name} ({r.papers})" for r in summary.venues.itertuples()) or "none"
         authors = "; ".join(f"{r.name} ({r.papers})" for r in summary.authors.itertuples()) or "none"
@@ -87,11 +87,11 @@ class FieldPanel:
                           f"<br>top venues: {escape(venues)}<br>top authors: {escape(authors)}"
                           f"<br>writing together most: {escape(pairs)}</div>")
         title = f"Who writes with whom: {whose}"
-        self.coauthors.value = _png(self.session.review.coauthor_figure(self.selected or None, title=title))
+        self.coauthors.value = _png(self.session.review.field.coauthor_figure(self.selected or None, title=title))
 
     def pick_year(self, year) -> list[str]:
         """Select the papers of ``year`` (a year, its text, or "no year") on the map."""
         value = None if year in (None, NO_YEAR_OPTION) else int(year)
-        ids = self.session.review.ids_in_year(value)
+        ids = self.session.review.field.ids_in_year(value)
         self.on_year(ids, f"the papers of {value}" if value is not None else "the papers without a year")
         return ids

@@ -47,7 +47,7 @@ class UpdatePanel:
                               self.update_act.widget, self.result])
 
     def on_update(self, confirmed: bool = False) -> None:
-        again = self.session.read_before(self.files.value)
+        again = self.session.living.read_before(self.files.value)
         if again and not confirmed:
             names = ", ".join(Path(f).name for f in again)
             self.update_act.ask(f"{names} was read into this review before; reading it again replaces its counts "
@@ -57,7 +57,7 @@ class UpdatePanel:
         self._update()
 
     def _update(self):
-        done = self.update_act.run(self.session.update_review, self.files.value, self.database.value,
+        done = self.update_act.run(self.session.living.update, self.files.value, self.database.value,
                                    self.searched.value, self.query.value, ok=lambda d: d.headline)
         if done is FAILED:
             return done

@@ -107,7 +107,7 @@ class MapPanel:
     def _bulk_column(self) -> bool:
         """``bulk``: whether each paper's decision (this reviewer's) was made in bulk; returns
         whether it changed."""
-        bulk = self.session.decided_in_bulk()
+        bulk = self.session.map.decided_in_bulk()
         values = [pid in bulk for pid in self.frame["id"]]
         changed = "bulk" not in self.frame or self.frame["bulk"].tolist() != values
         self.frame["bulk"] = values
@@ -119,8 +119,8 @@ class MapPanel:
         # The first ranking of a session builds the ranker's features (seconds for thousands of
         # papers): say so where the user looks; widget messages reach the browser at once.
         self.legend.title = "predicted relevance: ranking the undecided papers…"
-        self._ranking = self.session.relevance_ranking()
-        keys = self.session.colour_keys("relevance", ranking=self._ranking)
+        self._ranking = self.session.map.relevance_ranking()
+        keys = self.session.map.colour_keys("relevance", ranking=self._ranking)
         self._relevance_stale = False
         changed = self.frame["relevance"].tolist() != keys
         self.frame["relevance"] = keys
@@ -167,15 +167,15 @@ class MapPanel:
             colours = self.session.topic_colours()
             return {f"t{t}": c for t, c in sorted(colours.items()) if f"t{t}" in present}
         if mode == "tag":
-            order = [t for t in self.session.vocabulary() if t in present]
+            order = [t.name for t in self.session.store.tags.vocabulary() if t.name in present]
             return category_colours([*order, *(["untagged"] if "untagged" in present else [])])
-        return {k: c for k, c in self.session.colour_map(mode).items() if k in present}
+        return {k: c for k, c in self.session.map.colour_map(mode).items() if k in present}
 
     def _entries(self, mode: str) -> list[dict]:
         colours = self._colours(mode)
         counts = self.frame[COLOUR_BY[mode]].value_counts()
         if mode == "relevance":
-            return self.session.relevance_legend(self.frame["relevance"].tolist(), self._ranking)[1]
+            return self.session.map.relevance_legend(self.frame["relevance"].tolist(), self._ranking)[1]
         if mode == "decision":
             bulk = self.frame.loc[self.frame["bulk"], "decision"].value_counts()
             return [{"key": k, "label": k + (f" ({int(bulk[k])} in bulk from the map)" if bulk.get(k) else ""),
@@ -191,7 +191,7 @@ class MapPanel:
         mode = self.colour.value
         self.legend.title = {"topic": "topic (papers) · click to select", "tag": "first tag (papers)",
                              "decision": "your decision (papers)",
-                             "relevance": self.session.relevance_legend([], self._ranking)[0]}[mode]
+                             "relevance": self.session.map.relevance_legend([], self._ranking)[0]}[mode]
         self.legend.pickable = mode == "topic"
         self.legend.entries = self._entries(mode)
 
@@ -275,8 +275,8 @@ class MapPanel:
 
         self._link_ids = list(ids)
         review = self.session.review
-        total = len(review.links())
-        among, across = review.links_around(self._link_ids) if self._link_ids and total else ([], [])
+        total = len(review.field.links())
+        among, across = review.field.links_around(self._link_ids) if self._link_ids and total else ([], [])
         self.links_toggle.disabled = not total
         drawn = [(pair, LINK_COLOURS[0], 2) for pair in among] + [(pair, LINK_COLOURS[1], 1) for pair in across]
         drawn = drawn[:MAX_LINKS_DRAWN] if self.links_toggle.value else []

@@ -66,7 +66,7 @@ class ScreenView:
 
     def _show_options(self):
         """The filters, and one "new since DATE" per update of the review (latest first)."""
-        dates = self.session.new_dates()
+        dates = self.session.living.new_dates()
         return [(FILTER_NAMES[f], f) for f in FILTERS] + [(f"new since {d}", f"new since {d}") for d in dates]
 
     def _build_filters(self) -> W.Widget:
@@ -171,7 +171,7 @@ class ScreenView:
         card = self.queue.card()
         screened, total = self.queue.progress()
         self.progress.max, self.progress.value = max(total, 1), screened
-        by_you = " by you or settled" if self.queue.session.team() else ""  # (what progress() counts)
+        by_you = " by you or settled" if self.queue.session.team.active() else ""  # (what progress() counts)
         self.progress_label.value = f"{screened} of {total} screened{by_you}"
         if card is None:
             what = f" ({escape(self.queue.sent_what)})" if self.queue.show == "sent" and self.queue.sent_what else ""
@@ -306,7 +306,7 @@ class ScreenView:
     def on_reason(self) -> None:
         """Enter in the reason box: the paper keeps its decision and gets the reason."""
         pid = self.queue.current_id
-        current = self.session.store.decision(pid) if pid else None
+        current = self.session.store.decisions.of(pid) if pid else None
         if current is None:
             self.decision_line.error("choose a decision for this paper (include, exclude or maybe); the reason goes with it")
             return

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGES, TITLE_ABSTRACT
+from ..corpus.paper import DECISIONS, FULL_TEXT, NOT_RETRIEVED, STAGE_NAMES, STAGES, TITLE_ABSTRACT
 from ..session.text import escape
 from ._feedback import FAILED, Act
 
-__all__ = ["NameBox", "STAGE_NAMES", "TeamBar", "votes_html"]
+__all__ = ["NameBox", "TeamBar", "votes_html"]
 
-STAGE_NAMES = {TITLE_ABSTRACT: "title/abstract", FULL_TEXT: "full text"}
 
 
 def votes_html(card) -> str:
@@ -55,7 +54,7 @@ class NameBox:
 
     def render(self, where: str = "") -> None:
         s = self.session
-        if s.needs_name():
+        if s.team.needs_name():
             self.who.value = ("<span class='wb-banner wb-who'>This review is screened as a team: type your name "
                               "and press <b>Screen as</b> before your first change</span>")
         else:
@@ -63,7 +62,7 @@ class NameBox:
                               + (f" · {escape(where)}" if where else "") + "</span>")
 
     def on_name(self) -> None:
-        if self.name_act.run(self.session.set_reviewer, self.name.value,
+        if self.name_act.run(self.session.team.set_reviewer, self.name.value,
                              ok=lambda name: f"{self.doing} as {name}") is not FAILED:
             self.name.value = ""
             self.render()
@@ -102,10 +101,10 @@ class TeamBar:
         n = q.open_conflicts()
         self.conflicts.value = (f"<span class='wb-meta wb-conflicts'>{n} open conflict{'s' if n != 1 else ''}"
                                 + (" (show: conflicts)" if n and q.show != "conflicts" else "") + "</span>")
-        text = s.criteria()
+        text = s.store.team.criteria() or ""
         self.criteria.value = ("<div class='wb-criteria wb-meta'><b>Inclusion criteria</b><br>"
                                + escape(text).replace("\n", "<br>") + "</div>") if text else ""
-        reasons = s.exclusion_reasons() + ([NOT_RETRIEVED] if q.stage == FULL_TEXT else [])
+        reasons = [r.name for r in s.store.team.exclusion_reasons()] + ([NOT_RETRIEVED] if q.stage == FULL_TEXT else [])
         self.view.reason.options = reasons
         self.final_reason.options = reasons
         self.final.options = DECISIONS if q.stage == TITLE_ABSTRACT else ("include", "exclude", NOT_RETRIEVED)

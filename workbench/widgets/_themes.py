@@ -89,21 +89,21 @@ class ThemeTools:
             return f"{count} topics{asked}: not saved; Save these themes keeps them"
 
         act = self.show_act if k else self.default_act
-        act.run(self.session.show_themes, k or None, ok=ok)
+        act.run(self.session.topics.show_themes, k or None, ok=ok)
 
     def on_save(self) -> None:
-        self.save_act.run(self.session.save_themes,
+        self.save_act.run(self.session.topics.save_themes,
                           ok=lambda n: f"{n} topics saved; Undo brings the previous topics and files back")
 
     def on_back(self) -> None:
-        self.back_act.run(self.session.discard_themes, ok=lambda n: f"the {n} saved topics again")
+        self.back_act.run(self.session.topics.discard_themes, ok=lambda n: f"the {n} saved topics again")
 
     def on_stability(self, seeds=(1, 2, 3, 4)) -> None:
         def ok(frame):
             shaky = frame[frame.stability < 0.8]
             return f"stability checked with {len(seeds)} seeds: {len(shaky)} of {len(frame)} topics below 80 %"
 
-        self.stability_act.run(self.session.topic_stability, seeds, ok=ok)
+        self.stability_act.run(self.session.topics.stability, seeds, ok=ok)
 
     def on_rename(self) -> None:
         topic = self.topic_pick.value
@@ -111,12 +111,12 @@ class ThemeTools:
             self.rename_act.line.error("choose a topic to rename first")
             return
         name = self.topic_name.value
-        if self.rename_act.run(self.session.rename_topic, topic, name,
+        if self.rename_act.run(self.session.topics.rename, topic, name,
                                ok=lambda _: f"topic {topic} is now “{name.strip()}”") is not FAILED:
             self.topic_name.value = ""
 
     def on_merge(self) -> None:
-        self.merge_act.run(self.session.merge_topics, list(self.merge_pick.value),
+        self.merge_act.run(self.session.topics.merge, list(self.merge_pick.value),
                            ok=lambda kept: f"merged into topic {kept}")
 
     def _on_change(self, event: str, ids) -> None:

@@ -23,6 +23,7 @@ from .. import _provenance, _typical
 from .._review import Review
 from ...corpus.texts import read_papers
 from .._text import document_text
+from ._save import BuildReport, save
 
 __all__ = ["build_with_dask"]
 
@@ -44,7 +45,6 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     as :func:`workbench.build` takes it, checked against the files read before the long stages,
     recorded with each file's counts (duplicates merged across partitions included)."""
     from ...distributed import CACHE_DIR, DaskPlan, Progress, build_on_dask, dask_client, describe
-    from ._build import BuildReport, save
 
     emb = get_embedder(embedder, progress=False)
     say = _say(progress)
@@ -63,17 +63,17 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
         review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
                         built.fine_labels, embedder=emb, texts=texts)
         t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
-        saved = save(review, None, reason="build", sync=True, sources=_provenance.source_rows(built.report, provenance))
+        review = save(review, None, reason="build", sync=True,
+                      sources=_provenance.source_rows(built.report, provenance))
     finally:
         with suppress(OSError):
             built.papers_file.unlink()
-    manifest["timings"]["write"] = round(time.perf_counter() - t, 3)
-    manifest["timings"]["total"] = round(time.perf_counter() - start, 3)
-    review.last_save = saved
+    timings = {**review.manifest["timings"], "write": round(time.perf_counter() - t, 3),
+               "total": round(time.perf_counter() - start, 3)}
     if np.array_equal(review.labels, built.labels):  # no human edit laid over them
         _typical.remember(review, 2, {t: [papers[r].id for r in rows] for t, rows in built.typical.items()})
-    review.build_report = BuildReport(read=built.report, save=saved)
-    return review
+    return review.replace(manifest={**review.manifest, "timings": timings},
+                          build_report=BuildReport(read=built.report, save=review.last_save))
 
 
 def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Path) -> dict:

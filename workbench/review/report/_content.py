@@ -19,6 +19,8 @@ from ...corpus.paper import DECISIONS
 from ...store import StoppingClaim
 from .. import _prisma
 from ._field import field_content
+from ._methods import methods
+from ._methods_facts import title_of
 from .._review import Review
 from ._screening import automation_sentences
 
@@ -97,11 +99,12 @@ class ReportContent:
     prisma: object = None  # workbench.team.PrismaCounts, for a review screened as a systematic review
     prisma_note: str | None = None  # why the PRISMA counts are not shown, when they do not add up
     field: object = None  # _report_field.FieldContent: over time, citation links, venues and authors
+    methods: object = None  # _methods.Methods: the methods text and AI-use statement, from the log
 
 
 def review_title(review: Review, store) -> str:
     """The review's title setting (``workbench title``), else the review folder's name."""
-    return store.settings().get("title") or review.path.resolve().name
+    return title_of(review, store)
 
 
 def report_content(review: Review, store, n_representative: int = 3, prisma: bool | None = None) -> ReportContent:
@@ -109,14 +112,14 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
     (None: when the review is screened as a systematic review, see ``_prisma.in_report``)."""
     counts, note = _prisma.in_report(review, store, prisma)
     ids = set(review.ids)
-    every = store.every_decision(all_reviewers=True)  # counted; shown: the reviewer's and what they may see
+    every = store.decisions.every(all_reviewers=True)  # counted; shown: the reviewer's and what they may see
     decisions = [d for d in every if d.paper_id in ids]
     by_paper = defaultdict(list)
     for d in decisions:
         by_paper[d.paper_id].append(d)
     mine = {pid: d for pid, ds in by_paper.items() for d in ds if d.reviewer == store.reviewer}
     shown = defaultdict(list)  # the decisions the report's reviewer may see, listed beside theirs
-    for d in store.every_decision():
+    for d in store.decisions.every():
         shown[d.paper_id].append(d)
     sections = topic_sections(review, store, n_representative, mine)
     return ReportContent(
@@ -129,11 +132,12 @@ def report_content(review: Review, store, n_representative: int = 3, prisma: boo
         sections=sections,
         disagreements=sum(len({d.decision for d in ds}) > 1 for ds in by_paper.values()),
         orphaned=len(every) - len(decisions),
-        stopping=(store.stopping_claims() or [None])[-1],
+        stopping=(store.stopping.claims() or [None])[-1],
         automation=automation_sentences(review, store),
         prisma=counts,
         prisma_note=note,
         field=field_content(review),
+        methods=methods(review, store),
     )
 
 
@@ -154,7 +158,7 @@ def _decided(review: Review, store, mine: dict, by_paper: dict) -> dict[str, lis
         if d is None:
             continue
         paper, topic = review.papers[review.row(pid)], review.topic_of(pid)  # (its metadata: no text read)
-        notes = tuple(PaperNote(n.reviewer, n.text) for n in store.notes(pid))
+        notes = tuple(PaperNote(n.reviewer, n.text) for n in store.notes.of(pid))
         others = tuple((o.reviewer, o.decision, o.reason) for o in by_paper[pid] if o.reviewer != d.reviewer)
         out[d.decision].append(DecidedPaper(pid, paper.title, paper.year, topic,
                                             labels.get(topic, "Unassigned"), d.reason, notes, others))
@@ -165,7 +169,7 @@ def topic_sections(review: Review, store, n_representative: int = 3, mine: dict 
     """One section per topic, largest first; representative papers are nearest the topic's
     centre. ``mine``: the report's reviewer's decisions by paper (default: read from ``store``)."""
     if mine is None:
-        mine = {d.paper_id: d for d in store.every_decision() if d.reviewer == store.reviewer}
+        mine = {d.paper_id: d for d in store.decisions.every() if d.reviewer == store.reviewer}
     frame = review.frame(store)
     X = review.embeddings()
     topics = review.topics.sort_values(["size", "topic"], ascending=[False, True])
@@ -183,7 +187,7 @@ def topic_sections(review: Review, store, n_representative: int = 3, mine: dict 
         included = [(r.id, r.title) for r in members.itertuples() if r.id in mine and mine[r.id].decision == "include"]
         tagged = [(r.id, r.title, list(r.tags)) for r in members.itertuples() if r.tags]
         notes = [(r.id, r.title, PaperNote(n.reviewer, n.text))
-                 for r in members.itertuples() if r.notes for n in store.notes(r.id)]
+                 for r in members.itertuples() if r.notes for n in store.notes.of(r.id)]
         sections.append(TopicSection(int(row.topic), str(row.label), int(row.size), list(row.words)[:10],
                                      rep, included, tagged, notes, counts))
     return sections

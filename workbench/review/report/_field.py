@@ -55,13 +55,13 @@ def _link_sentence(links) -> str:
 
 def field_content(review, n_cited: int = 3) -> FieldContent:
     labels = review.topic_labels()
-    over = review.over_time()
+    over = review.field.over_time()
     trends = [(_topic(r.topic, labels), str(r.papers), str(r.no_year), f"{r.slope:+.2f}", f"{r.before:.1f}",
                f"{r.recent:.1f}") for r in over.trends.sort_values("topic").itertuples()] if over.trending else []
-    links = review.links()
+    links = review.field.links()
     cited = [(_topic(t, labels), [(pid, review.paper(pid).title, n) for pid, n in found])
-             for t, found in sorted(review.most_cited(n_cited).items())]
-    summary = review.field_summary(top=5)
+             for t, found in sorted(review.field.most_cited(n_cited).items())]
+    summary = review.field.field_summary(top=5)
     who = [f"Top venues ({summary.no_venue} papers without one): "
            + ("; ".join(f"{r.name} ({r.papers})" for r in summary.venues.itertuples()) or "none") + ".",
            f"Top authors ({summary.no_authors} papers without any; names normalised to surname and initial): "

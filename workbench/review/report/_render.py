@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ...corpus.paper import DECIDED
 from ...store import markdown_code as code
 from ...store import markdown_lines as lines_of
 from ...store import markdown_text as md
@@ -19,7 +20,6 @@ from ._content import DECISION_HEADINGS, Counts, DecidedPaper, ReportContent, To
 
 __all__ = ["to_html", "to_markdown"]
 
-DONE = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
 COLUMNS = ("Reviewer", "Screened", "Included", "Excluded", "Maybe", "Undecided")
 
 _STYLE = (
@@ -106,7 +106,7 @@ def _md_decided(p: DecidedPaper) -> list[str]:
     for n in p.notes:
         lines += _md_note(n.reviewer, n.text, "  ")
     for who, decision, reason in p.others:
-        lines.append(f"  - {md(who)}: {DONE[decision]}" + (f" ({md(reason)})" if reason else ""))
+        lines.append(f"  - {md(who)}: {DECIDED[decision]}" + (f" ({md(reason)})" if reason else ""))
     return lines
 
 
@@ -144,6 +144,8 @@ def to_markdown(c: ReportContent) -> str:
         lines += [""]
     if c.field is not None:
         lines += field_markdown(c.field)
+    if c.methods is not None:
+        lines += c.methods.markdown().splitlines() + [""]
     lines += ["## Topics", ""]
     for s in c.sections:
         lines += _md_topic(s)
@@ -166,7 +168,7 @@ def _h_decided(p: DecidedPaper) -> str:
     parts = [f"<li>{_h_paper(p.title, p.id)}{escape(_where(p))}"]
     subs = [f"<li>Reason: {escape(p.reason)}</li>"] if p.reason else []
     subs += [_h_note(n.reviewer, n.text) for n in p.notes]
-    subs += [f"<li>{escape(who)}: {DONE[decision]}" + (f" ({escape(reason)})" if reason else "") + "</li>"
+    subs += [f"<li>{escape(who)}: {DECIDED[decision]}" + (f" ({escape(reason)})" if reason else "") + "</li>"
              for who, decision, reason in p.others]
     if subs:
         parts.append("<ul>" + "".join(subs) + "</ul>")
@@ -224,6 +226,8 @@ def to_html(c: ReportContent, image: str | None = None, prisma_image: str | None
         parts.append(_h_list([_h_decided(p) for p in papers]) if papers else "<p>None.</p>")
     if c.field is not None:
         parts += field_html(c.field, field_images)
+    if c.methods is not None:
+        parts.append(c.methods.html())
     parts.append("<h2>Topics</h2>")
     for s in c.sections:
         parts += _h_topic(s)

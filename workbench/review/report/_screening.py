@@ -18,7 +18,7 @@ __all__ = ["automation_sentences"]
 def automation_sentences(review, store) -> list[str]:
     """The report's sentences on how every reviewer's decisions on this review's papers were
     made; none when nothing was decided."""
-    records = [r for r in store.screening_records(everyone=True, all_reviewers=True) if r.paper_id in review]
+    records = [r for r in store.decisions.records(everyone=True, all_reviewers=True) if r.paper_id in review]
     if not records:
         return []
     read = [r for r in records if not r.bulk]

@@ -55,7 +55,7 @@ def write_exports(store, folder: str | os.PathLike) -> dict[str, Path]:
     out = {}
     for fmt, suffix in (("csv", "csv"), ("bibtex", "bib"), ("ris", "ris"), ("jsonl", "jsonl")):
         path = folder / f"annotations.{suffix}"
-        store.export(fmt, path)
+        store.files.export(fmt, path)
         out[fmt] = path
     return out
 
@@ -77,7 +77,7 @@ def write_report(review: Review, folder: str | os.PathLike | None = None, image:
     folder.mkdir(parents=True, exist_ok=True)
     with review.store(reviewer=reviewer) as store:
         if title is not None:
-            store.set_setting("title", title)
+            store.settings.set("title", title)
         content = report_content(review, store, prisma=prisma)
         written = {}
         if image:
