@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..store import HistoryEntry, match_topics
 
-__all__ = ["TOPIC_ACTIONS", "Undone", "carry_names", "describe_news", "describe_undo"]
+__all__ = ["TOPIC_ACTIONS", "Undone", "carry_names", "describe_new_files", "describe_news", "describe_undo"]
 
 # History actions that change the topics shown (their names, members or the whole run).
 TOPIC_ACTIONS = {"rename-topic", "merge-topics", "move-paper", "topic-run", "record-topics"}
@@ -52,14 +54,63 @@ def describe_undo(entries: list[HistoryEntry], papers: list[str], title_of) -> U
                   any(e.action in TOPIC_ACTIONS for e in entries))
 
 
+# History actions in a person's words (what a change made elsewhere was); those of one build or
+# update (the corpus synced, the sources and the topics recorded, the files switched) are one.
+NEWS_WORDS = {  # action: (one, several)
+    "tag": ("tagging", "taggings"), "untag": ("tag removed", "tags removed"), "note": ("note", "notes"),
+    "edit-note": ("note edited", "notes edited"), "delete-note": ("note deleted", "notes deleted"),
+    "decide": ("decision", "decisions"), "resolve": ("conflict resolved", "conflicts resolved"),
+    "unresolve": ("resolution taken back", "resolutions taken back"), "undo": ("undo", "undos"),
+    "rename-topic": ("topic renamed", "topics renamed"), "merge-topics": ("topic merge", "topic merges"),
+    "move-paper": ("paper moved to another topic", "papers moved to another topic"),
+    "duplicate-same": ("duplicate merged", "duplicates merged"),
+    "duplicate-different": ("pair kept apart", "pairs kept apart"), "rename-tag": ("tag renamed", "tags renamed"),
+    "merge-tags": ("tag merge", "tag merges"), "delete-tag": ("tag deleted", "tags deleted"),
+    "import": ("import", "imports"), "restore": ("restore", "restores"), "setting": ("setting", "settings"),
+    "topic-run": ("topics saved", "topics saved"), "switch-files": ("a new build or update", "new builds or updates"),
+    "reason": ("exclusion reason", "exclusion reasons"), "carry-over": ("tags carried over", "tags carried over"),
+}
+QUIET = {"sync", "sources", "record-topics", "provenance", "stopping-claim", "all-reviewers", "describe-tag"}
+
+
+def _counted(kind: str, n: int) -> str:
+    one, several = NEWS_WORDS.get(kind, (kind, kind))
+    return one if n == 1 and one.startswith("a ") else f"{n} {one if n == 1 else several}"
+
+
 def describe_news(entries: list[HistoryEntry]) -> str:
     """One line on changes made elsewhere: how many, of which kinds, by whom."""
-    if not entries:
+    shown = [e for e in entries if e.action not in QUIET] or entries
+    if not shown:
         return "no changes elsewhere"
-    kinds = Counter(e.action for e in entries)
-    who = sorted({e.reviewer for e in entries})
-    listed = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
-    return f"{len(entries)} changes elsewhere ({listed}) by {', '.join(who)}"
+    kinds = Counter(e.action for e in shown)
+    who = sorted({e.reviewer for e in shown})
+    listed = ", ".join(_counted(kind, n) for kind, n in kinds.most_common())
+    return f"{listed} by {', '.join(who)}"
+
+
+def describe_new_files(old, new, topics_before: int) -> str:
+    """The review's files changed on disk (an update, saved themes, a rebuild): what the map now
+    shows, in words. Papers an update added are placed by their nearest neighbours (the old
+    papers stay where they were); a refit moves every paper."""
+    old_rows = {p.id: i for i, p in enumerate(old.papers)}
+    kept = [(i, old_rows[p.id]) for i, p in enumerate(new.papers) if p.id in old_rows]
+    added = len(new.papers) - len(kept)
+    gone = len(old.papers) - len(kept)
+    topics = int((new.topics.topic >= 0).sum())
+    rows = np.asarray(kept, dtype=int).reshape(-1, 2)
+    moved = not np.array_equal(np.asarray(new.coords)[rows[:, 0]], np.asarray(old.coords)[rows[:, 1]])
+    parts = []
+    if added:
+        parts.append(f"{added} new papers" + ("" if moved else
+                     ", placed on the map beside their most similar papers (nothing refitted)"))
+    if gone:
+        parts.append(f"{gone} papers fewer")
+    if moved:
+        parts.append(f"a new map ({len(new.papers)} papers, {topics} topics, were {topics_before})")
+    elif topics != topics_before:
+        parts.append(f"{topics} topics (were {topics_before})")
+    return "; ".join(parts) or f"the review's files were saved anew ({len(new.papers)} papers, {topics} topics)"
 
 
 def carry_names(saved, preview) -> dict[int, str]:
