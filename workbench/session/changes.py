@@ -57,7 +57,7 @@ def describe_undo(entries: list[HistoryEntry], papers: list[str], title_of) -> U
 # History actions in a person's words (what a change made elsewhere was); those of one build or
 # update (the corpus synced, the sources and the topics recorded, the files switched) are one.
 NEWS_WORDS = {  # action: (one, several)
-    "tag": ("tagging", "taggings"), "untag": ("tag removed", "tags removed"), "note": ("note", "notes"),
+    "tag": ("tag added", "tags added"), "untag": ("tag removed", "tags removed"), "note": ("note", "notes"),
     "edit-note": ("note edited", "notes edited"), "delete-note": ("note deleted", "notes deleted"),
     "decide": ("decision", "decisions"), "resolve": ("conflict resolved", "conflicts resolved"),
     "unresolve": ("resolution taken back", "resolutions taken back"), "undo": ("undo", "undos"),

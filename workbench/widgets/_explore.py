@@ -288,11 +288,12 @@ class ExploreView:
         self.names.render()
 
     def _follow_papers(self) -> None:
-        """After the map was drawn again: the selection keeps the papers still in the review
-        (a paper merged away leaves it), shown again on the new points."""
-        kept = [p for p in self.selected if p in self.session.review]
+        """After a reload: the selection keeps its papers as they are now (a paper merged into
+        another is that paper; one no longer in the review leaves), shown on the map's points."""
+        merged = self.session.store.duplicates.merged_into()
+        kept = [p for p in dict.fromkeys(merged.get(p, p) for p in self.selected) if p in self.session.review]
         if kept != self.selected:
-            self.select(kept, what=self.selected_what + " (papers merged away since left it)" if kept else "")
+            self.select(kept, what=self.selected_what + " (as the papers are now: merged ones joined)" if kept else "")
         elif kept:
             self.scatter.selection(self.session.rows_of(kept))
         if self.table.opened and self.table.opened not in self.session.review:
@@ -311,7 +312,7 @@ class ExploreView:
         # change, or whole when its papers did (an update, a merge, a rebuild elsewhere).
         drawn = self.map.drawn_as_shown()
         self.map.follow(topics)
-        if not drawn:
+        if event == "reload" or not drawn:
             self._follow_papers()
         if self.selected:
             self._show_selection(keep_page=True)
