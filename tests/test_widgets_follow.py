@@ -245,3 +245,22 @@ def test_enter_in_the_boxes_beside_a_button(case, sessions):
     assert "YYYY-MM-DD" in sc.living.update.update_act.line.value
     sb.keys.enter("path", "")
     assert "press Find first" in sb.write_act.line.value
+
+
+def test_undo_says_exactly_what_it_undid_naming_papers_by_title(case, sessions):
+    s = sessions()
+    view = explore(s)
+    a, b = s.ids[:2]
+    short = s.review.paper(a).title.split()[0]
+    view.select_topic(0)
+    n = len(view.selected)
+    view.play([{"tag": "rlhf, key"}, {"undo": True}])
+    assert view.undo_act.line.value.endswith(f"✓ undid the tags rlhf, key on {n} papers</span>")
+    view.play([{"select": [a]}, {"decide": "exclude", "reason": "off topic"}, {"undo": True}])
+    said = view.undo_act.line.value
+    assert "undid the decision exclude (off topic) on “" in said and short in said and a not in said
+    view.play([{"select": [a, b]}, {"note": "read twice"}, {"undo": True}])
+    assert "undid the note “read twice” on “" in view.undo_act.line.value
+    s.living.settle_duplicates(a, b, "same")
+    view.on_undo()
+    assert "undid the merge of “" in view.undo_act.line.value and a not in view.undo_act.line.value

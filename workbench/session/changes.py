@@ -7,12 +7,14 @@ what they return.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..store import HistoryEntry, match_topics
+from .text import short_title, titles_line
 
 __all__ = ["TOPIC_ACTIONS", "Undone", "carry_names", "describe_new_files", "describe_news", "describe_undo"]
 
@@ -43,14 +45,46 @@ def _clip(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _papers_named(papers: list[str], title_of) -> str:
+    titles = [t for t in (title_of(p) for p in papers[:2]) if t]
+    if len(papers) <= 2 and len(titles) == len(papers):
+        return titles_line(titles, width=44)
+    return f"{len(papers)} papers"
+
+
+def _undone_words(entry: HistoryEntry, papers: list[str], title_of) -> str:
+    """One change undone, in words: what it was and the papers it was on (by short title)."""
+    where = _papers_named(papers, title_of) if papers else ""
+    on = f" on {where}" if where else ""
+    summary = entry.summary
+    rest = re.match(r"^\S+ (?:\d+ papers|[0-9a-f]{6,}) ?(.*)$", summary)
+    if entry.action == "tag":
+        tags = [w[1:] for w in summary.split() if w.startswith("+")]
+        return f"the tag{'s' if len(tags) > 1 else ''} {', '.join(tags)}{on}"
+    if entry.action == "untag" and " -" in summary:
+        return f"removing the tag {summary.rsplit(' -', 1)[1]} from {where or 'a paper'}"
+    if entry.action == "note" and ": " in summary:
+        return f"the note “{summary.split(': ', 1)[1]}”{on}"
+    if entry.action in ("decide", "resolve") and rest:
+        what = "decision" if entry.action == "decide" else "final decision"
+        return f"the {what} {rest.group(1)}{on}"
+    pair = re.match(r"^([0-9a-f]+) (?:is the same paper as|and) ([0-9a-f]+)\b", summary)
+    if entry.action in ("duplicate-same", "duplicate-different") and pair:
+        first, second = (_papers_named([i], title_of) if title_of(i) else i for i in pair.groups())
+        return (f"the merge of {first} into {second}" if entry.action == "duplicate-same"
+                else f"keeping {first} and {second} apart")
+    named = re.sub(r"\b[0-9a-f]{12}\b", lambda m: short_title(title_of(m.group()), 44) if title_of(m.group())
+                   else m.group(), summary)
+    return _clip(named, 90) + (on if named == summary and papers else "")
+
+
 def describe_undo(entries: list[HistoryEntry], papers: list[str], title_of) -> Undone:
     """``Undone`` for ``entries`` (newest first) that touched ``papers``; ``title_of(id)`` gives
-    a paper's title (or None when the paper is not in this review)."""
-    words = "; ".join(_clip(e.summary, 90) for e in entries)
-    shown = [t for t in (title_of(p) for p in papers[:1]) if t]
-    where = f" on “{_clip(shown[0], 60)}”" if shown and len(papers) == 1 else (
-        f" on {len(papers)} papers" if len(papers) > 1 else "")
-    return Undone(list(entries), list(papers), f"undid {words}{where}",
+    a paper's title (or None when the paper is not in this review). The sentence says what was
+    undone, exactly: "undid the tags rlhf, key on 46 papers", "undid the decision exclude (off
+    topic) on “A general framework…”"."""
+    words = "; ".join(_undone_words(e, papers, title_of) for e in entries)
+    return Undone(list(entries), list(papers), f"undid {words}",
                   any(e.action in TOPIC_ACTIONS for e in entries))
 
 
