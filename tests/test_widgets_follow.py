@@ -264,3 +264,14 @@ def test_undo_says_exactly_what_it_undid_naming_papers_by_title(case, sessions):
     s.living.settle_duplicates(a, b, "same")
     view.on_undo()
     assert "undid the merge of “" in view.undo_act.line.value and a not in view.undo_act.line.value
+
+
+def test_reload_after_its_own_click_read_the_changes_says_what_they_were(case, sessions):
+    s = sessions()
+    view = explore(s)
+    cli(case, "tag", s.ids[0], "from-cli")
+    view.keys.touch()  # the click on Reload is checked first: it reads the change
+    view.on_reload()
+    assert "1 tag added by ben" in view.reload_act.line.value
+    view.on_reload()
+    assert "no changes elsewhere" in view.reload_act.line.value

@@ -119,7 +119,7 @@ class CompareView:
         self.undo_act.run(self.session.undo, ok=lambda u: u.text)
 
     def on_reload(self) -> None:
-        self.reload_act.run(self.session.reload, ok=lambda text: text)
+        self.reload_act.run(self.following.reload, ok=lambda text: text)
 
     def redraw(self) -> None:
         """The compared papers drawn again from the session (Reopen, after it could not follow)."""

@@ -277,7 +277,7 @@ class ExploreView:
             self.select([p for p in undone.papers if p in self.session.review], what="the papers of the undone change")
 
     def on_reload(self) -> None:
-        self.reload_act.run(self.session.reload, ok=lambda text: text)
+        self.reload_act.run(self.following.reload, ok=lambda text: text)
 
     def redraw(self) -> None:
         """The whole view drawn again from the session (Reopen, after it could not follow)."""

@@ -16,6 +16,7 @@ from disk afresh and the view drawn again.
 from __future__ import annotations
 
 import logging
+import time
 
 import ipywidgets as W
 
@@ -25,6 +26,8 @@ from ._feedback import FAILED, Act, Line
 __all__ = ["Following"]
 
 log = logging.getLogger(__name__)
+
+RECENT = 5.0  # s: what a check read this long ago is still the news a Reload click says
 
 
 def _why(err: Exception) -> str:
@@ -48,6 +51,7 @@ class Following:
         self.widget = W.HBox([self.note, self.reopen_act.widget],
                              layout=W.Layout(display="none", align_items="center", flex_flow="row wrap"))
         self.widget.add_class("wb-stale")
+        self._news = ("", 0.0)  # what the last check read, and when (what Reload says after it)
         keys.on_touch(self.check)
 
     @property
@@ -66,7 +70,16 @@ class Following:
             return ""
         if news:
             self.line.ok(f"read changes made elsewhere: {news}")
+            self._news = (news, time.monotonic())
         return news
+
+    def reload(self) -> str:
+        """What Reload does: read the review again and say what changed. A click on Reload is
+        itself checked first (:meth:`check`): what that read is what Reload says."""
+        (news, at), self._news = self._news, ("", 0.0)
+        if news and time.monotonic() - at < RECENT:
+            return news
+        return self.session.reload()
 
     def guard(self, listener):
         """``listener(event, ids)`` (how the view follows the session) with its failure said in

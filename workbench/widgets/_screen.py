@@ -253,7 +253,7 @@ class ScreenView:
             self.stopping.value = "<br>".join(escape(line) for line in report.lines())
 
     def on_reload(self) -> None:
-        what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)
+        what = self._act(self.reload_act, self.following.reload, ok=lambda text: text)
         if what is FAILED:
             return
         # Papers sent from the map since the queue last looked are shown; else the same filters again.
