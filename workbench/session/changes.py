@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..review import UPDATE_REVIEWER
 from ..store import HistoryEntry, match_topics
 from .text import short_title, titles_line
 
@@ -114,7 +115,8 @@ def _counted(kind: str, n: int) -> str:
 
 def describe_news(entries: list[HistoryEntry]) -> str:
     """One line on changes made elsewhere: how many, of which kinds, by whom."""
-    shown = [e for e in entries if e.action not in QUIET] or entries
+    # the "new since" tags an update puts on its new papers are said as the new papers
+    shown = [e for e in entries if e.action not in QUIET and e.reviewer != UPDATE_REVIEWER] or entries
     if not shown:
         return "no changes elsewhere"
     kinds = Counter(e.action for e in shown)

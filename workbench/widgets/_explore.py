@@ -196,11 +196,12 @@ class ExploreView:
             act.reset()
         self.recluster_out.value = ""
 
-    def _named(self, n: int) -> str:
-        """The selection in a message: its papers by short title, or how many and where from."""
+    def _named(self, n: int) -> tuple[str, str]:
+        """The selection in a message: its papers by short title, or how many, and then where
+        they came from: ("“A” and “B”", "") or ("46 papers", " (topic 0: …)")."""
         if n <= 2:
-            return titles_line([self.session.review.paper(p).title for p in self.selected[:n]])
-        return f"{n} papers ({self.selected_what})"
+            return titles_line([self.session.review.paper(p).title for p in self.selected[:n]]), ""
+        return f"{n} papers", f" ({self.selected_what})" if self.selected_what else ""
 
     def open_paper(self, paper_id: str) -> None:
         """Show the paper's card below the table and light it up on the map."""
@@ -219,21 +220,21 @@ class ExploreView:
 
     def on_tag(self, confirmed: bool = False) -> None:
         tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
-        n, named = len(self.selected), self._named(len(self.selected))
+        n, (named, where) = len(self.selected), self._named(len(self.selected))
         self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
-                              ok=lambda _: f"tagged {named}: {', '.join(tags)}",
+                              ok=lambda _: f"tagged {named}: {', '.join(tags)}{where}",
                               then=lambda _: setattr(self.tag_text, "value", ""))
 
     def on_note(self, confirmed: bool = False) -> None:
-        n, named = len(self.selected), self._named(len(self.selected))
+        n, (named, where) = len(self.selected), self._named(len(self.selected))
         self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
-                               confirmed=confirmed, ok=lambda _: f"note added to {named}",
+                               confirmed=confirmed, ok=lambda _: f"note added to {named}{where}",
                                then=lambda _: setattr(self.note_text, "value", ""))
 
     def on_decide(self, confirmed: bool = False) -> None:
-        n, decision, named = len(self.selected), self.decision.value, self._named(len(self.selected))
+        n, decision, (named, where) = len(self.selected), self.decision.value, self._named(len(self.selected))
         self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
-                                 confirmed=confirmed, ok=lambda _: f"{decision}: {named}",
+                                 confirmed=confirmed, ok=lambda _: f"{decision}: {named}{where}",
                                  then=lambda _: setattr(self.reason, "value", ""))
 
     def on_screen(self) -> None:
