@@ -296,6 +296,8 @@ CALLS = [
     ("MapScreening", "plan_bulk", [["{P}", "{Q}"], "include"], {}, False), ("Session", "queue_sent_at", [], {}, True),
     ("Session", "rank", [], {}, False), ("LivingWork", "read_before", [["{src}/a.txt"]], {}, True),
     ("MapScreening", "relevance_ranking", [], {}, False), ("Session", "reload", [], {}, True),
+    ("Session", "changed_elsewhere", [], {}, True), ("Session", "follow", [], {}, True),
+    ("Session", "reopen", [], {}, True),
     ("Session", "resolve", ["{P}"], {}, False), ("Session", "reviewer", None, {}, True),
     ("Session", "rows_of", [["{P}"]], {}, False), ("Session", "selected", [["{P}", "{Q}"]], {}, False),
     ("TeamWork", "require_name", [], {}, True),

@@ -78,8 +78,9 @@ def test_two_reviewers_conflict_and_resolution_change_prisma(lab):
 
             ben.locator(".wb-final select").select_option(label="exclude")
             press_enter_in(ben, "why (for an exclusion: the reason PRISMA counts)", "wrong topic", keys="Tab")
-            ben.get_by_role("button", name="Resolve").click()
-            said(ben, f"resolved {pid}: exclude")
+            ben.get_by_role("button", name="Resolve").click()  # (Enter in the box: tests/test_browser_follow.py)
+            said(ben, "resolved “")  # the paper by its title
+            assert ben.locator(".wb-ok", has_text="resolved “").first.inner_text().find(": exclude") > 0
             ben.wait_for_selector(".wb-conflicts:has-text('0 open conflicts')", timeout=30_000)
             shot(ben, "team_resolved.png")
         finally:

@@ -44,7 +44,7 @@ refitting), ``_snowball`` (citation searching from the included papers, and its 
 from ._check import CheckReport, check_review
 from ._decisions import screening_of
 from ._field import ReviewField
-from ._living import NEW_SINCE, LatestUpdate, ReviewUpdates
+from ._living import NEW_SINCE, UPDATE_REVIEWER, LatestUpdate, ReviewUpdates
 from ._open import is_review, open_or_build, open_review
 from ._prisma import write_diagram
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
@@ -82,6 +82,7 @@ __all__ = [
     "KEYWORD",
     "MEANING",
     "NEW_SINCE",
+    "UPDATE_REVIEWER",
     "SaveReport",
     "DuplicateFound",
     "UpdateReport",

@@ -17,7 +17,7 @@ from ..corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..review import KEYWORD, NEW_SINCE, SearchHit
 from .session import Session, query_terms
 from .teamwork import check_stage
-from .text import authors_line, citations_html, escape, highlight
+from .text import authors_line, citations_html, escape, highlight, short_title
 
 __all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS", "Vote", "order_names"]
 
@@ -451,9 +451,13 @@ class ScreeningQueue:
         as resolved by this reviewer; ``u`` takes it back). Returns the ``team.FinalDecision``."""
         pid = self._require()
         final = self.session.team.resolve(pid, decision, reason, stage=self.stage)
-        self.last = f"resolved {pid}: {final.decision}" + (f" ({final.reason})" if final.reason else "")
+        self.last = (f"resolved {short_title(self.session.paper(pid).title)}: {final.decision}"
+                     + (f" ({final.reason})" if final.reason else ""))
         if advance:
+            before = self.current_id
             self.next()
+            if self.current_id != before:
+                self.last += "; the next conflict is shown"
         return final
 
     def _team_card(self, pid: str) -> dict:

@@ -23,7 +23,7 @@ from ..corpus.paper import DECISIONS, FULL_TEXT, TITLE_ABSTRACT
 from ..errors import InputError, WorkbenchError
 from ..review import Review, SearchResult, open_review, query_terms
 from ..space.palette import theme_parts, topic_colours
-from .changes import Undone, describe_news, describe_undo
+from .changes import Undone, describe_new_files, describe_news, describe_undo
 from .living import LivingWork
 from .mapscreen import MapScreening
 from .teamwork import TeamWork, check_stage, default_name, stage_decision
@@ -148,8 +148,14 @@ class Session:
         self.listeners.append(listener)
 
     def notify(self, event: str, ids: Sequence[str]) -> None:
-        """Tell the listeners (:meth:`subscribe`) that ``event`` touched ``ids``."""
-        self._seen = self._latest_change()
+        """Tell the listeners (:meth:`subscribe`) that ``event`` touched ``ids``.
+
+        The store's latest change is taken as seen when this action added at most one change
+        (its own) since the last look; more means another process wrote meanwhile, and the next
+        :meth:`follow` reads it."""
+        latest = self._latest_change()
+        if event == "reload" or latest - self._seen <= 1:
+            self._seen = latest
         for listener in list(self.listeners):
             listener(event, list(ids))
 
@@ -250,29 +256,35 @@ class Session:
             self.warnings.append(f"the change is saved, but map.html could not be rewritten ({err})")
             log.warning(self.warnings[-1])
 
+    def changed_elsewhere(self) -> bool:
+        """Whether the store holds a change this session has not shown yet (made by another
+        kernel, the command line, a colleague, or this kernel outside the session): one read of
+        the history's latest number, cheap enough to ask before every action of a view."""
+        return self._latest_change() != self._seen
+
+    def follow(self) -> str:
+        """The one route by which the views follow the review: when the store changed since this
+        session last looked (:meth:`changed_elsewhere`), read the review again (:meth:`reload`),
+        which tells every view of the session; returns what changed, in words ("" when nothing
+        did). The views call it before each action of the user (see ``workbench.widgets``)."""
+        return self.reload() if self.changed_elsewhere() else ""
+
     def reload(self) -> str:
         """Read the review again from disk (after another notebook or the command line tagged,
-        decided, renamed, saved new topics or rebuilt it); returns what changed, in words."""
+        decided, renamed, saved new topics, added a search or rebuilt it); returns what changed,
+        in words."""
         news = [e for e in self.store.history(limit=500) if e.id > self._seen]
         old = self.saved
-        before = {"papers": len(old.papers), "topics": int((old.topics.topic >= 0).sum()),
-                  "names": old.topic_labels()}
+        before = {"topics": int((old.topics.topic >= 0).sum()), "names": old.topic_labels()}
         if old.is_current():
             old.refresh_topics()
             new = old
         else:
             new = open_review(old.path, like=old)
-            if [p.id for p in new.papers] != [p.id for p in old.papers]:
-                self.__dict__.pop("_id_order", None)
-        looked_at = self.preview is not None and new is old
-        self.saved = new
-        if not looked_at:
-            self.review, self.preview, self.stability = new, None, {}
+        self._show(new)
         what = [describe_news(news)]
-        topics = int((new.topics.topic >= 0).sum())
         if new is not old:
-            what.append(f"topics saved anew: {len(new.papers)} papers ({len(new.papers) - before['papers']:+d}), "
-                        f"{topics} topics (were {before['topics']})")
+            what.append(describe_new_files(old, new, before["topics"]))
         renamed = sum(1 for t, name in new.topic_labels().items() if before["names"].get(t, name) != name)
         if renamed and new is old:
             what.append(f"{renamed} topic names changed")
@@ -280,6 +292,28 @@ class Session:
             self.publish_map()
         self.notify("reload", [])
         return "; ".join(what)
+
+    def reopen(self) -> str:
+        """Read the review from disk afresh (nothing kept from what this session read before) and
+        tell every view: what a view that could not follow a change offers (its Reopen button)."""
+        old = self.saved
+        new = open_review(old.path)
+        self.preview = None
+        self._show(new)
+        self.publish_map()
+        self.notify("reload", [])
+        return f"reopened: {len(new.papers)} papers, {int((new.topics.topic >= 0).sum())} topics"
+
+    def _show(self, new: Review) -> None:
+        """Make ``new`` (read from disk) the saved review; it is the one shown too, unless themes
+        of the same files are being looked at."""
+        old = self.saved
+        if new is not old and [p.id for p in new.papers] != list(self._id_order):
+            self.__dict__.pop("_id_order", None)
+        looked_at = self.preview is not None and new is old
+        self.saved = new
+        if not looked_at:
+            self.review, self.preview, self.stability = new, None, {}
 
     # ------------------------------------------------------------------ the map selection
 

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from ..corpus.writing_systems import join_cjk, term_pattern
 
-__all__ = ["escape", "highlight", "authors_line", "citations_html"]
+__all__ = ["escape", "highlight", "authors_line", "citations_html", "short_title", "titles_line"]
 
 
 def escape(text) -> str:
@@ -42,6 +42,25 @@ def highlight(text: str, terms: Mapping[str, str] | Iterable[str], css_class: st
         last = m.end()
     out.append(escape(text[last:]))
     return "".join(out)
+
+
+def short_title(title: str, width: int = 48) -> str:
+    """A paper's title in quotes, cut after a word to about ``width`` characters: how a message
+    names the paper it is about."""
+    text = " ".join(str(title or "").split()) or "(untitled)"
+    if len(text) > width:
+        cut = text.rfind(" ", 0, width)
+        text = text[: cut if cut > width // 2 else width].rstrip(" ,;:") + "…"
+    return f"“{text}”"
+
+
+def titles_line(titles: list[str], limit: int = 2, width: int = 40) -> str:
+    """Papers named by short title: “A”; “A” and “B”; “A”, “B” and 3 more."""
+    shown = [short_title(t, width) for t in titles[:limit]]
+    more = len(titles) - len(shown)
+    if more:
+        return ", ".join(shown) + f" and {more} more"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else "no papers"
 
 
 def authors_line(authors, et_al: bool = False, limit: int = 6) -> str:

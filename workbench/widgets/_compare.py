@@ -9,9 +9,10 @@ import ipywidgets as W
 
 from ..session.compare import Comparison
 from ..session.session import Session
-from ..session.text import escape
+from ..session.text import escape, titles_line
 from ._common import key_help, tag_chips, view_frame
 from ._feedback import FAILED, Act
+from ._follow import Following
 from ._keys import Keys
 from ._team import NameBox
 
@@ -49,8 +50,11 @@ class CompareView:
         self.reload_act.on_click(self.on_reload)
         self.names = NameBox(session, self.keys, doing="working")  # who writes the notes (asked in team use)
         self.names.render()
+        # Before each action: what changed elsewhere is read, and every view follows it
+        self.following = Following(session, self.keys, self.reload_act.line, self.redraw)
         self.widget = view_frame([
             self.names.widget,
+            self.following.widget,
             W.HBox([self.ids_text, self.compare_act.widget]),
             W.HBox([self.search_text, self.search_act.widget]),
             W.HBox([self.results, self.use_act.widget]),
@@ -59,7 +63,7 @@ class CompareView:
             W.HBox([self.note, self.note_act.widget]),
             W.HBox([self.undo_act.widget, self.reload_act.widget]),
         ], self.keys, "compare")
-        session.subscribe(self._on_change)
+        session.subscribe(self.following.guard(self._on_change))
         if len(ids) >= 2:
             self.on_compare()
 
@@ -81,6 +85,9 @@ class CompareView:
     def _compare(self) -> Comparison:
         ids = [i.strip() for i in self.ids_text.value.split(",") if i.strip()]
         comparison = Comparison(self.session, ids)
+        if self.comparison is None or comparison.ids != self.comparison.ids:
+            self.note_act.reset()  # its answer spoke of the papers compared before
+            self.undo_act.reset()
         self.comparison = comparison
         self.render()
         return comparison
@@ -104,15 +111,21 @@ class CompareView:
         if self.comparison is None:
             self.note_act.line.error("compare some papers first")
             return
-        n = len(self.comparison.ids)
-        if self.note_act.run(self.comparison.note, self.note.value, ok=f"note added to {n} papers") is not FAILED:
+        named = titles_line([self.session.review.paper(p).title for p in self.comparison.ids], limit=4, width=32)
+        if self.note_act.run(self.comparison.note, self.note.value, ok=f"note added to {named}") is not FAILED:
             self.note.value = ""
 
     def on_undo(self) -> None:
         self.undo_act.run(self.session.undo, ok=lambda u: u.text)
 
     def on_reload(self) -> None:
-        self.reload_act.run(self.session.reload, ok=lambda text: text)
+        self.reload_act.run(self.following.reload, ok=lambda text: text)
+
+    def redraw(self) -> None:
+        """The compared papers drawn again from the session (Reopen, after it could not follow)."""
+        self.names.render()
+        if self.comparison is not None:
+            self._compare()
 
     def _on_change(self, event: str, ids) -> None:
         """Tags, notes and topic names of the compared papers follow every change in this kernel."""

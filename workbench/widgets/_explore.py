@@ -17,12 +17,13 @@ import ipywidgets as W
 from ..corpus.paper import DECISIONS
 from ..review import prepare_search
 from ..session.session import Session
-from ..session.text import escape
+from ..session.text import escape, titles_line
 from ._bulk import BulkTools
 from ._card import paper_card, table_rows
 from ._common import key_help, view_frame
 from ._feedback import FAILED, Act
 from ._field import FieldPanel
+from ._follow import Following
 from ._keys import Keys
 from ._mapview import COLOUR_BY, MapPanel
 from ._table import PaperTable
@@ -56,7 +57,7 @@ class ExploreView:
         self.found = None  # that search (workbench.review.SearchResult): how each paper was found
         self.keys = Keys()
         self._build(height)
-        session.subscribe(self._on_change)
+        session.subscribe(self.following.guard(self._on_change))
         # what a first search needs is loaded while the user reads (a second later: the map first)
         warm = threading.Timer(1.0, _quietly, (prepare_search, session.review))
         warm.daemon = True
@@ -75,16 +76,19 @@ class ExploreView:
         self.names = NameBox(s, self.keys, doing="working")  # who tags and notes (asked in team use)
         self.names.render()
         self.map = MapPanel(s, height, on_select=self._on_select, on_pick=self.select_topic)
-        self.frame, self.scatter, self.colour = self.map.frame, self.map.scatter, self.map.colour
+        self.scatter, self.colour = self.map.scatter, self.map.colour
+        # Before each action: what changed elsewhere is read, and every view follows it
+        self.following = Following(s, self.keys, self.reload_act.line, self.redraw)
         self._build_search()
         actions = self._build_actions()
         self.field = FieldPanel(s, on_year=lambda ids, what: self.select(ids, what=what))
         self.widget = view_frame([
             W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
+            self.following.widget,
             self.names.widget,
             key_help(HELP),
             self.topic_tools.widget,
-            W.HBox([self.colour, self.map.select_mode, self.map.links_row],
+            W.HBox([self.colour, self.map.select_mode, self.map.links_row, self.map.line],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
             W.HBox([self.search_text, self.search_act.widget, self.hits_box],
                    layout=W.Layout(align_items="center", flex_flow="row wrap")),
@@ -92,6 +96,11 @@ class ExploreView:
             actions,
             self.field.widget,
         ], self.keys, "explore")
+
+    @property
+    def frame(self):
+        """The papers as the map shows them (a new table after the map was drawn again)."""
+        return self.map.frame
 
     def _title(self) -> str:
         s = self.session
@@ -132,6 +141,7 @@ class ExploreView:
         self.decide_act.on_click(self.on_decide)
         self.keys.submit(self.reason, "reason", self.on_decide)
         self.bulk = BulkTools(self.session, lambda: (list(self.selected), self.selected_what))
+        self.keys.submit(self.bulk.reason, "bulk-reason", self.bulk.on_bulk)  # Enter asks, as the button does
         self.screen_act = self.bulk.screen_act
         self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
         self.recluster_act.on_click(self.on_recluster)
@@ -165,8 +175,11 @@ class ExploreView:
     def select(self, ids, from_map: bool = False, what: str = "a selection", found=None) -> None:
         """Make ``ids`` the selection (a lasso on the map, a topic, search hits, an undo lighting
         up); ``what`` says where it came from, ``found`` (a search result) how each paper was found."""
+        changed = list(ids) != self.selected
         self.selected, self.selected_what, self.selected_found = list(ids), what, found
         self.hits_box.layout.display = "none"
+        if changed:
+            self._forget_answers()
         if not from_map:
             self.scatter.selection(self.session.rows_of(self.selected))
         self._show_selection()
@@ -192,6 +205,21 @@ class ExploreView:
             self.table.opened, self.card.value = "", ""
             self.map.light_up(None)
 
+    def _forget_answers(self) -> None:
+        """The answers of the selection's actions (and a question waiting for Yes) speak of the
+        previous selection: they go when the selection changes."""
+        for act in (self.tag_act, self.note_act, self.decide_act, self.recluster_act, self.bulk.bulk_act,
+                    self.bulk.screen_act):
+            act.reset()
+        self.recluster_out.value = ""
+
+    def _named(self, n: int) -> tuple[str, str]:
+        """The selection in a message: its papers by short title, or how many, and then where
+        they came from: ("“A” and “B”", "") or ("46 papers", " (topic 0: …)")."""
+        if n <= 2:
+            return titles_line([self.session.review.paper(p).title for p in self.selected[:n]]), ""
+        return f"{n} papers", f" ({self.selected_what})" if self.selected_what else ""
+
     def open_paper(self, paper_id: str) -> None:
         """Show the paper's card below the table and light it up on the map."""
         self.table.opened = paper_id
@@ -209,21 +237,21 @@ class ExploreView:
 
     def on_tag(self, confirmed: bool = False) -> None:
         tags = [t.strip() for t in self.tag_text.value.split(",") if t.strip()]
-        n = len(self.selected)
+        n, (named, where) = len(self.selected), self._named(len(self.selected))
         self.tag_act.run_many(n, "tag", self.session.tag, self.selected, *tags, confirmed=confirmed,
-                              ok=lambda _: f"tagged {n} papers: {', '.join(tags)}",
+                              ok=lambda _: f"tagged {named}: {', '.join(tags)}{where}",
                               then=lambda _: setattr(self.tag_text, "value", ""))
 
     def on_note(self, confirmed: bool = False) -> None:
-        n = len(self.selected)
+        n, (named, where) = len(self.selected), self._named(len(self.selected))
         self.note_act.run_many(n, "add the note to", self.session.note, self.selected, self.note_text.value,
-                               confirmed=confirmed, ok=lambda _: f"note added to {n} papers",
+                               confirmed=confirmed, ok=lambda _: f"note added to {named}{where}",
                                then=lambda _: setattr(self.note_text, "value", ""))
 
     def on_decide(self, confirmed: bool = False) -> None:
-        n, decision = len(self.selected), self.decision.value
+        n, decision, (named, where) = len(self.selected), self.decision.value, self._named(len(self.selected))
         self.decide_act.run_many(n, decision, self.session.decide, self.selected, decision, self.reason.value,
-                                 confirmed=confirmed, ok=lambda _: f"{decision}: {n} papers",
+                                 confirmed=confirmed, ok=lambda _: f"{decision}: {named}{where}",
                                  then=lambda _: setattr(self.reason, "value", ""))
 
     def on_screen(self) -> None:
@@ -267,7 +295,27 @@ class ExploreView:
             self.select([p for p in undone.papers if p in self.session.review], what="the papers of the undone change")
 
     def on_reload(self) -> None:
-        self.reload_act.run(self.session.reload, ok=lambda text: text)
+        self.reload_act.run(self.following.reload, ok=lambda text: text)
+
+    def redraw(self) -> None:
+        """The whole view drawn again from the session (Reopen, after it could not follow)."""
+        self.map.redraw()
+        self._follow_papers()
+        self.title.value = self._title()
+        self.field.render()
+        self.names.render()
+
+    def _follow_papers(self) -> None:
+        """After a reload: the selection keeps its papers as they are now (a paper merged into
+        another is that paper; one no longer in the review leaves), shown on the map's points."""
+        merged = self.session.store.duplicates.merged_into()
+        kept = [p for p in dict.fromkeys(merged.get(p, p) for p in self.selected) if p in self.session.review]
+        if kept != self.selected:
+            self.select(kept, what=self.selected_what + " (as the papers are now: merged ones joined)" if kept else "")
+        elif kept:
+            self.scatter.selection(self.session.rows_of(kept))
+        if self.table.opened and self.table.opened not in self.session.review:
+            self.table.opened, self.card.value = "", ""
 
     def _on_change(self, event: str, ids) -> None:
         topics = event in ("topics", "undo", "reload")
@@ -278,8 +326,12 @@ class ExploreView:
             self.names.render()
         if event in ("stability", "queue", "reviewer"):
             return
-        # Only what the action can have changed; the map is sent again only when its colours change.
+        # Only what the action can have changed; the map is sent again only when its colours
+        # change, or whole when its papers did (an update, a merge, a rebuild elsewhere).
+        drawn = self.map.drawn_as_shown()
         self.map.follow(topics)
+        if event == "reload" or not drawn:
+            self._follow_papers()
         if self.selected:
             self._show_selection(keep_page=True)
         if self.table.opened:

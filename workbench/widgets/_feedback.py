@@ -17,7 +17,7 @@ import ipywidgets as W
 from ..errors import WorkbenchError
 from ..session.text import escape
 
-__all__ = ["Act", "CONFIRM_OVER", "FAILED", "Line"]
+__all__ = ["Act", "CONFIRM_OVER", "FAILED", "Line", "reporting_errors", "run_reporting", "unexpected"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,33 @@ class Line(W.HTML):
         self.value = ""
 
 
+def unexpected(err: Exception) -> str:
+    """What a bug says where the user looks (the traceback goes to the log)."""
+    return (f"unexpected error ({type(err).__name__}: {err}); nothing more was done; press Reload, and "
+            "report it with the log (View > Show Log Console) if it comes back")
+
+
+def reporting_errors(line: Line, action):
+    """``action`` as a handler of a control that has no answer of its own (a toggle, a menu, a
+    lasso): its error is said on ``line``, beside the control, and an earlier error there is
+    cleared once it works."""
+
+    def handler(*args):
+        try:
+            action(*args)
+        except WorkbenchError as err:
+            line.error(str(err))
+            return
+        except Exception as err:  # a bug: say so where the user looks, keep the traceback in the log
+            log.exception("unexpected error in a widget control")
+            line.error(unexpected(err))
+            return
+        if "wb-err" in line.value:
+            line.clear()
+
+    return handler
+
+
 def run_reporting(line: Line, action, ok, busy_text: str = "working"):
     """Run ``action()`` with ``line`` saying busy, then ``ok(result)`` or the error; returns
     the result or :data:`FAILED`."""
@@ -61,8 +88,7 @@ def run_reporting(line: Line, action, ok, busy_text: str = "working"):
         return FAILED
     except Exception as err:  # a bug: say so where the user looks, keep the traceback in the log
         log.exception("unexpected error in a widget action")
-        line.error(f"unexpected error ({type(err).__name__}: {err}); nothing more was done; "
-                   "please report it with the log (View > Show Log Console)")
+        line.error(unexpected(err))
         return FAILED
     elapsed = time.perf_counter() - start
     text = ok(value) if callable(ok) else (ok or "done")
@@ -141,6 +167,15 @@ class Act:
         self._pending = None
         self.confirm.layout.display = "none"
         self.line.info("cancelled: nothing was changed")
+
+    def reset(self) -> None:
+        """Forget the answer shown and any question waiting for Yes (what they spoke of is gone);
+        an action still running keeps its line."""
+        if self.button.disabled:
+            return
+        self._pending = None
+        self.confirm.layout.display = "none"
+        self.line.clear()
 
     def answer(self, yes: bool = True):
         """What a click on Yes (or Cancel) does, for scripts and tests."""

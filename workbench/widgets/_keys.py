@@ -21,6 +21,10 @@ alone), makes it focusable, and listens to ``keydown`` on it in the capture phas
 - a key in :attr:`Keys.shortcuts` pressed elsewhere in the view (no Ctrl, Alt or Cmd) sends
   ``{"event": "key", "key"}``.
 
+Any click, tap or focus in the view first sends ``{"event": "touch"}`` (at most every half
+second), which reaches the kernel before the click's own message: the view's hook
+(:meth:`Keys.on_touch`) checks there whether the review changed elsewhere.
+
 It also counts the seconds on every busy control in the view (``.wb-elapsed``), in the browser,
 so a long action shows its elapsed time while the kernel is busy with it.
 
@@ -85,6 +89,16 @@ function render({ model, el }) {
     if (root.tabIndex >= 0 && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
   }
 
+  let touched = 0;
+  function onTouch() {
+    // Any click, tap or focus in the view: the kernel first checks whether the review changed
+    // elsewhere (this message reaches it before the click's own), at most every half second.
+    const now = Date.now();
+    if (now - touched < 500) return;
+    touched = now;
+    model.send({ event: "touch" });
+  }
+
   function tick() {
     for (const span of root.querySelectorAll(".wb-elapsed")) {
       if (!span.dataset.t0) span.dataset.t0 = String(Date.now());
@@ -103,6 +117,8 @@ function render({ model, el }) {
     if ((model.get("shortcuts") || []).length && !root.hasAttribute("tabindex")) root.tabIndex = 0;
     root.addEventListener("keydown", onKeydown, true);
     root.addEventListener("click", onClick);
+    root.addEventListener("pointerdown", onTouch, true);
+    root.addEventListener("focusin", onTouch, true);
     timer = setInterval(tick, 250);
     el.dataset.attached = "true";
   }
@@ -113,6 +129,8 @@ function render({ model, el }) {
     if (root) {
       root.removeEventListener("keydown", onKeydown, true);
       root.removeEventListener("click", onClick);
+      root.removeEventListener("pointerdown", onTouch, true);
+      root.removeEventListener("focusin", onTouch, true);
     }
   };
 }
@@ -135,6 +153,7 @@ class Keys(anywidget.AnyWidget):
         self._boxes: dict[str, tuple] = {}
         self._late: dict[str, tuple] = {}  # name -> (submitted text, text after the handler, when)
         self._on_key = on_key
+        self._on_touch = None
         self.on_msg(lambda _widget, content, _buffers: self.dispatch(content))
 
     def submit(self, box, name: str, handler) -> None:
@@ -152,8 +171,19 @@ class Keys(anywidget.AnyWidget):
         if change["new"] == submitted and time.monotonic() - at < LATE_ECHO_SECONDS:
             self._boxes[name][0].value = kept
 
+    def on_touch(self, handler) -> None:
+        """``handler()`` runs when the user clicks, taps or focuses anything in the view, and
+        before what Enter or a shortcut key does: before the action itself reaches the kernel."""
+        self._on_touch = handler
+
+    def touch(self) -> None:
+        """What a click or focus anywhere in the view sends first (for scripts and tests)."""
+        self.dispatch({"event": "touch"})
+
     def dispatch(self, content: dict) -> None:
         """Handle a message from the browser (what a key press sends; tests call it directly)."""
+        if content.get("event") in ("touch", "submit", "key") and self._on_touch is not None:
+            self._on_touch()
         if content.get("event") == "submit" and content.get("name") in self._boxes:
             name = content["name"]
             box, handler = self._boxes[name]

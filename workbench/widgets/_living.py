@@ -39,6 +39,9 @@ class UpdatePanel:
                               tooltip="read the files, merge duplicates into the papers they repeat, place the new "
                                       "papers on the map without refitting, and tag them 'new since' today")
         self.update_act.on_click(self.on_update)
+        for name, box in (("files", self.files), ("database", self.database), ("searched", self.searched),
+                          ("query", self.query)):  # Enter (Ctrl+Enter in the files) adds them
+            view.keys.submit(box, f"update-{name}", self.on_update)
         self.result = W.HTML()
         help_text = ("<div class='wb-meta'>Duplicates of papers already in the review join them (their decisions, "
                      "tags and notes stay); new papers are placed on the map as it is and listed under "

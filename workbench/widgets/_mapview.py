@@ -15,12 +15,13 @@ computed (a ranking) only while the map is coloured by it, again after a decisio
 
 from __future__ import annotations
 
-
 import ipywidgets as W
+import numpy as np
 
 from ..space.palette import category_colours, point_size
 from ..session.session import Session
 from ..session.text import authors_line, escape
+from ._feedback import Line, reporting_errors
 from ._legend import Legend
 
 __all__ = ["COLOUR_BY", "MapPanel", "shorten"]
@@ -62,9 +63,11 @@ class MapPanel:
 
         self.session = session
         self.frame = session.frame()
+        self._coords = session.review.coords  # the places the points are drawn at
         self._ranking = None  # the ranking the relevance colours show (None: no model yet)
         self._relevance_stale = True
         self._add_columns()
+        self._height = height
         self.height, self.width, self.scales = self._box(height)
         n = len(self.frame)
         self.scatter = Scatter(
@@ -75,15 +78,17 @@ class MapPanel:
             tooltip_histograms=False, tooltip_size="small",
         )
         self.scatter.mouse(mode="lasso")
+        self.line = Line()  # what went wrong with a colouring, a lasso or a legend click (beside "colour by")
         if on_select is not None:
-            self.scatter.widget.observe(lambda ch: on_select([] if ch["new"] is None else ch["new"]), names=["selection"])
-        self.legend = Legend(on_pick=on_pick)
+            self.scatter.widget.observe(reporting_errors(self.line, lambda ch: on_select(
+                [] if ch["new"] is None else ch["new"])), names=["selection"])
+        self.legend = Legend(on_pick=None if on_pick is None else reporting_errors(self.line, on_pick))
         self.colour = W.ToggleButtons(options=list(COLOUR_BY), value="topic", description="colour by",
                                       style={"button_width": "auto"})
-        self.colour.observe(lambda ch: self.recolour(), names="value")
+        self.colour.observe(reporting_errors(self.line, lambda ch: self.recolour()), names="value")
         self.select_mode = W.ToggleButtons(options=["lasso", "box"], value="lasso", description="select",
                                            style={"button_width": "auto"})
-        self.select_mode.observe(self._on_mode, names="value")
+        self.select_mode.observe(reporting_errors(self.line, self._on_mode), names="value")
         self._build_links()
         self._show_legend()
         # The legend on the left: a tooltip that opens leftwards from a point near the map's
@@ -153,7 +158,8 @@ class MapPanel:
         self.links_drawn = (0, 0)  # (among the selection, to or from outside) drawn now
         self.links_toggle = W.Checkbox(value=False, description="show citation links", indent=False,
                                        layout=W.Layout(width="auto"))
-        self.links_toggle.observe(lambda _: self.show_links(self._link_ids), names="value")
+        self.links_toggle.observe(reporting_errors(self.line, lambda _: self.show_links(self._link_ids)),
+                                  names="value")
         self.links_text = W.HTML()
         self.links_row = W.HBox([self.links_toggle, self.links_text], layout=W.Layout(align_items="center"))
         self.show_links([])
@@ -198,6 +204,9 @@ class MapPanel:
     def recolour(self, push: bool = True) -> None:
         """Colour the map by the chosen column, read fresh from the store, and show its legend.
         The points go to the browser again only when their colour codes changed (``push``)."""
+        if not self.drawn_as_shown():
+            self.redraw()
+            return
         self.refresh_columns(topics=True)
         if self.colour.value == "relevance" and self._relevance_stale:
             self._relevance_column()
@@ -232,8 +241,50 @@ class MapPanel:
             changed |= {"Topic"} if names != self.frame["Topic"].tolist() else set()
         return changed
 
+    def drawn_as_shown(self) -> bool:
+        """Whether the map's points are the papers of the review shown, at its places (not after
+        an update added papers, a merge took some away, or a rebuild moved them)."""
+        review = self.session.review
+        if len(review.papers) != len(self.frame):
+            return False
+        if review.coords is self._coords:
+            return True
+        same = np.array_equal(review.coords, self._coords) and self.frame["id"].tolist() == self.session.ids
+        if same:
+            self._coords = review.coords
+        return same
+
+    def redraw(self) -> None:
+        """Draw the map again from the review shown: its papers at their places, coloured as
+        chosen, in a box sized to them; the lit-up paper and the citation lines are cleared."""
+        self.frame = self.session.frame()
+        self._coords = self.session.review.coords
+        self._ranking, self._relevance_stale = None, True
+        self._add_columns()
+        if self.colour.value == "relevance":
+            self._relevance_column()
+        self.height, self.width, self.scales = self._box(self._height)
+        column = COLOUR_BY[self.colour.value]
+        # jscatter 1.0 re-applies the colouring's category order to the new data by the old
+        # categories' numbers: forget it first, the colours are set again below
+        self.scatter.color(order=None, skip_widget_update=True)
+        self.scatter.data(self.frame, skip_widget_update=True)
+        self.scatter.width(self.width)
+        self.scatter.height(self.height)
+        self.scatter.size(default=point_size(len(self.frame)))
+        self.scatter.x("x", scale=self.scales[0])
+        self.scatter.y("y", scale=self.scales[1])
+        self.scatter.color(by=column, map=self._colours(self.colour.value))
+        self._highlight = None
+        self.show_links([])
+        self._show_legend()
+
     def follow(self, topics: bool) -> None:
-        """After an action: update the frame; recolour only when the colouring changed."""
+        """After an action: update the frame; recolour only when the colouring changed; draw the
+        map again when its papers or their places changed (an update, a merge, a rebuild)."""
+        if not self.drawn_as_shown():
+            self.redraw()
+            return
         changed = self.refresh_columns(topics=topics)
         if self.colour.value == "relevance" and self._relevance_stale and self._relevance_column():
             changed.add("relevance")

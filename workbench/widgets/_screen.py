@@ -15,6 +15,7 @@ from ..session.queue import FILTERS, KEYS, ORDERS, ScreeningQueue, order_names
 from ..session.text import escape
 from ._common import key_help, tag_chips, view_frame
 from ._feedback import FAILED, Act, Line, run_reporting
+from ._follow import Following
 from ._keys import Keys
 from ._living import LivingPanels
 from ._team import TeamBar, votes_html
@@ -39,7 +40,7 @@ class ScreenView:
         self._build()
         self.render()
         self.show_where()
-        self.session.subscribe(self._on_change)
+        self.session.subscribe(self.following.guard(self._on_change))
 
     # ------------------------------------------------------------------ layout
 
@@ -142,8 +143,11 @@ class ScreenView:
         ])
         self.team = TeamBar(self)
         self.living = LivingPanels(self)  # folded: a new search, possible duplicates
+        # Before each action: what changed elsewhere is read, and every view follows it
+        self.following = Following(self.session, self.keys, self.reload_act.line, self.redraw)
         self.widget = view_frame([
             self.team.header,
+            self.following.widget,
             filters,
             bar,
             self.team.resolve_row,
@@ -268,13 +272,20 @@ class ScreenView:
             self.stopping.value = "<br>".join(escape(line) for line in report.lines())
 
     def on_reload(self) -> None:
-        what = self._act(self.reload_act, self.session.reload, ok=lambda text: text)
+        what = self._act(self.reload_act, self.following.reload, ok=lambda text: text)
         if what is FAILED:
             return
         # Papers sent from the map since the queue last looked are shown; else the same filters again.
         self._act(self.filter_act, lambda: self.queue.take_sent() or f"{self.queue.refilter()} papers in the queue",
                   ok=lambda said: said)
         self._show_filters()
+
+    def redraw(self) -> None:
+        """The view drawn again from the session (Reopen, after it could not follow)."""
+        self.queue.refilter()
+        self._show_filters()
+        self.render()
+        self.show_where()
 
     def show_filter(self, show: str) -> None:
         """Show the queue under another filter (e.g. an update's "new since DATE"), others cleared."""
@@ -342,6 +353,10 @@ class ScreenView:
             self.living.changed(event)
         if event == "duplicates" and not self._acting:  # a paper merged away leaves the queue at once
             self.queue.refilter()
+        if event == "reload" and not self._acting:  # changes read from elsewhere (a merge, a decision)
+            if set(self.queue.ids) - set(self.session.review.ids) or set(self.queue.ids) & self.session.saved.updates.merged_away():
+                self.queue.refilter()
+            self.show_where()
         if event == "queue" and not self._acting:
             news = self.queue.take_sent()
             if news:

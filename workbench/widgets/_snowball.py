@@ -14,7 +14,10 @@ import ipywidgets as W
 from ..field import DIRECTIONS
 from ..session.snowball import SnowballPanel
 from ..session.text import escape
-from ._feedback import FAILED, Act
+from ._common import view_frame
+from ._feedback import FAILED, Act, Line
+from ._follow import Following
+from ._keys import Keys
 
 __all__ = ["SnowballView"]
 
@@ -37,6 +40,7 @@ class SnowballView:
 
     def __init__(self, session):
         self.panel = SnowballPanel(session)
+        self.keys = Keys()
         self.direction = W.ToggleButtons(options=list(DIRECTIONS), value="backward",
                                          tooltips=["the works they cite", "the works citing them"])
         self.start = W.Dropdown(options=[("included papers", "included"), ("all papers", "all")], value="included",
@@ -51,10 +55,21 @@ class SnowballView:
                              tooltip="the file a database takes; add what it finds with "
                                      "workbench update FILE --method citation-search")
         self.write_act.on_click(self.on_write)
+        self.keys.submit(self.path, "path", self.on_write)  # Enter writes it
         self.summary = W.HTML(f"<div class='wb-meta'>{escape(self.panel.summary())}</div>")
         self.table = W.HTML()
-        self.widget = W.VBox([W.HBox([self.direction, self.start]), self.find_act.widget, self.summary, self.table,
-                              W.HBox([self.kind, self.path]), self.write_act.widget])
+        # Before each action: decisions made elsewhere are read (the included papers it starts from)
+        self.news = Line()
+        self.following = Following(session, self.keys, self.news, self.redraw)
+        self.widget = view_frame([self.following.widget, self.news, W.HBox([self.direction, self.start]),
+                                  self.find_act.widget, self.summary, self.table,
+                                  W.HBox([self.kind, self.path]), self.write_act.widget], self.keys, "snowball")
+
+    def redraw(self) -> None:
+        """The panel as it is before Find (Reopen, after it could not follow)."""
+        self.panel.found = None
+        self.summary.value = f"<div class='wb-meta'>{escape(self.panel.summary())}</div>"
+        self.table.value = ""
 
     def on_find(self):
         found = self.find_act.run(self.panel.find, self.direction.value, self.start.value,

@@ -90,6 +90,8 @@ class TeamBar:
                                        ensure_option=False, layout=W.Layout(width="24rem"))
         self.resolve_act = Act("Resolve", icon="gavel", tooltip="record the final decision, resolved by you")
         self.resolve_act.on_click(self.on_resolve)
+        view.keys.submit(self.final_reason, "resolve", self.on_resolve)  # Enter in the why box resolves
+        self._answered = None  # the card shown when Resolve last answered (its answer goes with it)
         self.resolve_row = W.HBox([self.final, self.final_reason, self.resolve_act.widget],
                                   layout=W.Layout(align_items="center"))
         self.criteria = W.HTML(layout=W.Layout(width="22rem", flex="0 0 auto"))
@@ -97,6 +99,9 @@ class TeamBar:
     def render(self) -> None:
         """Who is screening, the open conflicts, the criteria, the reasons and the resolve row."""
         s, q = self.session, self.queue
+        if self._answered is not None and q.current_id != self._answered:
+            self.resolve_act.reset()  # it spoke of the conflict shown then
+            self._answered = None
         self.names.render(STAGE_NAMES[q.stage])
         n = q.open_conflicts()
         self.conflicts.value = (f"<span class='wb-meta wb-conflicts'>{n} open conflict{'s' if n != 1 else ''}"
@@ -130,3 +135,4 @@ class TeamBar:
         if self.view.act(self.resolve_act, self.queue.resolve, self.final.value, self.final_reason.value,
                           ok=lambda _: self.queue.last) is not FAILED:
             self.final_reason.value = ""
+            self._answered = self.queue.current_id
