@@ -96,9 +96,9 @@ def workspace(review: Path) -> Path:
     shutil.copytree(ROOT / "notebooks", ws / "notebooks")
     shutil.copytree(review, ws / "review")
     opened = workbench.open_review(ws / "review")
-    ranking = opened.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
-    opened.decide(ranking.ids[0], "include", reviewer=REVIEWER)
-    opened.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
+    ranking = opened.screening.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
+    opened.screening.decide(ranking.ids[0], "include", reviewer=REVIEWER)
+    opened.screening.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
     floor = _notebook(["import workbench", "review_dir = '../review'",
                        "review = workbench.open_review(review_dir)\nprint('floor ready', len(review))"])
     (ws / "notebooks" / "floor.ipynb").write_text(json.dumps(floor), encoding="utf-8")
