@@ -253,6 +253,13 @@ class Review:
             self._derived.texts = [document_text(p) for p in self.papers_with_texts()]
         return self._derived.texts
 
+    def text(self, row: int) -> str:
+        """What is embedded for the paper at map row ``row`` (one of :meth:`texts`, read alone
+        when they are not all made)."""
+        if self._derived.texts is not None:
+            return self._derived.texts[row]
+        return document_text(self.paper_texts.paper(self.papers[row], row))
+
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""
         if self._derived.haystack is None:

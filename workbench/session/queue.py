@@ -133,7 +133,8 @@ class ScreeningQueue:
         self.matches: dict[str, int] = {}  # id -> matches of the search's terms
         self.position = 0
         self.ids: list[str] = []
-        self._candidates: list[str] = []  # the filters' papers, in map order
+        self._candidate_ids = np.zeros(0, dtype=object)  # the filters' papers, in map order
+        self._candidate_rows = np.zeros(0, dtype=np.int64)  # and their map rows
         self.sent_what = ""  # where the "sent" papers came from
         self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
@@ -169,20 +170,21 @@ class ScreeningQueue:
         if self.search.strip():
             keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
-        self._candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
-        self._candidate_rows = np.asarray(self.session.rows_of(self._candidates), dtype=np.int64)
+        candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        self._candidate_ids = np.array(candidates, dtype=object)
+        self._candidate_rows = np.asarray(self.session.rows_of(candidates), dtype=np.int64)
         unranked = self.order == "map" or self.stage == FULL_TEXT or self.show == "conflicts"
         self.ranking = None if unranked else self.session.rank(by_topic=self.order == "one per topic")
-        self.ids = self._ordered(np.ones(len(self._candidates), dtype=bool))
+        self.ids = self._ordered(np.ones(len(candidates), dtype=bool))
         self.position = self.ids.index(current) if current in self.ids else 0
         return len(self.ids)
 
     def _ordered(self, among: np.ndarray) -> list[str]:
         """The candidates where ``among`` is True (in map order) in the queue's order."""
-        ids = [p for p, keep in zip(self._candidates, among) if keep] if not among.all() else self._candidates
+        ids = self._candidate_ids[among]
         ranking = self.ranking
-        if ranking is None or not ids:
-            return list(ids)
+        if ranking is None or not len(ids):
+            return ids.tolist()
         rows = self._candidate_rows[among]
         waiting = ranking.queue[rows]  # undecided papers come before decided ones
         if self.order == "random" or ranking.scores is None:
@@ -196,7 +198,7 @@ class ScreeningQueue:
             for t in np.unique(topics):
                 turn[topics == t] = np.arange(int((topics == t).sum()))
             order = order[np.lexsort((np.arange(len(order)), turn, ~waiting[order]))]
-        return [ids[i] for i in order]
+        return ids[order].tolist()
 
     def _rerank(self) -> None:
         """After a decision in a ranked order: refit, and reorder the papers after this one."""
