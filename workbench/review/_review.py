@@ -52,12 +52,14 @@ log = logging.getLogger(__name__)
 
 
 class DerivedTexts:
-    """Texts derived from a review's papers once: ``texts`` (what is embedded, per paper) and
-    ``haystack`` (what keyword search reads); None until first asked for."""
+    """Texts derived from a review's papers once: ``texts`` (what is embedded, per paper),
+    ``haystack`` (what keyword search reads) and ``file_digest`` (of the file they are read
+    from); None until first asked for."""
 
     def __init__(self):
         self.texts: list[str] | None = None
         self.haystack: list[str] | None = None
+        self.file_digest: str | None = None  # of the papers.jsonl the texts are read from (_text)
 
 
 class Review:
@@ -259,6 +261,11 @@ class Review:
         if self._derived.texts is not None:
             return self._derived.texts[row]
         return document_text(self.paper_texts.paper(self.papers[row], row))
+
+    def text_starts(self, width: int = 260) -> list[str]:
+        """Each paper's clean text on one line, cut after a word at ``width`` characters, in map
+        order: what a map's tooltip shows. Kept in the review's cache for the next kernel."""
+        return _text.text_starts(self, width)
 
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""

@@ -3,10 +3,21 @@
 
 from __future__ import annotations
 
-from ..corpus.paper import Paper, bounded_text
-from ..embed import text_hash
+import hashlib
+import json
+import logging
+import os
 
-__all__ = ["document_text", "parquet_embeddings"]
+from ..corpus.paper import Paper, bounded_text
+from ..corpus.texts import shorten
+from ..embed import text_hash
+from ..readers.cache import code_digest
+
+__all__ = ["document_text", "parquet_embeddings", "text_starts", "texts_file_digest"]
+
+log = logging.getLogger(__name__)
+
+STARTS = "text-starts"  # under the review's cache/: text_starts, by the papers file
 
 
 def document_text(paper: Paper) -> str:
@@ -31,3 +42,51 @@ def parquet_embeddings(review):
     embedder = review.manifest["embedder"]
     cache = ParquetCache(review.path / where["path"], f"{embedder['name']}:{embedder['version']}")
     return cache.lookup([text_hash(bounded_text(t)) for t in review.texts()])
+
+
+def texts_file_digest(review) -> str | None:
+    """A digest of the papers.jsonl ``review``'s texts are read from (its bytes and the code
+    that makes texts from it), or None when its texts are held in memory (a build's, an
+    update's). What the caches of things made from every text are found by in a new kernel,
+    without reading every text (a generation's file is never rewritten)."""
+    derived = review._derived
+    if derived.file_digest is None:
+        source = review.paper_texts.file_of(review.papers)
+        if source is None:
+            return None
+        h = hashlib.sha256(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
+        with open(source, "rb") as lines:  # never the store's files
+            while block := lines.read(16 * 2**20):
+                h.update(block)
+        derived.file_digest = h.hexdigest()[:32]
+    return derived.file_digest
+
+
+def text_starts(review, width: int = 260) -> list[str]:
+    """Each paper's clean text on one line, cut after a word at ``width`` characters
+    (:func:`~workbench.corpus.texts.shorten`), in map order; kept in the review's cache by the
+    file the texts are read from (:func:`texts_file_digest`), the latest only."""
+    digest = texts_file_digest(review)
+    if digest is None:
+        return [shorten(text, width) for _, text in review.paper_texts]
+    folder = review.path / "cache" / STARTS
+    path = folder / f"{digest}-{width}.json"
+    try:
+        starts = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        starts = None
+    if isinstance(starts, list) and len(starts) == len(review.papers):
+        return starts
+    starts = [shorten(text, width) for _, text in review.paper_texts]
+    tmp = folder / f".tmp-{os.getpid()}-{path.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(starts, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        for old in folder.glob("*.json"):
+            if old.name != path.name:
+                old.unlink(missing_ok=True)
+    except OSError as err:  # a read-only review: the map works without the copy
+        log.warning("could not keep the texts' starts in %s (%s)", folder, err)
+        tmp.unlink(missing_ok=True)
+    return starts

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from ..screening import Features
 from ..screening._features import TFIDF_PARAMS
 from ..readers.cache import code_digest
+from ._text import texts_file_digest
 
 __all__ = ["FOLDER", "EntryKey", "embeddings", "features_key", "load_or_build"]
 
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 
 FOLDER = Path("cache") / "screening-tfidf"  # under the review folder
 _VERSION = 2
-_BLOCK = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,9 @@ def features_key(review) -> EntryKey:
     """``review``'s entry: found by the digest of the file its texts are read from when an entry
     names that file, else by the digest of the texts."""
     folder = Path(review.path) / FOLDER
-    source = review.paper_texts.file_of(review.papers)
-    file = None
-    if source is not None:
-        h = hashlib.sha256(_header())
-        h.update(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
-        with open(source, "rb") as lines:  # a generation's file: never rewritten, never the store
-            while block := lines.read(_BLOCK):
-                h.update(block)
-        file = h.hexdigest()[:32]
+    digest = texts_file_digest(review)
+    file = None if digest is None else hashlib.sha256(_header() + digest.encode()).hexdigest()[:32]
+    if file is not None:
         known = [e.parent.name for e in folder.glob(f"*/file-{file}")] if folder.is_dir() else []
         if known:
             return EntryKey(known[0], file)
