@@ -161,17 +161,15 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
 
 
 def test_a_new_kernel_ranks_without_reading_every_text_or_embedding_again(review, monkeypatch):
-    """The entry keeps the embeddings in the papers' order beside the TF-IDF, under a key made
-    from the papers' file: a new kernel's first ranking reads neither every text nor the
-    embedding cache, and ranks as the first kernel did."""
+    """The TF-IDF's entry is found by the papers' file and the embeddings are kept in the papers'
+    order: a new kernel's first ranking makes no text (nor looks up embeddings by text), and
+    ranks as the first kernel did."""
     from workbench.review import Review
 
     start(review)
     first = review.screening.rank(next=6)
-    entry, = (review.path / "cache" / "screening-tfidf").iterdir()
-    assert len(list(entry.glob("embeddings-*.npy"))) == 1
+    assert len(list((review.path / "cache" / "embeddings-rows").glob("*.npy"))) == 1
     monkeypatch.setattr(Review, "texts", lambda self: pytest.fail("every text read"))
-    monkeypatch.setattr(Review, "embeddings", lambda self: pytest.fail("the embedding cache read"))
     again = workbench.open_review(review.path).screening.rank(next=6)
     assert again.ids == first.ids and [(p.score, p.why) for p in again] == [(p.score, p.why) for p in first]
 

@@ -344,13 +344,17 @@ class Review:
 
     def embeddings(self) -> np.ndarray:
         """The papers' embeddings, from the review's cache (a Dask build's Parquet files first;
-        embedding only what is missing)."""
+        then the array kept in the papers' order; else by text, embedding only what is missing)."""
         if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
             self._embeddings = _text.parquet_embeddings(self)  # None: incomplete
         if self._embeddings is None:
-            with EmbeddingCache(self.cache_path) as cache:
-                self._embeddings, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
+            self._embeddings = _text.row_embeddings(self, self._read_embeddings)
         return self._embeddings
+
+    def _read_embeddings(self) -> np.ndarray:
+        with EmbeddingCache(self.cache_path) as cache:
+            vectors, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
+        return vectors
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Other texts (a search query) in the papers' space, through the review's cache."""

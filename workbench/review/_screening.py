@@ -146,7 +146,7 @@ class ScreeningCache:
             return self.tfidf
         if self.both is None:
             self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms,
-                                 embeddings=_tfidf_cache.embeddings(review, self.key), titles=self.tfidf.titles)
+                                 embeddings=review.embeddings(), titles=self.tfidf.titles)
         return self.both
 
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:

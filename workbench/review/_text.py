@@ -8,16 +8,19 @@ import json
 import logging
 import os
 
+import numpy as np
+
 from ..corpus.paper import Paper, bounded_text
 from ..corpus.texts import shorten
 from ..embed import text_hash
 from ..readers.cache import code_digest
 
-__all__ = ["document_text", "parquet_embeddings", "text_starts", "texts_file_digest"]
+__all__ = ["document_text", "parquet_embeddings", "row_embeddings", "text_starts", "texts_file_digest"]
 
 log = logging.getLogger(__name__)
 
 STARTS = "text-starts"  # under the review's cache/: text_starts, by the papers file
+ROWS = "embeddings-rows"  # under the review's cache/: row_embeddings, by the papers file and embedder
 
 
 def document_text(paper: Paper) -> str:
@@ -90,3 +93,35 @@ def text_starts(review, width: int = 260) -> list[str]:
         log.warning("could not keep the texts' starts in %s (%s)", folder, err)
         tmp.unlink(missing_ok=True)
     return starts
+
+
+def row_embeddings(review, read) -> np.ndarray:
+    """``read()`` (the papers' embeddings, from the review's text-keyed cache), kept in the
+    papers' order in the review's cache by the file the texts are read from and the embedder
+    (:func:`texts_file_digest`), the latest only: a new kernel loads one array instead of
+    making every text and looking each up (seconds at 50,000 papers)."""
+    digest = texts_file_digest(review)
+    if digest is None:
+        return read()
+    embedder = json.dumps(review.manifest.get("embedder"), sort_keys=True).encode()
+    folder = review.path / "cache" / ROWS
+    path = folder / f"{digest}-{hashlib.sha256(embedder).hexdigest()[:16]}.npy"
+    try:
+        held = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        held = None
+    if held is not None and held.ndim == 2 and len(held) == len(review.papers):
+        return held
+    vectors = read()
+    tmp = folder / f".tmp-{os.getpid()}-{path.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(tmp, np.asarray(vectors))
+        os.replace(tmp, path)
+        for old in folder.glob("*.npy"):
+            if old.name != path.name:
+                old.unlink(missing_ok=True)
+    except OSError as err:  # a read-only review: the embeddings are read by text next time
+        log.warning("could not keep the embeddings in the papers' order in %s (%s)", folder, err)
+        tmp.unlink(missing_ok=True)
+    return vectors

@@ -2,9 +2,7 @@
 
 Building the TF-IDF of words and word pairs is the one slow step of a review's first re-rank
 (about 20 s at 50,000 papers on two cores); every later re-rank in that kernel reuses it.
-Without a copy on disk every new kernel, CLI call and colleague paid it again. Beside it the
-entry keeps the review's embeddings in the papers' order (``embeddings-<embedder>.npy``): read
-back by text from the embedding cache they took seconds at 50,000 papers.
+Without a copy on disk every new kernel, CLI call and colleague paid it again.
 
 An entry's key is made of everything the matrix depends on (the texts, the vectorizer's
 parameters, scikit-learn's version and the feature code), so a changed review or a new version
@@ -35,7 +33,7 @@ from ..screening._features import TFIDF_PARAMS
 from ..readers.cache import code_digest
 from ._text import texts_file_digest
 
-__all__ = ["FOLDER", "EntryKey", "embeddings", "features_key", "load_or_build"]
+__all__ = ["FOLDER", "EntryKey", "features_key", "load_or_build"]
 
 log = logging.getLogger(__name__)
 
@@ -122,34 +120,3 @@ def load_or_build(review, entry: EntryKey | None) -> Features:
         except OSError:
             pass
     return features
-
-
-def embeddings(review, entry: EntryKey | None) -> np.ndarray:
-    """``review.embeddings()``, kept in its ``entry`` (see :func:`features_key`) by the
-    embedder that made them: read from there when the review does not hold them already, and
-    written there for the next kernel when they are not there yet."""
-    if entry is None:
-        return review.embeddings()
-    embedder = json.dumps(review.manifest.get("embedder"), sort_keys=True).encode()
-    path = Path(review.path) / FOLDER / entry.key / f"embeddings-{hashlib.sha256(embedder).hexdigest()[:16]}.npy"
-    if not review.embeddings_loaded and path.exists():
-        try:
-            held = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as err:
-            log.info("screening embeddings %s unreadable (%s); reading them again", path, err)
-        else:
-            if held.ndim == 2 and len(held) == len(review):
-                return held
-            log.info("screening embeddings %s have shape %s for %d papers; reading them again",
-                     path, held.shape, len(review))
-    vectors = review.embeddings()
-    if path.parent.is_dir() and not path.exists():  # the entry is there (its TF-IDF was kept)
-        tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-        try:
-            np.save(tmp, np.asarray(vectors))
-            os.replace(tmp, path)
-        except OSError as err:
-            log.warning("could not keep the screening embeddings in %s (%s); the next kernel reads them again",
-                        path, err)
-            tmp.unlink(missing_ok=True)
-    return vectors
