@@ -262,6 +262,15 @@ class Review:
             return self._derived.texts[row]
         return document_text(self.paper_texts.paper(self.papers[row], row))
 
+    def texts_digest(self) -> str | None:
+        """A digest of the papers.jsonl this review's texts are read from (and of the code that
+        makes them), made once; None when the texts are held in memory. What a new kernel finds
+        the caches made from every text by (``cache/embeddings-rows``, ``text-starts``, the ranked
+        queue's TF-IDF) without reading them."""
+        if self._derived.file_digest is None:
+            self._derived.file_digest = _text.texts_file_digest(self)
+        return self._derived.file_digest
+
     def text_starts(self, width: int = 260) -> list[str]:
         """Each paper's clean text on one line, cut after a word at ``width`` characters, in map
         order: what a map's tooltip shows. Kept in the review's cache for the next kernel."""

@@ -51,25 +51,23 @@ def texts_file_digest(review) -> str | None:
     """A digest of the papers.jsonl ``review``'s texts are read from (its bytes and the code
     that makes texts from it), or None when its texts are held in memory (a build's, an
     update's). What the caches of things made from every text are found by in a new kernel,
-    without reading every text (a generation's file is never rewritten)."""
-    derived = review._derived
-    if derived.file_digest is None:
-        source = review.paper_texts.file_of(review.papers)
-        if source is None:
-            return None
-        h = hashlib.sha256(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
-        with open(source, "rb") as lines:  # never the store's files
-            while block := lines.read(16 * 2**20):
-                h.update(block)
-        derived.file_digest = h.hexdigest()[:32]
-    return derived.file_digest
+    without reading every text (a generation's file is never rewritten). See
+    :meth:`workbench.review.Review.texts_digest`, which remembers it."""
+    source = review.paper_texts.file_of(review.papers)
+    if source is None:
+        return None
+    h = hashlib.sha256(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
+    with open(source, "rb") as lines:  # never the store's files
+        while block := lines.read(16 * 2**20):
+            h.update(block)
+    return h.hexdigest()[:32]
 
 
 def text_starts(review, width: int = 260) -> list[str]:
     """Each paper's clean text on one line, cut after a word at ``width`` characters
     (:func:`~workbench.corpus.texts.shorten`), in map order; kept in the review's cache by the
-    file the texts are read from (:func:`texts_file_digest`), the latest only."""
-    digest = texts_file_digest(review)
+    file the texts are read from (:meth:`~workbench.review.Review.texts_digest`), the latest only."""
+    digest = review.texts_digest()
     if digest is None:
         return [shorten(text, width) for _, text in review.paper_texts]
     folder = review.path / "cache" / STARTS
@@ -98,9 +96,9 @@ def text_starts(review, width: int = 260) -> list[str]:
 def row_embeddings(review, read) -> np.ndarray:
     """``read()`` (the papers' embeddings, from the review's text-keyed cache), kept in the
     papers' order in the review's cache by the file the texts are read from and the embedder
-    (:func:`texts_file_digest`), the latest only: a new kernel loads one array instead of
+    (:meth:`~workbench.review.Review.texts_digest`), the latest only: a new kernel loads one array instead of
     making every text and looking each up (seconds at 50,000 papers)."""
-    digest = texts_file_digest(review)
+    digest = review.texts_digest()
     if digest is None:
         return read()
     embedder = json.dumps(review.manifest.get("embedder"), sort_keys=True).encode()

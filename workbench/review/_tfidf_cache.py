@@ -31,7 +31,6 @@ import scipy.sparse as sp
 from ..screening import Features
 from ..screening._features import TFIDF_PARAMS
 from ..readers.cache import code_digest
-from ._text import texts_file_digest
 
 __all__ = ["FOLDER", "EntryKey", "features_key", "load_or_build"]
 
@@ -59,7 +58,7 @@ def features_key(review) -> EntryKey:
     """``review``'s entry: found by the digest of the file its texts are read from when an entry
     names that file, else by the digest of the texts."""
     folder = Path(review.path) / FOLDER
-    digest = texts_file_digest(review)
+    digest = review.texts_digest()
     file = None if digest is None else hashlib.sha256(_header() + digest.encode()).hexdigest()[:32]
     if file is not None:
         known = [e.parent.name for e in folder.glob(f"*/file-{file}")] if folder.is_dir() else []
