@@ -86,8 +86,10 @@ def large_review(given: str | None) -> Path:
 
 
 def workspace(review: Path) -> Path:
-    """A temporary folder with the notebooks, a copy of ``review`` (one include and one exclude
-    made, so the queue is ranked) and the floor notebook."""
+    """A temporary folder with the notebooks, a copy of ``review`` as a reviewer has it after a
+    first session (one include and one exclude made, so the queue is ranked; the ranked queue's
+    TF-IDF, the embeddings in the papers' order and the map's tooltips kept in its cache/) and
+    the floor notebook."""
     import json
 
     import workbench
@@ -96,9 +98,11 @@ def workspace(review: Path) -> Path:
     shutil.copytree(ROOT / "notebooks", ws / "notebooks")
     shutil.copytree(review, ws / "review")
     opened = workbench.open_review(ws / "review")
-    ranking = opened.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
-    opened.decide(ranking.ids[0], "include", reviewer=REVIEWER)
-    opened.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
+    ranking = opened.screening.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
+    opened.screening.decide(ranking.ids[0], "include", reviewer=REVIEWER)
+    opened.screening.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
+    opened.text_starts()  # the map's tooltips and the embeddings by row, kept in cache/ by a first
+    opened.embeddings()  # opening of 01, as the ranked queue's TF-IDF above
     floor = _notebook(["import workbench", "review_dir = '../review'",
                        "review = workbench.open_review(review_dir)\nprint('floor ready', len(review))"])
     (ws / "notebooks" / "floor.ipynb").write_text(json.dumps(floor), encoding="utf-8")

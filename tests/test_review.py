@@ -115,6 +115,26 @@ def test_an_opened_review_reads_abstracts_from_its_file_only_when_asked(built, t
         list(review.papers_with_texts())
 
 
+def test_the_starts_of_the_texts_a_map_shows_are_kept_for_the_next_kernel(built, tmp_path, monkeypatch):
+    """Each paper's text cut after a word (what a map's tooltip shows): made from the texts the
+    first time, then read back by the digest of the papers file, without reading every text."""
+    import shutil
+
+    from workbench.corpus.texts import TextsInFile, shorten
+
+    copy = tmp_path / "copy"
+    shutil.copytree(built.path, copy)
+    expected = [shorten(p.text) for p in built.papers_with_texts()]
+    assert built.text_starts() == expected  # texts in memory: made, nothing kept
+    assert workbench.open_review(copy).text_starts() == expected
+    assert len(list((copy / "cache" / "text-starts").glob("*.json"))) == 1
+    monkeypatch.setattr(TextsInFile, "__iter__", lambda self: pytest.fail("every text read"))
+    assert workbench.open_review(copy).text_starts() == expected
+    monkeypatch.undo()
+    assert workbench.open_review(copy).text_starts(width=80) != expected  # another width: made again
+    assert len(list((copy / "cache" / "text-starts").glob("*.json"))) == 1  # the latest kept
+
+
 def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(built, tmp_path):
     """A Dask build's driver reads its papers back from the lines the workers made; the save
     links that file rather than writing a million lines again, but only while it is exactly them."""

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import workbench
+from workbench.corpus.texts import TextsInMemory
 from workbench.embed.fake import FakeEmbedder
 from workbench.errors import InputError
 from workbench.store import markdown_text
@@ -142,7 +143,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     start(review)
     first = review.screening.rank(next=6, model="svm-tfidf")
     entries = list((review.path / "cache" / "screening-tfidf").iterdir())
-    assert len(entries) == 1 and {f.name for f in entries[0].iterdir()} == {"tfidf.npz", "terms.txt"}
+    assert len(entries) == 1 and {f.name for f in entries[0].iterdir() if not f.name.startswith("file-")} == {"tfidf.npz", "terms.txt"}
     built = []
     monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, texts, **kw: built.append(len(texts))))
     again = workbench.open_review(review.path)  # a new kernel: the copy on disk, nothing built
@@ -152,10 +153,25 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     monkeypatch.undo()
     (entries[0] / "tfidf.npz").write_bytes(b"damaged")  # a damaged copy is built again, not an error
     assert workbench.open_review(review.path).screening.rank(next=6, model="svm-tfidf").ids == first.ids
-    changed = workbench.open_review(review.path)
-    monkeypatch.setattr(type(changed), "texts", lambda self: [t + " drought" for t in [p.abstract for p in self.papers_with_texts()]])
+    opened = workbench.open_review(review.path)
+    pairs = list(opened.paper_texts)  # the same papers with other texts, held in memory (as after a build)
+    changed = opened.replace(texts=TextsInMemory([a for a, _ in pairs], [t + " drought" for _, t in pairs]))
     changed.screening.rank(next=6, model="svm-tfidf")  # other texts: another key, the old entry replaced
     assert [e.name for e in (review.path / "cache" / "screening-tfidf").iterdir()] != [entries[0].name]
+
+
+def test_a_new_kernel_ranks_without_reading_every_text_or_embedding_again(review, monkeypatch):
+    """The TF-IDF's entry is found by the papers' file and the embeddings are kept in the papers'
+    order: a new kernel's first ranking makes no text (nor looks up embeddings by text), and
+    ranks as the first kernel did."""
+    from workbench.review import Review
+
+    start(review)
+    first = review.screening.rank(next=6)
+    assert len(list((review.path / "cache" / "embeddings-rows").glob("*.npy"))) == 1
+    monkeypatch.setattr(Review, "texts", lambda self: pytest.fail("every text read"))
+    again = workbench.open_review(review.path).screening.rank(next=6)
+    assert again.ids == first.ids and [(p.score, p.why) for p in again] == [(p.score, p.why) for p in first]
 
 
 def test_ranking_never_writes_a_decision(review):

@@ -236,3 +236,22 @@ def test_a_model_is_described_in_words():
         "a linear classifier (SVM) on the words and word pairs of the titles and abstracts, with their "
         "meaning (embeddings) beside them, learning from the decisions made so far")
     assert "svm" not in describe_model("svm-tfidf")
+
+
+@pytest.mark.parametrize("center, dims", [(False, 0), (True, 0), (True, 8)])
+def test_a_refit_stacks_the_same_embedding_rows_as_the_whole_scaled_block(center, dims):
+    """The decided papers' embedding rows, made from those rows alone, are the rows of the whole
+    block as a sparse matrix: the same entries, zeros left out, so the same fit and ranking."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    emb = rng.normal(size=(300, 32)).astype(np.float32)
+    emb[4, 5] = 0.0
+    features = Features(embeddings=emb)
+    whole = sp.csr_matrix(features.embedding_block(center, dims) * np.float32(0.3))
+    for rows in (np.array([4, 9, 0, 4, 299]), np.arange(300), np.array([], dtype=np.int64)):
+        part = features.sparse_rows(rows, 0.3, center, dims)
+        expected = whole[rows]
+        assert part.shape == expected.shape and part.dtype == expected.dtype
+        assert (part.indptr == expected.indptr).all() and (part.indices == expected.indices).all()
+        assert (part.data == expected.data).all()

@@ -144,3 +144,56 @@ def test_bad_histories_say_what_was_wrong():
         ScreeningHistory([1, 0, 0], n_total=5, sampled=[False, True, False])
     with pytest.raises(InputError, match="strictly between"):
         hypergeometric_test(ScreeningHistory([1, 0], n_total=5), target=1.0)
+
+
+def _every_window(read, n_unread, target):
+    """(n, p) of the smallest p over every window of the last papers read, the first of equals."""
+    ps = ranked_p_values(read, n_unread, target)
+    return int(np.argmin(ps)) + 1, ps[int(np.argmin(ps))]
+
+
+def _every_k(k, urn, n, confidence):
+    """The interval's ends tried at every possible number of includes in the urn."""
+    from scipy.stats import hypergeom
+
+    alpha = 1 - confidence
+    K = np.arange(k, urn - (n - k) + 1)
+    lower_ok = hypergeom.sf(k - 1, urn, K, n) > alpha / 2
+    upper_ok = hypergeom.cdf(k, urn, K, n) > alpha / 2
+    return int(K[lower_ok].min()) - k, int(K[upper_ok].max()) - k
+
+
+def _histories(rng, count):
+    for case in range(count):
+        t = int(rng.integers(1, 400))
+        labels = (rng.random(t) < rng.uniform(0.0, 0.5) * rng.random()).astype(int)
+        if case % 5 == 0:  # a long run of excludes at the end, as late in a review
+            labels[t // 3:] = 0
+        if case % 11 == 0:
+            labels[:] = 1
+        unread = int(rng.integers(0, 3000)) if case % 4 else int(rng.integers(0, 20))
+        sampled = None
+        if case % 3 == 0:  # the last decisions a random sample
+            sampled = np.zeros(t, dtype=bool)
+            sampled[int(rng.integers(0, t)):] = True
+        yield ScreeningHistory(labels, n_total=t + unread, sampled=sampled), float(rng.choice([0.8, 0.9, 0.95]))
+
+
+def test_the_fast_test_and_estimate_equal_the_computation_over_every_window_and_every_k():
+    """The test reads one window per include and the interval is found by bisection: the same
+    claim and p (to the bit), window and interval as trying every window and every K."""
+    rng = np.random.default_rng(45)
+    for h, target in _histories(rng, 200):
+        advice = hypergeometric_test(h, target=target)
+        est = estimate_remaining(h)
+        read, sampled = h.read, h.sampled[~h.bulk]
+        if not sampled.any() and len(read):
+            n, p = _every_window(read, h.n_unread, target)
+            assert (advice.numbers["sample"], advice.numbers["p"]) == (n, p)
+            assert advice.numbers["sample_includes"] == int(read[-n:].sum())
+        if est.numbers.get("sample"):
+            numbers = est.numbers
+            assert (est.low, est.high) == _every_k(numbers["sample_includes"], numbers["urn"], numbers["sample"], 0.95)
+    # a larger review's first decisions
+    est = estimate_remaining(ScreeningHistory([1, 0] + [0] * 30, n_total=10_000))
+    assert (est.low, est.high) == _every_k(1, 10_000, 32, 0.95) and est.numbers["urn"] == 10_000

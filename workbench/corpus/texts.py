@@ -28,7 +28,7 @@ from ..errors import ReviewError
 from .paper import INFO_FIELDS, LINK_FIELDS, Paper, PaperInfo
 from .titles import title_repeats_abstract
 
-__all__ = ["PaperTexts", "TextsInFile", "TextsInMemory", "read_papers"]
+__all__ = ["PaperTexts", "TextsInFile", "TextsInMemory", "read_papers", "shorten"]
 
 
 class PaperTexts:
@@ -201,3 +201,16 @@ def read_papers(path: Path) -> tuple[list[PaperInfo], TextsInFile]:
             starts.append(start)
             ends.append(at)
     return infos, TextsInFile(path, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), infos)
+
+
+def shorten(text: str, width: int = 260, placeholder: str = " …") -> str:
+    """``text`` on one line, cut after a word to at most ``width`` characters with ``placeholder``
+    (what ``textwrap.shorten`` gives for prose), reading only its start: textwrap splits the
+    whole text into words first, 90 % of opening the explore view at 50,000 papers. (What a map's
+    tooltip shows of a paper: :meth:`workbench.review.Review.text_starts`.)"""
+    head = " ".join(text[:4 * width].split())
+    if len(head) <= width and len(text) <= 4 * width:
+        return head
+    room = width - len(placeholder)
+    space = head.rfind(" ", 0, room + 1)
+    return (head[:space] if space > 0 else head[:room]) + placeholder

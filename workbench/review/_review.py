@@ -52,12 +52,14 @@ log = logging.getLogger(__name__)
 
 
 class DerivedTexts:
-    """Texts derived from a review's papers once: ``texts`` (what is embedded, per paper) and
-    ``haystack`` (what keyword search reads); None until first asked for."""
+    """Texts derived from a review's papers once: ``texts`` (what is embedded, per paper),
+    ``haystack`` (what keyword search reads) and ``file_digest`` (of the file they are read
+    from); None until first asked for."""
 
     def __init__(self):
         self.texts: list[str] | None = None
         self.haystack: list[str] | None = None
+        self.file_digest: str | None = None  # of the papers.jsonl the texts are read from (_text)
 
 
 class Review:
@@ -253,6 +255,27 @@ class Review:
             self._derived.texts = [document_text(p) for p in self.papers_with_texts()]
         return self._derived.texts
 
+    def text(self, row: int) -> str:
+        """What is embedded for the paper at map row ``row`` (one of :meth:`texts`, read alone
+        when they are not all made)."""
+        if self._derived.texts is not None:
+            return self._derived.texts[row]
+        return document_text(self.paper_texts.paper(self.papers[row], row))
+
+    def texts_digest(self) -> str | None:
+        """A digest of the papers.jsonl this review's texts are read from (and of the code that
+        makes them), made once; None when the texts are held in memory. What a new kernel finds
+        the caches made from every text by (``cache/embeddings-rows``, ``text-starts``, the ranked
+        queue's TF-IDF) without reading them."""
+        if self._derived.file_digest is None:
+            self._derived.file_digest = _text.texts_file_digest(self)
+        return self._derived.file_digest
+
+    def text_starts(self, width: int = 260) -> list[str]:
+        """Each paper's clean text on one line, cut after a word at ``width`` characters, in map
+        order: what a map's tooltip shows. Kept in the review's cache for the next kernel."""
+        return _text.text_starts(self, width)
+
     def haystack(self) -> list[str]:
         """Each paper's title and clean text in lower case: what keyword search reads."""
         if self._derived.haystack is None:
@@ -330,13 +353,17 @@ class Review:
 
     def embeddings(self) -> np.ndarray:
         """The papers' embeddings, from the review's cache (a Dask build's Parquet files first;
-        embedding only what is missing)."""
+        then the array kept in the papers' order; else by text, embedding only what is missing)."""
         if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
             self._embeddings = _text.parquet_embeddings(self)  # None: incomplete
         if self._embeddings is None:
-            with EmbeddingCache(self.cache_path) as cache:
-                self._embeddings, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
+            self._embeddings = _text.row_embeddings(self, self._read_embeddings)
         return self._embeddings
+
+    def _read_embeddings(self) -> np.ndarray:
+        with EmbeddingCache(self.cache_path) as cache:
+            vectors, _ = embed_with_cache(self.texts(), self.embedder(), cache, corpus=True)
+        return vectors
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Other texts (a search query) in the papers' space, through the review's cache."""

@@ -27,9 +27,8 @@ import numpy as np
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..errors import InputError
 from ..screening import MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
-from . import _stopping
+from . import _stopping, _tfidf_cache
 from ._decisions import Decided, check_stage, papers_of, screening_of, store_of, training_records
-from ._tfidf_cache import load_or_build
 
 __all__ = ["SCREENING_MODELS", "RankedPaper", "Ranking", "ReviewScreening", "ScreeningCache"]
 
@@ -132,10 +131,12 @@ class ScreeningCache:
         self.tfidf: Features | None = None
         self.both: Features | None = None
         self.fitted: tuple | None = None
+        self.key = None  # the features' entry in the review's cache (_tfidf_cache.EntryKey)
 
     def features(self, review, model: str | None) -> Features:
         if self.tfidf is None:  # built once per review and kept on disk for the next kernel
-            self.tfidf = load_or_build(getattr(review, "path", None), review.texts())
+            self.key = None if getattr(review, "path", None) is None else _tfidf_cache.features_key(review)
+            self.tfidf = _tfidf_cache.load_or_build(review, self.key)
         if model is not None and get_model(model).title_weight and self.tfidf.titles is None:
             # the titles' own TF-IDF, for a model that weighs title words apart (built once)
             titles = title_block(["" if p.title_derived else p.title for p in review.papers])
@@ -144,8 +145,8 @@ class ScreeningCache:
         if model is not None and get_model(model).features == "tfidf":
             return self.tfidf
         if self.both is None:
-            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms, embeddings=review.embeddings(),
-                                 titles=self.tfidf.titles)
+            self.both = Features(tfidf=self.tfidf.tfidf, terms=self.tfidf.terms,
+                                 embeddings=review.embeddings(), titles=self.tfidf.titles)
         return self.both
 
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:
@@ -205,7 +206,7 @@ def _why(review, ranker: Ranker, row: int, mode: str, by_topic: bool, seed: int)
         if by_topic:
             return f"one paper per topic until the first include and exclude: {review.topic_labels().get(review.labels[row], 'Unassigned')}"
         return f"random order (seed {seed}) until the first include and exclude"
-    why = ranker.explain(row, k=5, text=review.texts()[row])
+    why = ranker.explain(row, k=5, text=review.text(row))
     like = f"most like the included “{_clip(review.papers[why.like[0][0]].title)}”" if why.like else ""
     if why.kind != "words":
         return "like: " + "; ".join(f"“{_clip(review.papers[r].title)}”" for r, _ in why.items[:3]) if why.items else ""

@@ -99,13 +99,14 @@ _PREPARING = threading.Lock()
 
 def prepare_search(review) -> None:
     """Load what a first search needs (the stop words' library, the papers' lower-case texts, the
-    embedder's model with one text through it), so that it answers as fast as later ones: run it
+    embedder's model with one text through it, the papers' embeddings), so that it answers as fast as later ones: run it
     while the user reads (a view starts it in a thread). Touches no database."""
     with _PREPARING:
         query_terms("warm up")
         review.haystack()
         if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
             review.embedder().embed(["warm up"])
+        review.embeddings()
 
 
 def search(review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:

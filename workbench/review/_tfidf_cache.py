@@ -1,12 +1,16 @@
-"""The ranked queue's TF-IDF, kept on disk in the review's ``cache/`` for the next kernel.
+"""The ranked queue's features, kept on disk in the review's ``cache/`` for the next kernel.
 
 Building the TF-IDF of words and word pairs is the one slow step of a review's first re-rank
 (about 20 s at 50,000 papers on two cores); every later re-rank in that kernel reuses it.
-Without a copy on disk every new kernel, CLI call and colleague paid it again. The matrix is
-kept under a key made of everything it depends on (the texts, the vectorizer's parameters,
-scikit-learn's version and the feature code), so a changed review or a new version is never
-served a stale one; entries are written under a temporary name and renamed, and only the
-latest is kept. A damaged entry is built again, never an error.
+Without a copy on disk every new kernel, CLI call and colleague paid it again.
+
+An entry's key is made of everything the matrix depends on (the texts, the vectorizer's
+parameters, scikit-learn's version and the feature code), so a changed review or a new version
+is never served a stale one. Making every paper's text to find that key took seconds at 50,000
+papers, so an entry also names the papers.jsonl files its texts were read from (``file-<digest>``,
+a digest of the file's bytes and of the code that makes a paper's text from it): a new kernel
+reading the same file finds its entry by that digest. Entries are written under a temporary
+name and renamed, and only the latest is kept. A damaged entry is built again, never an error.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import logging
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -26,24 +32,43 @@ from ..screening import Features
 from ..screening._features import TFIDF_PARAMS
 from ..readers.cache import code_digest
 
-__all__ = ["FOLDER", "load_or_build"]
+__all__ = ["FOLDER", "EntryKey", "features_key", "load_or_build"]
 
 log = logging.getLogger(__name__)
 
 FOLDER = Path("cache") / "screening-tfidf"  # under the review folder
-_VERSION = 1
+_VERSION = 2
 
 
-def _key(texts: list[str]) -> str:
-    import sklearn
+@dataclass(frozen=True)
+class EntryKey:
+    """A review's entry: ``key`` (its texts' digest) and ``file`` (the digest of the papers.jsonl
+    the texts are read from, or None when they are held in memory)."""
 
-    h = hashlib.sha256()
-    h.update(json.dumps([_VERSION, sorted(map(str, TFIDF_PARAMS.items())), sklearn.__version__,
-                         code_digest("screening/_features.py")]).encode())
-    for t in texts:
+    key: str
+    file: str | None
+
+
+def _header() -> bytes:
+    return json.dumps([_VERSION, sorted(map(str, TFIDF_PARAMS.items())), version("scikit-learn"),
+                       code_digest("screening/_features.py")]).encode()
+
+
+def features_key(review) -> EntryKey:
+    """``review``'s entry: found by the digest of the file its texts are read from when an entry
+    names that file, else by the digest of the texts."""
+    folder = Path(review.path) / FOLDER
+    digest = review.texts_digest()
+    file = None if digest is None else hashlib.sha256(_header() + digest.encode()).hexdigest()[:32]
+    if file is not None:
+        known = [e.parent.name for e in folder.glob(f"*/file-{file}")] if folder.is_dir() else []
+        if known:
+            return EntryKey(known[0], file)
+    h = hashlib.sha256(_header())
+    for t in review.texts():
         h.update(t.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
-    return h.hexdigest()[:32]
+    return EntryKey(h.hexdigest()[:32], file)
 
 
 def _load(entry: Path, n: int) -> Features | None:
@@ -77,18 +102,20 @@ def _save(folder: Path, key: str, features: Features) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def load_or_build(review_path: Path | None, texts: list[str]) -> Features:
-    """The TF-IDF :class:`Features` of ``texts``: from ``review_path/cache/screening-tfidf`` when
-    an entry for exactly these texts and this code is there, else built and kept there."""
-    if review_path is None:
-        return Features.from_texts(texts)
-    folder = Path(review_path) / FOLDER
-    key = _key(texts)
-    if (folder / key).is_dir():
-        features = _load(folder / key, len(texts))
-        if features is not None:
-            return features
-        shutil.rmtree(folder / key, ignore_errors=True)
-    features = Features.from_texts(texts)
-    _save(folder, key, features)
+def load_or_build(review, entry: EntryKey | None) -> Features:
+    """The TF-IDF :class:`Features` of ``review``'s texts: from its ``entry`` (see
+    :func:`features_key`) when there, else built and kept there (``entry`` None: not kept)."""
+    if entry is None:
+        return Features.from_texts(review.texts())
+    folder = Path(review.path) / FOLDER
+    features = _load(folder / entry.key, len(review)) if (folder / entry.key).is_dir() else None
+    if features is None:
+        shutil.rmtree(folder / entry.key, ignore_errors=True)
+        features = Features.from_texts(review.texts())
+        _save(folder, entry.key, features)
+    if entry.file is not None and (folder / entry.key).is_dir():
+        try:  # the next kernel reading this file finds the entry without making every text
+            (folder / entry.key / f"file-{entry.file}").touch()
+        except OSError:
+            pass
     return features

@@ -127,13 +127,16 @@ class Features:
             self._blocks[key] = np.ascontiguousarray(E / norms, dtype=np.float32)
         return self._blocks[key]
 
-    def sparse_block(self, scale: float, center: bool = False, dims: int = 0) -> sp.csr_matrix:
-        """:meth:`embedding_block` times ``scale`` as a CSR matrix (built once per scale, then
-        kept): what a ranker stacks beside the decided papers' TF-IDF rows at every refit."""
-        key = ("csr", float(scale), bool(center or dims), int(dims))
-        if key not in self._blocks:
-            self._blocks[key] = sp.csr_matrix(self.embedding_block(center, dims) * np.float32(scale))
-        return self._blocks[key]
+    def sparse_rows(self, rows, scale: float, center: bool = False, dims: int = 0) -> sp.csr_matrix:
+        """Rows ``rows`` of :meth:`embedding_block` times ``scale`` as a CSR matrix: what a ranker
+        stacks beside the decided papers' TF-IDF rows at every refit. The same matrix as
+        ``sp.csr_matrix(block * scale)[rows]`` (zeros left out), made from those rows alone."""
+        dense = self.embedding_block(center, dims)[np.asarray(rows, dtype=np.int64)] * np.float32(scale)
+        nonzero = dense != 0
+        indptr = np.zeros(len(dense) + 1, dtype=np.int32)
+        np.cumsum(nonzero.sum(axis=1), out=indptr[1:])
+        indices = np.broadcast_to(np.arange(dense.shape[1], dtype=np.int32), dense.shape)[nonzero]
+        return sp.csr_matrix((dense[nonzero], indices, indptr), shape=dense.shape)
 
     def words(self, title_weight: float = 0.0) -> sp.csr_matrix:
         """The TF-IDF block a model reads: the texts' and, with ``title_weight``, the titles'

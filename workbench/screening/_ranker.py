@@ -177,7 +177,7 @@ class Ranker:
             parts.append(Tl)
         if d:
             if T is not None:
-                parts.append(features.sparse_block(scale, spec.embedding_center, spec.embedding_dims)[rows])
+                parts.append(features.sparse_rows(rows, scale, spec.embedding_center, spec.embedding_dims))
             else:
                 parts.append(B[rows])
         Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)

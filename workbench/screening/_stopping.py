@@ -162,20 +162,44 @@ def ranked_p_values(read: np.ndarray, n_unread: int, target: float = 0.95) -> np
     return _p(k, n_unread + n, _k_target(r_seen, r_seen - k, target), n)
 
 
-def min_ranked_p(read: np.ndarray, n_unread: int, target: float = 0.95) -> float:
-    """``ranked_p_values(...).min()`` from a few windows: those reaching back to just after an
-    include, and the whole history. Within the windows holding the same includes, a longer
-    one adds an exclude to both the sample and the urn, which can only lower ``p`` (the
-    sample's count grows stochastically), so the minimum is at one of these."""
-    read = np.asarray(read, dtype=np.int64)
-    if len(read) == 0:
-        return 1.0
-    t, r_seen = len(read), int(read.sum())
+def _ranked_windows(read: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The windows where the smallest ranked p can lie: those reaching back to just after an
+    include, and the whole history (``n``, ascending), with the includes among each (``k``).
+    Within the windows holding the same includes, a longer one adds an exclude to both the
+    sample and the urn, which can only lower ``p`` (the sample's count grows stochastically),
+    so the minimum is at one of these."""
+    t = len(read)
     pos = np.flatnonzero(read)
     n = np.unique(np.concatenate([t - pos - 1, [t]]))
     n = n[n > 0]
     k = np.searchsorted(np.sort(t - 1 - pos), n, side="left")  # includes among the last n
+    return n, k
+
+
+def min_ranked_p(read: np.ndarray, n_unread: int, target: float = 0.95) -> float:
+    """``ranked_p_values(...).min()`` from a few windows (:func:`_ranked_windows`)."""
+    read = np.asarray(read, dtype=np.int64)
+    if len(read) == 0:
+        return 1.0
+    r_seen = int(read.sum())
+    n, k = _ranked_windows(read)
     return float(_p(k, n_unread + n, _k_target(r_seen, r_seen - k, target), n).min())
+
+
+def _smallest_ranked_p(read: np.ndarray, n_unread: int, target: float) -> tuple[int, float]:
+    """``(i, p)``: the first window of the smallest ranked p, as ``np.argmin`` over
+    :func:`ranked_p_values` finds it, from the few windows of :func:`_ranked_windows` (one
+    per include, not one per paper read). Where that minimum is not a single value those
+    windows settle (p of 0 or 1, or a tie), every window is computed."""
+    r_seen = int(read.sum())
+    n, k = _ranked_windows(read)
+    p = _p(k, n_unread + n, _k_target(r_seen, r_seen - k, target), n)
+    j = int(np.argmin(p))
+    if 0.0 < p[j] < 1.0 and int((p == p[j]).sum()) == 1:
+        return int(n[j]) - 1, float(p[j])
+    ps = ranked_p_values(read, n_unread, target)
+    i = int(np.argmin(ps))
+    return i, float(ps[i])
 
 
 def hypergeometric_test(history: ScreeningHistory, target: float = 0.95, confidence: float = 0.95) -> StoppingAdvice:
@@ -195,9 +219,8 @@ def hypergeometric_test(history: ScreeningHistory, target: float = 0.95, confide
         how = f"a random sample of {n} of the {urn} papers unread when it began, {k} of them relevant"
         numbers.update(method="random sample", sample=n, sample_includes=k, urn=urn, k_target=K, p=p)
     elif len(read):
-        ps = ranked_p_values(read, history.n_unread, target)
-        i = int(np.argmin(ps))
-        p, n = float(ps[i]), i + 1
+        i, p = _smallest_ranked_p(read, history.n_unread, target)
+        n = i + 1
         k = int(read[-n:].sum())
         how = f"the last {n} papers read in ranked order taken as a sample, {k} of them relevant"
         numbers.update(method="ranked quasi-sample", sample=n, sample_includes=k, urn=history.n_unread + n,
@@ -247,13 +270,29 @@ def estimate_remaining(history: ScreeningHistory, confidence: float = 0.95, wind
     if n == 0:
         return RemainingEstimate(float("nan"), 0, history.n_unread, confidence, "nothing read yet", {"urn": urn})
     alpha = 1 - confidence
-    K = np.arange(k, urn - (n - k) + 1)
-    lower_ok = hypergeom.sf(k - 1, urn, K, n) > alpha / 2
-    upper_ok = hypergeom.cdf(k, urn, K, n) > alpha / 2
-    low, high = int(K[lower_ok].min()) - k, int(K[upper_ok].max()) - k
+    # The interval's ends: the fewest and the most includes K in the urn that the sample does
+    # not reject at alpha/2 a side. P(X >= k) grows with K and P(X <= k) falls, so each end is
+    # found by bisection: ~2 log2(urn) evaluations instead of two per possible K (100,000 at
+    # 50,000 papers, seconds per decision).
+    last = urn - (n - k)
+    low = _first(k, last, lambda K: hypergeom.sf(k - 1, urn, K, n) > alpha / 2) - k
+    high = _first(k, last, lambda K: not hypergeom.cdf(k, urn, K, n) > alpha / 2) - 1 - k
     point = k * (urn - n) / n
     return RemainingEstimate(point, low, high, confidence, method,
                              {"sample": n, "sample_includes": k, "urn": urn, "unread": history.n_unread, "bulk": history.n_bulk})
+
+
+def _first(lo: int, hi: int, holds) -> int:
+    """The smallest K in ``lo..hi`` for which ``holds(K)``, ``holds`` being false up to some K and
+    true from there on; ``hi + 1`` if it never holds."""
+    hi += 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def stopping_advice(history: ScreeningHistory, target: float = 0.95, confidence: float = 0.95, n_in_a_row: int = 100) -> list[StoppingAdvice]:

@@ -133,7 +133,8 @@ class ScreeningQueue:
         self.matches: dict[str, int] = {}  # id -> matches of the search's terms
         self.position = 0
         self.ids: list[str] = []
-        self._candidates: list[str] = []  # the filters' papers, in map order
+        self._candidate_ids = np.zeros(0, dtype=object)  # the filters' papers, in map order
+        self._candidate_rows = np.zeros(0, dtype=np.int64)  # and their map rows
         self.sent_what = ""  # where the "sent" papers came from
         self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
@@ -169,19 +170,22 @@ class ScreeningQueue:
         if self.search.strip():
             keep = keep[keep.id.isin(set(self.matches))]
         current = self.current_id
-        self._candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        candidates = keep.sort_values(["topic", "y", "x"], kind="stable").id.tolist()
+        self._candidate_ids = np.array(candidates, dtype=object)
+        self._candidate_rows = np.asarray(self.session.rows_of(candidates), dtype=np.int64)
         unranked = self.order == "map" or self.stage == FULL_TEXT or self.show == "conflicts"
         self.ranking = None if unranked else self.session.rank(by_topic=self.order == "one per topic")
-        self.ids = self._ordered(self._candidates)
+        self.ids = self._ordered(np.ones(len(candidates), dtype=bool))
         self.position = self.ids.index(current) if current in self.ids else 0
         return len(self.ids)
 
-    def _ordered(self, ids: list[str]) -> list[str]:
-        """``ids`` (in map order) in the queue's order."""
+    def _ordered(self, among: np.ndarray) -> list[str]:
+        """The candidates where ``among`` is True (in map order) in the queue's order."""
+        ids = self._candidate_ids[among]
         ranking = self.ranking
-        if ranking is None or not ids:
-            return list(ids)
-        rows = np.asarray(self.session.rows_of(ids))
+        if ranking is None or not len(ids):
+            return ids.tolist()
+        rows = self._candidate_rows[among]
         waiting = ranking.queue[rows]  # undecided papers come before decided ones
         if self.order == "random" or ranking.scores is None:
             key = np.random.default_rng(ranking.seed).permutation(len(ranking.queue))[rows].astype(float)
@@ -194,20 +198,20 @@ class ScreeningQueue:
             for t in np.unique(topics):
                 turn[topics == t] = np.arange(int((topics == t).sum()))
             order = order[np.lexsort((np.arange(len(order)), turn, ~waiting[order]))]
-        return [ids[i] for i in order]
+        return ids[order].tolist()
 
     def _rerank(self) -> None:
         """After a decision in a ranked order: refit, and reorder the papers after this one."""
         if self.ranking is None:
             return
         done = self.ids[: self.position + 1]
-        seen = set(done)
+        seen = np.isin(self._candidate_rows, np.asarray(self.session.rows_of(done), dtype=np.int64))
         self.ranking = self.session.rank(by_topic=self.order == "one per topic")
         if self.auto_order and self.order == "one per topic" and self.ranking.mode == "ranked":
             self.order = "relevance"  # the first include and exclude: a model ranks the queue now
             self.ranking = self.session.rank()
             self.last += " · the queue is now ranked: most likely relevant first"
-        self.ids = done + self._ordered([p for p in self._candidates if p not in seen])
+        self.ids = done + self._ordered(~seen)
 
     def take_sent(self) -> str | None:
         """Papers sent from the map (01's "Screen these", in any kernel) since this queue last
@@ -334,12 +338,11 @@ class ScreeningQueue:
         queue's stage: alone at title/abstract, papers with a decision; in team use or at full
         text, papers with this reviewer's own vote or a final decision (another reviewer's vote
         leaves a paper in your queue, so it does not count as screened)."""
-        ids = self.session.ids
+        review = self.session.review
         mine = self._own_or_final()
         if mine is None:  # the store's summary alone: a papers_frame per render would cost more
-            summary = self.session.store.summary()
-            return sum(1 for pid in ids if summary.get(pid, {}).get("decision")), len(ids)
-        return sum(1 for pid in ids if pid in mine), len(ids)
+            mine = {pid: s for pid, s in self.session.store.summary().items() if s.get("decision")}
+        return sum(1 for pid in mine if pid in review), len(review)
 
     def card(self) -> Card | None:
         pid = self.current_id

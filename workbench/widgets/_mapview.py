@@ -18,13 +18,14 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
+from ..corpus.texts import shorten  # noqa: F401 (a map's tooltip cuts texts with it)
 from ..space.palette import category_colours, point_size
 from ..session.session import Session
 from ..session.text import authors_line, escape
 from ._feedback import Line, reporting_errors
 from ._legend import Legend
 
-__all__ = ["COLOUR_BY", "MapPanel", "shorten"]
+__all__ = ["COLOUR_BY", "MapPanel"]
 
 COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevance", "tag": "first_tag"}
 TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
@@ -34,22 +35,6 @@ MARGIN = 0.06  # of the data's extent, around the points
 LINK_COLOURS = ("#3a3a3a", "#a0a0a0")  # a link among the selection; one to or from a paper outside it
 MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many there are)
 NO_LINKS = "no citation links in this review (its sources carry no references)"
-
-
-def shorten(text: str, width: int = 260, placeholder: str = " …") -> str:
-    """``text`` on one line, cut after a word to at most ``width`` characters with ``placeholder``
-    (what ``textwrap.shorten`` gives for prose), reading only its start: textwrap splits the
-    whole text into words first, 90 % of opening the explore view at 50,000 papers."""
-    head = " ".join(text[:4 * width].split())
-    if len(head) <= width and len(text) <= 4 * width:
-        return head
-    room = width - len(placeholder)
-    space = head.rfind(" ", 0, room + 1)
-    return (head[:space] if space > 0 else head[:room]) + placeholder
-
-
-def _preview(title: str, abstract: str) -> str:
-    return f"{title}\n{shorten(abstract)}" if abstract else title
 
 
 class MapPanel:
@@ -104,7 +89,7 @@ class MapPanel:
         papers = s.review.papers
         f["Year"] = ["" if p.year is None else str(p.year) for p in papers]
         f["Authors"] = [authors_line(p.authors, p.et_al, limit=3) for p in papers]
-        f["preview"] = [_preview(p.title, text) for p, (_, text) in zip(papers, s.review.paper_texts)]
+        f["preview"] = [f"{p.title}\n{start}" if start else p.title for p, start in zip(papers, s.review.text_starts())]
         f["relevance"] = "no model"
         self._bulk_column()
         self._topic_columns()
