@@ -211,6 +211,7 @@ NOT_READING = {
         "embeddings": "an array", "embed_texts": "an array",
         "embedder": "the embedder", "word_vectors": "the embedder", "files": "a folder", "cache_path": "a path",
         "embeddings_loaded": "a bool", "is_current": "a bool", "texts": "paper text", "haystack": "paper text",
+        "text": "paper text", "text_starts": "paper text", "texts_digest": "a digest of the papers file",
         "papers_with_texts": "paper text", "topic_stability": "topic refits, no annotations",
         "recluster": "topics of a selection, no annotations",
     },
