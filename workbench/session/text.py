@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from ..corpus.writing_systems import join_cjk, term_pattern
 
-__all__ = ["escape", "highlight", "authors_line", "citations_html"]
+__all__ = ["escape", "highlight", "authors_line", "citations_html", "short_title"]
 
 
 def escape(text) -> str:
@@ -72,3 +72,15 @@ def citations_html(review, paper_id: str, limit: int = 5) -> str:
     parts = ([f"cites:{titles(found.cites)}"] if found.cites else []) + (
         [f"cited by:{titles(found.cited_by)}"] if found.cited_by else [])
     return f"<details class='wb-meta wb-citations'><summary>{summary}</summary>{''.join(parts)}</details>"
+
+
+def short_title(title: str, width: int = 40) -> str:
+    """A paper's title cut at a word before ``width`` characters, with "…" (plain text: escape it
+    to show it). How a message names a paper: "undid: maybe on “Deep learning for…”"."""
+    title = " ".join(str(title or "").split())
+    if len(title) <= width:
+        return title
+    cut = title[: width - 1]
+    if " " in cut[width // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,.;:-") + "…"
