@@ -58,7 +58,7 @@ class ScreenView:
         self.keys = Keys(on_key=self.on_key, shortcuts=list(KEYS))
         self._quiet = False  # True while the view itself changes a filter's options
         self._acting = False  # True while one of this view's own actions runs
-        self._said_on: str | None = None  # the paper on screen when the card's message was said
+        self._said_on: tuple | None = None  # the paper on screen and the reviewer when the card's message was said
         self._said_n = 0
         self._codes_key = None  # what the map's colours were drawn from
         self.progress_watch = ProgressWatch(self.session)
@@ -143,7 +143,7 @@ class ScreenView:
         """The card's message line: about the card now on screen, cleared when it changes."""
         self.card.message = {"kind": kind, "text": text, "n": self._said_n} if text else {}
         self._said_n += 1
-        self._said_on = self.queue.current_id
+        self._said_on = (self.queue.current_id, self.session.reviewer)
 
     def render(self) -> None:
         self.team.render()
@@ -151,9 +151,9 @@ class ScreenView:
         q = self.queue
         card = q.card()
         pid = card.id if card is not None else None
-        if self._said_on != pid:  # a message belongs to the card it was said on
+        if self._said_on != (pid, self.session.reviewer):  # a message belongs to the card it was said on
             self.card.message = {}
-            self._said_on = pid
+            self._said_on = (pid, self.session.reviewer)
         screened, total = q.progress()
         by_you = " by you or settled" if q.session.team.active() else ""  # (what progress() counts)
         self.card.progress = {"screened": screened, "total": total, "label": f"{screened} of {total} screened{by_you}"}

@@ -311,6 +311,15 @@ function render({ model, el }) {
     chart.setAttribute("aria-label", `${p.relevant || 0} relevant found in ${p.read || 0} papers read`);
   }
 
+  // the map's pixels follow its size on screen (a wide cell: a bigger map)
+  const sized = new ResizeObserver(() => {
+    const w = Math.round(canvas.clientWidth), hgt = Math.round(canvas.clientHeight);
+    if (w > 0 && hgt > 0 && (w !== canvas.width || hgt !== canvas.height)) {
+      canvas.width = w; canvas.height = hgt; base = null; drawMap();
+    }
+  });
+  sized.observe(canvas);
+
   function all() { drawCard(); drawDecisions(); drawMessage(); drawReason(); drawTags(); drawProgress(); drawPanel(); drawMap(); }
   all();
   model.on("change:card", () => { drawCard(); drawDecisions(); drawTags(); });
@@ -325,6 +334,7 @@ function render({ model, el }) {
   model.on("change:map_codes", () => { base = null; drawMap(); });
   model.on("change:current", drawMap);
   el.dataset.ready = "true";
+  return () => sized.disconnect();
 }
 
 export default { render };
