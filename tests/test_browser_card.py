@@ -14,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from _browser import REVIEWER, doc_shot, open_and_run_all, press_enter_in, store, view_ready
+from _browser import REVIEWER, doc_shot, open_and_run_all, press_enter_in, store, title_of, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -38,13 +38,6 @@ def page(lab, browser):
 
 def card_id(page) -> str:
     return page.locator(".wbc-card code").first.inner_text()
-
-
-def title_of(lab, pid: str) -> str:
-    import workbench
-    from workbench.session.text import short_title
-
-    return short_title(workbench.open_review(lab["review"]).paper(pid).title)
 
 
 def message(page, text: str, timeout: float = 60_000) -> None:

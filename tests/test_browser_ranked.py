@@ -13,7 +13,7 @@ import pytest
 
 import workbench
 
-from _browser import ARGS, CHROMIUM, REVIEWER, open_and_run_all, said, shot, store, view_ready
+from _browser import ARGS, CHROMIUM, REVIEWER, card_title, open_and_run_all, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -26,8 +26,9 @@ def shown(page) -> tuple[str, str]:
 
 def decide(page, decision: str, key: str) -> str:
     pid, _ = shown(page)
+    title = card_title(page)
     page.get_by_role("button", name=re.compile(rf"^(✓ )?{decision} \({key}\)$")).click()
-    said(page, f"{decision}: {pid}")
+    said(page, f"{decision}: “{title}”")
     page.wait_for_function(
         "pid => document.querySelector('.wb-screen .wb-card code')?.innerText !== pid", arg=pid, timeout=30_000)
     return pid

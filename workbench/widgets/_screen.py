@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from ..session.progress import ProgressWatch
-from ..session.queue import FILTERS, KEYS, ORDERS, Card, ScreeningQueue, order_names
+from ..session.queue import FILTERS, KEYS, Card, ScreeningQueue, order_names
 from ._common import key_help, view_frame
 from ._feedback import FAILED, Act, Line, Told, run_reporting
 from ._keys import Keys
