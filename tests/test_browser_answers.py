@@ -224,7 +224,7 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     forget_answers(row_of(page, "Filter"))
     button(page, "Filter").click()  # the button: the same queue
     said(page, f"{n} papers in the queue", scope=row_of(page, "Filter"))
-    assert page.locator(".wb-card mark.wb-hit").count() > 0
+    assert page.locator(".wbc mark.wb-hit").count() > 0  # the search's terms marked on the card
 
     shown = page.locator(".wb-card code").first.inner_text()
     box = page.get_by_placeholder(NEW_TAG_02)

@@ -49,14 +49,14 @@ def test_the_ranked_queue_reorders_after_each_decision(lab):
             included = decide(page, "include", "i")
             excluded = decide(page, "exclude", "e")
             pid, line = shown(page)
-            assert line.startswith("relevance: rank 1 · score"), line
+            assert line.startswith("predicted relevant: high · rank 1 of "), line
             shot(page, "ranked_queue.png")
             review = workbench.open_review(lab["review"])
             assert review.screening.rank(1, reviewer=REVIEWER).ids == [pid], "the card shows the model's first paper"
 
             third = decide(page, "exclude", "e")  # the model learns from it: the next one is ranked anew
             pid_next, line_next = shown(page)
-            assert line_next.startswith("relevance: rank 1")
+            assert line_next.startswith("predicted relevant: high · rank 1 of "), line_next
             assert workbench.open_review(lab["review"]).screening.rank(1, reviewer=REVIEWER).ids == [pid_next]
         finally:
             browser.close()

@@ -95,6 +95,9 @@ function render({ model, el }) {
   function submitNote() { send("note", noteBox.value); refocus(); }
   function onEnter(box, fn, ctrl) {
     box.addEventListener("keydown", (event) => {
+      // a key typed in a box belongs to the box: the notebook around it never sees it (as
+      // ipywidgets' own boxes do), so Enter in the note is a new line, not a notebook command
+      event.stopPropagation();
       if (event.key !== "Enter" || event.isComposing || event.altKey || event.shiftKey) return;
       const mod = event.ctrlKey || event.metaKey;
       if (ctrl ? !mod : mod) return; // a note: Ctrl+Enter saves, Enter is a new line
@@ -136,7 +139,7 @@ function render({ model, el }) {
     if (c.why_html) parts.push(`why: ${c.why_html}`);
     relevance.innerHTML = parts.join(" · ") + (c.details_html
       ? ` <details class="wb-details"><summary>details</summary> ${c.details_html}</details>` : "");
-    relevance.classList.toggle("wb-relevance", !!c.relevance_html);
+    relevance.classList.toggle("wb-relevance", !!(c.relevance_html || c.why_html));
     status.append("decision: ", c.decision ? h("b", { text: c.decision }) : "undecided");
     if (c.reason) status.append(` (${c.reason})`);
     status.append(" · tags: ");
