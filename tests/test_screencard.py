@@ -169,3 +169,21 @@ def test_blind_mode_holds_on_the_card_its_map_and_its_panel(review):
     assert "anas secret reason" in view.card.card["votes_html"]
     for s in (ana, ben):
         s.close()
+
+
+def test_the_estimate_is_asked_for_only_when_the_screening_history_changed(view, monkeypatch):
+    calls = []
+    stopping = view.session.stopping
+    monkeypatch.setattr(view.session, "stopping", lambda log=True: calls.append(log) or stopping(log=log))
+    view.keys.press("j")
+    view.keys.press("k")
+    view.card.act("tag", "later")  # the store changed, the decisions did not
+    view.card.act("note", "a note")
+    assert calls == [], "a move, a tag or a note asks for no estimate"
+    view.keys.press("i")
+    assert calls == [False] and view.card.panel["read"] == 1
+    view.card.act("reason", "on topic")  # the same decision with its reason: the same history
+    assert calls == [False]
+    view.keys.press("u")
+    view.keys.press("u")  # the reason, then the include: the history changed again
+    assert calls == [False, False] and view.card.panel["read"] == 0

@@ -5,8 +5,9 @@ to follow, and the stopping estimate as one sentence with its details on demand.
 Plain Python (no ipywidgets): the screening view shows it, tests call it directly. The numbers
 are :meth:`workbench.review.ReviewScreening.stopping`'s and the curve is the same screening
 history it rests on (decisions made in bulk are not read, so they are not on the curve).
-:class:`ProgressWatch` recomputes only when the store changed, the reviewer changed, or the
-review grew: a move to the next card costs nothing.
+:class:`ProgressWatch` looks again only when the store changed, the reviewer changed, or the
+review grew (a move to the next card costs nothing), and asks for the estimate only when the
+screening history it rests on changed (a tag or a note costs one read of the decisions).
 """
 
 from __future__ import annotations
@@ -67,10 +68,11 @@ def _sentence(report) -> str:
     return f"{found}{bulk}; {estimate}: {verdict}."
 
 
-def progress_panel(session) -> ProgressPanel:
-    """The panel's content for ``session``'s reviewer now (nothing is logged)."""
+def progress_panel(session, history=None) -> ProgressPanel:
+    """The panel's content for ``session``'s reviewer now (nothing is logged); ``history``: the
+    screening history, when the caller has read it already."""
     report = session.stopping(log=False)
-    history = session.saved.screening.history(store=session.store)
+    history = history if history is not None else session.saved.screening.history(store=session.store)
     curve = _curve(history)
     papers = report.papers
     random = []
@@ -82,24 +84,34 @@ def progress_panel(session) -> ProgressPanel:
                          reviewer=session.reviewer or "", curve=curve, random=random)
 
 
+def _history_key(history, reviewer: str) -> tuple:
+    """What the estimate rests on: the decisions' labels in order, which were in bulk or in the
+    random sample, the papers in the review, and whose view of the store it is."""
+    return (reviewer, history.n_total, np.asarray(history.labels).tobytes(), np.asarray(history.bulk).tobytes(),
+            np.asarray(history.sampled).tobytes())
+
+
 class ProgressWatch:
-    """:func:`progress_panel`, recomputed only when something it rests on changed: the store's
-    latest change (a decision here or in any process), the reviewer, or the review's papers."""
+    """:func:`progress_panel`, recomputed only when what it rests on changed: nothing is read
+    while the store's latest change, the reviewer and the review's papers stay the same; after
+    a change the screening history is read, and the estimate is asked for only when it differs."""
 
     def __init__(self, session):
         self.session = session
-        self._key = None
+        self._seen = None
+        self._history = None
         self.panel: ProgressPanel | None = None
-
-    def _now(self):
-        s = self.session
-        return s.store.latest_change(), s.reviewer, len(s.saved)
 
     def current(self, force: bool = False) -> tuple[ProgressPanel, bool]:
         """The panel, and whether it was recomputed just now."""
-        key = self._now()
-        if force or self.panel is None or key != self._key:
-            self.panel = progress_panel(self.session)
-            self._key = key
-            return self.panel, True
-        return self.panel, False
+        s = self.session
+        seen = (s.store.latest_change(), s.reviewer, len(s.saved))
+        if not force and self.panel is not None and seen == self._seen:
+            return self.panel, False
+        self._seen = seen
+        history = s.saved.screening.history(store=s.store)
+        key = _history_key(history, s.reviewer or "")
+        if not force and self.panel is not None and key == self._history:
+            return self.panel, False
+        self.panel, self._history = progress_panel(s, history), key
+        return self.panel, True

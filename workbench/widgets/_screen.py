@@ -118,7 +118,6 @@ class ScreenView:
     def _build(self) -> None:
         filters = self._build_filters()
         self.card = ScreenCard(on_action=self.on_action)
-        self.card.set_map(self.session.frame()[["x", "y"]].to_numpy())
         self.team = TeamBar(self)
         self.living = LivingPanels(self)  # folded: a new search, possible duplicates
         self.widget = view_frame([
@@ -154,7 +153,9 @@ class ScreenView:
         if self._said_on != (pid, self.session.reviewer):  # a message belongs to the card it was said on
             self.card.message = {}
             self._said_on = (pid, self.session.reviewer)
-        screened, total = q.progress()
+        decided = q.decided()  # one read of the decisions for the progress bar and the map
+        total = len(self.session.ids)
+        screened = sum(1 for p in self.session.ids if p in decided)  # as q.progress() counts
         by_you = " by you or settled" if q.session.team.active() else ""  # (what progress() counts)
         self.card.progress = {"screened": screened, "total": total, "label": f"{screened} of {total} screened{by_you}"}
         self.card.tags = [{"name": t, "n": n, "on": card is not None and t in card.tags}
@@ -162,7 +163,7 @@ class ScreenView:
         target = q.reason_for
         self.card.reason_for = ({"id": target.paper_id, "title": target.title, "decision": target.decision,
                                  "pending": target.pending} if target is not None else {})
-        self._show_map(pid)
+        self._show_map(pid, decided)
         self.show_where()
         if card is None:
             what = f" ({q.sent_what})" if q.show == "sent" and q.sent_what else ""
@@ -170,11 +171,12 @@ class ScreenView:
             return
         self.card.card = card_state(card)
 
-    def _show_map(self, pid: str | None) -> None:
+    def _show_map(self, pid: str | None, decided: dict) -> None:
         """The map beside the card: the paper on screen ringed, the papers screened in their colour."""
         key = (self.session.store.latest_change(), self.session.reviewer, self.queue.stage, len(self.session.ids))
+        if self._codes_key is None or key[3] != self._codes_key[3]:  # the first time, or an update placed papers
+            self.card.set_map(self.session.saved.coords)
         if key != self._codes_key:
-            decided = self.queue.decided()
             self.card.map_codes = bytes(CODES.get(decided.get(p), 0) for p in self.session.ids)
             self._codes_key = key
         self.card.current = self.session.rows_of([pid])[0] if pid is not None else -1
