@@ -226,7 +226,7 @@ LONG_SIGNATURES = {
 MAX_PARAMETERS = 8
 #: Still to be grouped (issue 44 point 6): this set only shrinks.
 LONG_SIGNATURES_TO_GROUP = {
-    "workbench/review/_review.py:Review.__init__", "workbench/review/build/_build.py:build",
+    "workbench/review/build/_build.py:build",
     "workbench/review/build/_build.py:_topics_and_map", "workbench/review/build/_build.py:_build_on_dask",
     "workbench/review/build/_build.py:_manifest", "workbench/review/build/_dask.py:build_with_dask",
     "workbench/screening/_simulate.py:simulate", "workbench/store/_parts.py:Decisions.decide",

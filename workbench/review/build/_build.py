@@ -28,7 +28,7 @@ from ...store import DB_NAME, Store
 from ...topics import TopicModel
 from ...topics.results import load_results
 from .. import _provenance
-from .._review import CACHE_FILE, Review
+from .._review import CACHE_FILE, Loaded, MadeBy, Review, TopicMap
 from .._text import document_text
 from ._dask import build_with_dask
 from ._map_beside import MapBeside
@@ -109,8 +109,8 @@ def build(
                                                     words.terms, seed, timings)
     manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
     manifest["cache_keys"] = keys
-    result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
-                    model.reduced_embeddings_, model.fine_labels_, embeddings=X, embedder=emb, model=model)
+    found = TopicMap(model.topic_info_, model.labels_, coords, model.reduced_embeddings_, model.fine_labels_)
+    result = Review(path, manifest, papers, found, loaded=Loaded(X, emb), made=MadeBy(model=model))
     t = time.perf_counter()
     saved = save(result, model, reason="build", sync=True, sources=source_rows)
     timings = {**saved.manifest["timings"], "write": round(time.perf_counter() - t, 3)}  # in memory; the file has the rest

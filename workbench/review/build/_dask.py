@@ -20,7 +20,7 @@ import numpy as np
 from ..._version import __version__
 from ...embed import get_embedder
 from .. import _provenance, _typical
-from .._review import Review
+from .._review import Loaded, Review, TopicMap
 from ...corpus.texts import read_papers
 from .._text import document_text
 from ._save import BuildReport, save
@@ -60,8 +60,8 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
     manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers, texts = read_papers(built.papers_file)
-        review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
-                        built.fine_labels, embedder=emb, texts=texts)
+        found = TopicMap(built.topic_info, built.labels, built.coords, built.reduced, built.fine_labels)
+        review = Review(path, manifest, papers, found, texts=texts, loaded=Loaded(embedder=emb))
         t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
         review = save(review, None, reason="build", sync=True,
                       sources=_provenance.source_rows(built.report, provenance))
