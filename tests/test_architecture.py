@@ -229,7 +229,7 @@ LONG_SIGNATURES = {
 MAX_PARAMETERS = 8
 #: Still to be grouped (issue 44 point 6): this set only shrinks.
 LONG_SIGNATURES_TO_GROUP = {
-    "workbench/screening/_simulate.py:simulate", "workbench/store/_parts.py:Decisions.decide",
+    "workbench/store/_parts.py:Decisions.decide",
     "workbench/team/flow.py:prisma_counts",
 }
 
