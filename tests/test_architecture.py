@@ -229,7 +229,6 @@ LONG_SIGNATURES = {
 MAX_PARAMETERS = 8
 #: Still to be grouped (issue 44 point 6): this set only shrinks.
 LONG_SIGNATURES_TO_GROUP = {
-    "workbench/store/_parts.py:Decisions.decide",
     "workbench/team/flow.py:prisma_counts",
 }
 
