@@ -21,6 +21,7 @@ from ...readers.cache import code_digest
 from ...store import LABELS_REVIEWER, Store
 from ...topics import TopicModel
 from .._review import Review
+from .._text import keep_for_new_kernels
 from ._reuse import digest
 
 __all__ = ["BuildReport", "SaveReport", "save"]
@@ -143,6 +144,8 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     warnings = []
     steps = (("map.html", lambda: _publish_map(review)),
              ("remembering each topic's typical papers", lambda: _remember_typical(review)),
+             ("keeping the texts' starts and the embeddings for the next kernel",
+              lambda: keep_for_new_kernels(review, files.files_dir(review.path, name) / "papers.jsonl")),
              ("tidying", lambda: files.tidy(review.path, name)))
     for what, step in steps:
         try:
