@@ -143,7 +143,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     start(review)
     first = review.screening.rank(next=6, model="svm-tfidf")
     entries = list((review.path / "cache" / "screening-tfidf").iterdir())
-    assert len(entries) == 1 and {f.name for f in entries[0].iterdir() if not f.name.startswith("file-")} == {"tfidf.npz", "terms.txt"}
+    assert len(entries) == 1 and {f.name for f in entries[0].iterdir() if not f.name.startswith("file-")} == {"data.npy", "indices.npy", "indptr.npy", "terms.txt"}
     built = []
     monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, texts, **kw: built.append(len(texts))))
     again = workbench.open_review(review.path)  # a new kernel: the copy on disk, nothing built
@@ -151,7 +151,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     assert built == [] and second.ids == first.ids and [p.score for p in second] == [p.score for p in first]
     assert list(again.screening.ranker(model="svm-tfidf").features_.terms) == list(review.screening.ranker(model="svm-tfidf").features_.terms)
     monkeypatch.undo()
-    (entries[0] / "tfidf.npz").write_bytes(b"damaged")  # a damaged copy is built again, not an error
+    (entries[0] / "indices.npy").write_bytes(b"damaged")  # a damaged copy is built again, not an error
     assert workbench.open_review(review.path).screening.rank(next=6, model="svm-tfidf").ids == first.ids
     opened = workbench.open_review(review.path)
     pairs = list(opened.paper_texts)  # the same papers with other texts, held in memory (as after a build)
