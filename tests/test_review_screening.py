@@ -347,3 +347,32 @@ def test_the_report_says_how_automation_was_used_and_shows_the_logged_claim(revi
     # the model's internal name is said in the details line and the methods' version only
     assert text.count("svm-tfidf") == 2 and html.count("svm-tfidf") == 2
     assert "the workbench's model version svm-tfidf(" in text
+
+
+def test_the_warm_up_makes_the_tfidf_while_the_cold_queue_answers_at_once(review, monkeypatch):
+    """prepare_screening (run in a thread when 02 opens) makes and keeps the TF-IDF of a review
+    just built; a re-rank before the first include and exclude never waits for it, and the first
+    ranked one uses it (nothing built twice) and ranks as without the warm-up."""
+    import threading
+
+    from workbench.review import prepare_screening
+    from workbench.screening import Features
+
+    made = []
+    real = Features.from_texts.__func__
+    monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, *a, **kw: made.append(1) or real(cls, *a, **kw)))
+    opened = workbench.open_review(review.path)
+    with opened.screening.cache.lock:  # the warm-up busy making the TF-IDF
+        done = []
+        cold = threading.Thread(target=lambda: done.append(opened.screening.rank(next=3)))
+        cold.start()
+        cold.join(timeout=30)
+        assert done and done[0].mode == "cold" and made == []
+    prepare_screening(opened)
+    assert made == [1] and len(list((review.path / "cache" / "screening-tfidf").iterdir())) == 1
+    start(opened)
+    warmed = opened.screening.rank(next=6)
+    assert made == [1] and warmed.mode == "ranked"
+    shutil.rmtree(review.path / "cache" / "screening-tfidf")
+    plain = workbench.open_review(review.path).screening.rank(next=6)
+    assert plain.ids == warmed.ids and [(p.score, p.why) for p in plain] == [(p.score, p.why) for p in warmed]

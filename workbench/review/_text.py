@@ -16,13 +16,18 @@ from ..corpus.texts import shorten
 from ..embed import text_hash
 from ..readers.cache import code_digest
 
-__all__ = ["document_text", "file_digest", "keep_for_new_kernels", "parquet_embeddings", "row_embeddings", "text_starts",
+__all__ = ["EMBEDDER", "document_text", "file_digest", "keep_for_new_kernels", "parquet_embeddings", "row_embeddings", "text_starts",
            "texts_file_digest"]
 
 log = logging.getLogger(__name__)
 
 STARTS = "text-starts"  # under the review's cache/: text_starts, by the papers file
 ROWS = "embeddings-rows"  # under the review's cache/: row_embeddings, by the papers file and embedder
+
+# Held while a review's embedder runs or its embeddings are loaded: a tokenizer may not be used by
+# two threads at once ("Already borrowed"), and the warm-ups of the search and of the queue run in
+# threads of their own beside the kernel's.
+EMBEDDER = threading.RLock()
 
 
 def document_text(paper: Paper) -> str:
