@@ -220,6 +220,24 @@ def test_phrases_sum_a_terms_contributions_into_its_content_words():
     assert phrases(["of the", "in"], [1.0, 1.0]) == ()
 
 
+@pytest.mark.parametrize("text, pair, phrase", [
+    ("Scale High systems.", ("scale", "high"), "Scale High"),  # case kept
+    ("the scale-high systems", ("scale", "high"), "scale-high"),  # a hyphen between
+    ("vitamin D deficiency in İstanbul", ("vitamin", "deficiency"), "vitamin D deficiency"),  # a letter between; lower() longer
+    ("upscale high, scale (high)", ("scale", "high"), None),  # part of a word; across a bracket
+    ("scale_high and scale high", ("scale", "high"), "scale high"),  # an underscore joins words
+    ("Scale, high. SCALE   HIGH", ("scale", "high"), "SCALE HIGH"),  # spaces made one
+])
+def test_a_word_pair_is_a_phrase_only_where_the_text_writes_it_as_one(text, pair, phrase):
+    from workbench.screening import phrases
+
+    got = phrases([" ".join(pair), pair[0], pair[1]], [1.0, 0.1, 0.1], text=text, k=5)
+    if phrase is None:  # no phrase: its contribution goes to its words
+        assert sorted(p for p, _ in got) == sorted(pair)
+    else:
+        assert got == ((phrase, pytest.approx(1.2)),)
+
+
 @pytest.mark.parametrize("rank, queued, expected", [(1, 100, "high"), (10, 100, "high"), (11, 100, "medium"),
                                                      (50, 100, "medium"), (51, 100, "low"), (1, 1, "high"),
                                                      (2, 3, "medium"), (3, 3, "low")])
