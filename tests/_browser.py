@@ -142,6 +142,21 @@ def press_enter_in(page, placeholder: str, text: str, keys: str = "Enter") -> No
     box.press(keys)
 
 
+def title_of(lab, paper_id: str) -> str:
+    """The short title the screening card's messages name ``paper_id`` by ("maybe: “…”")."""
+    import workbench
+    from workbench.session.text import short_title
+
+    return short_title(workbench.open_review(lab["review"]).paper(paper_id).title)
+
+
+def card_title(page) -> str:
+    """The short title of the paper on the screening card, as its messages name it."""
+    from workbench.session.text import short_title
+
+    return short_title(page.locator(".wbc-card h3").first.inner_text())
+
+
 def store(lab, reviewer: str = "checker"):
     """The review's store, opened from the test process (read what the clicks saved)."""
     from workbench.store import Store

@@ -31,7 +31,7 @@ from conftest import ROOT, seed_abstracts, write_seed_file
 import workbench
 from workbench.cli import main, parser
 from workbench.review import Review, ReviewField, ReviewScreening, ReviewTeam, ReviewUpdates
-from workbench.store import FORMATS, Store
+from workbench.store import FORMATS, Shown, Store
 from workbench.session import LivingWork, MapScreening, TeamWork, TopicWork
 from workbench.widgets import Session
 
@@ -57,8 +57,7 @@ def secret_review(built: Path, where: Path) -> tuple[Path, str, str]:
     with Store.open(review, reviewer="lead") as lead:
         lead.team.set_blind(True)
     with Store.open(review, reviewer="alice") as alice:
-        alice.decisions.decide(P, "include", reason=SECRETS[0], rank=7, score=0.9, model=SECRETS[3],
-                               model_version="1")
+        alice.decisions.decide(P, "include", reason=SECRETS[0], shown=Shown(rank=7, score=0.9, model=SECRETS[3], model_version="1"))
         alice.tags.add(P, SECRETS[1])
         alice.notes.add(P, SECRETS[2])
         alice.decisions.decide(Q, "exclude", reason="off topic")

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 import workbench
 
-from _browser import REVIEWER, doc_shot, lasso, open_and_run_all, said, shot, store, view_ready
+from _browser import REVIEWER, doc_shot, lasso, open_and_run_all, said, shot, store, title_of, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +46,7 @@ def test_screening_clicks_reach_the_store(browser, lab):
     page.get_by_role("button", name="1 · browser-tag", exact=True).click()  # off on the second paper: turn it on
     said(page, "added tag browser-tag")
     page.get_by_role("button", name="maybe (m)").click()
-    said(page, f"maybe: {second_id}")
+    said(page, f"maybe: “{title_of(lab, second_id)}”")
     third_id = page.locator(".wb-card code").first.inner_text()
     page.get_by_role("button", name="◀ previous (k)").click()
     next_card(page, third_id)
@@ -56,7 +56,7 @@ def test_screening_clicks_reach_the_store(browser, lab):
     # Keyboard shortcut: a click on the paper gives the view the keys; "e" excludes it.
     page.locator(".wb-card h3").first.click()
     page.keyboard.press("e")
-    said(page, f"exclude: {third_id}")
+    said(page, f"exclude: “{title_of(lab, third_id)}”")
     shot(page, "02_tag_and_screen.png")
 
     with store(lab) as s:

@@ -19,14 +19,14 @@ from playwright.sync_api import expect
 
 import workbench
 
-from _browser import REVIEWER, forget_answers, open_and_run_all, press_enter_in, said, shot, store, view_ready
+from _browser import REVIEWER, forget_answers, open_and_run_all, press_enter_in, said, shot, store, title_of, view_ready
 
 pytestmark = pytest.mark.browser
 
 SEARCH_01 = "keywords or a question (Enter searches)"
 NOTE_01 = "a note for every selected paper (Ctrl+Enter adds it)"
 NEW_TAG_02 = "new tag(s), comma separated"
-REASON_02 = "reason (pick or type; Enter keeps the decision, adds the reason)"
+REASON_02 = "reason for the paper just decided (Enter saves it)"
 NOTE_02 = "note on this paper (Ctrl+Enter saves it)"
 
 
@@ -224,7 +224,7 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     forget_answers(row_of(page, "Filter"))
     button(page, "Filter").click()  # the button: the same queue
     said(page, f"{n} papers in the queue", scope=row_of(page, "Filter"))
-    assert page.locator(".wb-card mark.wb-hit").count() > 0
+    assert page.locator(".wbc mark.wb-hit").count() > 0  # the search's terms marked on the card
 
     shown = page.locator(".wb-card code").first.inner_text()
     box = page.get_by_placeholder(NEW_TAG_02)
@@ -236,18 +236,18 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     with store(lab) as s:
         assert s.decisions.of(shown, reviewer=REVIEWER) is None and "jikem" not in s.tags.of(shown)
     box.press("Enter")
-    said(page, "tagged jikem", scope=row_of(page, "Add tag"))
+    said(page, "tagged jikem", scope=page.locator(".wbc-message"))
     expect(box).to_have_value("")
     with store(lab) as s:
         assert "jikem" in s.tags.of(shown) and s.decisions.of(shown, reviewer=REVIEWER) is None
 
     page.locator(".wb-card h3").first.click()  # the view has the keys now
     page.keyboard.press("m")
-    said(page, f"maybe: {shown}")
+    said(page, f"maybe: “{title_of(lab, shown)}”")
     page.keyboard.press("k")
     page.get_by_role("button", name="✓ maybe (m)").wait_for(timeout=30_000)
-    press_enter_in(page, REASON_02, "mixed evidence")
-    said(page, "reason saved with maybe")
+    press_enter_in(page, REASON_02, "mixed evidence")  # the reason goes to the paper just decided
+    said(page, f"reason for “{title_of(lab, shown)}” (maybe): mixed evidence")
     with store(lab) as s:
         d = s.decisions.of(shown, reviewer=REVIEWER)
         assert (d.decision, d.reason) == ("maybe", "mixed evidence")
@@ -258,7 +258,7 @@ def test_keys_typed_in_the_screening_boxes_only_type_and_enter_submits(screen_pa
     note.press("Enter")
     note.type("second")
     note.press("Control+Enter")
-    said(page, "note saved", scope=row_of(page, "Add note"))
+    said(page, "note saved", scope=page.locator(".wbc-message"))
     with store(lab) as s:
         assert [n.text for n in s.notes.of(shown)] == ["ijk first\nsecond"]
 
@@ -271,14 +271,14 @@ def test_undo_in_the_screening_view_restores_the_store_and_shows_the_paper(scree
         before = decided(s, shown)
     page.locator(".wb-card h3").first.click()
     page.keyboard.press("e")
-    said(page, f"exclude: {shown}")
+    said(page, f"exclude: “{title_of(lab, shown)}”")
     assert page.locator(".wb-card code").first.inner_text() != shown
     with store(lab) as s:
         assert s.decisions.of(shown, reviewer=REVIEWER).decision == "exclude"
     page.locator(".wb-card h3").first.click()
     page.keyboard.press("u")
-    answer = said(page, "undid", scope=row_of(page, "Undo (u)"))
-    assert "exclude" in answer
+    answer = said(page, "undid", scope=page.locator(".wbc-message"))
+    assert answer == f"✓ undid: exclude on “{title_of(lab, shown)}”"
     assert page.locator(".wb-card code").first.inner_text() == shown, "undo shows the paper it touched"
     with store(lab) as s:
         assert decided(s, shown) == before, "the decision before the exclude is back"

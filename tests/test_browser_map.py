@@ -15,7 +15,7 @@ import pytest
 
 import workbench
 
-from _browser import REVIEWER, doc_shot, open_and_run_all, said, store, view_ready
+from _browser import REVIEWER, card_title, doc_shot, open_and_run_all, said, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -150,9 +150,10 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     said(screen, f"{len(members)} papers sent from the map (topic 2: ")
     shown = screen.locator(".wb-card code").first.inner_text()
     assert shown in members and f"1 of {len(members)} in this queue" in screen.locator(".wb-card").inner_text()
+    title = card_title(screen)
     screen.locator(".wb-card h3").first.click()
     screen.keyboard.press("i")
-    said(screen, f"include: {shown}")
+    said(screen, f"include: “{title}”")
     with store(lab) as s:
         assert s.decisions.of(shown, reviewer=REVIEWER).decision == "include"
     explore.close()

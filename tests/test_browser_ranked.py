@@ -13,7 +13,7 @@ import pytest
 
 import workbench
 
-from _browser import ARGS, CHROMIUM, REVIEWER, open_and_run_all, said, shot, store, view_ready
+from _browser import ARGS, CHROMIUM, REVIEWER, card_title, open_and_run_all, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -26,8 +26,9 @@ def shown(page) -> tuple[str, str]:
 
 def decide(page, decision: str, key: str) -> str:
     pid, _ = shown(page)
+    title = card_title(page)
     page.get_by_role("button", name=re.compile(rf"^(✓ )?{decision} \({key}\)$")).click()
-    said(page, f"{decision}: {pid}")
+    said(page, f"{decision}: “{title}”")
     page.wait_for_function(
         "pid => document.querySelector('.wb-screen .wb-card code')?.innerText !== pid", arg=pid, timeout=30_000)
     return pid
@@ -48,14 +49,14 @@ def test_the_ranked_queue_reorders_after_each_decision(lab):
             included = decide(page, "include", "i")
             excluded = decide(page, "exclude", "e")
             pid, line = shown(page)
-            assert line.startswith("relevance: rank 1 · score"), line
+            assert line.startswith("predicted relevant: high · rank 1 of "), line
             shot(page, "ranked_queue.png")
             review = workbench.open_review(lab["review"])
             assert review.screening.rank(1, reviewer=REVIEWER).ids == [pid], "the card shows the model's first paper"
 
             third = decide(page, "exclude", "e")  # the model learns from it: the next one is ranked anew
             pid_next, line_next = shown(page)
-            assert line_next.startswith("relevance: rank 1")
+            assert line_next.startswith("predicted relevant: high · rank 1 of "), line_next
             assert workbench.open_review(lab["review"]).screening.rank(1, reviewer=REVIEWER).ids == [pid_next]
         finally:
             browser.close()

@@ -16,7 +16,7 @@ import pytest
 
 import workbench
 
-from _browser import (ARGS, CHROMIUM, doc_shot, lab_with_review, open_and_run_all, press_enter_in, said, shot, store,
+from _browser import (ARGS, CHROMIUM, card_title, doc_shot, lab_with_review, open_and_run_all, press_enter_in, said, shot, store,
                       view_ready)
 
 pytestmark = pytest.mark.browser
@@ -48,8 +48,10 @@ def screening_as(page, name: str) -> str:
 
 
 def decide(page, decision: str, key: str, pid: str) -> None:
+    assert page.locator(".wb-screen .wb-card code").first.inner_text() == pid
+    title = card_title(page)
     page.get_by_role("button", name=re.compile(rf"^(✓ )?{decision} \({key}\)$")).click()
-    said(page, f"{decision}: {pid}")
+    said(page, f"{decision}: “{title}”")
 
 
 def test_two_reviewers_conflict_and_resolution_change_prisma(lab):

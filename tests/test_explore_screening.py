@@ -198,7 +198,7 @@ def test_02_says_how_many_were_decided_in_bulk_and_does_not_count_them(session):
     _read_some(session, papers[:1], ["include"])
     session.map.decide_bulk(session.map.plan_bulk(papers, "exclude", "topic 1"))
     view = screen(session)
-    assert f"{len(papers) - 1} decided in bulk, not counted" in view.where.value
+    assert f"({len(papers) - 1} decided in bulk, not counted as read)" in view.card.panel["sentence"]
     report = session.stopping(log=False)
     assert (report.read, report.bulk) == (1, len(papers) - 1)
     assert any(f"{len(papers) - 1} decided in bulk (counted as unread)" in line for line in report.lines())

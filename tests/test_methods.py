@@ -15,7 +15,7 @@ from conftest import seed_abstracts, write_seed_file
 import workbench
 from workbench import team
 from workbench.cli import main
-from workbench.store import Store
+from workbench.store import Shown, Store
 
 SECRET_MODEL = "SECRETMODEL-x9"
 
@@ -182,7 +182,7 @@ def test_blind_mode_counts_everyone_but_names_no_model_it_hides(bare):
     with Store.open(bare.path, reviewer="lead") as lead:
         lead.team.set_blind(True)
     with Store.open(bare.path, reviewer="alice") as alice:
-        alice.decisions.decide(ids[0], "include", reason="SECRETREASON", rank=3, score=0.5, model=SECRET_MODEL, model_version="1")
+        alice.decisions.decide(ids[0], "include", reason="SECRETREASON", shown=Shown(rank=3, score=0.5, model=SECRET_MODEL, model_version="1"))
     with Store.open(bare.path, reviewer="bob") as bob:
         bob.decisions.decide(ids[1], "exclude", reason="not for me")
     as_bob = workbench.review_methods(bare, reviewer="bob").text()

@@ -23,3 +23,35 @@ def test_environment_yml_lists_every_dependency_of_pyproject():
 def test_required_packages_are_declared():
     deps = {_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
     assert {"jupyterlab", "ipywidgets", "scikit-learn", "umap-learn", "bertopic"} <= deps
+
+
+def test_the_widgets_static_files_are_package_data():
+    """The screening card's script and style sheet are files of the package, declared so a
+    wheel carries them (an anywidget reads them when the view is built)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "static/*.js" in setuptools["package-data"]["workbench.widgets"]
+    static = ROOT / "workbench" / "widgets" / "static"
+    assert (static / "screencard.js").exists() and (static / "screencard.css").exists()
+
+
+def test_a_wheel_carries_the_screening_cards_files(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+
+    import pytest
+
+    import shutil
+
+    source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info beside the sources
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "workbench", source / "workbench", ignore=shutil.ignore_patterns("__pycache__"))
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                          "-w", str(tmp_path), str(source)], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        pytest.skip(f"no wheel could be built here: {out.stderr[-300:]}")
+    (wheel,) = tmp_path.glob("workbench-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"workbench/widgets/static/screencard.js", "workbench/widgets/static/screencard.css"} <= names

@@ -110,17 +110,19 @@ def test_the_view_shows_relevance_and_the_stopping_advice_is_logged(session):
     session.decide(id_of(session, "E0"), "exclude")
     view = screen(session)
     assert view.order.value == "relevance"
-    assert "predicted relevant: high · rank 1 of 6 to screen" in view.card.value
-    assert "svm-" not in view.card.value.split("<details")[0], "the model's name only in the details line"
+    assert view.card.card["relevance_html"] == "predicted relevant: high · rank 1 of 6 to screen"
+    shown = view.card.shown()
+    assert "svm-" not in shown.replace(view.card.card["details_html"], ""), "the model's name only in the details line"
     assert dict(view.order.options)["most likely relevant first (re-ranked after every decision)"] == "relevance"
-    assert "1 relevant so far" in view.where.value
+    assert view.card.panel["sentence"].startswith("1 relevant found in 2 read; about ")
     view.play([{"decide": "include"}, {"decide": "exclude"}])
-    assert "2 relevant so far" in view.where.value and "relevant left (95%:" in view.where.value
-    view.on_stopping()
-    assert "✓ the claim is logged in the history" in view.stop_act.line.value
+    assert view.card.panel["sentence"].startswith("2 relevant found in 4 read; about ")
+    assert "(95%: " in view.card.panel["sentence"] and view.card.panel["curve"][-1] == [4, 2]
+    assert any("recall" in line for line in view.card.panel["lines"])
+    view.card.act("log_claim")
+    assert view.card.message["text"].startswith("the claim is logged in the history")
     claims = session.store.stopping.claims()
     assert len(claims) == 1
-    assert view.stopping.value and "recall" in view.stopping.value.lower()
     view.order.value = "map"  # a new order applies at once
     assert view.queue.order == "map" and view.queue.ranking is None
 

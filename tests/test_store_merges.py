@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from workbench.review import screening_of
-from workbench.store import AnnotationInputError, MergedPaperWarning, Store
+from workbench.store import AnnotationInputError, MergedPaperWarning, Shown, Store
 
 A, B, C, D = "aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc", "dddddddddddd"
 
@@ -135,7 +135,7 @@ def test_tags_notes_and_how_a_decision_was_made_move_with_the_merge(store):
         alice.tags.add(B, "key", "methods")
         alice.tags.add(A, "key")
         alice.notes.add(B, "the journal version")
-        alice.decisions.decide(B, "include", rank=3, score=0.9, model="tfidf", model_version="1")
+        alice.decisions.decide(B, "include", shown=Shown(rank=3, score=0.9, model="tfidf", model_version="1"))
     store.duplicates.settle(A, B, "same")
     with as_(store, "alice") as alice:
         assert alice.tags.of(A) == ["key", "methods"] and [n.text for n in alice.notes.of(A)] == ["the journal version"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.store import SCHEMA_VERSION, AnnotationInputError, Store
+from workbench.store import SCHEMA_VERSION, AnnotationInputError, Shown, Store
 
 DATA = Path(__file__).parent / "data" / "store"
 
@@ -26,7 +26,7 @@ def store(tmp_path):
 
 
 def test_a_decision_records_rank_score_and_model_at_the_time(store):
-    store.decisions.decide(pid(3), "include", rank=1, score=0.82, model="svm-tfidf", model_version="svm-tfidf/1;seed=1")
+    store.decisions.decide(pid(3), "include", shown=Shown(rank=1, score=0.82, model="svm-tfidf", model_version="svm-tfidf/1;seed=1"))
     store.decisions.decide(pid(4), "exclude")  # no ranking shown
     first, second = store.decisions.records()
     assert (first.paper_id, first.decision, first.rank, first.score) == (pid(3), "include", 1, 0.82)
@@ -38,7 +38,7 @@ def test_a_decision_records_rank_score_and_model_at_the_time(store):
 
 def test_several_papers_in_one_action_are_bulk_unless_said_otherwise(store):
     store.decisions.decide([pid(1), pid(2)], "exclude")
-    store.decisions.decide([pid(5), pid(6)], "exclude", bulk=False, rank=[2, 3], score=[0.1, -0.2], model="m", model_version="m/1")
+    store.decisions.decide([pid(5), pid(6)], "exclude", bulk=False, shown=Shown(rank=[2, 3], score=[0.1, -0.2], model="m", model_version="m/1"))
     by_id = {r.paper_id: r for r in store.decisions.records()}
     assert by_id[pid(1)].bulk and by_id[pid(2)].bulk
     assert not by_id[pid(5)].bulk and (by_id[pid(5)].rank, by_id[pid(6)].rank) == (2, 3)
@@ -47,7 +47,7 @@ def test_several_papers_in_one_action_are_bulk_unless_said_otherwise(store):
 
 def test_a_large_selection_records_each_paper_and_one_undo_takes_it_back(store):
     ids = [pid(i) for i in range(250)]  # above the store's one-read threshold
-    store.decisions.decide(pid(0), "include", rank=4, score=1.5, model="m", model_version="m/1")
+    store.decisions.decide(pid(0), "include", shown=Shown(rank=4, score=1.5, model="m", model_version="m/1"))
     assert store.decisions.decide(ids, "exclude") == 250
     records = store.decisions.records()
     assert len(records) == 250 and all(r.bulk and r.rank is None for r in records)
@@ -57,8 +57,8 @@ def test_a_large_selection_records_each_paper_and_one_undo_takes_it_back(store):
 
 
 def test_undo_takes_back_the_decision_and_its_record_together(store):
-    store.decisions.decide(pid(7), "maybe", rank=9, score=0.3, model="m", model_version="m/1")
-    store.decisions.decide(pid(7), "include", rank=2, score=0.9, model="m", model_version="m/2")
+    store.decisions.decide(pid(7), "maybe", shown=Shown(rank=9, score=0.3, model="m", model_version="m/1"))
+    store.decisions.decide(pid(7), "include", shown=Shown(rank=2, score=0.9, model="m", model_version="m/2"))
     assert store.decisions.records()[0].rank == 2
     store.undo()
     (record,) = store.decisions.records()
@@ -68,15 +68,15 @@ def test_undo_takes_back_the_decision_and_its_record_together(store):
 
 
 def test_the_same_decision_again_keeps_the_first_record(store):
-    store.decisions.decide(pid(8), "exclude", rank=1, score=0.5, model="m", model_version="m/1")
-    assert store.decisions.decide(pid(8), "exclude", rank=7, score=0.1, model="m", model_version="m/1") == 0
+    store.decisions.decide(pid(8), "exclude", shown=Shown(rank=1, score=0.5, model="m", model_version="m/1"))
+    assert store.decisions.decide(pid(8), "exclude", shown=Shown(rank=7, score=0.1, model="m", model_version="m/1")) == 0
     assert store.decisions.records()[0].rank == 1
 
 
 def test_reading_a_paper_decided_in_bulk_records_it_as_read_in_its_place(store):
     store.decisions.decide([pid(1), pid(2), pid(3)], "exclude")
     store.decisions.decide(pid(4), "include")
-    assert store.decisions.decide(pid(2), "exclude", sampled=True) == 1  # the same decision, now read
+    assert store.decisions.decide(pid(2), "exclude", shown=Shown(sampled=True)) == 1  # the same decision, now read
     records = store.decisions.records()
     assert [r.paper_id for r in records] == [pid(1), pid(3), pid(4), pid(2)]
     assert [(r.bulk, r.sampled) for r in records] == [(True, False), (True, False), (False, False), (False, True)]
@@ -96,19 +96,20 @@ def test_reading_a_paper_decided_in_bulk_records_it_as_read_in_its_place(store):
 ])
 def test_bad_records_are_refused_and_nothing_is_saved(store, kwargs, match):
     with pytest.raises(AnnotationInputError, match=match):
-        store.decisions.decide(pid(1), "include", **kwargs)
+        store.decisions.decide(pid(1), "include", bulk=kwargs.get("bulk"),
+                               shown=Shown(**{k: v for k, v in kwargs.items() if k != "bulk"}))
     assert store.decisions.of(pid(1)) is None and store.decisions.records() == []
 
 
 def test_one_rank_per_paper_or_one_for_all(store):
     with pytest.raises(AnnotationInputError, match="rank has 3 values for 2 papers"):
-        store.decisions.decide([pid(1), pid(2)], "exclude", rank=[1, 2, 3], model="m")
-    store.decisions.decide([pid(1), pid(2)], "exclude", rank=np.array([1, 2]), score=np.float32(0.25), model="m")
+        store.decisions.decide([pid(1), pid(2)], "exclude", shown=Shown(rank=[1, 2, 3], model="m"))
+    store.decisions.decide([pid(1), pid(2)], "exclude", shown=Shown(rank=np.array([1, 2]), score=np.float32(0.25), model="m"))
     assert [(r.rank, r.score) for r in store.decisions.records()] == [(1, 0.25), (2, 0.25)]
 
 
 def test_records_pick_this_reviewers_decision_else_the_latest(tmp_path, store):
-    store.decisions.decide(pid(1), "include", rank=1, score=1.0, model="m", model_version="m/1")
+    store.decisions.decide(pid(1), "include", shown=Shown(rank=1, score=1.0, model="m", model_version="m/1"))
     with Store.open(tmp_path / "review", reviewer="bob") as bob:
         bob.decisions.decide(pid(1), "exclude")
         bob.decisions.decide(pid(2), "exclude")
@@ -137,7 +138,7 @@ def test_a_v2_store_migrates_and_its_decisions_say_they_were_not_recorded(tmp_pa
         assert [r.paper_id for r in old] == [pid(0), pid(1), pid(2), pid(3)]
         assert [r.recorded for r in old] == [False] * 4 and [r.rank for r in old] == [None] * 4
         assert [r.bulk for r in old] == [False, True, True, False]  # inferred from the shared time
-        store.decisions.decide(pid(3), "include", rank=1, score=2.0, model="m", model_version="m/1")
+        store.decisions.decide(pid(3), "include", shown=Shown(rank=1, score=2.0, model="m", model_version="m/1"))
         assert store.decisions.records()[-1].recorded
         store.undo()
         assert store.decisions.records()[-1].recorded is False

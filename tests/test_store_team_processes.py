@@ -16,7 +16,7 @@ N_PAPERS = 240
 # text; prints each write once the call returned. Starts on a line from stdin; pauses 2 ms per paper.
 SCREENER = r"""
 import random, sys, time
-from workbench.store import Store
+from workbench.store import Shown, Store
 review, reviewer, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 store = Store.open(review, reviewer=reviewer)
 rng = random.Random(seed)
@@ -28,7 +28,7 @@ for rank, i in enumerate(order, start=1):
     pid = f"{i:012x}"
     decision = rng.choice(["include", "exclude", "maybe"])
     store.decisions.decide(pid, decision, reason="off topic" if decision == "exclude" else None,
-                 rank=rank, score=1 / rank, model="svm")
+                           shown=Shown(rank=rank, score=1 / rank, model="svm"))
     print("title_abstract", pid, decision, flush=True)
     if i % 5 == 0:
         store.tags.add(pid, "seen")

@@ -6,7 +6,7 @@ import pytest
 
 from workbench.errors import InputError
 from workbench.team.conflicts import FinalDecision, classify
-from workbench.team.flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, prisma_counts
+from workbench.team.flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, Identified, prisma_counts
 from workbench.team.prisma import OtherMethods
 
 RECORDS = [f"p{i}" for i in range(1, 13)]  # 12 records left after 3 duplicates
@@ -34,7 +34,7 @@ FULL_TEXT = [
 
 
 def counts(**kw):
-    args = {"records": RECORDS, "databases": {"PubMed": 10, "Scopus": 5}, "duplicates_removed": 3,
+    args = {"records": RECORDS, "identified": Identified({"PubMed": 10, "Scopus": 5}, duplicates_removed=3),
             "title_abstract": classify(TITLE_ABSTRACT, TA_FINALS),
             "full_text": classify(FULL_TEXT, reasons_must_match=True), "ranked": {"p5", "p6", "p1"}} | kw
     return prisma_counts(**args)
@@ -67,14 +67,14 @@ def test_other_methods_and_an_update_add_up():
 
 def test_no_reasons_at_title_abstract_leave_the_breakdown_out():
     ta = classify([("p1", "ana", "exclude"), ("p1", "ben", "exclude")])
-    c = prisma_counts(records=["p1"], databases={"seeds": 1}, title_abstract=ta, full_text=classify([]))
+    c = prisma_counts(records=["p1"], identified=Identified({"seeds": 1}), title_abstract=ta, full_text=classify([]))
     assert c.records_excluded == 1 and c.excluded_reasons == {} and c.excluded_ranked is None
 
 
 def test_a_final_exclusion_without_reason_is_counted_as_such():
     ta = classify([("p1", "ana", "exclude"), ("p1", "ben", "include")], [FinalDecision("p1", "exclude", "cy")])
     ft = classify([])
-    c = prisma_counts(records=["p1", "p2"], databases={"seeds": 2}, title_abstract=ta, full_text=ft)
+    c = prisma_counts(records=["p1", "p2"], identified=Identified({"seeds": 2}), title_abstract=ta, full_text=ft)
     assert c.excluded_reasons == {} and c.records_excluded == 1 and c.records_awaiting == 1
     assert NO_REASON not in c.markdown()
 

@@ -148,7 +148,7 @@ def test_paper_text_is_escaped_everywhere(session, review_path):
     view = screen(session)
     view.queue.go(evil_ids[0])
     view.render()
-    assert "<script" not in view.card.value and "&lt;script&gt;" in view.card.value
+    assert "<script" not in view.card.shown() and "&lt;script&gt;" in view.card.shown()
     cmp_view = compare(session, evil_ids)
     assert "<script" not in cmp_view.columns.value and "<img src" not in cmp_view.columns.value
     session.tag(evil_ids, "<i>evil</i>")
@@ -332,15 +332,14 @@ def test_an_action_on_many_papers_asks_first_and_clears_its_box_once_answered(se
 
 
 def test_the_late_echo_of_a_submitted_box_does_not_put_its_text_back(session):
-    view = screen(session, show="all")
-    pid = view.queue.current_id
-    view.keys.dispatch({"event": "submit", "name": "tag", "value": "late-echo"})  # Enter in the tag box
-    assert "late-echo" in session.store.tags.of(pid) and view.new_tag.value == ""
-    view.new_tag.value = "late-echo"  # the box's own update, held back while the kernel was busy
-    assert view.new_tag.value == "", "the late echo is dropped"
-    view.new_tag.value = "l"  # typing again afterwards is kept
-    view.new_tag.value = "late-echo"
-    assert view.new_tag.value == "late-echo"
+    view = compare(session, session.ids[:2])
+    view.keys.dispatch({"event": "submit", "name": "note", "value": "late-echo"})  # Ctrl+Enter in the note box
+    assert any(n.text.startswith("late-echo") for n in session.store.notes.of(session.ids[0])) and view.note.value == ""
+    view.note.value = "late-echo"  # the box's own update, held back while the kernel was busy
+    assert view.note.value == "", "the late echo is dropped"
+    view.note.value = "l"  # typing again afterwards is kept
+    view.note.value = "late-echo"
+    assert view.note.value == "late-echo"
     session.undo()
 
 
@@ -352,9 +351,10 @@ def test_screen_view_plays_keys_and_clicks(session):
     d = session.store.decisions.of(start)
     assert d.decision == "exclude" and d.reason == "off topic"
     assert [n.text for n in session.store.notes.of(start)][-1] == "seen"
-    assert "screened" in view.progress_label.value
+    assert "screened" in view.card.progress["label"]
     view.on_decide("nonsense")
-    assert "✗ decision &#x27;nonsense&#x27;; expected one of include" in view.decision_line.value
+    assert view.card.message["kind"] == "err"
+    assert view.card.message["text"].startswith("decision 'nonsense'; expected one of include")
 
 
 def test_report_files(session):

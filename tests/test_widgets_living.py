@@ -85,7 +85,9 @@ def test_adding_a_search_says_what_it_read_and_shows_the_new_papers(case, sessio
     since = session.living.new_dates()[0]
     assert view.queue.show == f"new since {since}" and len(view.queue.ids) == 11
     assert f"new since {since}" in [v for _, v in view.show.options]
-    assert f"new since {since}" in view.card.value  # the card says so
+    assert view.card.card["new_since"] == since  # the card says so
+    assert len(view.card.map_xy) == 8 * len(session.ids) and len(view.card.map_codes) == len(session.ids)
+    assert view.card.current == session.rows_of([view.queue.current_id])[0], "the new paper's point is ringed"
     panel = view.living.update  # the next search starts empty: its provenance is its own
     assert (panel.files.value, panel.database.value, panel.searched.value, panel.query.value) == ("", "", "", "")
     with Store.open(case / "r") as store:  # provenance recorded as given

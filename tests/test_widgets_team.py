@@ -56,7 +56,7 @@ def test_a_name_is_asked_before_the_first_change_in_team_use(review, monkeypatch
         with pytest.raises(InputError, match="your own name"):
             action()
     view.play([{"decide": "include"}])
-    assert "your own name" in view.decision_line.value
+    assert view.card.message["kind"] == "err" and "your own name" in view.card.message["text"]
     with review.store("lead") as store:
         assert not store.decisions.every("title_abstract", all_reviewers=True), "nothing was saved"
         assert not store.tags.by_reviewer(pid, all_reviewers=True), "nothing was saved"
@@ -101,12 +101,12 @@ def test_blind_mode_hides_the_other_reviewers_in_state_and_html(review):
     view.render()
     card = view.queue.card()
     assert card.votes == [] and card.tags == [] and card.notes == [] and card.decision is None
-    assert "cleos-tag" not in view.card.value
+    assert "cleos-tag" not in view.card.shown()
     assert pid in ScreeningQueue(ben).ids, "Ana's vote does not take the paper from Ben's queue"
-    html = view.card.value + view.team.names.who.value
+    html = view.card.shown() + view.team.names.who.value
     for secret in ("Ana", "anas-tag", "private note", "anas reason", "include</b>"):
         assert secret not in html
-    assert not any(b.description.startswith("✓") for b in view.tags_box.children)
+    assert not any(t["on"] for t in view.card.tags)
 
     view.play([{"decide": "exclude", "reason": "wrong topic"}, {"key": "k"}])
     card = view.queue.card()
@@ -114,9 +114,9 @@ def test_blind_mode_hides_the_other_reviewers_in_state_and_html(review):
         ("Ben", "exclude", "wrong topic"), ("Ana", "include", "anas reason")]
     assert "anas-tag" in card.tags
     for shown in ("<th>Ana</th>", "anas reason", "anas-tag", "Ana&#x27;s private note"):
-        assert shown in view.card.value
+        assert shown in view.card.shown()
     assert "cleos-tag" not in card.tags and not any("Cleo" in n for n in card.notes)
-    assert "Cleo" not in view.card.value and "cleos-tag" not in view.card.value, "Cleo has not screened it"
+    assert "Cleo" not in view.card.shown() and "cleos-tag" not in view.card.shown(), "Cleo has not screened it"
     for s in (ana, ben, cleo):
         s.close()
 
@@ -139,7 +139,7 @@ def test_conflicts_queue_with_three_reviewers_resolve_and_undo(review):
     card = q_.card()  # resolving: every vote side by side, though Cleo did not screen p
     assert [(v.reviewer, v.decision, v.reason) for v in card.votes] == [
         ("Cleo", "exclude", "not a study"), ("Ana", "include", None), ("Ben", "exclude", "not a study")]
-    assert view.card.value.count("<th>") == 3
+    assert view.card.card["votes_html"].count("<th>") == 3
     q_.go(p)
     assert {v.reviewer for v in q_.card().votes} == {"Ana", "Ben"}
 
@@ -150,7 +150,7 @@ def test_conflicts_queue_with_three_reviewers_resolve_and_undo(review):
     assert [c.paper_id for c in review.team.conflicts()] == [r]
     view.play([{"key": "u"}])
     assert review.store("lead").team.final(p) is None
-    assert "2 open conflicts" in view.team.conflicts.value and "undid" in view.undo_act.line.value
+    assert "2 open conflicts" in view.team.conflicts.value and view.card.message["text"].startswith("undid: ")
     for s in (ana, ben, cleo):
         s.close()
 
@@ -175,13 +175,16 @@ def test_criteria_reasons_and_the_full_text_stage(review):
         s.decide([p, q], "include")
     view = screen(ana, stage=FULL_TEXT)
     assert "Include: reward models or RLHF.<br>Exclude: &lt;b&gt;surveys&lt;/b&gt;." in view.team.criteria.value
-    assert list(view.reason.options) == ["wrong topic", "not a study", "not retrieved"]
+    assert view.card.reasons == ["wrong topic", "not a study"]  # "not retrieved" is a button at full text
+    assert view.card.decisions == ["include", "exclude", "not retrieved"], "no maybe at full text"
     assert sorted(view.queue.ids) == sorted([p, q]), "only papers included at title/abstract"
-    assert view.decision_buttons["maybe"].layout.display == "none"
     view.queue.go(p)
-    view.play([{"decide": "exclude"}])
-    assert "needs a reason" in view.decision_line.value
-    view.play([{"decide": "exclude", "reason": "Wrong  topic"}, {"go": q}])
+    view.play([{"decide": "exclude"}])  # a full-text exclusion waits for its reason on the paper
+    assert "needs a reason" in view.card.message["text"] and view.queue.current_id == p
+    assert view.card.reason_for == {"id": p, "title": view.queue.short_title(p), "decision": "exclude", "pending": True}
+    view.card.act("reason", "Wrong  topic")  # a chip: the exclusion is made now, and the queue moves on
+    assert view.card.reason_for["id"] == p and not view.card.reason_for["pending"]
+    view.play([{"go": q}])
     view.on_decide("not retrieved")
     with review.store("lead") as store:
         got = {(d.paper_id, d.decision, d.reason) for d in store.decisions.every(FULL_TEXT, all_reviewers=True)}
@@ -252,6 +255,6 @@ def test_progress_counts_what_leaves_your_queue(review):
     ben.team.resolve(ben.ids[2], "exclude", "wrong topic")  # settled without Ben's vote
     assert ScreeningQueue(ben).progress() == (2, total)
     view = screen(ben)
-    assert view.progress_label.value == f"2 of {total} screened by you or settled"
+    assert view.card.progress["label"] == f"2 of {total} screened by you or settled"
     for s in (ana, ben):
         s.close()

@@ -12,7 +12,7 @@ from ..corpus.texts import read_papers
 from ..errors import ReviewError, WorkbenchError
 from ..store import Store
 from ..store import DB_NAME
-from ._review import TOPIC_TABLE_COLUMNS, Review
+from ._review import TOPIC_TABLE_COLUMNS, Loaded, Review, TopicMap
 from ._verify import FileProblem, rebuild_command, verify
 from .build._build import DEFAULT_REVIEW, FORMAT_VERSION, build
 
@@ -104,8 +104,8 @@ def open_review(path: str | os.PathLike = DEFAULT_REVIEW, *, like: Review | None
                                                f"{len(papers):,} papers, but the arrays hold "
                                                f"{len(arrays['labels']):,} topic labels")], manifest)
     kept = like is not None and like.embeddings_loaded and [p.id for p in papers] == like.ids
-    review = Review(path, manifest, papers, topics, arrays["labels"], arrays["coords"], arrays.get("reduced"),
-                    arrays.get("fine_labels"), generation=generation, texts=texts,
-                    embeddings=like.embeddings() if kept else None, embedder=like.embedder() if kept else None)
+    found = TopicMap(topics, arrays["labels"], arrays["coords"], arrays.get("reduced"), arrays.get("fine_labels"))
+    review = Review(path, manifest, papers, found, generation=generation, texts=texts,
+                    loaded=Loaded(like.embeddings(), like.embedder()) if kept else None)
     review.refresh_topics()
     return review

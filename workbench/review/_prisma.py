@@ -80,26 +80,26 @@ def merged_by_people(review, store, apart: set[str] = frozenset()) -> tuple[set[
     return still, n
 
 
-def identification(review, store) -> dict:
-    """``databases``, ``registers``, ``duplicates_removed`` and ``removed_other`` for
-    :func:`workbench.team.prisma_counts`, from the sources of the last build."""
+def identification(review, store) -> team.Identified:
+    """The records identified and removed before screening (:class:`workbench.team.Identified`),
+    from the sources of the last build."""
     sources = store.sources.recorded()
     if not sources:
         named = ", ".join(review.manifest.get("sources", [])) or "the sources"
-        return {"databases": {f"{named} (counts per file not recorded; rebuild to record them)": len(review)},
-                "registers": {}, "duplicates_removed": 0, "removed_other": 0}
+        return team.Identified({f"{named} (counts per file not recorded; rebuild to record them)": len(review)})
     return _identified(sources)
 
 
-def _identified(sources) -> dict:
+def _identified(sources) -> team.Identified:
     """The main column's identification from the database and register sources (other methods'
     sources are the other column's, :func:`_other`)."""
     found = {"database": Counter(), "register": Counter()}
     searched = [s for s in sources if s.kind in found]
     for s in searched:
         found[s.kind][s.name] += s.identified
-    return {"databases": dict(found["database"]), "registers": dict(found["register"]),
-            "duplicates_removed": sum(s.merged for s in searched), "removed_other": sum(s.skipped for s in searched)}
+    return team.Identified(dict(found["database"]), dict(found["register"]),
+                           duplicates_removed=sum(s.merged for s in searched),
+                           removed_other=sum(s.skipped for s in searched))
 
 
 def _other(store, sources, papers: set[str]) -> team.OtherMethods | None:
@@ -124,11 +124,11 @@ def _included(store, ids) -> int:
                if p.settled and p.decision == "include")
 
 
-def _flow(store, records, ident: dict, **extra) -> team.PrismaCounts:
+def _flow(store, records, ident: team.Identified, **extra) -> team.PrismaCounts:
     ranked = {r.paper_id for r in store.decisions.records(everyone=True, all_reviewers=True) if r.rank is not None}
     return team.prisma_counts(records=records, title_abstract=screening_of(store, TITLE_ABSTRACT, records, all_reviewers=True),
                               full_text=screening_of(store, FULL_TEXT, records, all_reviewers=True), ranked=ranked & set(records),
-                              **ident, **extra)
+                              identified=ident, **extra)
 
 
 def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
@@ -141,7 +141,7 @@ def update_counts(review, store, latest: LatestUpdate) -> team.PrismaCounts:
     tagged = {pid for pid, since in review.updates.new_since().items() if since == latest.since}
     new = [pid for pid in review.ids if pid in tagged and pid not in other]
     records = [pid for pid in new if pid not in still]
-    ident["duplicates_removed"] += len(new) - len(records)
+    ident = ident.more_duplicates(len(new) - len(records))
     previous = [pid for pid in review.ids if pid not in tagged and pid not in still]
     return _flow(store, records, ident, previous_studies=_included(store, previous),
                  other=_other(store, sources, (other & tagged) - still))
@@ -180,7 +180,7 @@ def counts(review, store, previous_studies: int | None = None, update: bool | No
     other = other_papers(review, sources)
     still, n_merged = merged_by_people(review, store, other)
     ident = identification(review, store)
-    ident["duplicates_removed"] += n_merged
+    ident = ident.more_duplicates(n_merged)
     return _flow(store, [pid for pid in review.ids if pid not in still and pid not in other], ident,
                  previous_studies=previous_studies, other=_other(store, sources, other - still))
 

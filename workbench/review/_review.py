@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from . import _folder as files
 from ..corpus.paper import OUTLIER, Paper, PaperInfo
 from ..corpus.texts import PaperTexts, TextsInMemory
-from ..embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
+from ..embed import Embedder, EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ..errors import InputError
 from ..store import DB_NAME, Store
 from ..topics import TOPIC_COLUMNS as TOPIC_TABLE_COLUMNS
@@ -43,12 +44,33 @@ from ._screening import ReviewScreening
 from ._team import ReviewTeam
 from ._text import document_text
 
-__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "TOPIC_TABLE_COLUMNS", "Review", "stored_topic_params"]
+__all__ = ["CACHE_FILE", "PAPER_TABLE_COLUMNS", "TOPIC_TABLE_COLUMNS", "Loaded", "MadeBy", "Review",
+           "TopicMap", "stored_topic_params"]
 
 PAPER_TABLE_COLUMNS = ["id", "title", "authors", "year", "collection", "source", "topic", "topic_label", "x", "y"]
 CACHE_FILE = Path("cache") / "embeddings.sqlite"  # under the review folder
 
+if TYPE_CHECKING:  # for the records' annotations only (pandas is imported when first needed)
+    import pandas as pd
+
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TopicMap:
+    """What the topic model found and the map, one entry per paper in map order: ``topics`` (a
+    DataFrame: topic, label, size, words), ``labels`` (each paper's topic), ``coords`` (its 2-D
+    map position), ``reduced`` (the clustering space; None when not at hand) and ``fine_labels``
+    (HDBSCAN's topics before merging; None in reviews built before them). ``edits``: the human
+    topic edits to lay over them, ``(assignments, labels)`` as ``store.topics.current()`` gives
+    them (None: none)."""
+
+    topics: pd.DataFrame
+    labels: np.ndarray
+    coords: np.ndarray
+    reduced: np.ndarray | None = None
+    fine_labels: np.ndarray | None = None
+    edits: tuple[dict, dict] | None = None
 
 
 class DerivedTexts:
@@ -62,6 +84,39 @@ class DerivedTexts:
         self.file_digest: str | None = None  # of the papers.jsonl the texts are read from (_text)
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """What this process already holds of a review, so that it is not read or made again: the
+    papers' ``embeddings`` (one row per paper, in map order), the ``embedder`` that made them,
+    and the texts ``derived`` from the papers (shared by the reviews :meth:`Review.replace` makes
+    of the same papers). None: loaded or made when first needed."""
+
+    embeddings: np.ndarray | None = None
+    embedder: Embedder | None = None
+    derived: DerivedTexts | None = None
+
+
+@dataclass(frozen=True)
+class MadeBy:
+    """What made a review in this process (None: it was opened, not made here): the fitted
+    ``model`` (a :class:`~workbench.topics.TopicModel`) of the build or refit, and what the build
+    (``build_report``), an update (``update_report``) and the last save (``last_save``) reported."""
+
+    model: TopicModel | None = None
+    build_report: object = None  # workbench.BuildReport
+    update_report: object = None  # workbench.UpdateReport
+    last_save: object = None  # workbench.SaveReport
+
+
+def _of(record: type, changed: dict):
+    """A ``record`` (TopicMap or MadeBy) of its fields' values in ``changed``."""
+    return record(**{f.name: changed[f.name] for f in fields(record)})
+
+
+_REPLACEABLE = {"path", "manifest", "papers", "generation", "texts", "embeddings", "embedder",
+                *(f.name for record in (TopicMap, MadeBy) for f in fields(record))}
+
+
 class Review:
     """A built review, loaded from its folder. Made by :func:`open_review`, :func:`build`,
     :func:`update`, :func:`refit` and :func:`show_themes` (each returns a new one).
@@ -71,11 +126,9 @@ class Review:
     who and where), ``updates`` (what updates brought, duplicates). ``build_report``,
     ``update_report``, ``last_save`` and ``model``: what made it in this process (else None)."""
 
-    def __init__(self, path: Path, manifest: dict, papers: list[Paper] | list[PaperInfo], topics, labels, coords,
-                 reduced=None, fine_labels=None, *, generation: str | None = None, embeddings=None,
-                 embedder=None, texts: PaperTexts | None = None, model=None, build_report=None,
-                 update_report=None, last_save=None, edits: tuple[dict, dict] | None = None,
-                 derived: DerivedTexts | None = None):
+    def __init__(self, path: Path, manifest: dict, papers: list[Paper] | list[PaperInfo], found: TopicMap, *,
+                 generation: str | None = None, texts: PaperTexts | None = None,
+                 loaded: Loaded | None = None, made: MadeBy | None = None):
         self.path = Path(path)
         self.manifest = manifest
         if texts is None:  # whole papers (a build's, an update's): their texts held here
@@ -84,51 +137,57 @@ class Review:
         self.papers: list[PaperInfo] = papers
         self.paper_texts = texts
         # What the model found, as written in the folder; ``topics``/``labels`` add the human edits.
-        self.model_topics = topics
-        self.model_labels = np.asarray(labels, dtype=int)
-        self.topics = topics  # DataFrame: topic, label, size, words
+        self.model_topics = found.topics
+        self.model_labels = np.asarray(found.labels, dtype=int)
+        self.topics = found.topics  # DataFrame: topic, label, size, words
         self.labels = self.model_labels
-        self.coords = np.asarray(coords, dtype=np.float64)
-        self.reduced = reduced
+        self.coords = np.asarray(found.coords, dtype=np.float64)
+        self.reduced = found.reduced
         # HDBSCAN's topics before merging (what show_themes cuts); None in reviews built before them
-        self.fine_labels = None if fine_labels is None else np.asarray(fine_labels, dtype=int)
+        self.fine_labels = None if found.fine_labels is None else np.asarray(found.fine_labels, dtype=int)
         # The generation of the review's files this was read from or saved as (None: top level)
         self.generation = generation
         # What the build, an update or the last saved topic run reported (None: not in this process)
-        self.build_report, self.update_report = build_report, update_report  # workbench.BuildReport, UpdateReport
-        self.last_save = last_save  # workbench.SaveReport
-        self.model = model  # the fitted TopicModel of the last build or refit in this process
-        if embeddings is not None and len(embeddings) != len(papers):
-            raise InputError(f"{len(embeddings)} embeddings for {len(papers)} papers; expected one per paper")
-        self._embeddings = embeddings
-        self._embedder = embedder
+        made = made if made is not None else MadeBy()
+        self.build_report, self.update_report = made.build_report, made.update_report  # BuildReport, UpdateReport
+        self.last_save = made.last_save  # workbench.SaveReport
+        self.model = made.model  # the fitted TopicModel of the last build or refit in this process
+        loaded = loaded if loaded is not None else Loaded()
+        if loaded.embeddings is not None and len(loaded.embeddings) != len(papers):
+            raise InputError(f"{len(loaded.embeddings)} embeddings for {len(papers)} papers; expected one per paper")
+        self._embeddings = loaded.embeddings
+        self._embedder = loaded.embedder
         self._index = {p.id: i for i, p in enumerate(papers)}
-        # what is embedded and what keyword search reads, made when first needed (shared by the
-        # reviews ``replace`` makes of the same papers)
-        self._derived = derived if derived is not None else DerivedTexts()
+        # what is embedded and what keyword search reads, made when first needed
+        self._derived = loaded.derived if loaded.derived is not None else DerivedTexts()
         self.screening = ReviewScreening(self)
         self.team = ReviewTeam(self)
         self.field = ReviewField(self)
         self.updates = ReviewUpdates(self)
-        if edits is not None:
-            self.apply_topic_edits(*edits)
+        if found.edits is not None:
+            self.apply_topic_edits(*found.edits)
 
     def replace(self, **changes) -> Review:
-        """A new review of the same folder with ``changes`` to the constructor's arguments
-        (``generation``, ``manifest``, ``topics`` and ``labels``, ``last_save``, ``edits``...);
-        the rest (papers, texts, map, embeddings, embedder) is shared with this one, which is
-        left as it is. The human topic edits shown here carry over unless ``labels``, ``topics``
-        or ``edits`` are given."""
-        fields = dict(path=self.path, manifest=self.manifest, papers=self.papers, topics=self.model_topics,
-                      labels=self.model_labels, coords=self.coords, reduced=self.reduced, fine_labels=self.fine_labels,
-                      generation=self.generation, embeddings=self._embeddings, embedder=self._embedder,
-                      texts=self.paper_texts, model=self.model, build_report=self.build_report,
-                      update_report=self.update_report, last_save=self.last_save)
+        """A new review of the same folder with ``changes`` to its parts, named as the
+        constructor and its records name them (``generation``, ``manifest``, ``topics`` and
+        ``labels``, ``last_save``, ``edits``...); the rest (papers, texts, map, embeddings,
+        embedder) is shared with this one, which is left as it is. The human topic edits shown
+        here carry over unless ``labels``, ``topics`` or ``edits`` are given."""
+        unknown = set(changes) - _REPLACEABLE
+        if unknown:
+            raise TypeError(f"Review.replace() got {', '.join(sorted(unknown))}; "
+                            f"expected some of {', '.join(sorted(_REPLACEABLE))}")
+        now = dict(path=self.path, manifest=self.manifest, papers=self.papers, topics=self.model_topics,
+                   labels=self.model_labels, coords=self.coords, reduced=self.reduced, fine_labels=self.fine_labels,
+                   edits=None, generation=self.generation, embeddings=self._embeddings, embedder=self._embedder,
+                   texts=self.paper_texts, model=self.model, build_report=self.build_report,
+                   update_report=self.update_report, last_save=self.last_save)
         keep_edits = not {"labels", "topics", "edits"} & set(changes)
-        if not {"papers", "texts"} & set(changes):
-            fields["derived"] = self._derived
-        fields.update(changes)
-        new = Review(**fields)
+        now.update(changes)
+        same_papers = not {"papers", "texts"} & set(changes)  # then the texts derived from them too
+        loaded = Loaded(now["embeddings"], now["embedder"], self._derived if same_papers else None)
+        new = Review(now["path"], now["manifest"], now["papers"], _of(TopicMap, now), generation=now["generation"],
+                     texts=now["texts"], loaded=loaded, made=_of(MadeBy, now))
         if keep_edits:
             new.labels, new.topics = self.labels, self.topics
         return new

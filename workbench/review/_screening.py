@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
+from ..store import Shown
 from ..errors import InputError
 from ..screening import DEFAULT_MODEL, MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
 from . import _stopping, _tfidf_cache
@@ -320,20 +321,19 @@ class ReviewScreening:
                         f"{len(waiting)} papers (e.g. {waiting[0]}) are not included at title/abstract "
                         "(not screened by enough reviewers, excluded, or an unresolved conflict); "
                         "only those go on to full text; see review.team.status('title_abstract')")
-            return opened.decisions.decide(ids, decision, reason, bulk=bulk, stage=stage,
-                                 **_shown(ranking, ids, bulk))
+            return opened.decisions.decide(ids, decision, reason, shown=_shown(ranking, ids, bulk), bulk=bulk,
+                                           stage=stage)
 
 
-def _shown(ranking: Ranking | None, ids: list[str], bulk: bool | None) -> dict:
+def _shown(ranking: Ranking | None, ids: list[str], bulk: bool | None) -> Shown | None:
     """What a decision on ``ids`` records of ``ranking``: each paper's rank and score, the model,
-    and whether it was read as part of a stopping sample (nothing without a ranking)."""
+    and whether it was read as part of a stopping sample (None without a ranking)."""
     if ranking is None:
-        return {}
+        return None
     shown = [ranking.context(pid) for pid in ids]
     in_bulk = len(ids) > 1 if bulk is None else bulk
-    context = {"rank": [s["rank"] for s in shown], "score": [s["score"] for s in shown],
-               "model": ranking.model, "model_version": ranking.model_version,
-               "sampled": not in_bulk and all(s["sampled"] for s in shown)}
+    sampled = not in_bulk and all(s["sampled"] for s in shown)
     if ranking.model is None:
-        context.update(rank=None, score=None)
-    return context
+        return Shown(model_version=ranking.model_version, sampled=sampled)
+    return Shown([s["rank"] for s in shown], [s["score"] for s in shown], ranking.model, ranking.model_version,
+                 sampled)

@@ -42,7 +42,7 @@ from ..store import Store, check_date
 from . import _provenance
 from ._living import NEW_SINCE, UPDATE_REVIEWER
 from ._open import open_review
-from ._review import Review
+from ._review import Loaded, Review, TopicMap
 from ._text import document_text
 from .build._build import DEFAULT_REVIEW
 from .build._reuse import BuildCache, digest
@@ -231,9 +231,8 @@ def _updated_review(review, base: _Base, kept, fresh, placed, entry: dict):
     keys["papers"] = digest("update", keys.get("papers"), entry["key"])
     manifest.update(cache_keys=keys, n_papers=len(kept) + len(fresh),
                     updates=[*manifest.get("updates", []), {k: v for k, v in entry.items() if k != "key"}])
-    return Review(review.path, manifest, kept + fresh, topics, all_labels, coords, reduced, fine_all,
-                  generation=review.generation, embeddings=np.vstack([base.X, X_new]),
-                  embedder=review.embedder())
+    return Review(review.path, manifest, kept + fresh, TopicMap(topics, all_labels, coords, reduced, fine_all),
+                  generation=review.generation, loaded=Loaded(np.vstack([base.X, X_new]), review.embedder()))
 
 
 def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike | Review = DEFAULT_REVIEW,

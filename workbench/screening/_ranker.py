@@ -329,7 +329,7 @@ class Ranker:
         return Explanation(paper, score, "neighbours", like, like=like)
 
 
-def as_features(data, embeddings=None) -> Features:
+def as_features(data) -> Features:
     """``data`` as :class:`Features`: Features as they are, texts -> TF-IDF, an array -> embeddings."""
     if isinstance(data, Features):
         return data
@@ -337,4 +337,4 @@ def as_features(data, embeddings=None) -> Features:
         if sp.issparse(data):
             return Features(tfidf=sp.csr_matrix(data, dtype=np.float32), terms=np.array([f"f{i}" for i in range(data.shape[1])]))
         return Features(embeddings=data)
-    return Features.from_texts(list(data), embeddings=embeddings)
+    return Features.from_texts(list(data))

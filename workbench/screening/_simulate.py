@@ -225,20 +225,20 @@ class Simulation:
         return "\n".join(lines)
 
 
-def simulate(data, labels, seeds=(1, 2, 3, 4, 5), model: str | None = None, embeddings=None,
-             explore_until: int = 0, explore_every: int = 4, priors: dict | None = None,
-             baseline: bool = False) -> Simulation:
+def simulate(data, labels, seeds=(1, 2, 3, 4, 5), model: str | None = None, explore_until: int = 0,
+             explore_every: int = 4, priors: dict | None = None, baseline: bool = False) -> Simulation:
     """Replay ``labels`` (0/1 per paper) with ranked screening, once per seed.
 
-    ``data``: the papers' texts, a :class:`Features`, or an (n, d) embedding array;
-    ``embeddings``: the review's cached embeddings beside texts; ``model``: a name from
+    ``data``: the papers' texts, a :class:`Features` (texts with the review's cached embeddings
+    beside them: ``Features.from_texts(texts, embeddings=X)``), or an (n, d) embedding array;
+    ``model``: a name from
     ``MODELS`` (default: the measured best for the features given); ``priors``: ``{seed:
     (include_row, exclude_row)}`` to override the ASReview-compatible draw; ``baseline``: also
     replay the same seeds with ``svm-tfidf`` (ELAS u4's twin; needs texts), kept as
     ``Simulation.baseline`` (not when the model is ``svm-tfidf`` itself).
     """
     labels = np.asarray(labels).astype(np.int64).reshape(-1)
-    features = as_features(data, embeddings)
+    features = as_features(data)
     if len(features) != len(labels):
         raise InputError(f"{len(features)} papers but {len(labels)} labels; give one 0/1 label per paper")
     if not np.isin(labels, (0, 1)).all():

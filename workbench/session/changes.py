@@ -74,7 +74,7 @@ def _undone_words(entry: HistoryEntry, papers: list[str], title_of) -> str:
         first, second = (_papers_named([i], title_of) if title_of(i) else i for i in pair.groups())
         return (f"the merge of {first} into {second}" if entry.action == "duplicate-same"
                 else f"keeping {first} and {second} apart")
-    named = re.sub(r"\b[0-9a-f]{12}\b", lambda m: short_title(title_of(m.group()), 44) if title_of(m.group())
+    named = re.sub(r"\b[0-9a-f]{12}\b", lambda m: f"“{short_title(title_of(m.group()), 44)}”" if title_of(m.group())
                    else m.group(), summary)
     return _clip(named, 90) + (on if named == summary and papers else "")
 

@@ -19,7 +19,7 @@ from .session import Session, query_terms
 from .teamwork import check_stage
 from .text import authors_line, citations_html, escape, highlight, short_title
 
-__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS", "Vote", "order_names"]
+__all__ = ["ScreeningQueue", "Card", "FILTERS", "KEYS", "ORDERS", "ReasonTarget", "Vote", "order_names", "undo_said"]
 
 # "sent": from the map (01); "conflicts": papers the reviewers disagree on, to resolve; besides
 # these, "new since YYYY-MM-DD" (the papers updates brought since then that you have not decided;
@@ -65,6 +65,41 @@ class Vote:
     reviewer: str
     decision: str
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ReasonTarget:
+    """The paper a reason typed now goes to: the paper just decided (decide, then give a reason),
+    until the next decision; ``pending``: a full-text exclusion that waits for its reason (it
+    needs one) on the paper still on screen."""
+
+    paper_id: str
+    decision: str
+    title: str  # its short title, plain text
+    stage: str
+    ranking: object = None  # the ranking the decision was shown with (recorded again with the reason)
+    pending: bool = False
+
+
+def undo_said(undone, title_of) -> str:
+    """What one undo took back, in words a card shows: "undid: maybe on “Deep learning for…”"
+    (``title_of(id)``: the paper's title, or None)."""
+    if not undone.entries:
+        return undone.text
+    entry = undone.entries[0]
+    words = entry.summary
+    for pid in undone.papers:
+        words = words.replace(" " + pid, "")
+    if entry.action == "decide" and words.startswith("decide "):
+        words = words[len("decide "):]
+    words = " ".join(words.split())
+    papers = [p for p in undone.papers]
+    where = ""
+    if len(papers) == 1:
+        title = title_of(papers[0])
+        where = f" on “{short_title(title)}”" if title else ""
+    more = f" (and {len(undone.entries) - 1} earlier changes)" if len(undone.entries) > 1 else ""
+    return f"undid: {words}{where}{more}"
 
 
 @dataclass
@@ -138,6 +173,7 @@ class ScreeningQueue:
         self.sent_what = ""  # where the "sent" papers came from
         self.sent_seen = session.queue_sent_at()  # when the papers this queue knows of were sent
         self.last = ""  # what the last action did, in words
+        self.reason_for: ReasonTarget | None = None  # where a reason given now goes (see give_reason)
         # chosen for the reviewer (no order given): one per topic until the first include and
         # exclude, then relevance, which the queue switches to by itself (and says so)
         self.auto_order = order is None
@@ -274,13 +310,49 @@ class ScreeningQueue:
         """Decide the paper on screen, recording the rank and score the queue showed for it;
         in a ranked order the model is refitted and the papers after it reordered."""
         pid = self._require()
+        title = self.short_title(pid)
+        if self.stage == FULL_TEXT and decision == "exclude" and not (reason or "").strip():
+            # a full-text exclusion needs its reason: the paper stays until one is given
+            self.session.team.require_name()
+            self.reason_for = ReasonTarget(pid, decision, title, self.stage, self.ranking, pending=True)
+            self.last = f"“{title}” needs a reason to be excluded at full text: pick one or type it"
+            return
         before = self.session.store.decisions.of(pid, stage=self.stage)
-        self.session.decide(pid, decision, reason, ranking=self.ranking, bulk=False, stage=self.stage)
-        self.last = f"{decision}: {pid}"
+        ranking = self.ranking
+        self.session.decide(pid, decision, reason, ranking=ranking, bulk=False, stage=self.stage)
+        shown = "not retrieved" if decision.replace("-", " ") == "not retrieved" else decision
+        self.last = f"{shown}: “{title}”" + (f" ({reason.strip()})" if (reason or "").strip() else "")
+        kept = self.session.store.decisions.of(pid, stage=self.stage)
+        self.reason_for = ReasonTarget(pid, kept.decision if kept else decision, title, self.stage, ranking)
         if before is None or before.decision != decision:
             self._rerank()
         if advance:
             self.next()
+
+    def give_reason(self, reason: str) -> ReasonTarget:
+        """The reason for the paper just decided (:attr:`reason_for`), whichever paper is on
+        screen: its decision stays, with ``reason`` (one action: ``u`` takes the reason back).
+        A full-text exclusion waiting for its reason is made now, and the queue moves on."""
+        target = self.reason_for
+        reason = (reason or "").strip()
+        if target is None:
+            raise InputError("decide first (i, e or m), then give the reason: it goes to the paper just decided")
+        if not reason:
+            raise InputError(f"type a reason (or pick one) for “{target.title}” first")
+        if target.stage != self.stage:
+            raise InputError(f"“{target.title}” was decided at another stage; decide again at this one")
+        if target.pending:
+            self.reason_for = None
+            self.decide(target.decision, reason)
+            return self.reason_for
+        self.session.decide(target.paper_id, target.decision, reason, ranking=target.ranking, bulk=False,
+                            stage=target.stage)
+        self.last = f"reason for “{target.title}” ({target.decision}): {reason}"
+        return target
+
+    def short_title(self, paper_id: str) -> str:
+        """The paper's title, shortened, as messages name it (plain text)."""
+        return short_title(self.session.review.paper(paper_id).title) if paper_id in self.session.review else paper_id
 
     def stopping(self):
         """Relevant papers still unscreened (95 % interval) and what this reviewer may claim if
@@ -297,6 +369,8 @@ class ScreeningQueue:
         """Undo the last change and show the paper it touched (the queue's filters are applied
         again when that paper is not in the queue). Returns :class:`~workbench.widgets.Undone`."""
         undone = self.session.undo()
+        self.reason_for = None  # the paper just decided may not be decided any more
+        said = undo_said(undone, lambda p: self.session.review.paper(p).title if p in self.session.review else None)
         if self.ranking is not None:  # the scores shown from now on are the refitted model's
             self.ranking = self.session.rank(by_topic=self.order == "one per topic")
         papers = [p for p in undone.papers if p in self.session.review]
@@ -304,9 +378,9 @@ class ScreeningQueue:
             self.refilter()
         if papers and papers[0] in self.ids:
             self.position = self.ids.index(papers[0])
-            self.last = undone.text
+            self.last = said
         else:
-            self.last = undone.text + (" (that paper is not in this queue: change the filters to see it)" if papers else "")
+            self.last = said + (" (that paper is not in this queue: change the filters to see it)" if papers else "")
         return undone
 
     def press(self, key: str) -> str | None:
@@ -339,10 +413,16 @@ class ScreeningQueue:
         text, papers with this reviewer's own vote or a final decision (another reviewer's vote
         leaves a paper in your queue, so it does not count as screened)."""
         review = self.session.review
+        decided = self.decided()
+        return sum(1 for pid in decided if pid in review), len(review)
+
+    def decided(self) -> dict[str, str]:
+        """``{paper id: decision}`` of the papers screened as :meth:`progress` counts them (what
+        the map beside the card colours), as far as blind mode lets this reviewer see."""
         mine = self._own_or_final()
         if mine is None:  # the store's summary alone: a papers_frame per render would cost more
-            mine = {pid: s for pid, s in self.session.store.summary().items() if s.get("decision")}
-        return sum(1 for pid in mine if pid in review), len(review)
+            return {pid: e["decision"] for pid, e in self.session.store.summary().items() if e.get("decision")}
+        return mine
 
     def card(self) -> Card | None:
         pid = self.current_id
@@ -454,7 +534,7 @@ class ScreeningQueue:
         as resolved by this reviewer; ``u`` takes it back). Returns the ``team.FinalDecision``."""
         pid = self._require()
         final = self.session.team.resolve(pid, decision, reason, stage=self.stage)
-        self.last = (f"resolved {short_title(self.session.paper(pid).title)}: {final.decision}"
+        self.last = (f"resolved “{short_title(self.session.paper(pid).title)}”: {final.decision}"
                      + (f" ({final.reason})" if final.reason else ""))
         if advance:
             before = self.current_id

@@ -44,19 +44,9 @@ def highlight(text: str, terms: Mapping[str, str] | Iterable[str], css_class: st
     return "".join(out)
 
 
-def short_title(title: str, width: int = 48) -> str:
-    """A paper's title in quotes, cut after a word to about ``width`` characters: how a message
-    names the paper it is about."""
-    text = " ".join(str(title or "").split()) or "(untitled)"
-    if len(text) > width:
-        cut = text.rfind(" ", 0, width)
-        text = text[: cut if cut > width // 2 else width].rstrip(" ,;:") + "…"
-    return f"“{text}”"
-
-
 def titles_line(titles: list[str], limit: int = 2, width: int = 40) -> str:
     """Papers named by short title: “A”; “A” and “B”; “A”, “B” and 3 more."""
-    shown = [short_title(t, width) for t in titles[:limit]]
+    shown = [f"“{short_title(t, width)}”" for t in titles[:limit]]
     more = len(titles) - len(shown)
     if more:
         return ", ".join(shown) + f" and {more} more"
@@ -91,3 +81,15 @@ def citations_html(review, paper_id: str, limit: int = 5) -> str:
     parts = ([f"cites:{titles(found.cites)}"] if found.cites else []) + (
         [f"cited by:{titles(found.cited_by)}"] if found.cited_by else [])
     return f"<details class='wb-meta wb-citations'><summary>{summary}</summary>{''.join(parts)}</details>"
+
+
+def short_title(title: str, width: int = 40) -> str:
+    """A paper's title cut at a word before ``width`` characters, with "…" (plain text: escape it
+    to show it). How a message names a paper: "undid: maybe on “Deep learning for…”"."""
+    title = " ".join(str(title or "").split())
+    if len(title) <= width:
+        return title
+    cut = title[: width - 1]
+    if " " in cut[width // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,.;:-") + "…"

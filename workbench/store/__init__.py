@@ -6,7 +6,7 @@ transaction, with a history of every change and undo::
     from workbench.store import Store
     store = Store.open("review", reviewer="ana")
     store.tags.add("3f2a9c", "relevant", "rl")
-    store.decisions.decide("3f2a9c", "include", reason="on topic")   # rank=, score=, model=: how it was made
+    store.decisions.decide("3f2a9c", "include", reason="on topic")   # shown=Shown(rank=, score=, model=): how it was made
     store.decisions.decide("3f2a9c", "exclude", reason="wrong population", stage="full_text")
     store.team.set_final("3f2a9c", "include", reason="agreed in the meeting")  # a resolved conflict
     store.files.export("bibtex", "review/annotations.bib")
@@ -62,7 +62,7 @@ from ._open import read_only_reason
 from ._parts import Decisions, Duplicates, Files, Notes, Settings, Sources, Stopping, Tags, Team, Topics
 from ._restore import Restored
 from ._schema import DB_NAME, GENERATIONS, SCHEMA_VERSION
-from ._screening import ScreeningRecord
+from ._screening import ScreeningRecord, Shown
 from ._settings import SETTINGS, StoppingClaim
 from ._sources import KINDS as SOURCE_KINDS
 from ._sources import check_date, check_provenance
@@ -101,6 +101,7 @@ __all__ = [
     "Notes",
     "Restored",
     "ScreeningRecord",
+    "Shown",
     "Settings",
     "Source",
     "Sources",

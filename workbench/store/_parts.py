@@ -37,7 +37,7 @@ from ._handle import Part
 from ._moving import votes_kept
 from ._papers import ID_RE, merge_chain, resolve
 from ._reports import Decision, ExclusionReason, ImportReport, Note, Source, Tag, TopicReport
-from ._screening import ContextWriter, ScreeningRecord, context_rows, records
+from ._screening import ContextWriter, ScreeningRecord, Shown, context_rows, records
 
 __all__ = ["Decisions", "Duplicates", "Files", "Notes", "Settings", "Sources", "Stopping", "Tags",
            "Team", "Topics"]
@@ -164,20 +164,19 @@ class Decisions(Part):
     queue, in bulk or read one by one, sampled for a stopping test)."""
 
     @writes
-    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, rank=None, score=None,
-               model: str | None = None, model_version: str | None = None,
-               bulk: bool | None = None, sampled: bool = False, stage: str = TITLE_ABSTRACT) -> int:
+    def decide(self, id_or_ids, decision: str, reason: str | None = None, *, shown: Shown | None = None,
+               bulk: bool | None = None, stage: str = TITLE_ABSTRACT) -> int:
         """This reviewer's include / exclude / maybe on one paper or many, and how it was made:
-        ``rank`` (1 = first) and ``score`` in the ranked queue, one or one per paper, with the
-        ``model`` and ``model_version`` that ranked it (None: no ranking shown); ``bulk``
-        (default: several papers at once); ``sampled`` (drawn at random for a stopping test).
-        ``stage``: ``title_abstract`` or ``full_text`` (include, exclude with a reason, or
-        ``"not retrieved"``). A reason naming one of the team's exclusion reasons takes its
-        spelling. Returns how many decisions changed."""
+        what the ranked queue ``shown`` (a :class:`Shown`: each paper's rank and score, the
+        model that ranked them, whether they were sampled for a stopping test; None: no ranking
+        shown); ``bulk`` (default: several papers at once). ``stage``: ``title_abstract`` or
+        ``full_text`` (include, exclude with a reason, or ``"not retrieved"``). A reason naming
+        one of the team's exclusion reasons takes its spelling. Returns how many decisions
+        changed."""
         handle = self._handle
         handle.check_reviewer()
         ids = handle.ids(id_or_ids)
-        rows = context_rows(ids, rank, score, model, model_version, bulk, sampled)
+        rows = context_rows(ids, shown if shown is not None else Shown(), bulk)
         return ann.decide(self._conn, self._reviewer, ids, decision, _sources.agreed_reason(self._conn, reason),
                           on_change=ContextWriter(self._reviewer, rows, ann.BULK, stage), stage=stage)
 

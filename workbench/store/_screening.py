@@ -21,13 +21,14 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from numbers import Number, Real
+from typing import Sequence
 
 from ..corpus.paper import TITLE_ABSTRACT
 from . import _visible
 from ._errors import AnnotationInputError
 from ._history import Action
 
-__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "context_rows", "records"]
+__all__ = ["CONTEXT_COLUMNS", "ContextWriter", "ScreeningRecord", "Shown", "context_rows", "records"]
 
 CONTEXT_COLUMNS = ("rank", "score", "model", "model_version", "bulk", "sampled")
 
@@ -50,6 +51,20 @@ class ScreeningRecord:
 
 
 # ----------------------------------------------------------------------------- writing
+
+@dataclass(frozen=True)
+class Shown:
+    """What the ranked queue showed the person deciding (see the module docstring): each paper's
+    ``rank`` (1 = first) and ``score``, one value for all or one per paper in the order of the
+    ids, the ``model`` and ``model_version`` that ranked them, and whether the papers were
+    ``sampled`` (drawn at random for a stopping test). ``Shown()``: no ranking was shown."""
+
+    rank: int | Sequence[int] | None = None
+    score: float | Sequence[float] | None = None
+    model: str | None = None
+    model_version: str | None = None
+    sampled: bool = False
+
 
 def _per_paper(value, n: int, name: str, check) -> list:
     if value is None or isinstance(value, (str, Number)):
@@ -93,13 +108,13 @@ def _name(value, what: str):
     return value
 
 
-def context_rows(ids: list[str], rank=None, score=None, model=None, model_version=None,
-                 bulk=None, sampled=False) -> dict[str, dict]:
-    """``{paper id: decision_context row}`` for a decision on ``ids``. ``rank``/``score``: one
-    value or one per paper; ``bulk=None``: bulk when several papers are decided at once."""
-    model, model_version = _name(model, "model"), _name(model_version, "model_version")
-    ranks = _per_paper(rank, len(ids), "rank", _rank)
-    scores = _per_paper(score, len(ids), "score", _score)
+def context_rows(ids: list[str], shown: Shown, bulk=None) -> dict[str, dict]:
+    """``{paper id: decision_context row}`` for a decision on ``ids`` made with ``shown`` in
+    view; ``bulk=None``: bulk when several papers are decided at once."""
+    model, model_version = _name(shown.model, "model"), _name(shown.model_version, "model_version")
+    ranks = _per_paper(shown.rank, len(ids), "rank", _rank)
+    scores = _per_paper(shown.score, len(ids), "score", _score)
+    sampled = shown.sampled
     if model is None and (model_version is not None or any(r is not None for r in ranks + scores)):
         raise AnnotationInputError(
             "a rank, score or model version without the model that ranked the paper cannot be "

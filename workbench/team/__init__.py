@@ -17,7 +17,7 @@ from .conflicts import (
     AGREED, AWAITING, CONFLICT, RESOLVED, STATUSES, FinalDecision, PaperStatus, Screening,
     classify, resolve
 )
-from .flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, exclusion_reason, other_methods, prisma_counts
+from .flow import NO_REASON, NOT_RETRIEVED, SEVERAL_REASONS, Identified, exclusion_reason, other_methods, prisma_counts
 from .diagram import render_diagram
 from .prisma import OtherMethods, PrismaCheckError, PrismaCounts
 from .votes import Vote, as_votes, by_paper
@@ -33,6 +33,7 @@ __all__ = [
     "STATUSES",
     "AgreementReport",
     "FinalDecision",
+    "Identified",
     "OtherMethods",
     "PairAgreement",
     "PaperStatus",

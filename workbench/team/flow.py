@@ -27,16 +27,34 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
 from ..corpus.paper import NOT_RETRIEVED  # the full-text reason: the report could not be obtained
 from .conflicts import PaperStatus, Screening
 from .prisma import OtherMethods, PrismaCounts
 
-__all__ = ["NOT_RETRIEVED", "NO_REASON", "SEVERAL_REASONS", "exclusion_reason", "other_methods", "prisma_counts"]
+__all__ = ["NOT_RETRIEVED", "NO_REASON", "SEVERAL_REASONS", "Identified", "exclusion_reason", "other_methods",
+           "prisma_counts"]
 
 NO_REASON = "no reason given"
 SEVERAL_REASONS = "reviewers gave different reasons"
+
+
+@dataclass(frozen=True)
+class Identified:
+    """PRISMA 2020's identification box: records identified per database and per register
+    (source name -> records, before anything was removed), and the records removed before
+    screening: duplicates, and for other reasons (unreadable, say)."""
+
+    databases: Mapping[str, int]
+    registers: Mapping[str, int] = field(default_factory=dict)
+    duplicates_removed: int = 0
+    removed_other: int = 0
+
+    def more_duplicates(self, n: int) -> Identified:
+        """The same identification with ``n`` more duplicates removed (papers people merged)."""
+        return replace(self, duplicates_removed=self.duplicates_removed + n)
 
 
 def exclusion_reason(paper: PaperStatus) -> str:
@@ -80,18 +98,18 @@ def other_methods(identified: Mapping[str, int], title_abstract: Screening, full
                         awaiting=awaiting)
 
 
-def prisma_counts(*, records: Iterable[str], databases: Mapping[str, int], title_abstract: Screening,
-                  full_text: Screening, registers: Mapping[str, int] | None = None,
-                  duplicates_removed: int = 0, removed_other: int = 0, ranked: Iterable[str] | None = None,
-                  other: OtherMethods | None = None, previous_studies: int | None = None,
-                  previous_reports: int | None = None) -> PrismaCounts:
+def prisma_counts(*, records: Iterable[str], identified: Identified, title_abstract: Screening,
+                  full_text: Screening, ranked: Iterable[str] | None = None, other: OtherMethods | None = None,
+                  previous_studies: int | None = None, previous_reports: int | None = None) -> PrismaCounts:
     """The counts of the flow diagram, checked.
 
     ``records``: the ids of the records left after duplicates (and others) were removed, i.e. the
-    papers of the review; ``databases``/``registers``: records identified per source (before
-    removal); ``title_abstract``/``full_text``: :func:`~workbench.team.conflicts.classify` of
-    each stage; ``ranked``: ids of the papers whose title/abstract decision was made with the
-    ranked queue on (None: not recorded)."""
+    papers of the review; ``identified``: records identified per source (before removal) and
+    those removed before screening; ``title_abstract``/``full_text``:
+    :func:`~workbench.team.conflicts.classify` of each stage; ``ranked``: ids of the papers whose
+    title/abstract decision was made with the ranked queue on (None: not recorded); ``other``:
+    the other methods' column; ``previous_studies``/``previous_reports``: those of the review's
+    previous version (an updated review's diagram)."""
     ids = set(records)
     strays = [pid for pid in title_abstract.papers if pid not in ids]
     if strays:
@@ -103,8 +121,9 @@ def prisma_counts(*, records: Iterable[str], databases: Mapping[str, int], title
     ft_excluded, outcome, ft_awaiting = _full_text(full_text, sought)
     screened = len(excluded) + len(sought)
     return PrismaCounts(
-        databases=dict(databases), registers=dict(registers or {}), duplicates_removed=duplicates_removed,
-        removed_other=removed_other, records_screened=screened, records_awaiting=len(ids) - screened,
+        databases=dict(identified.databases), registers=dict(identified.registers),
+        duplicates_removed=identified.duplicates_removed, removed_other=identified.removed_other,
+        records_screened=screened, records_awaiting=len(ids) - screened,
         records_excluded=len(excluded), excluded_reasons=dict(reasons) if set(reasons) != {NO_REASON} else {},
         excluded_ranked=None if ranked is None else len({p.paper_id for p in excluded} & set(ranked)),
         reports_sought=len(sought), reports_not_retrieved=outcome["not retrieved"], reports_awaiting=ft_awaiting,

@@ -17,7 +17,7 @@ import ipywidgets as W
 from ..errors import WorkbenchError
 from ..session.text import escape
 
-__all__ = ["Act", "CONFIRM_OVER", "FAILED", "Line", "reporting_errors", "run_reporting", "unexpected"]
+__all__ = ["Act", "CONFIRM_OVER", "FAILED", "Line", "Told", "reporting_errors", "run_reporting", "unexpected"]
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,29 @@ def reporting_errors(line: Line, action):
     return handler
 
 
+class Told:
+    """What :func:`run_reporting` said, kept to be shown elsewhere (the screening card says it
+    after the card changed): ``kind`` "ok", "err" or "info", and ``text``."""
+
+    def __init__(self):
+        self.kind, self.text = "info", ""
+
+    def ok(self, text: str) -> None:
+        self.kind, self.text = "ok", text
+
+    def error(self, text: str) -> None:
+        self.kind, self.text = "err", text
+
+    def info(self, text: str) -> None:
+        self.kind, self.text = "info", text
+
+    def busy(self, text: str = "working") -> None:  # the card shows its own busy line at once
+        pass
+
+    def clear(self) -> None:
+        self.text = ""
+
+
 def run_reporting(line: Line, action, ok, busy_text: str = "working"):
     """Run ``action()`` with ``line`` saying busy, then ``ok(result)`` or the error; returns
     the result or :data:`FAILED`."""
@@ -92,7 +115,10 @@ def run_reporting(line: Line, action, ok, busy_text: str = "working"):
         return FAILED
     elapsed = time.perf_counter() - start
     text = ok(value) if callable(ok) else (ok or "done")
-    line.ok(text + (f" ({elapsed:.1f} s)" if elapsed >= 1 else ""))
+    if text:
+        line.ok(text + (f" ({elapsed:.1f} s)" if elapsed >= 1 else ""))
+    else:  # nothing to say (a move: the card itself is the answer)
+        line.clear()
     return value
 
 

@@ -4,30 +4,52 @@ Every click goes straight to the :class:`~workbench.widgets.queue.ScreeningQueue
 there to the store: there is no save button. Keys (once the view has the focus: click the
 paper): j/→ next, k/← previous, 1-9 toggle the n-th tag, i include, e exclude, m maybe, u undo;
 never while typing in a box. Enter in a box does what its button does (Ctrl+Enter in the note).
-What each action did is said beside the control that did it.
+The paper, its actions, its point on the map and the progress and stopping panel are one
+component (:class:`~._screencard.ScreenCard`); what an action did is said on the card, naming
+the paper by its short title, and cleared when another card shows. A reason goes to the paper
+just decided (decide, then give a reason), by a chip or the box, until the next decision.
 """
 
 from __future__ import annotations
 
 import ipywidgets as W
 
-from ..session.queue import FILTERS, KEYS, ORDERS, ScreeningQueue, order_names
-from ..session.text import escape
-from ._common import key_help, tag_chips, view_frame
-from ._feedback import FAILED, Act, Line, run_reporting
+from ..session.progress import ProgressWatch
+from ..session.queue import FILTERS, KEYS, Card, ScreeningQueue, order_names
+from ._common import key_help, view_frame
+from ._feedback import FAILED, Act, Line, Told, run_reporting
 from ._follow import Following
 from ._keys import Keys
 from ._living import LivingPanels
+from ._screencard import ScreenCard
 from ._team import TeamBar, votes_html
 
-__all__ = ["ScreenView"]
+__all__ = ["ScreenView", "card_state"]
 
-DECISION_STYLE = {"include": ("success", "i"), "exclude": ("danger", "e"), "maybe": ("warning", "m")}
+CODES = {"include": 1, "exclude": 2, "maybe": 3}  # a paper's colour on the card's map (0: undecided)
 FILTER_NAMES = {"undecided": "undecided", "all": "all papers", "untagged": "untagged",
                 "sent": "sent from the map", "include": "included", "exclude": "excluded", "maybe": "maybe",
                 "conflicts": "conflicts to resolve"}
 HELP = (("j →", "next"), ("k ←", "previous"), ("i", "include"), ("e", "exclude"), ("m", "maybe"),
-        ("1–9", "toggle tag n"), ("u", "undo"), ("Enter", "submits a box"), ("Ctrl+Enter", "saves the note"))
+        ("1–9", "toggle tag n"), ("u", "undo"), ("Enter", "submits a box (a reason: the paper just decided)"),
+        ("Ctrl+Enter", "saves the note"))
+
+
+def card_state(card: Card) -> dict:
+    """What the card component shows of ``card`` (its ``*_html`` fields escaped by the queue)."""
+    year = f" · {card.year}" if card.year else ""
+    details = ""
+    if card.rank is not None:
+        details = f"score {card.score:.3f}" + (f" · model {card.model}" if card.model else "")
+    return {
+        "id": card.id, "position": card.position, "total": card.total, "new_since": card.new_since or "",
+        "match": card.match, "title_html": card.title_html,
+        "byline_html": f"{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}",
+        "relevance_html": card.relevance, "why_html": card.why, "details_html": details,
+        "decision": card.decision or "", "reason": card.reason or "", "tags": list(card.tags),
+        "votes_html": votes_html(card), "citations_html": card.citations, "abstract_html": card.abstract_html,
+        "notes_html": list(card.notes),
+    }
 
 
 class ScreenView:
@@ -37,6 +59,10 @@ class ScreenView:
         self.keys = Keys(on_key=self.on_key, shortcuts=list(KEYS))
         self._quiet = False  # True while the view itself changes a filter's options
         self._acting = False  # True while one of this view's own actions runs
+        self._said_on: tuple | None = None  # the paper on screen and the reviewer when the card's message was said
+        self._said_n = 0
+        self._codes_key = None  # what the map's colours were drawn from
+        self.progress_watch = ProgressWatch(self.session)
         self._build()
         self.render()
         self.show_where()
@@ -71,15 +97,16 @@ class ScreenView:
         return [(FILTER_NAMES[f], f) for f in FILTERS] + [(f"new since {d}", f"new since {d}") for d in dates]
 
     def _build_filters(self) -> W.Widget:
-        """The row of filters and the order, and the stopping advice under it."""
+        """The row of filters and the order."""
         self.show = W.Dropdown(options=self._show_options(), value=self.queue.show,
-                               description="show", layout=W.Layout(width="15rem"))
+                               description="show", layout=W.Layout(width="14rem"))
         self.show.add_class("wb-show")
-        self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="22rem"),
+        self.topic = W.Dropdown(options=self._topic_options(), description="topic", layout=W.Layout(width="18rem"),
                                 value="all" if self.queue.topic is None else self.queue.topic)
         self.order = W.Dropdown(options=self._order_options(), value=self.queue.order, description="order",
-                                layout=W.Layout(width="26rem"))
-        self.search = W.Text(value=self.queue.search, placeholder="keywords", description="search")
+                                layout=W.Layout(width="24rem"))
+        self.search = W.Text(value=self.queue.search, placeholder="keywords", description="search",
+                             layout=W.Layout(width="16rem"))
         self.filter_act = Act("Filter", icon="filter", tooltip="apply the filters and the search")
         self.filter_act.on_click(self.on_filter)
         for w in (self.show, self.topic, self.order):
@@ -87,60 +114,12 @@ class ScreenView:
         self.keys.submit(self.search, "search", self.on_filter)
         self.reload_act = Act("Reload", icon="refresh", tooltip="read changes made in other notebooks or the command line")
         self.reload_act.on_click(self.on_reload)
-        self.stop_act = Act("When can I stop?", icon="flag-checkered",
-                            tooltip="relevant papers left, and what you may claim if you stop now (logged)")
-        self.stop_act.on_click(self.on_stopping)
-        self.stopping = W.HTML()
-        self.where = W.HTML()  # included so far, and the relevant papers estimated still unscreened
-        return W.VBox([
-            W.HBox([self.show, self.topic, self.order, self.search, self.filter_act.widget, self.reload_act.widget],
-                   layout=W.Layout(flex_flow="row wrap")),
-            W.HBox([self.where, self.stop_act.widget, self.stopping], layout=W.Layout(align_items="center")),
-        ])
+        return W.HBox([self.show, self.topic, self.order, self.search, self.filter_act.widget, self.reload_act.widget],
+                      layout=W.Layout(flex_flow="row wrap", align_items="center"))
 
     def _build(self) -> None:
         filters = self._build_filters()
-        self.prev_button = W.Button(description="◀ previous (k)", layout=W.Layout(width="auto"))
-        self.prev_button.on_click(lambda _: self.on_key("k"))
-        self.next_button = W.Button(description="next (j) ▶", layout=W.Layout(width="auto"))
-        self.next_button.on_click(lambda _: self.on_key("j"))
-        self.undo_act = Act("Undo (u)", icon="undo", tooltip="take back your last change and show its paper")
-        self.undo_act.on_click(lambda: self.on_key("u"))
-        self.progress = W.IntProgress(min=0, max=1, layout=W.Layout(width="12em"))
-        self.progress_label = W.HTML()
-
-        self.decision_buttons = {}
-        for decision, (_, key) in DECISION_STYLE.items():
-            b = W.Button(description=f"{decision} ({key})", layout=W.Layout(width="auto"))
-            b.on_click(lambda _, d=decision: self.on_decide(d))
-            self.decision_buttons[decision] = b
-        self.not_retrieved = W.Button(description="not retrieved", layout=W.Layout(width="auto"),
-                                      tooltip="full text: the report could not be obtained")
-        self.not_retrieved.on_click(lambda _: self.on_decide("not retrieved"))
-        # The team's exclusion reasons to pick from; free text still allowed.
-        self.reason = W.Combobox(placeholder="reason (pick or type; Enter keeps the decision, adds the reason)",
-                                 ensure_option=False, layout=W.Layout(width="24rem"))
-        self.keys.submit(self.reason, "reason", self.on_reason)
-        self.decision_line = Line()
-
-        self.card = W.HTML()
-        self.tags_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
-        self.new_tag = W.Text(placeholder="new tag(s), comma separated")
-        self.add_tag_act = Act("Add tag", icon="plus")
-        self.add_tag_act.on_click(self.on_add_tag)
-        self.keys.submit(self.new_tag, "tag", self.on_add_tag)
-        self.note = W.Textarea(placeholder="note on this paper (Ctrl+Enter saves it)", rows=2, layout=W.Layout(width="40em"))
-        self.note_act = Act("Add note", icon="sticky-note")
-        self.note_act.on_click(self.on_note)
-        self.keys.submit(self.note, "note", self.on_note)
-
-        bar = W.VBox([  # the abstract scrolls in its box, so these stay in view
-            W.HBox([self.prev_button, self.next_button, self.undo_act.widget, self.progress, self.progress_label],
-                   layout=W.Layout(align_items="center")),
-            W.HBox([*self.decision_buttons.values(), self.not_retrieved, self.reason, self.decision_line],
-                   layout=W.Layout(align_items="center")),
-            key_help(HELP),
-        ])
+        self.card = ScreenCard(on_action=self.on_action)
         self.team = TeamBar(self)
         self.living = LivingPanels(self)  # folded: a new search, possible duplicates
         # Before each action: what changed elsewhere is read, and every view follows it
@@ -149,91 +128,63 @@ class ScreenView:
             self.team.header,
             self.following.widget,
             filters,
-            bar,
             self.team.resolve_row,
-            W.HBox([self.card, self.team.criteria]),
-            self.tags_box,
-            W.HBox([self.new_tag, self.add_tag_act.widget]),
-            W.HBox([self.note, self.note_act.widget]),
+            self.card,
+            W.HBox([key_help(HELP), self.team.criteria], layout=W.Layout(flex_flow="row wrap")),
             self.living.widget,
         ], self.keys, "screen")
 
     # ------------------------------------------------------------------ rendering
 
-    def show_where(self) -> None:
-        """Papers included so far and the relevant papers estimated still unscreened (95 %)."""
-        report = self.session.stopping(log=False)
-        left = report.estimate
-        estimate = (f"about {left.point:.0f} relevant left ({left.confidence:.0%}: {left.low}–{left.high})"
-                    if report.read else "no estimate before a paper is read")
-        bulk = f" · {report.bulk} decided in bulk, not counted" if report.bulk else ""
-        self.where.value = f"<span class='wb-meta'>{report.relevant} relevant so far · {escape(estimate)}{bulk}</span>"
+    def show_where(self, force: bool = False) -> None:
+        """The progress and stopping panel, recomputed when the decisions, the reviewer or the
+        review changed since it was last drawn (a move to another card costs nothing)."""
+        panel, fresh = self.progress_watch.current(force)
+        if fresh or force:
+            self.card.panel = panel.to_dict()
+
+    def say(self, kind: str, text: str) -> None:
+        """The card's message line: about the card now on screen, cleared when it changes."""
+        self.card.message = {"kind": kind, "text": text, "n": self._said_n} if text else {}
+        self._said_n += 1
+        self._said_on = (self.queue.current_id, self.session.reviewer)
 
     def render(self) -> None:
         self.team.render()
         self._show_order()
-        card = self.queue.card()
-        screened, total = self.queue.progress()
-        self.progress.max, self.progress.value = max(total, 1), screened
-        by_you = " by you or settled" if self.queue.session.team.active() else ""  # (what progress() counts)
-        self.progress_label.value = f"{screened} of {total} screened{by_you}"
+        q = self.queue
+        card = q.card()
+        pid = card.id if card is not None else None
+        if self._said_on != (pid, self.session.reviewer):  # a message belongs to the card it was said on
+            self.card.message = {}
+            self._said_on = (pid, self.session.reviewer)
+        decided = q.decided()  # one read of the decisions for the progress bar and the map
+        total = len(self.session.ids)
+        screened = sum(1 for p in self.session.ids if p in decided)  # as q.progress() counts
+        by_you = " by you or settled" if q.session.team.active() else ""  # (what progress() counts)
+        self.card.progress = {"screened": screened, "total": total, "label": f"{screened} of {total} screened{by_you}"}
+        self.card.tags = [{"name": t, "n": n, "on": card is not None and t in card.tags}
+                          for n, t in enumerate(q.tags(), start=1)]
+        target = q.reason_for
+        self.card.reason_for = ({"id": target.paper_id, "title": target.title, "decision": target.decision,
+                                 "pending": target.pending} if target is not None else {})
+        self._show_map(pid, decided)
+        self.show_where()
         if card is None:
-            what = f" ({escape(self.queue.sent_what)})" if self.queue.show == "sent" and self.queue.sent_what else ""
-            self.card.value = f"<div class='wb-card'><i>No papers match these filters{what}.</i></div>"
-            self.tags_box.children = ()
-            self._show_decision(None)
+            what = f" ({q.sent_what})" if q.show == "sent" and q.sent_what else ""
+            self.card.card = {"empty": f"No papers match these filters{what}."}
             return
-        decision = (f"<b>{escape(card.decision)}</b>" + (f" ({escape(card.reason)})" if card.reason else "")
-                    if card.decision else "undecided")
-        notes = "".join(f"<li>{n}</li>" for n in card.notes)
-        relevance = ""
-        if card.rank is not None:
-            details = f"score {card.score:.3f} · model {card.model}" if card.model else f"score {card.score:.3f}"
-            relevance = (f"<div class='wb-meta wb-relevance'><b>{card.relevance}</b>"
-                         + (f" · why: {card.why}" if card.why else "")
-                         + f" <details class='wb-details'><summary>details</summary>{details}</details></div>")
-        elif card.why:
-            relevance = f"<div class='wb-meta wb-relevance'>{card.why}</div>"
-        year = f" · {card.year}" if card.year else ""
-        new = f" · <span class='wb-new'>new since {escape(card.new_since)}</span>" if card.new_since else ""
-        self.card.value = (
-            f"<div class='wb-card'><div class='wb-meta'>{card.position} of {card.total} in this queue · "
-            f"<code>{escape(card.id)}</code>{new}" + (f" · found by {escape(card.match)}" if card.match else "") + "</div>"
-            f"<h3>{card.title_html}</h3>"
-            f"<div class='wb-meta'>{card.authors}{year} · {card.collection} · topic {card.topic}: {card.topic_label}</div>"
-            f"<div class='wb-meta'>decision: {decision} · tags: {tag_chips(card.tags) or 'none'}</div>"
-            + votes_html(card)
-            + relevance + card.citations
-            + f"<div class='wb-abstract'>{card.abstract_html}</div>"
-            + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "")
-            + "</div>"
-        )
-        self._show_decision(card.decision)
-        self._show_tags(card.tags)
+        self.card.card = card_state(card)
 
-    def _show_decision(self, current: str | None) -> None:
-        """The paper's decision is the filled button, with a tick; the others are plain."""
-        for decision, b in self.decision_buttons.items():
-            on = decision == current
-            style, key = DECISION_STYLE[decision]
-            b.button_style = style if on else ""
-            b.description = f"✓ {decision} ({key})" if on else f"{decision} ({key})"
-            b.remove_class("wb-decision-off" if on else "wb-decision-on")
-            b.add_class("wb-decision-on" if on else "wb-decision-off")
-
-    def _show_tags(self, tags_on) -> None:
-        """One button per tag, numbered in the order tags were made: on is filled with a tick,
-        off is a dashed outline; a click (or its number key) toggles it."""
-        buttons = []
-        for n, tag in enumerate(self.queue.tags(), start=1):
-            on = tag in tags_on
-            label = f"{n} · {tag}" if n <= 9 else tag
-            b = W.Button(description=("✓ " if on else "") + label, tooltip=f"{'remove' if on else 'add'} tag {tag}",
-                         layout=W.Layout(width="auto"))
-            b.add_class("wb-tag-on" if on else "wb-tag-off")
-            b.on_click(lambda _, t=tag: self.on_toggle(t))
-            buttons.append(b)
-        self.tags_box.children = tuple(buttons)
+    def _show_map(self, pid: str | None, decided: dict) -> None:
+        """The map beside the card: the paper on screen ringed, the papers screened in their colour."""
+        key = (self.session.store.latest_change(), self.session.reviewer, self.queue.stage, len(self.session.ids))
+        if self._codes_key is None or key[3] != self._codes_key[3]:  # the first time, or an update placed papers
+            self.card.set_map(self.session.saved.coords)
+        if key != self._codes_key:
+            self.card.map_codes = bytes(CODES.get(decided.get(p), 0) for p in self.session.ids)
+            self._codes_key = key
+        self.card.current = self.session.rows_of([pid])[0] if pid is not None else -1
 
     # ------------------------------------------------------------------ actions
 
@@ -248,8 +199,19 @@ class ScreenView:
         finally:
             self._acting = False
         self.render()
-        if act in (self.decision_line, self.undo_act):
-            self.show_where()
+        return result
+
+    def _card_act(self, action, *args, ok=None):
+        """Run an action of the card, show the card again, then say what it did on the card
+        (after the card changed: the message is about what the user sees now)."""
+        told = Told()
+        self._acting = True
+        try:
+            result = run_reporting(told, lambda: action(*args), ok or (lambda _: self.queue.last))
+        finally:
+            self._acting = False
+        self.render()
+        self.say(told.kind, told.text)
         return result
 
     def act(self, act: Act | Line, action, *args, ok=None):
@@ -267,9 +229,10 @@ class ScreenView:
                   self.search.value, self.order.value, ok=lambda n: f"{n} papers in the queue")
 
     def on_stopping(self) -> None:
-        report = self._act(self.stop_act, self.queue.stopping, ok=lambda r: "the claim is logged in the history")
-        if report is not FAILED:
-            self.stopping.value = "<br>".join(escape(line) for line in report.lines())
+        """Log the stopping claim in the store (the panel shows it at all times)."""
+        self._card_act(self.queue.stopping, ok=lambda r: "the claim is logged in the history ("
+                       + ("you may stop" if r.stop else "keep screening") + ")")
+        self.show_where(force=True)
 
     def on_reload(self) -> None:
         what = self._act(self.reload_act, self.following.reload, ok=lambda text: text)
@@ -303,39 +266,55 @@ class ScreenView:
         finally:
             self._quiet = False
 
+    def on_action(self, action: str, value) -> None:
+        """What the card sent: a click on one of its controls, or Enter in one of its boxes."""
+        text = "" if value is None else str(value)
+        handlers = {
+            "decide": lambda: self.on_decide(text),
+            "reason": lambda: self.on_reason(text),
+            "tag": lambda: self.on_add_tag(text),
+            "toggle": lambda: self.on_toggle(text),
+            "note": lambda: self.on_note(text),
+            "move": lambda: self.on_key(text),
+            "undo": lambda: self.on_key("u"),
+            "log_claim": self.on_stopping,
+            "go": lambda: self.on_map_point(int(value)),
+        }
+        handlers[action]()
+
     def on_toggle(self, tag: str) -> None:
-        self._act(self.add_tag_act.line, self.queue.toggle_tag, tag)
+        self._card_act(self.queue.toggle_tag, tag)
 
-    def on_add_tag(self) -> None:
-        if self._act(self.add_tag_act, self.queue.add_tag, self.new_tag.value) is not FAILED:
-            self.new_tag.value = ""
+    def on_add_tag(self, text: str) -> None:
+        if self._card_act(self.queue.add_tag, text) is not FAILED:
+            self.card.clear_box("tag")
 
-    def on_decide(self, decision: str) -> None:
-        if self._act(self.decision_line, self.queue.decide, decision, self.reason.value) is not FAILED:
-            self.reason.value = ""
+    def on_decide(self, decision: str, reason: str = "") -> None:
+        if self._card_act(self.queue.decide, decision, reason) is not FAILED and (
+                self.queue.reason_for is not None and self.queue.reason_for.pending):
+            self.say("info", self.queue.last)  # nothing decided yet: the reason comes first here
 
-    def on_reason(self) -> None:
-        """Enter in the reason box: the paper keeps its decision and gets the reason."""
-        pid = self.queue.current_id
-        current = self.session.store.decisions.of(pid) if pid else None
-        if current is None:
-            self.decision_line.error("choose a decision for this paper (include, exclude or maybe); the reason goes with it")
-            return
-        if self._act(self.decision_line, self.queue.decide, current.decision, self.reason.value, False,
-                     ok=lambda _: f"reason saved with {current.decision}") is not FAILED:
-            self.reason.value = ""
+    def on_reason(self, text: str) -> None:
+        """A reason (a chip or the box): it goes to the paper just decided, wherever the queue is."""
+        if self._card_act(self.queue.give_reason, text) is not FAILED:
+            self.card.clear_box("reason")
 
-    def on_note(self) -> None:
-        if self._act(self.note_act, self.queue.note, self.note.value) is not FAILED:
-            self.note.value = ""
+    def on_note(self, text: str) -> None:
+        if self._card_act(self.queue.note, text) is not FAILED:
+            self.card.clear_box("note")
+
+    def on_map_point(self, row: int) -> None:
+        """A click on the map beside the card: open that paper when it is in the queue."""
+        pid = self.session.ids_at([row])[0]
+        title = self.queue.short_title(pid)
+        self._card_act(self.queue.go, pid, ok=lambda _: f"opened “{title}” from the map")
 
     def on_key(self, key: str) -> None:
         action = KEYS.get(key, (None, None))[0]
-        where = {"decide": self.decision_line, "undo": self.undo_act, "tag_number": self.add_tag_act.line}.get(action)
-        if where is None:  # moving: the card itself is the answer
-            self._act(Line(), self.queue.press, key)
+        if action is None or action in ("next", "previous"):  # moving: the card itself is the answer
+            self._card_act(self.queue.press, key, ok=lambda _: "")
             return
-        self._act(where, self.queue.press, key)
+        self._card_act(self.queue.press, key)
 
     def _on_change(self, event: str, ids) -> None:
         """Another view in this kernel changed something: show it here too."""
@@ -371,7 +350,8 @@ class ScreenView:
         """Replay actions through the same handlers a click or a key press uses.
 
         Each action is a dict: ``{"key": "j"}``, ``{"toggle_tag": name}``, ``{"add_tag": "a, b"}``,
-        ``{"decide": "include", "reason": ...}``, ``{"note": text}``, ``{"go": id}``,
+        ``{"decide": "include", "reason": ...}``, ``{"reason": text}`` (for the paper just decided),
+        ``{"note": text}``, ``{"go": id}``,
         ``{"search": "reward model"}`` (as typed into the search box, then Enter); team review:
         ``{"reviewer": "Ana"}`` (typed in the name box), ``{"stage": "full_text"}``,
         ``{"show": "conflicts"}``, ``{"resolve": "include", "reason": ...}``; a living review:
@@ -401,11 +381,12 @@ class ScreenView:
             if "toggle_tag" in action:
                 self.on_toggle(action["toggle_tag"])
             if "add_tag" in action:
-                self.keys.enter("tag", action["add_tag"])
+                self.card.act("tag", action["add_tag"])
             if "decide" in action:
-                self.reason.value = action.get("reason", "")
-                self.on_decide(action["decide"])
+                self.on_decide(action["decide"], action.get("reason", ""))
+            elif "reason" in action and "resolve" not in action:  # a reason for the paper just decided
+                self.card.act("reason", action["reason"])
             if "note" in action:
-                self.keys.enter("note", action["note"])
+                self.card.act("note", action["note"])
             if "update" in action or "duplicates" in action:
                 self.living.play(action)

@@ -110,17 +110,15 @@ class TeamBar:
         self.criteria.value = ("<div class='wb-criteria wb-meta'><b>Inclusion criteria</b><br>"
                                + escape(text).replace("\n", "<br>") + "</div>") if text else ""
         reasons = [r.name for r in s.store.team.exclusion_reasons()] + ([NOT_RETRIEVED] if q.stage == FULL_TEXT else [])
-        self.view.reason.options = reasons
+        self.view.card.reasons = [r for r in reasons if r != NOT_RETRIEVED]  # not retrieved has its button
         self.final_reason.options = reasons
         self.final.options = DECISIONS if q.stage == TITLE_ABSTRACT else ("include", "exclude", NOT_RETRIEVED)
         self.resolve_row.layout.display = "flex" if q.show == "conflicts" else "none"
-        maybe = self.view.decision_buttons.get("maybe")
-        if maybe is not None:
-            maybe.layout.display = "none" if q.stage == FULL_TEXT else None
-        self.view.not_retrieved.layout.display = None if q.stage == FULL_TEXT else "none"
+        self.view.card.decisions = list(DECISIONS) if q.stage == TITLE_ABSTRACT else ["include", "exclude", NOT_RETRIEVED]
 
     def on_named(self) -> None:
-        """A name was taken: the queue is this reviewer's now."""
+        """A name was taken: the queue is this reviewer's now (a reason goes to their own decisions)."""
+        self.queue.reason_for = None
         self.queue.refilter()
         self.view.render()
 

@@ -14,23 +14,26 @@ import os
 import shutil
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from ..._version import __version__
 from ...dedupe import DuplicateRules
 from ...dedupe.rules import absorb
-from ...embed import EmbeddingCache, WordVectors, embed_with_cache, get_embedder
+from ...embed import Embedder, EmbeddingCache, WordVectors, embed_with_cache, get_embedder
 from ...errors import ReviewError, WorkbenchError
 from ...readers import read_sources
 from ...store import DB_NAME, Store
 from ...topics import TopicModel
 from ...topics.results import load_results
 from .. import _provenance
-from .._review import CACHE_FILE, Review
+from .._review import CACHE_FILE, Loaded, MadeBy, Review, TopicMap
 from .._text import document_text
-from ._dask import build_with_dask
+from ._dask import build_with_dask, dask_plan
 from ._map_beside import MapBeside
 from ._reuse import BuildCache, cache_keys
 from ._save import BuildReport, save
@@ -49,6 +52,18 @@ def _quiet_libraries() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     logging.getLogger("BERTopic").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """The papers as the build embedded them: each paper's ``texts`` (what is embedded), their
+    ``vectors`` (one row per paper), the ``embedder``, and what the cache ``stats`` say (papers
+    cached and embedded, seconds)."""
+
+    texts: list[str]
+    vectors: np.ndarray
+    embedder: Embedder
+    stats: dict
 
 
 def _checked_folder(review, provenance) -> Path:
@@ -84,8 +99,8 @@ def build(
     sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     path = _checked_folder(review, provenance)
     if client is not None and client is not False:
-        return _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance,
-                              dict(topic_params, follow_links=follow_links))
+        plan = dask_plan(seed, input_format, follow_links, topic_params)
+        return build_with_dask(sources, path, client, embedder, plan, progress=progress, provenance=provenance)
     cache, timings, t = BuildCache(path), {}, time.perf_counter()
     papers, report, merged = _read_settled(sources, input_format, path, cache, follow_links)
     source_rows = _provenance.source_rows(report, provenance)  # a provenance matching no file: an error now
@@ -98,6 +113,7 @@ def build(
         with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
             words = beside.enter_context(WordsBeside(texts, cache.folder, keep=cache.keep_terms))
             X, embed_stats = embed_with_cache(texts, emb, embeddings, corpus=True, before=words.start)
+        embedded = Embedded(texts, X, emb, embed_stats)
         params = TopicModel(seed=seed, **topic_params).get_params()
         keys = cache_keys(report, merged, X, texts, emb, params)
         if cache.has_topics(keys["topics"]):
@@ -105,12 +121,12 @@ def build(
         else:
             words.wait()  # here, in "embed": the child's memory back before the topics' peak
         timings["embed"] = time.perf_counter() - t
-        model, coords, map_method = _topics_and_map(cache, keys, params, texts, X, WordVectors(emb, path / CACHE_FILE),
-                                                    words.terms, seed, timings)
-    manifest = _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings)
+        model, coords, map_method = _topics_and_map(cache, keys, params, embedded,
+                                                    WordVectors(emb, path / CACHE_FILE), words.terms, timings)
+    manifest = _manifest(sources, report, papers, embedded, model, map_method, timings)
     manifest["cache_keys"] = keys
-    result = Review(path, manifest, papers, model.topic_info_, model.labels_, coords,
-                    model.reduced_embeddings_, model.fine_labels_, embeddings=X, embedder=emb, model=model)
+    found = TopicMap(model.topic_info_, model.labels_, coords, model.reduced_embeddings_, model.fine_labels_)
+    result = Review(path, manifest, papers, found, loaded=Loaded(X, emb), made=MadeBy(model=model))
     t = time.perf_counter()
     saved = save(result, model, reason="build", sync=True, sources=source_rows)
     timings = {**saved.manifest["timings"], "write": round(time.perf_counter() - t, 3)}  # in memory; the file has the rest
@@ -119,13 +135,16 @@ def build(
                                                   reused=_reused(report, embed_stats, cache)))
 
 
-def _topics_and_map(cache: BuildCache, keys: dict, params: dict, texts, X, words, terms, seed: int, timings: dict):
-    """The topic model and the map's (coordinates, method), each kept or computed; the map laid
-    out beside the topics where that pays (:class:`MapBeside`), both UMAPs from one neighbour
-    graph; ``terms``: where the labels find the words counted beside the embedding
+def _topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embedded, words: WordVectors, terms,
+                    timings: dict):
+    """The topic model (of ``params``, the seed among them) and the map's (coordinates, method),
+    each kept or computed; the map laid out beside the topics where that pays
+    (:class:`MapBeside`), both UMAPs from one neighbour graph; ``words``: the label words'
+    embedding; ``terms``: where the labels find the words counted beside the embedding
     (:meth:`WordsBeside.terms`). Their seconds go to ``timings``."""
+    texts, X = embedded.texts, embedded.vectors
     t = time.perf_counter()
-    with MapBeside(X, seed, start=not cache.has_layout(keys["map"])) as beside:
+    with MapBeside(X, params["seed"], start=not cache.has_layout(keys["map"])) as beside:
         model = cache.topics(keys["topics"],
                              lambda: TopicModel(**params).fit(texts, X, word_vectors=words, graph=beside.graph, terms=terms),
                              lambda entry: load_results(entry, params, texts, X, words))
@@ -160,14 +179,6 @@ def _same_papers_merged(papers: list, merged: dict[str, str]) -> list:
     return [p for i, p in enumerate(out) if i not in gone]
 
 
-def _build_on_dask(sources, path, client, embedder, seed, input_format, progress, provenance, params):
-    """:func:`build` on Dask (:mod:`workbench.distributed`; ``pip install 'workbench[dask]'``):
-    ``client`` a ``distributed.Client``, a scheduler's address, or True for a LocalCluster of 2
-    workers on this machine; ``partition_size`` and ``sample_size`` set the papers per partition
-    (5,000) and the sample that topics and map are fitted on (20,000)."""
-    return build_with_dask(sources, path, client, embedder, seed, input_format, progress, provenance, **params)
-
-
 def _read_settled(sources, input_format, path: Path, cache: BuildCache, follow_links: bool = False):
     """The sources' papers, read as :func:`_read` reads them, with the duplicate verdicts people
     gave: pairs kept apart for good, and papers said to be one merged; the report, and the
@@ -199,8 +210,9 @@ def _reused(report, embed_stats: dict, cache: BuildCache) -> tuple[str, ...]:
     return tuple(reused + cache.reused)
 
 
-def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_method, timings) -> dict:
+def _manifest(sources, report, papers, embedded: Embedded, model, map_method: str, timings: dict) -> dict:
     """What goes into build.json: what was built, from what, how, and how long each stage took."""
+    params = model.get_params()
     return {
         "format_version": FORMAT_VERSION,
         "workbench_version": __version__,
@@ -209,10 +221,11 @@ def _manifest(sources, report, papers, emb, X, embed_stats, seed, model, map_met
         "read_report": report.lines(),
         "merged_by_rule": report.merged_by_rule(),  # every merge's rule (read_report lists the first 20)
         "n_papers": len(papers),
-        "embedder": {"name": emb.name, "version": emb.version, "dims": int(X.shape[1])},
-        "embed_stats": embed_stats,
-        "seed": seed,
-        "topic_params": {k: v for k, v in model.get_params().items() if k != "seed"},
+        "embedder": {"name": embedded.embedder.name, "version": embedded.embedder.version,
+                     "dims": int(embedded.vectors.shape[1])},
+        "embed_stats": embedded.stats,
+        "seed": params["seed"],
+        "topic_params": {k: v for k, v in params.items() if k != "seed"},
         "topics": {"method": model.method_, "note": model.note_, "count": int((model.topic_info_.topic >= 0).sum())},
         "map": {"method": map_method},
         "timings": {k: round(v, 3) for k, v in timings.items()},

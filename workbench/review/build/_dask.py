@@ -14,18 +14,22 @@ import time
 from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
 from ..._version import __version__
 from ...embed import get_embedder
 from .. import _provenance, _typical
-from .._review import Review
+from .._review import Loaded, Review, TopicMap
 from ...corpus.texts import read_papers
 from .._text import document_text
 from ._save import BuildReport, save
 
-__all__ = ["build_with_dask"]
+if TYPE_CHECKING:  # (workbench.distributed loads pandas and pyarrow: imported for a Dask build only)
+    from ...distributed import DaskPlan
+
+__all__ = ["build_with_dask", "dask_plan"]
 
 PLACED = {"neighbours": "each paper placed by its 10 most similar sample papers",
           "transform": "UMAP.transform, HDBSCAN approximate_predict"}
@@ -38,30 +42,41 @@ def _say(progress: bool):
     return say
 
 
-def build_with_dask(sources, path: Path, client, embedder, seed: int, input_format, progress: bool,
-                    provenance=None, partition_size: int | None = None, sample_size: int | None = None,
-                    follow_links: bool = False, **topic_params) -> Review:
-    """What :func:`workbench.build` does with ``client``: see the module docstring. ``provenance``
-    as :func:`workbench.build` takes it, checked against the files read before the long stages,
-    recorded with each file's counts (duplicates merged across partitions included)."""
-    from ...distributed import CACHE_DIR, DaskPlan, Progress, build_on_dask, dask_client, describe
+def dask_plan(seed: int, input_format: str | None, follow_links: bool, params: Mapping) -> DaskPlan:
+    """The :class:`~workbench.distributed.DaskPlan` of :func:`workbench.build`'s arguments:
+    ``params`` are its topic parameters, less ``partition_size`` and ``sample_size`` (the papers
+    per partition, 5,000, and the sample that topics and map are fitted on, 20,000), which are
+    the plan's own."""
+    from ...distributed import DaskPlan  # pandas and pyarrow: only for a Dask build
+
+    topic_params = {k: v for k, v in params.items() if k not in ("partition_size", "sample_size")}
+    sizes = {k: params[k] for k in ("partition_size", "sample_size") if params.get(k)}
+    return DaskPlan(seed=seed, input_format=input_format, follow_links=follow_links, topic_params=topic_params,
+                    **sizes)
+
+
+def build_with_dask(sources, path: Path, client, embedder: str, plan: DaskPlan, *, progress: bool = True,
+                    provenance=None) -> Review:
+    """What :func:`workbench.build` does with ``client`` (a ``distributed.Client``, a scheduler's
+    address, or True for a LocalCluster of 2 workers on this machine), as ``plan`` says (see
+    :func:`dask_plan`): see the module docstring. ``provenance`` as :func:`workbench.build` takes
+    it, checked against the files read before the long stages, recorded with each file's counts
+    (duplicates merged across partitions included)."""
+    from ...distributed import CACHE_DIR, Progress, build_on_dask, dask_client, describe
 
     emb = get_embedder(embedder, progress=False)
     say = _say(progress)
-    sizes = {k: v for k, v in (("partition_size", partition_size), ("sample_size", sample_size)) if v}
-    plan = DaskPlan(seed=seed, input_format=input_format, follow_links=follow_links, topic_params=topic_params,
-                    **sizes)
     start = time.perf_counter()
     with dask_client(client) as connected:
         say(describe(connected))
         built = build_on_dask(connected, sources, path, text_of=document_text, embedder=emb, plan=plan,
                               progress=Progress(say, progress),
                               after_read=lambda report: _provenance.source_rows(report, provenance))
-    manifest = _manifest(sources, built, emb, seed, topic_params, CACHE_DIR)
+    manifest = _manifest(sources, built, emb, plan, CACHE_DIR)
     try:  # the papers' abstracts stay in the file (read through it once it is removed)
         papers, texts = read_papers(built.papers_file)
-        review = Review(path, manifest, papers, built.topic_info, built.labels, built.coords, built.reduced,
-                        built.fine_labels, embedder=emb, texts=texts)
+        found = TopicMap(built.topic_info, built.labels, built.coords, built.reduced, built.fine_labels)
+        review = Review(path, manifest, papers, found, texts=texts, loaded=Loaded(embedder=emb))
         t = time.perf_counter()  # the save links the file as the generation's papers.jsonl
         review = save(review, None, reason="build", sync=True,
                       sources=_provenance.source_rows(built.report, provenance))
@@ -76,7 +91,7 @@ def build_with_dask(sources, path: Path, client, embedder, seed: int, input_form
                           build_report=BuildReport(read=built.report, save=review.last_save))
 
 
-def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Path) -> dict:
+def _manifest(sources, built, emb, plan: DaskPlan, cache_dir: Path) -> dict:
     """build.json of a Dask build: the single-machine fields, and how it was distributed."""
     count = int((built.topic_info.topic >= 0).sum())
     return {
@@ -90,8 +105,8 @@ def _manifest(sources, built, emb, seed: int, topic_params: dict, cache_dir: Pat
         "embed_stats": {k: built.embed_stats[k] for k in ("cached", "embedded")}
         | {"seconds": built.timings.get("embed", 0.0)},
         "embedding_cache": {"format": "parquet", "path": str(cache_dir)},
-        "seed": seed,
-        "topic_params": dict(topic_params),
+        "seed": plan.seed,
+        "topic_params": dict(plan.topic_params),
         "topics": {"method": built.sample.get("method", "bertopic-sample"), "count": count,
                    "note": (f"topics fitted on a seeded sample of {built.sample['size']:,} papers and predicted "
                             f"for the rest ({PLACED[built.sample.get('placing', 'transform')]})"
