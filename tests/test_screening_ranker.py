@@ -273,3 +273,23 @@ def test_a_refit_stacks_the_same_embedding_rows_as_the_whole_scaled_block(center
         assert part.shape == expected.shape and part.dtype == expected.dtype
         assert (part.indptr == expected.indptr).all() and (part.indices == expected.indices).all()
         assert (part.data == expected.data).all()
+
+
+def test_scores_read_column_by_column_are_the_same_to_the_bit():
+    """With the words kept column by column (a screening view's warm-up), a refit's scores read
+    only the columns its weights use: the same scores and order as the product row by row."""
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{i}" for i in range(400)]
+    texts = [" ".join(rng.choice(vocabulary, size=int(rng.integers(20, 60)))) for _ in range(300)]
+    plain = Features.from_texts(texts)
+    columns = Features.from_texts(texts)
+    columns.keep_columns()
+    labelled, labels = [0, 1, 2, 3, 4], [1, 0, 0, 1, 0]
+    one = Ranker("svm-tfidf", seed=0).fit(plain, labelled, labels)
+    two = Ranker("svm-tfidf", seed=0).fit(columns, labelled, labels)
+    assert np.array_equal(one.scores_, two.scores_) and list(one.ranking()) == list(two.ranking())
+    w = np.zeros(plain.tfidf.shape[1], dtype=np.float32)
+    cols = np.flatnonzero(np.isin(np.arange(len(w)), rng.choice(len(w), 30, replace=False)))
+    w[cols] = rng.normal(size=len(cols)).astype(np.float32)
+    assert np.array_equal(columns.word_scores(w, cols), plain.tfidf @ w)  # a few columns: read by column
+    assert np.array_equal(columns.word_scores(w, np.arange(len(w))), plain.tfidf @ w)  # most: by row

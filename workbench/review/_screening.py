@@ -175,14 +175,16 @@ class ScreeningCache:
 
 def prepare_screening(review) -> None:
     """Load what the queue's refits need (the classifier's library, the TF-IDF from the review's
-    cache, or built and kept there, the embeddings) and the stopping estimate's library, so that
+    cache, or built and kept there, and column by column, the embeddings) and the stopping
+    estimate's library, so that
     the first decisions answer as fast as later ones: run it while the user reads the first card
     (a view starts it in a thread). A re-rank asked meanwhile waits for the TF-IDF rather than
     building it twice. Touches no database."""
     get_model(DEFAULT_MODEL).make(0)  # imports scikit-learn's classifier
     from scipy.stats import hypergeom  # noqa: F401 - the stopping estimate's
 
-    review.screening.cache.features(review, None)
+    features = review.screening.cache.features(review, None)
+    features.keep_columns(get_model(DEFAULT_MODEL).title_weight)  # a refit's scores read only its columns
 
 
 def review_seed(review, seed: int | None) -> int:
