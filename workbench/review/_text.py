@@ -76,10 +76,10 @@ def file_digest(source) -> str:
 def keep_for_new_kernels(review, papers_file) -> None:
     """Keep in the review's cache what a new kernel would otherwise make from every text (the
     map's text starts, the embeddings in the papers' order), from what ``review`` holds in
-    memory (a build's, an update's or a refit's), under the digest of ``papers_file``: the
+    memory (a build's, an update's), under the digest of ``papers_file``: the
     papers.jsonl of ``review``'s papers that a kernel opening the review reads its texts from.
     An entry already there for that file is left as it is, and the starts only from texts held
-    in memory (a refit's are read from the file: a map makes them when it needs them)."""
+    in memory (a review read from its file makes them when a map needs them)."""
     digest = file_digest(papers_file)
     starts = _starts_path(review, digest, 260)
     if not starts.is_file() and review.texts_digest() is None:
