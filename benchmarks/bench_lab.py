@@ -7,7 +7,8 @@ JupyterLab on 127.0.0.1 (a free port, throw-away settings, stopped by its PID: t
 Debian's Chromium at /usr/bin/chromium through Playwright (never ``playwright install``), a copy
 of the notebooks and of the review in a temporary folder, reviewer ``bench-lab``. Every figure
 starts from a freshly started kernel: the notebook is opened, its kernel's websocket is waited
-for and the kernel is idle, then Run All is clicked (the clock starts at that click).
+for and the kernel is idle, then Run All is clicked (the clock starts at that click). The
+kernels of one notebook are shut down before the next is opened.
 
 Rows, for the seeds (133 papers, built once with MiniLM into benchmarks/out/lab/review_seeds)
 and with ``--size 50000`` a 50,000-paper review (``--review50k``, else benchmarks/out/lab/
@@ -214,6 +215,19 @@ def explore(browser, lab, read: float) -> dict:
     return out
 
 
+def stop_kernels(lab) -> None:
+    """Shut down every kernel of ``lab`` (through its REST API), so that what one notebook's
+    kernel still does (02's warm-up making a TF-IDF) never runs beside the next measurement."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{lab.url}/api/kernels?token={lab.token}", timeout=30) as answer:
+        kernels = json.load(answer)
+    for kernel in kernels:
+        request = urllib.request.Request(f"{lab.url}/api/kernels/{kernel['id']}?token={lab.token}", method="DELETE")
+        urllib.request.urlopen(request, timeout=60).close()
+
+
 def measure(review: Path, presses: int, read: float, used: bool = True) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -226,7 +240,9 @@ def measure(review: Path, presses: int, read: float, used: bool = True) -> dict:
             try:
                 # each notebook in a kernel of its own, started when it is opened: a fresh kernel
                 rows = {"floor (import workbench, open the review)": floor(browser, lab)}
+                stop_kernels(lab)
                 rows.update(screen(browser, lab, presses, used))
+                stop_kernels(lab)  # 02's warm-up may still be making the TF-IDF of a review just built
                 rows.update(explore(browser, lab, read))
             finally:
                 browser.close()
