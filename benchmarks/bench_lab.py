@@ -1,13 +1,14 @@
 """The screen as a reviewer meets it, in JupyterLab in Chromium: issue 45 point 7's figures, each
 beside the floor measured in the same run.
 
-    python benchmarks/bench_lab.py [--size 50000] [--review50k PATH] [--presses 30]
+    python benchmarks/bench_lab.py [--size 50000] [--review50k PATH] [--presses 30] [--just-built]
 
 JupyterLab on 127.0.0.1 (a free port, throw-away settings, stopped by its PID: tests/_lab.py),
 Debian's Chromium at /usr/bin/chromium through Playwright (never ``playwright install``), a copy
 of the notebooks and of the review in a temporary folder, reviewer ``bench-lab``. Every figure
 starts from a freshly started kernel: the notebook is opened, its kernel's websocket is waited
-for and the kernel is idle, then Run All is clicked (the clock starts at that click).
+for and the kernel is idle, then Run All is clicked (the clock starts at that click). The
+kernels of one notebook are shut down before the next is opened.
 
 Rows, for the seeds (133 papers, built once with MiniLM into benchmarks/out/lab/review_seeds)
 and with ``--size 50000`` a 50,000-paper review (``--review50k``, else benchmarks/out/lab/
@@ -25,6 +26,13 @@ review_50000 built once from benchmarks/scale.py's corpus with the static embedd
   ``--read`` seconds (5) after the map showed, the time to look and type; later: the median of
   three other questions);
 - **01: Run All -> map ready**: until the map's canvas shows points.
+
+With ``--just-built`` each review is also measured as ``workbench build`` leaves it (a copy of
+the built folder, never opened: no decision, nothing a first use keeps in ``cache/``), as a user
+opening 02 and 01 right after a build meets it. Its first card is then the order before a model
+(one paper per topic), its key presses answer while 02's warm-up makes the ranked queue's
+TF-IDF, and one more row times the press that ranks the queue: **i** after the **e** presses
+(the first include beside excludes), until the next card is drawn.
 
 Targets (issue 45): first card <= 5 s (seeds), <= 10 s (50,000); next card p95 <= 0.3 s; first
 meaning search <= 3 s, later <= 0.5 s; map <= 8 s at 50,000. The machine is shared: compare
@@ -85,11 +93,11 @@ def large_review(given: str | None) -> Path:
     return path
 
 
-def workspace(review: Path) -> Path:
-    """A temporary folder with the notebooks, a copy of ``review`` as a reviewer has it after a
-    first session (one include and one exclude made, so the queue is ranked; the ranked queue's
-    TF-IDF, the embeddings in the papers' order and the map's tooltips kept in its cache/) and
-    the floor notebook."""
+def workspace(review: Path, used: bool = True) -> Path:
+    """A temporary folder with the notebooks, a copy of ``review`` and the floor notebook. ``used``:
+    the review as a reviewer has it after a first session (one include and one exclude made, so
+    the queue is ranked; the ranked queue's TF-IDF, the embeddings in the papers' order and the
+    map's tooltips kept in its cache/); else as the build left it."""
     import json
 
     import workbench
@@ -97,12 +105,14 @@ def workspace(review: Path) -> Path:
     ws = Path(tempfile.mkdtemp(prefix="bench-lab-"))
     shutil.copytree(ROOT / "notebooks", ws / "notebooks")
     shutil.copytree(review, ws / "review")
-    opened = workbench.open_review(ws / "review")
-    ranking = opened.screening.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
-    opened.screening.decide(ranking.ids[0], "include", reviewer=REVIEWER)
-    opened.screening.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
-    opened.text_starts()  # the map's tooltips and the embeddings by row, kept in cache/ by a first
-    opened.embeddings()  # opening of 01, as the ranked queue's TF-IDF above
+    if used:
+        opened = workbench.open_review(ws / "review")
+        ranking = opened.screening.rank(next=2, reviewer=REVIEWER)  # cold: one paper per topic
+        opened.screening.decide(ranking.ids[0], "include", reviewer=REVIEWER)
+        opened.screening.decide(ranking.ids[1], "exclude", reviewer=REVIEWER)
+        opened.screening.rank(next=1, reviewer=REVIEWER)  # the ranked queue's TF-IDF kept
+        opened.text_starts()  # the map's tooltips and the embeddings by row, kept in cache/ by a first
+        opened.embeddings()  # opening of 01
     floor = _notebook(["import workbench", "review_dir = '../review'",
                        "review = workbench.open_review(review_dir)\nprint('floor ready', len(review))"])
     (ws / "notebooks" / "floor.ipynb").write_text(json.dumps(floor), encoding="utf-8")
@@ -149,7 +159,17 @@ def floor(browser, lab) -> float:
     return seconds
 
 
-def screen(browser, lab, presses: int) -> dict:
+def _press(p, shown: str, key: str) -> float:
+    """Seconds from ``key`` pressed to the next card's id drawn."""
+    before = p.locator(shown).first.inner_text()
+    t0 = time.perf_counter()
+    p.keyboard.press(key)
+    p.wait_for_function(f"(before) => {{ const c = document.querySelector('{shown}');"
+                        " return c && c.textContent !== before; }", arg=before, timeout=600_000, polling="raf")
+    return time.perf_counter() - t0
+
+
+def screen(browser, lab, presses: int, used: bool = True) -> dict:
     page = NotebookPage(browser, lab, "notebooks/02_tag_and_screen.ipynb")
     t0 = page.run_all()
     out = {"02: Run All -> first card": _until(page, ".wb-card h3", t0)}
@@ -159,17 +179,11 @@ def screen(browser, lab, presses: int) -> dict:
     title = p.locator(".wb-card h3").first
     title.click()  # the view takes the keys once clicked
     shown = ".wb-card code"  # the paper's id on the card (two papers may share a derived title)
-    times = []
-    for _ in range(presses):
-        before = p.locator(shown).first.inner_text()
-        t0 = time.perf_counter()
-        p.keyboard.press("e")
-        p.wait_for_function(f"(before) => {{ const c = document.querySelector('{shown}');"
-                            " return c && c.textContent !== before; }", arg=before, timeout=300_000, polling="raf")
-        times.append(time.perf_counter() - t0)
-    times.sort()
+    times = sorted(_press(p, shown, "e") for _ in range(presses))
     out["02: next card after a key, p50"] = statistics.median(times)
     out["02: next card after a key, p95"] = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    if not used:  # the first include beside the excludes: the queue ranked, with the warm-up's TF-IDF
+        out["02: the press that ranks the queue (i)"] = _press(p, shown, "i")
     p.close()
     return out
 
@@ -201,10 +215,23 @@ def explore(browser, lab, read: float) -> dict:
     return out
 
 
-def measure(review: Path, presses: int, read: float) -> dict:
+def stop_kernels(lab) -> None:
+    """Shut down every kernel of ``lab`` (through its REST API), so that what one notebook's
+    kernel still does (02's warm-up making a TF-IDF) never runs beside the next measurement."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{lab.url}/api/kernels?token={lab.token}", timeout=30) as answer:
+        kernels = json.load(answer)
+    for kernel in kernels:
+        request = urllib.request.Request(f"{lab.url}/api/kernels/{kernel['id']}?token={lab.token}", method="DELETE")
+        urllib.request.urlopen(request, timeout=60).close()
+
+
+def measure(review: Path, presses: int, read: float, used: bool = True) -> dict:
     from playwright.sync_api import sync_playwright
 
-    ws = workspace(review)
+    ws = workspace(review, used)
     lab = Lab(ws)
     try:
         with sync_playwright() as pw:
@@ -213,7 +240,9 @@ def measure(review: Path, presses: int, read: float) -> dict:
             try:
                 # each notebook in a kernel of its own, started when it is opened: a fresh kernel
                 rows = {"floor (import workbench, open the review)": floor(browser, lab)}
-                rows.update(screen(browser, lab, presses))
+                stop_kernels(lab)
+                rows.update(screen(browser, lab, presses, used))
+                stop_kernels(lab)  # 02's warm-up may still be making the TF-IDF of a review just built
                 rows.update(explore(browser, lab, read))
             finally:
                 browser.close()
@@ -231,6 +260,8 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=30, help="key presses for the next-card figure")
     parser.add_argument("--read", type=float, default=5.0,
                         help="seconds between the map shown and the first search (a user reading and typing)")
+    parser.add_argument("--just-built", action="store_true",
+                        help="also measure each review as the build left it (never opened, no decision)")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no {CHROMIUM}: apt-get install -y chromium")
@@ -238,27 +269,33 @@ def main() -> None:
     reviews = {"seeds": seeds_review()}
     if args.size:
         reviews[f"{args.size:,}"] = large_review(args.review50k)
-    results = {}
-    for name, path in reviews.items():
-        load = os.getloadavg()[0]
-        results[name] = measure(path, args.presses, args.read)
-        results[name]["load average (1 min) before"] = load
-        print(f"measured {name}", file=sys.stderr)
     import workbench
 
     sizes = {name: len(workbench.open_review(path).ids) for name, path in reviews.items()}
-    names = list(reviews)
-    print(f"\nbench_lab: JupyterLab + Chromium, {os.cpu_count()} cores; seconds; floor measured in the same run\n")
-    print(f"{'figure':<44}" + "".join(f"{n + f' ({sizes[n]:,})':>22}" for n in names) + "   target")
-    keys = [k for k in results[names[0]] if not k.startswith("load")]
+    runs = [(name, path, True) for name, path in reviews.items()]
+    if args.just_built:
+        runs = [run for name, path in reviews.items() for run in ((name, path, True), (name, path, False))]
+    results = {}
+    for name, path, used in runs:
+        column = f"{name} ({sizes[name]:,})" + ("" if used else " built")
+        load = os.getloadavg()[0]
+        results[column] = measure(path, args.presses, args.read, used)
+        results[column]["load average (1 min) before"] = load
+        print(f"measured {column}", file=sys.stderr)
+    names = list(results)
+    width = max(22, *(len(n) + 2 for n in names))
+    print(f"\nbench_lab: JupyterLab + Chromium, {os.cpu_count()} cores; seconds; floor measured in the same run; "
+          "'built': as the build left the review\n")
+    print(f"{'figure':<44}" + "".join(f"{n:>{width}}" for n in names) + "   target")
+    keys = list(dict.fromkeys(k for n in names for k in results[n] if not k.startswith("load")))
     for key in keys:
         target = TARGETS.get(key.replace(", p50", ", p95") if key.endswith("p50") else key)
-        cells = "".join(f"{results[n][key]:>22.2f}" for n in names)
+        cells = "".join(f"{results[n][key]:>{width}.2f}" if key in results[n] else f"{'-':>{width}}" for n in names)
         wanted = ""
         if target and not key.endswith("p50"):
-            wanted = " / ".join(f"<= {t:g}" if t else "-" for t in target[: len(names)])
+            wanted = " / ".join(f"<= {t:g}" if t else "-" for t in target[: len(reviews)])
         print(f"{key:<44}{cells}   {wanted}")
-    print(f"{'load average (1 min) before':<44}" + "".join(f"{results[n]['load average (1 min) before']:>22.2f}"
+    print(f"{'load average (1 min) before':<44}" + "".join(f"{results[n]['load average (1 min) before']:>{width}.2f}"
                                                           for n in names))
 
 

@@ -135,6 +135,25 @@ def test_the_starts_of_the_texts_a_map_shows_are_kept_for_the_next_kernel(built,
     assert len(list((copy / "cache" / "text-starts").glob("*.json"))) == 1  # the latest kept
 
 
+def test_a_build_keeps_what_a_new_kernel_makes_from_every_text(built, monkeypatch):
+    """The build writes the texts' starts and the embeddings in the papers' order from what it
+    holds in memory, under the digest of the papers file a new kernel reads: the first map or
+    search after a build reads no text and looks no embedding up by text."""
+    from workbench.corpus.texts import TextsInFile, shorten
+    from workbench.review import Review
+
+    expected = [shorten(p.text) for p in built.papers_with_texts()]
+    vectors = np.asarray(built.embeddings())
+    monkeypatch.setattr(TextsInFile, "__iter__", lambda self: pytest.fail("every text read"))
+    monkeypatch.setattr(Review, "texts", lambda self: pytest.fail("every text made"))
+    opened = workbench.open_review(built.path)
+    assert opened.text_starts() == expected
+    assert np.array_equal(opened.embeddings(), vectors)
+    digest = opened.texts_digest()
+    assert [f.name for f in (built.path / "cache" / "text-starts").iterdir()] == [f"{digest}-260.json"]
+    assert [f.name.split("-")[0] for f in (built.path / "cache" / "embeddings-rows").iterdir()] == [digest]
+
+
 def test_papers_read_whole_from_one_file_are_saved_by_linking_it_and_only_then(built, tmp_path):
     """A Dask build's driver reads its papers back from the lines the workers made; the save
     links that file rather than writing a million lines again, but only while it is exactly them."""

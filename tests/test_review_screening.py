@@ -143,7 +143,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     start(review)
     first = review.screening.rank(next=6, model="svm-tfidf")
     entries = list((review.path / "cache" / "screening-tfidf").iterdir())
-    assert len(entries) == 1 and {f.name for f in entries[0].iterdir() if not f.name.startswith("file-")} == {"tfidf.npz", "terms.txt"}
+    assert len(entries) == 1 and {f.name for f in entries[0].iterdir() if not f.name.startswith("file-")} == {"data.npy", "indices.npy", "indptr.npy", "terms.txt"}
     built = []
     monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, texts, **kw: built.append(len(texts))))
     again = workbench.open_review(review.path)  # a new kernel: the copy on disk, nothing built
@@ -151,7 +151,7 @@ def test_a_new_kernel_reads_the_tfidf_the_first_one_built_and_never_a_stale_one(
     assert built == [] and second.ids == first.ids and [p.score for p in second] == [p.score for p in first]
     assert list(again.screening.ranker(model="svm-tfidf").features_.terms) == list(review.screening.ranker(model="svm-tfidf").features_.terms)
     monkeypatch.undo()
-    (entries[0] / "tfidf.npz").write_bytes(b"damaged")  # a damaged copy is built again, not an error
+    (entries[0] / "indices.npy").write_bytes(b"damaged")  # a damaged copy is built again, not an error
     assert workbench.open_review(review.path).screening.rank(next=6, model="svm-tfidf").ids == first.ids
     opened = workbench.open_review(review.path)
     pairs = list(opened.paper_texts)  # the same papers with other texts, held in memory (as after a build)
@@ -347,3 +347,32 @@ def test_the_report_says_how_automation_was_used_and_shows_the_logged_claim(revi
     # the model's internal name is said in the details line and the methods' version only
     assert text.count("svm-tfidf") == 2 and html.count("svm-tfidf") == 2
     assert "the workbench's model version svm-tfidf(" in text
+
+
+def test_the_warm_up_makes_the_tfidf_while_the_cold_queue_answers_at_once(review, monkeypatch):
+    """prepare_screening (run in a thread when 02 opens) makes and keeps the TF-IDF of a review
+    just built; a re-rank before the first include and exclude never waits for it, and the first
+    ranked one uses it (nothing built twice) and ranks as without the warm-up."""
+    import threading
+
+    from workbench.review import prepare_screening
+    from workbench.screening import Features
+
+    made = []
+    real = Features.from_texts.__func__
+    monkeypatch.setattr(Features, "from_texts", classmethod(lambda cls, *a, **kw: made.append(1) or real(cls, *a, **kw)))
+    opened = workbench.open_review(review.path)
+    with opened.screening.cache.lock:  # the warm-up busy making the TF-IDF
+        done = []
+        cold = threading.Thread(target=lambda: done.append(opened.screening.rank(next=3)))
+        cold.start()
+        cold.join(timeout=30)
+        assert done and done[0].mode == "cold" and made == []
+    prepare_screening(opened)
+    assert made == [1] and len(list((review.path / "cache" / "screening-tfidf").iterdir())) == 1
+    start(opened)
+    warmed = opened.screening.rank(next=6)
+    assert made == [1] and warmed.mode == "ranked"
+    shutil.rmtree(review.path / "cache" / "screening-tfidf")
+    plain = workbench.open_review(review.path).screening.rank(next=6)
+    assert plain.ids == warmed.ids and [(p.score, p.why) for p in plain] == [(p.score, p.why) for p in warmed]

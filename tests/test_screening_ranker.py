@@ -220,6 +220,24 @@ def test_phrases_sum_a_terms_contributions_into_its_content_words():
     assert phrases(["of the", "in"], [1.0, 1.0]) == ()
 
 
+@pytest.mark.parametrize("text, pair, phrase", [
+    ("Scale High systems.", ("scale", "high"), "Scale High"),  # case kept
+    ("the scale-high systems", ("scale", "high"), "scale-high"),  # a hyphen between
+    ("vitamin D deficiency in İstanbul", ("vitamin", "deficiency"), "vitamin D deficiency"),  # a letter between; lower() longer
+    ("upscale high, scale (high)", ("scale", "high"), None),  # part of a word; across a bracket
+    ("scale_high and scale high", ("scale", "high"), "scale high"),  # an underscore joins words
+    ("Scale, high. SCALE   HIGH", ("scale", "high"), "SCALE HIGH"),  # spaces made one
+])
+def test_a_word_pair_is_a_phrase_only_where_the_text_writes_it_as_one(text, pair, phrase):
+    from workbench.screening import phrases
+
+    got = phrases([" ".join(pair), pair[0], pair[1]], [1.0, 0.1, 0.1], text=text, k=5)
+    if phrase is None:  # no phrase: its contribution goes to its words
+        assert sorted(p for p, _ in got) == sorted(pair)
+    else:
+        assert got == ((phrase, pytest.approx(1.2)),)
+
+
 @pytest.mark.parametrize("rank, queued, expected", [(1, 100, "high"), (10, 100, "high"), (11, 100, "medium"),
                                                      (50, 100, "medium"), (51, 100, "low"), (1, 1, "high"),
                                                      (2, 3, "medium"), (3, 3, "low")])
@@ -255,3 +273,23 @@ def test_a_refit_stacks_the_same_embedding_rows_as_the_whole_scaled_block(center
         assert part.shape == expected.shape and part.dtype == expected.dtype
         assert (part.indptr == expected.indptr).all() and (part.indices == expected.indices).all()
         assert (part.data == expected.data).all()
+
+
+def test_scores_read_column_by_column_are_the_same_to_the_bit():
+    """With the words kept column by column (a screening view's warm-up), a refit's scores read
+    only the columns its weights use: the same scores and order as the product row by row."""
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{i}" for i in range(400)]
+    texts = [" ".join(rng.choice(vocabulary, size=int(rng.integers(20, 60)))) for _ in range(300)]
+    plain = Features.from_texts(texts)
+    columns = Features.from_texts(texts)
+    columns.keep_columns()
+    labelled, labels = [0, 1, 2, 3, 4], [1, 0, 0, 1, 0]
+    one = Ranker("svm-tfidf", seed=0).fit(plain, labelled, labels)
+    two = Ranker("svm-tfidf", seed=0).fit(columns, labelled, labels)
+    assert np.array_equal(one.scores_, two.scores_) and list(one.ranking()) == list(two.ranking())
+    w = np.zeros(plain.tfidf.shape[1], dtype=np.float32)
+    cols = np.flatnonzero(np.isin(np.arange(len(w)), rng.choice(len(w), 30, replace=False)))
+    w[cols] = rng.normal(size=len(cols)).astype(np.float32)
+    assert np.array_equal(columns.word_scores(w, cols), plain.tfidf @ w)  # a few columns: read by column
+    assert np.array_equal(columns.word_scores(w, np.arange(len(w))), plain.tfidf @ w)  # most: by row

@@ -76,6 +76,22 @@ def test_update_keeps_decisions_map_and_topics(copy):
     assert reopened.updates.new_papers(since="2024-06-02") == []
 
 
+def test_an_update_keeps_what_a_new_kernel_makes_from_every_text(copy, monkeypatch):
+    """The updated papers' text starts and embeddings in their order are kept by the update,
+    under the new papers file's digest: a new kernel's first map or search reads no text."""
+    from workbench.corpus.texts import TextsInFile, shorten
+    from workbench.review import Review
+
+    after = workbench.update([copy / "b.txt"], workbench.open_review(copy / "r"), PROVENANCE, today="2024-06-01")
+    expected = [shorten(p.text) for p in after.papers_with_texts()]
+    vectors = np.asarray(after.embeddings())
+    monkeypatch.setattr(TextsInFile, "__iter__", lambda self: pytest.fail("every text read"))
+    monkeypatch.setattr(Review, "texts", lambda self: pytest.fail("every text made"))
+    opened = workbench.open_review(copy / "r")
+    assert len(opened) == 133 and opened.text_starts() == expected
+    assert np.array_equal(opened.embeddings(), vectors)
+
+
 def test_new_papers_sit_near_their_neighbours(copy):
     before = workbench.open_review(copy / "r")
     after = workbench.update([copy / "b.txt"], before)

@@ -48,7 +48,7 @@ from ._living import NEW_SINCE, UPDATE_REVIEWER, LatestUpdate, ReviewUpdates
 from ._open import is_review, open_or_build, open_review
 from ._prisma import write_diagram
 from ._review import PAPER_TABLE_COLUMNS, TOPIC_TABLE_COLUMNS, Review
-from ._screening import SCREENING_MODELS, RankedPaper, Ranking, ReviewScreening
+from ._screening import SCREENING_MODELS, RankedPaper, Ranking, ReviewScreening, prepare_screening
 from ..screening import band as relevance_band  # high / medium / low, as Ranking.relevance says it
 from ._search import KEYWORD, MEANING, SearchHit, SearchResult, prepare_search, query_terms
 from ._simulate import read_labelled, simulate_file, simulation_json
@@ -96,6 +96,7 @@ __all__ = [
     "is_review",
     "open_or_build",
     "open_review",
+    "prepare_screening",
     "prepare_search",
     "query_terms",
     "read_labelled",

@@ -413,10 +413,12 @@ class Review:
     def embeddings(self) -> np.ndarray:
         """The papers' embeddings, from the review's cache (a Dask build's Parquet files first;
         then the array kept in the papers' order; else by text, embedding only what is missing)."""
-        if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
-            self._embeddings = _text.parquet_embeddings(self)  # None: incomplete
         if self._embeddings is None:
-            self._embeddings = _text.row_embeddings(self, self._read_embeddings)
+            with _text.EMBEDDER:  # one thread loads them (a warm-up's, or the kernel's)
+                if self._embeddings is None and self.manifest.get("embedding_cache", {}).get("format") == "parquet":
+                    self._embeddings = _text.parquet_embeddings(self)  # None: incomplete
+                if self._embeddings is None:
+                    self._embeddings = _text.row_embeddings(self, self._read_embeddings)
         return self._embeddings
 
     def _read_embeddings(self) -> np.ndarray:
@@ -426,7 +428,7 @@ class Review:
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Other texts (a search query) in the papers' space, through the review's cache."""
-        with EmbeddingCache(self.cache_path) as cache:
+        with _text.EMBEDDER, EmbeddingCache(self.cache_path) as cache:
             vectors, _ = embed_with_cache(list(texts), self.embedder(), cache)
         return vectors
 

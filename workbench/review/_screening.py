@@ -19,6 +19,7 @@ decided, and how):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,11 +28,11 @@ import numpy as np
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..store import Shown
 from ..errors import InputError
-from ..screening import MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
+from ..screening import DEFAULT_MODEL, MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
 from . import _stopping, _tfidf_cache
 from ._decisions import Decided, check_stage, papers_of, screening_of, store_of, training_records
 
-__all__ = ["SCREENING_MODELS", "RankedPaper", "Ranking", "ReviewScreening", "ScreeningCache"]
+__all__ = ["SCREENING_MODELS", "RankedPaper", "Ranking", "ReviewScreening", "ScreeningCache", "prepare_screening"]
 
 #: The ranking models by name (``review.screening.rank(model=...)``; details in workbench.screening.MODELS).
 SCREENING_MODELS = tuple(MODELS)
@@ -133,8 +134,16 @@ class ScreeningCache:
         self.both: Features | None = None
         self.fitted: tuple | None = None
         self.key = None  # the features' entry in the review's cache (_tfidf_cache.EntryKey)
+        # held while the features are made: a re-rank asked during prepare_screening's warm-up
+        # waits for it instead of building them a second time
+        self.lock = threading.Lock()
+        self._unranked: Features | None = None
 
     def features(self, review, model: str | None) -> Features:
+        with self.lock:
+            return self._features(review, model)
+
+    def _features(self, review, model: str | None) -> Features:
         if self.tfidf is None:  # built once per review and kept on disk for the next kernel
             self.key = None if getattr(review, "path", None) is None else _tfidf_cache.features_key(review)
             self.tfidf = _tfidf_cache.load_or_build(review, self.key)
@@ -150,11 +159,32 @@ class ScreeningCache:
                                  embeddings=review.embeddings(), titles=self.tfidf.titles)
         return self.both
 
+    def unranked(self, n: int) -> Features:
+        """What a ranker before one include and one exclude is fitted on: the number of papers
+        (its order reads no features)."""
+        if self._unranked is None or len(self._unranked) != n:
+            self._unranked = Features(embeddings=np.ones((n, 1), dtype=np.float32))
+        return self._unranked
+
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:
         key = (id(features), model, seed, rows.tobytes(), labels.tobytes())
         if self.fitted is None or self.fitted[0] != key:
             self.fitted = (key, Ranker(model, seed=seed).fit(features, rows, labels))
         return self.fitted[1]
+
+
+def prepare_screening(review) -> None:
+    """Load what the queue's refits need (the classifier's library, the TF-IDF from the review's
+    cache, or built and kept there, and column by column, the embeddings) and the stopping
+    estimate's library, so that
+    the first decisions answer as fast as later ones: run it while the user reads the first card
+    (a view starts it in a thread). A re-rank asked meanwhile waits for the TF-IDF rather than
+    building it twice. Touches no database."""
+    get_model(DEFAULT_MODEL).make(0)  # imports scikit-learn's classifier
+    from scipy.stats import hypergeom  # noqa: F401 - the stopping estimate's
+
+    features = review.screening.cache.features(review, None)
+    features.keep_columns(get_model(DEFAULT_MODEL).title_weight)  # a refit's scores read only its columns
 
 
 def review_seed(review, seed: int | None) -> int:
@@ -163,7 +193,11 @@ def review_seed(review, seed: int | None) -> int:
 
 def fitted_ranker(review, cache: ScreeningCache, decided: Decided, model: str | None, seed: int) -> Ranker:
     rows, labels = decided.fitted()
-    return cache.ranker(cache.features(review, model), rows, labels, model, seed)
+    if 0 < int(labels.sum()) < len(labels):  # an include and an exclude: a model, fitted on the features
+        features = cache.features(review, model)
+    else:  # the order before a model reads no features: never waits for the warm-up's TF-IDF
+        features = cache.unranked(len(review))
+    return cache.ranker(features, rows, labels, model, seed)
 
 
 def rank(review, cache: ScreeningCache, store, n: int = 10, model: str | None = None, seed: int | None = None,

@@ -20,6 +20,7 @@ import numpy as np
 from ..corpus.writing_systems import TermFinder, search_terms
 from ..topics import stop_words
 from ._haystack import candidates
+from ._text import EMBEDDER
 
 
 __all__ = ["KEYWORD", "MEANING", "SearchHit", "SearchResult", "keyword_matches", "keyword_search", "nearest", "prepare_search",
@@ -105,7 +106,8 @@ def prepare_search(review) -> None:
         query_terms("warm up")
         review.haystack()
         if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
-            review.embedder().embed(["warm up"])
+            with EMBEDDER:
+                review.embedder().embed(["warm up"])
         review.embeddings()
 
 

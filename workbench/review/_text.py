@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 
 import numpy as np
 
@@ -15,12 +16,18 @@ from ..corpus.texts import shorten
 from ..embed import text_hash
 from ..readers.cache import code_digest
 
-__all__ = ["document_text", "parquet_embeddings", "row_embeddings", "text_starts", "texts_file_digest"]
+__all__ = ["EMBEDDER", "document_text", "file_digest", "keep_for_new_kernels", "parquet_embeddings", "row_embeddings", "text_starts",
+           "texts_file_digest"]
 
 log = logging.getLogger(__name__)
 
 STARTS = "text-starts"  # under the review's cache/: text_starts, by the papers file
 ROWS = "embeddings-rows"  # under the review's cache/: row_embeddings, by the papers file and embedder
+
+# Held while a review's embedder runs or its embeddings are loaded: a tokenizer may not be used by
+# two threads at once ("Already borrowed"), and the warm-ups of the search and of the queue run in
+# threads of their own beside the kernel's.
+EMBEDDER = threading.RLock()
 
 
 def document_text(paper: Paper) -> str:
@@ -48,19 +55,67 @@ def parquet_embeddings(review):
 
 
 def texts_file_digest(review) -> str | None:
-    """A digest of the papers.jsonl ``review``'s texts are read from (its bytes and the code
-    that makes texts from it), or None when its texts are held in memory (a build's, an
-    update's). What the caches of things made from every text are found by in a new kernel,
-    without reading every text (a generation's file is never rewritten). See
-    :meth:`workbench.review.Review.texts_digest`, which remembers it."""
+    """A digest of the papers.jsonl ``review``'s texts are read from (:func:`file_digest`), or
+    None when its texts are held in memory (a build's, an update's). What the caches of things
+    made from every text are found by in a new kernel, without reading every text (a
+    generation's file is never rewritten). See :meth:`workbench.review.Review.texts_digest`,
+    which remembers it."""
     source = review.paper_texts.file_of(review.papers)
-    if source is None:
-        return None
+    return None if source is None else file_digest(source)
+
+
+def file_digest(source) -> str:
+    """A digest of a papers.jsonl's bytes and of the code that makes texts from it."""
     h = hashlib.sha256(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
     with open(source, "rb") as lines:  # never the store's files
         while block := lines.read(16 * 2**20):
             h.update(block)
     return h.hexdigest()[:32]
+
+
+def keep_for_new_kernels(review, papers_file) -> None:
+    """Keep in the review's cache what a new kernel would otherwise make from every text (the
+    map's text starts, the embeddings in the papers' order), from what ``review`` holds in
+    memory (a build's, an update's), under the digest of ``papers_file``: the
+    papers.jsonl of ``review``'s papers that a kernel opening the review reads its texts from.
+    An entry already there for that file is left as it is, and the starts only from texts held
+    in memory (a review read from its file makes them when a map needs them)."""
+    digest = file_digest(papers_file)
+    starts = _starts_path(review, digest, 260)
+    if not starts.is_file() and review.texts_digest() is None:
+        _keep(starts, lambda tmp: tmp.write_text(json.dumps(
+            [shorten(text, 260) for _, text in review.paper_texts], ensure_ascii=False), encoding="utf-8"), "*.json")
+    rows = _rows_path(review, digest)
+    if review.embeddings_loaded and not rows.is_file():
+        _keep(rows, lambda tmp: np.save(tmp, np.asarray(review.embeddings())), "*.npy")
+
+
+def _starts_path(review, digest: str, width: int):
+    return review.path / "cache" / STARTS / f"{digest}-{width}.json"
+
+
+def _rows_path(review, digest: str):
+    embedder = json.dumps(review.manifest.get("embedder"), sort_keys=True).encode()
+    return review.path / "cache" / ROWS / f"{digest}-{hashlib.sha256(embedder).hexdigest()[:16]}.npy"
+
+
+def _keep(path, write, pattern: str) -> bool:
+    """``write(tmp)`` then ``tmp`` renamed to ``path``, the other entries of its folder
+    (``pattern``) dropped: the latest only. A read-only review keeps nothing (False)."""
+    folder = path.parent
+    tmp = folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{path.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write(tmp)  # (its name ends as ``path``'s: np.save adds no ".npy")
+        os.replace(tmp, path)
+        for old in folder.glob(pattern):
+            if old.name != path.name:
+                old.unlink(missing_ok=True)
+        return True
+    except OSError as err:  # a read-only review: made again next time
+        log.warning("could not keep %s in %s (%s)", path.name, folder, err)
+        tmp.unlink(missing_ok=True)
+        return False
 
 
 def text_starts(review, width: int = 260) -> list[str]:
@@ -70,8 +125,7 @@ def text_starts(review, width: int = 260) -> list[str]:
     digest = review.texts_digest()
     if digest is None:
         return [shorten(text, width) for _, text in review.paper_texts]
-    folder = review.path / "cache" / STARTS
-    path = folder / f"{digest}-{width}.json"
+    path = _starts_path(review, digest, width)
     try:
         starts = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -79,17 +133,7 @@ def text_starts(review, width: int = 260) -> list[str]:
     if isinstance(starts, list) and len(starts) == len(review.papers):
         return starts
     starts = [shorten(text, width) for _, text in review.paper_texts]
-    tmp = folder / f".tmp-{os.getpid()}-{path.name}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(starts, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-        for old in folder.glob("*.json"):
-            if old.name != path.name:
-                old.unlink(missing_ok=True)
-    except OSError as err:  # a read-only review: the map works without the copy
-        log.warning("could not keep the texts' starts in %s (%s)", folder, err)
-        tmp.unlink(missing_ok=True)
+    _keep(path, lambda tmp: tmp.write_text(json.dumps(starts, ensure_ascii=False), encoding="utf-8"), "*.json")
     return starts
 
 
@@ -97,13 +141,12 @@ def row_embeddings(review, read) -> np.ndarray:
     """``read()`` (the papers' embeddings, from the review's text-keyed cache), kept in the
     papers' order in the review's cache by the file the texts are read from and the embedder
     (:meth:`~workbench.review.Review.texts_digest`), the latest only: a new kernel loads one array instead of
-    making every text and looking each up (seconds at 50,000 papers)."""
+    making every text and looking each up (seconds at 50,000 papers). A build, an update and a
+    refit keep it already (:func:`keep_for_new_kernels`)."""
     digest = review.texts_digest()
     if digest is None:
         return read()
-    embedder = json.dumps(review.manifest.get("embedder"), sort_keys=True).encode()
-    folder = review.path / "cache" / ROWS
-    path = folder / f"{digest}-{hashlib.sha256(embedder).hexdigest()[:16]}.npy"
+    path = _rows_path(review, digest)
     try:
         held = np.load(path, allow_pickle=False)
     except (OSError, ValueError):
@@ -111,15 +154,5 @@ def row_embeddings(review, read) -> np.ndarray:
     if held is not None and held.ndim == 2 and len(held) == len(review.papers):
         return held
     vectors = read()
-    tmp = folder / f".tmp-{os.getpid()}-{path.name}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        np.save(tmp, np.asarray(vectors))
-        os.replace(tmp, path)
-        for old in folder.glob("*.npy"):
-            if old.name != path.name:
-                old.unlink(missing_ok=True)
-    except OSError as err:  # a read-only review: the embeddings are read by text next time
-        log.warning("could not keep the embeddings in the papers' order in %s (%s)", folder, err)
-        tmp.unlink(missing_ok=True)
+    _keep(path, lambda tmp: np.save(tmp, np.asarray(vectors)), "*.npy")
     return vectors

@@ -103,6 +103,33 @@ def _written(words: tuple[str, ...], text: str) -> str | None:
     return re.sub(r"\s+", " ", found.group(0)) if found else None
 
 
+def _lowered(text: str | None) -> str | None:
+    """``text`` in lower case, where that keeps every character's place (else None)."""
+    if not text:
+        return None
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else None
+
+
+def _plainly_written(words: tuple[str, ...], lowered: str | None) -> bool:
+    """Whether the lower-case text ``lowered`` has ``words`` one space apart, as whole words: then
+    :func:`_written` finds them too, without making a pattern for them (a card asks of every
+    word pair of its paper; making those patterns was most of the time of a card's "why")."""
+    if lowered is None:
+        return False
+    phrase, at = " ".join(words), 0
+    while (at := lowered.find(phrase, at)) >= 0:
+        end = at + len(phrase)
+        if not (at and _word_char(lowered[at - 1])) and not (end < len(lowered) and _word_char(lowered[end])):
+            return True
+        at += 1
+    return False
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 def phrases(terms: Sequence[str], contributions: Sequence[float], text: str | None = None, k: int = 5,
             sign: int = 1) -> tuple[tuple[str, float], ...]:
     """Up to ``k`` phrases that moved a score most in the direction ``sign`` (+1: up, -1: down),
@@ -111,9 +138,10 @@ def phrases(terms: Sequence[str], contributions: Sequence[float], text: str | No
     score. With ``text``, a pair of words the text never writes as one phrase (only across a
     comma or a bracket: "feedback (RLHF)") is not a phrase: its contribution goes to its words."""
     grouped: dict[tuple[str, ...], float] = {}
+    lowered = _lowered(text)
     for term, c in zip(terms, contributions):
         content = _content(str(term))
-        if len(content) > 1 and text and _written(content, text) is None:
+        if len(content) > 1 and text and not _plainly_written(content, lowered) and _written(content, text) is None:
             for w in content:
                 if w not in _stop():
                     grouped[(w,)] = grouped.get((w,), 0.0) + float(c) / len(content)

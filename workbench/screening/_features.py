@@ -16,11 +16,15 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 
-__all__ = ["TFIDF_PARAMS", "Features", "title_block"]
+__all__ = ["COLUMN_COPY_LIMIT", "TFIDF_PARAMS", "Features", "title_block"]
 
 # Sublinear TF-IDF of words and word pairs, words in more than 95 % of the papers dropped:
 # the parameters ASReview LAB 2's ELAS u4 settled on for SYNERGY, which measured best here too.
 TFIDF_PARAMS = {"ngram_range": (1, 2), "sublinear_tf": True, "min_df": 1, "max_df": 0.95}
+
+#: The most TF-IDF entries :meth:`Features.keep_columns` copies column by column (~480 MB; the
+#: 50,000 papers of benchmarks/scale.py have 14.5 million, a million papers ~300 million).
+COLUMN_COPY_LIMIT = 60_000_000
 
 
 def title_block(titles: Sequence[str], **tfidf_params) -> sp.csr_matrix:
@@ -51,6 +55,7 @@ class Features:
     titles: sp.csr_matrix | None = None  # TF-IDF of the titles alone (for ``title_weight`` models)
     _both: dict = field(default_factory=dict, repr=False)
     _blocks: dict = field(default_factory=dict, repr=False)
+    _by_column: dict = field(default_factory=dict, repr=False)  # title weight -> (CSC copy, entries per column)
 
     def __post_init__(self):
         if self.tfidf is None and self.embeddings is None:
@@ -149,6 +154,28 @@ class Features:
         if key not in self._both:
             self._both[key] = sp.hstack([self.tfidf, self.titles * np.float32(title_weight)], format="csr", dtype=np.float32)
         return self._both[key]
+
+    def keep_columns(self, title_weight: float = 0.0) -> None:
+        """Keep :meth:`words` column by column as well (as much memory again, so only up to
+        :data:`COLUMN_COPY_LIMIT` entries): a refit's scores then read only the columns its
+        weights use (:meth:`word_scores`). A screening view does this while the user reads."""
+        T = self.words(title_weight)
+        key = float(title_weight)
+        if key not in self._by_column and T.nnz <= COLUMN_COPY_LIMIT and T.has_sorted_indices:
+            C = T.tocsc()
+            self._by_column[key] = (C, np.diff(C.indptr))
+
+    def word_scores(self, weights: np.ndarray, cols: np.ndarray | None = None, title_weight: float = 0.0) -> np.ndarray:
+        """``words(title_weight) @ weights``, ``weights`` being zero outside the columns ``cols``:
+        read from the copy :meth:`keep_columns` keeps, column by column, where those columns
+        hold under half the entries (each paper's terms added in the same order, so the same
+        sums to the bit), else row by row."""
+        kept = self._by_column.get(float(title_weight))
+        if kept is not None and cols is not None:
+            C, per_column = kept
+            if 2 * int(per_column[cols].sum()) < C.nnz:
+                return C[:, cols] @ weights[cols]
+        return self.words(title_weight) @ weights
 
     def blocks(self, kind: str, center: bool = False, dims: int = 0) -> tuple:
         """(TF-IDF or None, embedding block or None): what a ``kind`` model reads."""

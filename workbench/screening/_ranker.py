@@ -189,7 +189,7 @@ class Ranker:
         scores = np.full(len(self.decided_), b, dtype=np.float64)
         if T is not None:
             full[cols if cols is not None else slice(0, n_terms)] = w[: len(w) - d]
-            scores += T @ full[:n_terms]
+            scores += features.word_scores(full[:n_terms], cols, spec.title_weight)
         if d:
             full[n_terms:] = w[len(w) - d:]
             scores += B @ (full[n_terms:] * scale)

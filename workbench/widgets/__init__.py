@@ -31,9 +31,15 @@ def explore(session: Session, **kwargs):
 def screen(session: Session, **filters):
     """The screening view; ``filters`` go to :class:`ScreeningQueue` (show, topic, search, order,
     stage)."""
+    from ..review import prepare_screening
+    from ._common import warm_up
     from ._screen import ScreenView
 
-    return ScreenView(ScreeningQueue(session, **filters))
+    view = ScreenView(ScreeningQueue(session, **filters))
+    # what the first refits need, loaded while the user reads the first card (the TF-IDF of a
+    # review just built is made then)
+    warm_up(prepare_screening, session.saved)
+    return view
 
 
 def compare(session: Session, ids=()):

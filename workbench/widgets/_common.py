@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import ipywidgets as W
 
 from ..session.text import escape
@@ -127,3 +130,19 @@ def topic_bars(topics, stability: dict | None = None, preview=None) -> str:
         caption = f"<caption class='wb-meta'>{shown} topics (saved)</caption>"
     return (f"<table class='wb-bars wb-topics'>{caption}<tr><th>topic</th><th>label</th><th>size</th>{head}"
             f"<th></th>{head_typical}<th>top words</th></tr>" + "".join(rows) + "</table>")
+
+
+def warm_up(fn, *args, delay: float = 1.0) -> threading.Timer:
+    """Run ``fn(*args)`` in a background thread ``delay`` seconds from now (the view drawn first):
+    what a view's first actions need, loaded while the user reads. A failure is logged, never
+    shown (the action itself will say what is wrong, where the user looks)."""
+    def quietly():
+        try:
+            fn(*args)
+        except Exception as err:  # noqa: BLE001 - a warm-up must never break the view
+            logging.getLogger(__name__).info("warming up %s failed: %s", getattr(fn, "__name__", fn), err)
+
+    timer = threading.Timer(delay, quietly)
+    timer.daemon = True
+    timer.start()
+    return timer

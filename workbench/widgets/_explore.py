@@ -9,9 +9,6 @@ papers asks first, and a search never replaces a selection unless asked to."""
 
 from __future__ import annotations
 
-import logging
-import threading
-
 import ipywidgets as W
 
 from ..corpus.paper import DECISIONS
@@ -20,7 +17,7 @@ from ..session.session import Session
 from ..session.text import escape, titles_line
 from ._bulk import BulkTools
 from ._card import paper_card, table_rows
-from ._common import key_help, view_frame
+from ._common import key_help, view_frame, warm_up
 from ._feedback import FAILED, Act
 from ._field import FieldPanel
 from ._follow import Following
@@ -34,15 +31,6 @@ __all__ = ["COLOUR_BY", "ExploreView"]
 
 HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"),
         ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
-
-
-def _quietly(fn, *args) -> None:
-    """Run ``fn`` in a background thread; a failure is logged, never shown (the search itself
-    will say what is wrong, where the user looks)."""
-    try:
-        fn(*args)
-    except Exception as err:  # noqa: BLE001 - a warm-up must never break the view
-        logging.getLogger(__name__).info("preparing the search failed: %s", err)
 
 
 class ExploreView:
@@ -59,9 +47,7 @@ class ExploreView:
         self._build(height)
         session.subscribe(self.following.guard(self._on_change))
         # what a first search needs is loaded while the user reads (a second later: the map first)
-        warm = threading.Timer(1.0, _quietly, (prepare_search, session.review))
-        warm.daemon = True
-        warm.start()
+        warm_up(prepare_search, session.review)
 
     # ------------------------------------------------------------------ layout
 

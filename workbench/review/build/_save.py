@@ -21,6 +21,7 @@ from ...readers.cache import code_digest
 from ...store import LABELS_REVIEWER, Store
 from ...topics import TopicModel
 from .._review import Review
+from .._text import keep_for_new_kernels
 from ._reuse import digest
 
 __all__ = ["BuildReport", "SaveReport", "save"]
@@ -143,6 +144,7 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
     warnings = []
     steps = (("map.html", lambda: _publish_map(review)),
              ("remembering each topic's typical papers", lambda: _remember_typical(review)),
+             ("keeping the texts' starts and the embeddings for the next kernel", lambda: _keep_for_new_kernels(review, name)),
              ("tidying", lambda: files.tidy(review.path, name)))
     for what, step in steps:
         try:
@@ -152,6 +154,15 @@ def _after_switch(review: Review, name: str, reason: str) -> tuple[str, ...]:
                             f"`workbench check --review {review.path}`")
             log.warning(warnings[-1])
     return tuple(warnings)
+
+
+def _keep_for_new_kernels(review: Review, name: str) -> None:
+    """What a new kernel makes from every text, kept from what this process holds, for a papers
+    file this save wrote (one it shares with the previous generation, as an unchanged rebuild or
+    a refit does, got its entries when it was written)."""
+    papers = files.files_dir(review.path, name) / "papers.jsonl"
+    if papers.stat().st_nlink == 1:
+        keep_for_new_kernels(review, papers)
 
 
 def _remember_typical(review: Review) -> None:
