@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._runtime.memory import release_free_memory
 from ..embed import text_hash
 from ..errors import EmbedderError, InputError
 from ..corpus.paper import bounded_text
@@ -39,6 +40,7 @@ def _embed_partition(papers, embedder, cache_root: str) -> tuple[np.ndarray, dic
     """One partition's vectors and stats (cached, embedded, seconds); ``papers``: a
     :class:`~.packed.PackedPapers`."""
     t0 = time.perf_counter()
+    release_free_memory()  # the papers of the partitions packed before (glibc keeps freed pages until trimmed)
     texts = papers.texts()
     hashes = [text_hash(t) for t in texts]
     embedder = _embedder(embedder)
