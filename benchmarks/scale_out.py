@@ -1,6 +1,7 @@
 """Scale out: the single-process build against a 2-worker Dask LocalCluster, in one run.
 
     python benchmarks/scale_out.py [--sizes 100000] [--embedder static] [--sample-size 20000] [--files 20] [--keep DIR]
+                                   [--before DIR]
 
 The corpora are benchmarks/scale.py's (every real abstract, then generated variants; written
 once under benchmarks/out/scale/). For each size, each row is a fresh process, cold (empty
@@ -12,12 +13,17 @@ embedding cache; the static model distilled and numba's UMAP compiled on disk al
 
 Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
 ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
-``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker.
+``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker;
+for ``single``, also of its largest child process (the words counted and the map laid out beside it).
+``--before DIR``: each row is run first with the workbench of another checkout (``PYTHONPATH=DIR``,
+e.g. a worktree of an older commit), then with this one, alternately; the load average (1 min)
+at the start and the end of each row is printed beside it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
@@ -47,6 +53,8 @@ else:
             peaks.update({f"worker{i}": round(v) for i, v in enumerate(rss.values())})
     stages = dict(r.manifest["timings"])
 peaks["driver"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+if mode == "single":
+    peaks["children"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "stages": stages,
                   "wall": time.perf_counter() - t0, "peaks": peaks}))
 """
@@ -55,11 +63,11 @@ SINGLE = ["read", "embed", "topics", "map", "write"]
 DASK = ["read", "dedupe", "embed", "sample_fit", "place", "words", "gather", "write"]
 
 
-def _row(size: int, mode: str, result: dict, wall: float) -> str:
+def _row(size: int, mode: str, result: dict, wall: float, code: str, load: str) -> str:
     names = SINGLE if mode == "single" else DASK
     stages = " ".join(f"{n} {result['stages'].get(n, 0):.0f}" for n in names)
     peaks = ", ".join(f"{k} {v:,}" for k, v in result["peaks"].items())
-    return (f"| {result['papers']:,} | {mode} | {wall:.0f} | {result['topics']} | {stages} | {peaks} |")
+    return (f"| {result['papers']:,} | {mode} | {code} | {wall:.0f} | {result['topics']} | {stages} | {peaks} | {load} |")
 
 
 def _folder(corpus: Path, files: int) -> Path:
@@ -93,19 +101,25 @@ def main() -> None:
                         help="read the corpus as a folder of this many CSV files (a field dump's shape)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="move each built review into this folder (as <mode>-<size>) instead of removing it")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="run each row first with the workbench of this checkout (older code), then with this one")
     args = parser.parse_args()
     work = OUT / "scale_out"
     print(f"# Scale out, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}, embedder {args.embedder}, "
           f"Dask sample {args.sample_size:,}, {'one CSV file' if args.files == 1 else f'a folder of {args.files} CSV files'}\n")
-    print("| papers | build | wall s | topics | seconds per stage | peak RSS MB per process |")
-    print("|---:|---|---:|---:|---|---|")
+    print("| papers | build | code | wall s | topics | seconds per stage | peak RSS MB per process | load |")
+    print("|---:|---|---|---:|---:|---|---|---|")
+    ours = str(Path(__file__).resolve().parents[1])
+    codes = [("before", str(args.before.resolve())), ("this", ours)] if args.before else [("this", ours)]
     for size in args.sizes:
         source = make_corpus(size) if args.files == 1 else _folder(make_corpus(size), args.files)
-        for mode in args.modes:
+        for mode, (code, root) in ((m, c) for m in args.modes for c in codes):
             review = work / f"{mode}-{size}"
             shutil.rmtree(review, ignore_errors=True)
-            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)])
-            print(_row(size, mode, result, wall), flush=True)
+            load = os.getloadavg()[0]
+            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)],
+                                        env={"PYTHONPATH": root})
+            print(_row(size, mode, result, wall, code, f"{load:.1f}-{os.getloadavg()[0]:.1f}"), flush=True)
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.rmtree(args.keep / review.name, ignore_errors=True)

@@ -395,6 +395,24 @@ def test_parquet_cache_is_keyed_by_content(tmp_path):
     assert [p.suffix for p in cache.folder.iterdir()] == [".parquet"]  # no temporary file left
 
 
+def test_packed_papers_give_back_the_texts_and_lines_of_their_papers():
+    """What the stages after the duplicates read of a packed partition is what they read of its papers."""
+    from workbench.corpus.paper import Paper, paper_line
+    from workbench.distributed.embedding import partition_texts
+    from workbench.distributed.packed import pack
+    from workbench.review import document_text
+
+    papers = [Paper(id="a", title="Über Kältemittel", abstract="Résumé: 制冷剂 " * 40, text="Résumé: 制冷剂 " * 40),
+              Paper(id="b", title="", abstract="", text=""),
+              Paper(id="c", title="Long", abstract="word " * 20_000, text="word " * 20_000, doi="10.1/x"),
+              Paper(id="d", title="Tabs\tand lines", abstract="x\ny", text="x y")]
+    packed = pack(papers, document_text)
+    assert len(packed) == 4
+    assert packed.texts() == partition_texts(papers, document_text)
+    assert packed.lines() == "".join(paper_line(p) + "\n" for p in papers).encode("utf-8")
+    assert len(pack([], document_text).texts()) == 0
+
+
 @pytest.mark.slow  # two UMAP fits on 300 papers
 @pytest.mark.parametrize("placing", ["neighbours", "transform"])
 def test_papers_outside_the_sample_land_with_their_theme(placing):
@@ -541,6 +559,8 @@ def test_the_words_summed_in_a_tree_of_tasks_are_the_words_of_the_whole(n_partit
     (70 partitions: three levels and leftovers at each), and finds what the whole corpus gives."""
     from distributed import Client
 
+    from workbench.corpus.paper import Paper
+    from workbench.distributed.packed import pack
     from workbench.distributed.pipeline import _words
     from workbench.topics import ctfidf_words, topic_term_counts
 
@@ -551,10 +571,11 @@ def test_the_words_summed_in_a_tree_of_tasks_are_the_words_of_the_whole(n_partit
     rng.shuffle(order)
     cuts = np.array_split(np.array(order), n_partitions)
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-        papers = client.scatter([[texts[i] for i in cut] for cut in cuts])
+        papers = client.scatter([pack([Paper(id=str(i), title="", abstract=texts[i], text=texts[i]) for i in cut],
+                                      text_of=lambda p: p.text) for cut in cuts])
         placed = client.scatter([{"labels": np.array([labels[i] for i in cut])} for cut in cuts])
         renumber = {-1: -1, 0: 3, 1: 2, 2: 1, 3: 0}  # as the build renumbers topics by size
-        words = _words(client, papers, placed, renumber, text_of=str, top_n_words=6)
+        words = _words(client, papers, placed, renumber, top_n_words=6)
     expected = ctfidf_words(topic_term_counts(texts, [renumber[t] for t in labels]), top_n_words=6)
     assert words == expected and len(words) == 5
 

@@ -7,6 +7,7 @@ import pytest
 
 from workbench.topics.represent import _vectorizer
 from workbench.topics.terms import DocumentTerms, document_terms, texts_key
+from workbench.topics.vectorizer import proxies
 
 WORDS = ("the model reward agent learning of and a deep rl πολύ 强化 学习 é données tasks set 12 alpha "
          "Σ ΣΣ agents").split()
@@ -36,13 +37,28 @@ def test_topic_counts_are_countvectorizers_counts_of_the_joined_topics(k, min_df
     assert list(vocabulary.items()) == list(reference.vocabulary_.items())
 
 
-def test_the_shared_vectorizer_counts_only_the_joins_it_knows():
+def _joins(docs: list[str], labels: np.ndarray, k: int) -> list[str]:
+    """The topic documents BERTopic makes of ``docs``: each topic's joined with spaces, cleaned."""
+    return [" ".join(d for d, l in zip(docs, labels) if l == topic).replace("\n", " ").replace("\t", " ")
+            for topic in range(k)]
+
+
+def test_the_shared_vectorizer_counts_the_joined_papers_as_countvectorizer_counts_their_texts():
+    """BERTopic is handed each paper's proxy, not its text: the topics' joins of proxies are
+    counted as CountVectorizer counts the joins of the texts, and anything else is counted."""
     texts = corpus(300)
+    texts[3] = "reward\nagents\tmodel"  # (BERTopic cleans new lines and tabs in its joins)
     labels = np.asarray([i % 4 for i in range(len(texts))])
-    joins = [" ".join(t for t, l in zip(texts, labels) if l == topic) for topic in range(4)]
-    shared = _vectorizer(1000).share(document_terms(texts), texts, labels)
+    shared = _vectorizer(1000).share(document_terms(texts), texts)
     plain = _vectorizer(1000)
-    assert np.array_equal(shared.fit_transform(joins).toarray(), plain.fit_transform(joins).toarray())
+    got = shared.fit_transform(_joins(proxies(len(texts)), labels, 4))
+    assert np.array_equal(got.toarray(), plain.fit_transform(_joins(texts, labels, 4)).toarray())
+    assert shared.vocabulary_ == plain.vocabulary_
+    one = _vectorizer(1000).share(document_terms(texts), texts)  # one topic, min_df 2: CountVectorizer's own answer
+    with pytest.raises(ValueError) as theirs:
+        _vectorizer(1000).fit_transform(_joins(texts, np.zeros(len(texts), int), 1))
+    with pytest.raises(ValueError, match=str(theirs.value)[:40]):
+        one.fit_transform(_joins(proxies(len(texts)), np.zeros(len(texts), int), 1))
     other = ["reward agents learning", "deep model of agents", "πολύ 强化 学习 reward"]
     assert np.array_equal(shared.fit_transform(other).toarray(), plain.fit_transform(other).toarray())
     assert shared.vocabulary_ == plain.vocabulary_
@@ -62,13 +78,13 @@ def test_counts_handed_over_are_used_for_their_own_texts_only():
 def test_papers_of_the_corpus_are_transformed_as_countvectorizer_transforms_them():
     texts = corpus(400, seed=3)
     labels = np.asarray([i % 5 for i in range(len(texts))])
-    joins = [" ".join(t for t, l in zip(texts, labels) if l == topic) for topic in range(5)]
-    shared = _vectorizer(1000).share(document_terms(texts), texts, labels)
+    shared = _vectorizer(1000).share(document_terms(texts), texts)
     plain = _vectorizer(1000)
-    shared.fit_transform(joins), plain.fit_transform(joins)
+    shared.fit_transform(_joins(proxies(len(texts)), labels, 5)), plain.fit_transform(_joins(texts, labels, 5))
     rng = random.Random(1)
-    for sample in ([texts[i] for i in rng.sample(range(len(texts)), 60)], texts[-5:], texts[:1], ["the", "the"]):
-        got, expected = shared.transform(sample), plain.transform(sample)
+    docs = proxies(len(texts))
+    for rows in (rng.sample(range(len(texts)), 60), range(len(texts) - 5, len(texts)), [0], [len(texts) - 4] * 2):
+        got, expected = shared.transform([docs[r] for r in rows]), plain.transform([texts[r] for r in rows])
         assert got.shape == expected.shape and got.dtype == expected.dtype
         for part in ("indptr", "indices", "data"):
             assert np.array_equal(getattr(got, part), getattr(expected, part)), part

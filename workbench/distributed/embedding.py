@@ -1,7 +1,7 @@
 """Embedding partitions on the workers, through the shared Parquet cache.
 
-Each task takes one partition of papers, makes the text each paper is embedded by (the
-review's ``text_of``, "Title. Abstract"), and returns the partition's vectors: from its
+Each task takes one partition of papers, packed with the text each paper is embedded by (the
+review's ``text_of``, "Title. Abstract": :mod:`.packed`), and returns the partition's vectors: from its
 Parquet file when the cache has it (:class:`~workbench.distributed.cache.ParquetCache`), else
 embedded and written there. The vectors stay on the workers, one block per partition, for the
 topics and the map. A worker process keeps one copy of each embedder it has loaded, so a
@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._runtime.memory import release_free_memory
 from ..embed import text_hash
 from ..errors import EmbedderError, InputError
 from ..corpus.paper import bounded_text
@@ -35,10 +36,12 @@ def partition_texts(papers: list, text_of: Callable) -> list[str]:
     return [bounded_text(text_of(p)) for p in papers]
 
 
-def _embed_partition(papers: list, text_of: Callable, embedder, cache_root: str) -> tuple[np.ndarray, dict]:
-    """One partition's vectors and stats (cached, embedded, seconds)."""
+def _embed_partition(papers, embedder, cache_root: str) -> tuple[np.ndarray, dict]:
+    """One partition's vectors and stats (cached, embedded, seconds); ``papers``: a
+    :class:`~.packed.PackedPapers`."""
     t0 = time.perf_counter()
-    texts = partition_texts(papers, text_of)
+    release_free_memory()  # the papers of the partitions packed before (glibc keeps freed pages until trimmed)
+    texts = papers.texts()
     hashes = [text_hash(t) for t in texts]
     embedder = _embedder(embedder)
     cache = ParquetCache(cache_root, f"{embedder.name}:{embedder.version}")
@@ -65,13 +68,14 @@ def _stats(pair):
     return pair[1]
 
 
-def embed_partitions(client, partitions, text_of: Callable, embedder, cache_root,
+def embed_partitions(client, partitions, embedder, cache_root,
                      watch: Callable = lambda futures: None) -> tuple[list, dict]:
-    """Futures of each partition's vectors, and the stats summed (cached, embedded, seconds of work)."""
+    """Futures of each partition's vectors (``partitions``: futures of :class:`~.packed.PackedPapers`),
+    and the stats summed (cached, embedded, seconds of work)."""
     if not embedder.bound:
         raise InputError(f"the {embedder.name!r} embedder fits the whole corpus at once, which a "
                          "partitioned build cannot do; use --embedder static or minilm with --dask")
-    done = client.map(_embed_partition, partitions, text_of=text_of, embedder=embedder,
+    done = client.map(_embed_partition, partitions, embedder=embedder,
                       cache_root=str(cache_root), pure=False)
     watch(done)
     stats = client.gather(client.map(_stats, done))

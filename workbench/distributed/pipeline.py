@@ -18,7 +18,7 @@ import os
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import getitem
 from pathlib import Path
 from typing import Callable
@@ -26,13 +26,13 @@ from typing import Callable
 import numpy as np
 
 from .._runtime.fsutil import default_file_mode
-from ..corpus.paper import paper_line
 from ..topics import (
     best_words, merged_words, summed, term_buckets, topic_frame, topic_term_counts, topic_totals,
     weighing
 )
 from .corpus import merge_duplicates, read_partitions
-from .embedding import embed_partitions, partition_texts
+from .embedding import embed_partitions
+from .packed import pack
 from .topics import checked_placing, fit_sample, fit_whole, place_partition, sample_positions, typical_rows
 
 __all__ = ["DaskBuild", "DaskPlan", "Progress", "build_on_dask"]
@@ -151,9 +151,9 @@ def _sample(client, vectors: list, lengths: list[int], positions: np.ndarray) ->
     return np.vstack(client.gather(parts)).astype(np.float32)
 
 
-def _counts(papers: list, placed: dict, renumber: dict, text_of: Callable, k: int) -> list:
+def _counts(papers, placed: dict, renumber: dict, k: int) -> list:
     labels = np.array([renumber.get(int(t), int(t)) for t in placed["labels"]], dtype=int)
-    return term_buckets(topic_term_counts(partition_texts(papers, text_of), labels), k)
+    return term_buckets(topic_term_counts(papers.texts(), labels), k)
 
 
 def _n_terms(buckets: list) -> int:
@@ -191,7 +191,7 @@ class _BucketSums:
         return rest[0]
 
 
-def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, top_n_words: int,
+def _words(client, papers_futures, placed, renumber: dict, top_n_words: int,
            watch: Callable = lambda futures: None):
     """Each topic's words, as Dask's own shuffles do it: term counts per partition, cut by term
     into :data:`WORD_BUCKETS` pieces (:func:`~workbench.topics.term_buckets`), each bucket
@@ -200,7 +200,7 @@ def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, to
     the corpus (a million abstracts have tens of millions of phrases)."""
     sums, counted = _BucketSums(client, WORD_BUCKETS), []
     for papers, where in zip(papers_futures, placed):
-        counts = client.submit(_counts, papers, where, renumber=renumber, text_of=text_of, k=WORD_BUCKETS)
+        counts = client.submit(_counts, papers, where, renumber=renumber, k=WORD_BUCKETS)
         counted.append(client.submit(_n_terms, counts))  # what the bar watches: a number, not the counts
         sums.add([client.submit(getitem, counts, j) for j in range(WORD_BUCKETS)])
     buckets = sums.total() if counted else []
@@ -211,8 +211,8 @@ def _words(client, papers_futures, placed, renumber: dict, text_of: Callable, to
     return merged_words(found, weigh.topics, top_n_words)
 
 
-def _lines(papers: list) -> bytes:
-    return "".join(paper_line(p) + "\n" for p in papers).encode("utf-8")
+def _lines(papers) -> bytes:
+    return papers.lines()
 
 
 def _write_papers(client, partitions: list, folder: Path, ahead: int = 4) -> Path:
@@ -274,7 +274,9 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         positions = sample_positions(len(parts), plan.sample_size, seed)
     whole = len(positions) == len(parts)  # the sample would be every paper: fit on them all
     with clock.stage("embed", f"embedding {len(parts):,} papers with {embedder.name}"):
-        vectors, stats = embed_partitions(client, parts.futures, text_of, embedder, cache_root,
+        # each partition's texts and lines made once, its papers let go (:mod:`.packed`)
+        parts = replace(parts, futures=client.map(pack, parts.futures, text_of=text_of))
+        vectors, stats = embed_partitions(client, parts.futures, embedder, cache_root,
                                           lambda done: clock.watch(done, "embedding"))
     with clock.stage("sample_fit", f"fitting the topics and the map on {'all the papers' if whole else 'a sample'}"):
         X_sample = _sample(client, vectors, parts.lengths, positions)
@@ -291,7 +293,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         labels = np.array([renumber.get(int(t), int(t)) for t in labels], dtype=int)
         typical = typical_rows(client, vectors, labels, parts.offsets)  # found now, not by each kernel
     with clock.stage("words", "counting words per partition (c-TF-IDF)"):
-        words = _words(client, parts.futures, placed, renumber, text_of, plan.top_n_words,
+        words = _words(client, parts.futures, placed, renumber, plan.top_n_words,
                        lambda counted: clock.watch(counted, "counting words"))
         words = {int(t): words.get(int(t), []) for t in np.unique(labels)}
         info = topic_frame(None, labels, words)

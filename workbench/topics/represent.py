@@ -73,17 +73,19 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
 
+    from .vectorizer import proxies, real_documents
+
     terms = document_terms(texts, terms)
     backend = rep = None
     if word_vectors is not None:
-        backend = _backend(word_vectors, dict(zip(texts, embeddings)))
+        backend = _backend(word_vectors, embeddings)
         rep = _representation_model(representation, top_n_words, seed, backend)
     model = bertopic.BERTopic(
         embedding_model=backend,
-        umap_model=BaseDimensionalityReduction(),
+        umap_model=_no_space(BaseDimensionalityReduction),
         hdbscan_model=BaseCluster(),
         # the corpus's document-term matrix, counted once for every fit on these texts
-        vectorizer_model=_vectorizer(len(texts)).share(terms, texts, labels),
+        vectorizer_model=_vectorizer(len(texts)).share(terms, texts),
         representation_model=rep,
         top_n_words=top_n_words,
         calculate_probabilities=False,
@@ -94,12 +96,27 @@ def represent(texts: Sequence[str], embeddings: np.ndarray, labels: np.ndarray, 
     )
     with warnings.catch_warnings(), seeded(seed):
         warnings.simplefilter("ignore")
-        model.fit(texts, embeddings=embeddings, y=np.asarray(labels, dtype=int))
+        # each paper by its row (vectorizer.proxies): the vectorizer and the backend know the rows
+        model.fit(proxies(len(texts)), embeddings=embeddings, y=np.asarray(labels, dtype=int))
+    model.representative_docs_ = {t: real_documents(docs, texts, cleaned=False)
+                                  for t, docs in model.representative_docs_.items()}
     release_free_memory()  # tokenising for c-TF-IDF peaks at hundreds of MB of small strings
     final = np.asarray(model.topics_, dtype=int)
     words, pool = _ranked_words(model, texts, final, top_n_words)
     return Representation(model, final, words, topic_frame(texts, final, words, pool),
                           representatives(embeddings, final), terms)
+
+
+def _no_space(base):
+    """BERTopic's empty dimensionality step giving no columns: its clustering step (BERTopic's
+    empty one) reads only the topics handed in, and BERTopic keeps a ``nan_to_num`` copy of
+    what this step returns through the whole fit (the embeddings: 1 GB at a million papers)."""
+
+    class NoSpace(base):
+        def transform(self, X):
+            return np.empty((len(X), 0), dtype=np.float32)
+
+    return NoSpace()
 
 
 def _ranked_words(model, texts, labels, top_n_words: int):
@@ -131,19 +148,23 @@ def _representation_model(representation: str | None, top_n_words: int, seed: in
     return None
 
 
-def _backend(word_vectors: EmbedWords, known: dict):
+def _backend(word_vectors: EmbedWords, embeddings: np.ndarray):
     """``word_vectors`` as a BERTopic embedding backend.
 
-    ``known`` maps texts to vectors already at hand (the corpus being modelled): the
-    representative documents KeyBERT asks for are looked up there, never re-embedded.
+    The papers' ``embeddings`` are at hand (the corpus being modelled): the representative
+    documents KeyBERT asks for (papers' proxies: :func:`~.vectorizer.proxies`) are looked up
+    there, never re-embedded.
     """
     from bertopic.backend import BaseEmbedder
+
+    from .vectorizer import paper_rows
 
     class WordBackend(BaseEmbedder):
         def embed(self, documents, verbose=False):
             documents = list(documents)
-            if documents and all(d in known for d in documents):
-                return np.vstack([known[d] for d in documents])
+            rows = paper_rows(documents) if documents else None
+            if rows is not None:
+                return np.asarray(embeddings[rows])
             return np.asarray(word_vectors(documents), dtype=np.float32)
 
     return WordBackend()

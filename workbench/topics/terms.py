@@ -48,9 +48,10 @@ class DocumentTerms:
         vocabulary: dict[str, int] = defaultdict()
         vocabulary.default_factory = vocabulary.__len__
         number = vocabulary.__getitem__
-        # machine integers, not lists of Python ints: 8 bytes an entry instead of ~36 (about 10
-        # million entries at 50,000 papers: ~300 MB less at the build's peak)
-        ids, counts, indptr = array("q"), array("q"), array("q", [0])
+        # machine integers, not lists of Python ints: 4 bytes an entry instead of ~36 (about 10
+        # million entries at 50,000 papers, 200 million at a million); a term's number and its
+        # count in one paper fit in 32 bits
+        ids, counts, indptr = array("i"), array("i"), array("q", [0])
         unigrams = []  # entries of each row that are unigrams (the row's first ones)
         ends = []  # (first, last) kept token of each paper, None without one
         for text in texts:
@@ -69,11 +70,9 @@ class DocumentTerms:
         self.terms = list(vocabulary)
         # Each row's entries in the order they first occur in the paper, unigrams first (not
         # sorted); 32-bit where they fit (~80 MB less at 50,000 papers, held through c-TF-IDF)
-        counts_, ids_ = np.frombuffer(counts, dtype=np.int64), np.frombuffer(ids, dtype=np.int64)  # (views)
-        small = len(ids) < 2**31 and len(vocabulary) < 2**31
-        index = np.int32 if small else np.int64
-        self.matrix = sp.csr_matrix((counts_.astype(np.int32 if small and (not len(counts_) or counts_.max() < 2**31)
-                                                    else np.int64), ids_.astype(index),
+        counts_, ids_ = np.frombuffer(counts, dtype=np.int32), np.frombuffer(ids, dtype=np.int32)  # (views)
+        index = np.int32 if len(ids) < 2**31 else np.int64
+        self.matrix = sp.csr_matrix((counts_, ids_ if index is np.int32 else ids_.astype(index),
                                      np.array(indptr, dtype=index)), shape=(len(indptr) - 1, len(vocabulary)))
         del ids_, counts_, ids, counts
         self.unigrams = np.asarray(unigrams, dtype=np.int64)

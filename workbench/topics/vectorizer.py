@@ -4,7 +4,6 @@ found: scikit-learn takes ~1.4 s to import, which every command that opens a rev
 
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -12,25 +11,68 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from .terms import DocumentTerms
 
-__all__ = ["SharedVectorizer"]
+__all__ = ["SharedVectorizer", "paper_rows", "proxies", "real_documents"]
+
+#: BERTopic is handed each paper as this character and its row ("\\x0017"), not its text: it
+#: joins each topic's documents into one and copies the joins twice to clean them (three copies
+#: of every text, ~4 GB at a million papers), where only the rows matter here. No token holds
+#: the character, so no word is taken for a paper.
+PROXY = "\x00"
+
+
+def proxies(n: int) -> list[str]:
+    """The documents BERTopic is handed for ``n`` papers (see :data:`PROXY`)."""
+    return [f"{PROXY}{row}" for row in range(n)]
+
+
+def _proxy_rows(doc) -> list[int] | None:
+    """The rows of the papers a document of proxies joins (BERTopic joins with spaces), or None."""
+    if not isinstance(doc, str) or not doc.startswith(PROXY):
+        return None
+    try:
+        return [int(part[1:]) for part in doc.split(" ")]
+    except ValueError:
+        return None
+
+
+def real_documents(raw_documents, texts: Sequence[str], cleaned: bool = True) -> list:
+    """``raw_documents`` with each document of proxies the text BERTopic would have had: the
+    papers' texts joined with spaces, new lines and tabs as spaces where BERTopic cleans them
+    (``cleaned``: its topic documents; a paper it samples is not cleaned); others as they are."""
+    out = []
+    for doc in raw_documents:
+        rows = _proxy_rows(doc)
+        if rows is None:
+            out.append(doc)
+        elif len(rows) == 1 and not cleaned:
+            out.append(texts[rows[0]])
+        else:
+            out.append(" ".join(texts[r] for r in rows).replace("\n", " ").replace("\t", " "))
+    return out
 
 
 class SharedVectorizer(CountVectorizer):
     """The labels' CountVectorizer, whose ``fit_transform`` of BERTopic's joined topic documents
-    comes from a :class:`DocumentTerms` (the same matrix, counted once). Documents it cannot
-    place (anything but the joined papers of ``labels``) are counted as CountVectorizer counts them."""
+    comes from a :class:`DocumentTerms` (the same matrix, counted once). BERTopic's documents
+    are the papers' :func:`proxies`; anything else, or what it cannot count from the matrix, is
+    counted as CountVectorizer counts it (proxies as the texts they stand for)."""
 
-    def share(self, terms: DocumentTerms, texts: Sequence[str], labels: Sequence[int]) -> "SharedVectorizer":
-        self._shared = (terms, texts, np.asarray(labels))
-        self._row_of = None  # each paper's text -> its row, made at the first transform
+    def share(self, terms: DocumentTerms, texts: Sequence[str]) -> "SharedVectorizer":
+        self._shared = (terms, texts)
         return self
+
+    def _real(self, raw_documents, cleaned: bool = True):
+        shared = getattr(self, "_shared", None)
+        if shared is None or isinstance(raw_documents, str):
+            return raw_documents
+        return real_documents(raw_documents, shared[1], cleaned)
 
     def fit_transform(self, raw_documents, y=None):
         shared = getattr(self, "_shared", None)
-        groups = _groups(raw_documents, *shared[1:]) if shared is not None else None
+        groups = _groups(raw_documents) if shared is not None else None
         if (groups is None or isinstance(self.min_df, float) or self.max_df != 1.0 or self.max_features
                 or len(groups) < self.min_df):  # (CountVectorizer says why it cannot)
-            return super().fit_transform(raw_documents, y)
+            return super().fit_transform(self._real(raw_documents), y)
         matrix, self.vocabulary_ = shared[0].topic_counts(groups, self.min_df)
         self.fixed_vocabulary_ = False
         return matrix
@@ -49,11 +91,9 @@ class SharedVectorizer(CountVectorizer):
         them again; anything else counted as CountVectorizer counts it."""
         shared = getattr(self, "_shared", None)
         ours = shared is not None and hasattr(self, "vocabulary_") and not self.binary
-        if ours and getattr(self, "_row_of", None) is None:
-            self._row_of = _row_of(shared[1])
-        rows = _rows(raw_documents, self._row_of) if ours else None
+        rows = paper_rows(raw_documents) if ours else None
         if rows is None:
-            return super().transform(raw_documents)
+            return super().transform(self._real(raw_documents, cleaned=False))
         import scipy.sparse as sp
 
         terms = shared[0]
@@ -75,34 +115,18 @@ class SharedVectorizer(CountVectorizer):
         return X
 
 
-def _groups(raw_documents, texts: Sequence[str], labels: np.ndarray) -> list[list[int]] | None:
-    """The rows of ``texts`` each of ``raw_documents`` joins (as BERTopic joins a topic's papers:
-    with spaces, new lines and tabs as spaces), or None when one of them is not such a join."""
-    rows_of: dict[tuple[int, bytes], list[int]] = {}  # by a digest: not a second copy of the corpus
-    for topic in np.unique(labels):
-        rows = np.flatnonzero(labels == topic).tolist()
-        joined = " ".join(texts[r] for r in rows).replace("\n", " ").replace("\t", " ")
-        rows_of[_digest(joined or "emptydoc")] = rows
-        del joined
-    groups = [rows_of.get(_digest(doc)) if isinstance(doc, str) else None for doc in raw_documents]
+def _groups(raw_documents) -> list[list[int]] | None:
+    """The rows each of ``raw_documents`` joins (documents of :func:`proxies`), or None when one
+    of them is something else."""
+    if isinstance(raw_documents, str):
+        return None
+    groups = [_proxy_rows(doc) for doc in raw_documents]
     return None if any(g is None for g in groups) else groups
 
 
-def _row_of(texts: Sequence[str]) -> dict[str, int]:
-    """Each text's first row."""
-    index: dict[str, int] = {}
-    for row, text in enumerate(texts):
-        index.setdefault(text, row)
-    return index
-
-
-def _rows(raw_documents, row_of: dict[str, int]) -> list[int] | None:
-    """The row each document is (``row_of``), or None when one of them is not a paper's text."""
-    if isinstance(raw_documents, str):
+def paper_rows(raw_documents) -> list[int] | None:
+    """The row each document stands for (one proxy each), or None when one of them is not a paper."""
+    groups = _groups(raw_documents)
+    if groups is None or any(len(g) != 1 for g in groups):
         return None
-    rows = [row_of.get(doc) if isinstance(doc, str) else None for doc in raw_documents]
-    return None if any(r is None for r in rows) else rows
-
-
-def _digest(text: str) -> tuple[int, bytes]:
-    return len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+    return [g[0] for g in groups]

@@ -33,6 +33,7 @@ from ...topics.results import load_results
 from .. import _provenance
 from .._review import CACHE_FILE, Loaded, MadeBy, Review, TopicMap
 from .._text import document_text
+from ._aside import set_aside
 from ._dask import build_with_dask, dask_plan
 from ._map_beside import MapBeside
 from ._reuse import BuildCache, cache_keys
@@ -108,6 +109,8 @@ def build(
     path.mkdir(parents=True, exist_ok=True)
     emb = get_embedder(embedder, progress=progress)
     texts = [document_text(p) for p in papers]
+    aside = set_aside(papers, cache.folder)  # their abstracts in a file until the save (large corpora)
+    papers = aside.papers
     t = time.perf_counter()
     with ExitStack() as beside:
         with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
@@ -126,9 +129,10 @@ def build(
     manifest = _manifest(sources, report, papers, embedded, model, map_method, timings)
     manifest["cache_keys"] = keys
     found = TopicMap(model.topic_info_, model.labels_, coords, model.reduced_embeddings_, model.fine_labels_)
-    result = Review(path, manifest, papers, found, loaded=Loaded(X, emb), made=MadeBy(model=model))
+    result = Review(path, manifest, papers, found, texts=aside.texts, loaded=Loaded(X, emb), made=MadeBy(model=model))
     t = time.perf_counter()
-    saved = save(result, model, reason="build", sync=True, sources=source_rows)
+    with aside:  # (the save links its file as the generation's papers.jsonl)
+        saved = save(result, model, reason="build", sync=True, sources=source_rows)
     timings = {**saved.manifest["timings"], "write": round(time.perf_counter() - t, 3)}  # in memory; the file has the rest
     return saved.replace(manifest={**saved.manifest, "timings": timings},
                          build_report=BuildReport(read=report, save=saved.last_save,
