@@ -2,7 +2,7 @@
 beside the baselines a user would compare with, all in one run.
 
     nice -n 5 python benchmarks/scale.py [--sizes 10000 50000 100000] [--embedder static]
-                                         [--refit-size 10000] [--no-naive] [--repeat 1]
+                                         [--refit-size 10000] [--no-naive] [--repeat 1] [--before DIR]
 
 The corpora: every real abstract we have (the three labelled corpora in ../shared/data/corpora,
 11,376 with abstracts, and the 133 seeds), then generated variants until the size is reached.
@@ -37,7 +37,9 @@ walks a process's page tables; every 50 ms it cost a 50,000-abstract build ~6%).
 in the live process that built the review (embeddings and neighbours in memory), and
 ``workbench.show_themes(review, 10)`` on the review opened again (what the explore view's "Show themes"
 runs). ``--repeat N`` runs everything N times and reports means (the machine is shared: compare
-within one run).
+within one run). ``--before DIR``: the workbench's rows (read, cold, rebuild, 100 added) run first
+with the workbench of another checkout (``PYTHONPATH=DIR``, e.g. a worktree of an older commit),
+then with this one; the load average (1 min) at the start and end of each build is in the table.
 """
 
 from __future__ import annotations
@@ -259,26 +261,35 @@ def _mean(values):
 
 
 def run_size(size: int, args, work: Path) -> dict:
-    """Every row of one corpus size, ``args.repeat`` times; means of the seconds."""
+    """Every row of one corpus size, ``args.repeat`` times; means of the seconds. With
+    ``args.before``, each workbench row is run with the older checkout first, then with this one
+    (rows named "... (before)" and "... (this)")."""
     corpus = make_corpus(size)
     runs: dict[str, list] = {}
+    codes = [(" (before)", {"PYTHONPATH": str(args.before.resolve())}), (" (this)", {"PYTHONPATH": str(ROOT)})] \
+        if args.before else [("", None)]
     for _ in range(args.repeat):
         for _ in range(3):  # alternating, three each: one call of either moves up to 2x with the machine's load
             runs.setdefault("pandas", []).append(run_child(PANDAS, [str(corpus)]))
-            runs.setdefault("read", []).append(run_child(READ, [str(corpus)]))
+            for code, env in codes:
+                runs.setdefault("read" + code, []).append(run_child(READ, [str(corpus)], env=env))
         runs.setdefault("CountVectorizer", []).append(run_child(VECTORIZE, [str(corpus)]))
         if not args.no_naive:
             runs.setdefault("naive pipeline", []).append(run_child(NAIVE, [str(corpus)]))
-        folder = source_folder(size)
-        review = work / f"r{size}"
-        shutil.rmtree(review, ignore_errors=True)
-        refit = "1" if size == args.refit_size else "0"
-        for name, prepare in (("cold", None), ("rebuild, nothing changed", None), ("100 papers added", add_file)):
-            if prepare:
-                prepare(folder, size)
-            runs.setdefault(name, []).append(
-                run_child(BUILD, [str(review), str(folder), args.embedder, refit if name == "cold" else "0"]))
-        shutil.rmtree(review, ignore_errors=True)
+        for code, env in codes:
+            folder = source_folder(size)
+            review = work / f"r{size}"
+            shutil.rmtree(review, ignore_errors=True)
+            refit = "1" if size == args.refit_size else "0"
+            for name, prepare in (("cold", None), ("rebuild, nothing changed", None), ("100 papers added", add_file)):
+                if prepare:
+                    prepare(folder, size)
+                load = os.getloadavg()[0]
+                result = run_child(BUILD, [str(review), str(folder), args.embedder, refit if name == "cold" else "0"],
+                                   env=env)
+                result[0]["load"] = f"{load:.1f}-{os.getloadavg()[0]:.1f}"
+                runs.setdefault(name + code, []).append(result)
+            shutil.rmtree(review, ignore_errors=True)
     return runs
 
 
@@ -287,9 +298,10 @@ def _seconds(result, wall) -> float:
 
 
 def print_size(size: int, runs: dict) -> None:
-    print(f"\n## {size:,} abstracts (means of {len(runs['cold'])} run(s))\n")
-    print("| run | wall s | peak RSS MB | papers | topics | " + " | ".join(STAGES) + " | reused |")
-    print("|---|---:|---:|---:|---:|" + "---:|" * len(STAGES) + "---|")
+    cold = next(v for k, v in runs.items() if k.startswith("cold"))
+    print(f"\n## {size:,} abstracts (means of {len(cold)} run(s))\n")
+    print("| run | wall s | peak RSS MB | papers | topics | " + " | ".join(STAGES) + " | reused | load |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(STAGES) + "---|---|")
     for name, results in runs.items():
         wall = _mean([w for _, w, _ in results])
         rss = max(r for _, _, r in results)
@@ -300,24 +312,33 @@ def print_size(size: int, runs: dict) -> None:
         secs = _mean([_seconds(r, w) for r, w, _ in results])
         shown = f"{secs:.2f} (call)" if "seconds" in first and name != "naive pipeline" else f"{wall:.1f}"
         print(f"| {name} | {shown} | {rss:.0f} | {first.get('papers', first.get('rows', ''))} | {first.get('topics', '')} "
-              f"| {cells} | {first.get('reused', '')} |")
+              f"| {cells} | {first.get('reused', '')} | {' '.join(r.get('load', '') for r, _, _ in results)} |")
+    codes = [c for c in (" (before)", " (this)") if "cold" + c in runs] or [""]
+    for code in codes:
+        if code:
+            print(f"\n{code.strip(' ()')}:")
+        print("\n" + "\n".join(f"- {line}" for line in _summary(runs, code)))
+
+
+def _summary(runs: dict, code: str) -> list[str]:
+    """The goals' ratios of the rows of one checkout (``code``: "", " (before)" or " (this)")."""
     pandas = _mean([r["seconds"] for r, _, _ in runs["pandas"]])
-    read = _mean([r["seconds"] for r, _, _ in runs["read"]])
+    read = _mean([r["seconds"] for r, _, _ in runs["read" + code]])
     vec = _mean([r["seconds"] for r, _, _ in runs["CountVectorizer"]])
-    cold = _mean([w for _, w, _ in runs["cold"]])
-    labels = _mean([r["stages"].get("labels", 0.0) for r, _, _ in runs["cold"]])
+    cold = _mean([w for _, w, _ in runs["cold" + code]])
+    labels = _mean([r["stages"].get("labels", 0.0) for r, _, _ in runs["cold" + code]])
     lines = [f"read_sources / pandas.read_csv: {read / pandas:.1f}x (goal <= 5x); the cold build's read stage: "
-             f"{_mean([r['stages']['read'] for r, _, _ in runs['cold']]) / pandas:.1f}x",
+             f"{_mean([r['stages']['read'] for r, _, _ in runs['cold' + code]]) / pandas:.1f}x",
              f"labels stage (cold build) / CountVectorizer.fit_transform: {labels / vec:.2f}x (goal <= 1.5x)",
-             f"rebuild, nothing changed / cold: {_mean([w for _, w, _ in runs['rebuild, nothing changed']]) / cold:.3f}x"
+             f"rebuild, nothing changed / cold: {_mean([w for _, w, _ in runs['rebuild, nothing changed' + code]]) / cold:.3f}x"
              " (goal <= 0.1x)",
-             f"100 papers added / cold: {_mean([w for _, w, _ in runs['100 papers added']]) / cold:.2f}x",
-             f"peak RSS, cold: {max(r for _, _, r in runs['cold']):.0f} MB (the largest process); with the helper "
-             f"processes' private memory: {max(r['peak_mb'] for r, _, _ in runs['cold']):.0f} MB (goal < 1,500 MB at 50,000)"]
+             f"100 papers added / cold: {_mean([w for _, w, _ in runs['100 papers added' + code]]) / cold:.2f}x",
+             f"peak RSS, cold: {max(r for _, _, r in runs['cold' + code]):.0f} MB (the largest process); with the helper "
+             f"processes' private memory: {max(r['peak_mb'] for r, _, _ in runs['cold' + code]):.0f} MB (goal < 1,500 MB at 50,000)"]
     if "naive pipeline" in runs:
         naive = _mean([w for _, w, _ in runs["naive pipeline"]])
         lines.insert(2, f"cold build / naive pipeline: {cold / naive:.2f}x (goal <= 0.5x)")
-    print("\n" + "\n".join(f"- {line}" for line in lines))
+    return lines
 
 
 #: The corpus size of the warm-up: above 4,096 (UMAP's exact neighbours below that) and 5,000
@@ -331,7 +352,10 @@ def warm_up(args, work: Path) -> str:
     what umap marks cacheable) and the static model is distilled. A build and the naive pipeline
     of a small corpus, each in a fresh process, before anything is timed; what they took."""
     folder = source_folder(WARMUP_SIZE)
-    _, build_s, _ = run_child(BUILD, [str(work / "warmup"), str(folder), args.embedder, "0"])
+    if args.before:  # the older checkout's compiled code is cached apart
+        run_child(BUILD, [str(work / "warmup"), str(folder), args.embedder, "0"], env={"PYTHONPATH": str(args.before.resolve())})
+        shutil.rmtree(work / "warmup", ignore_errors=True)
+    _, build_s, _ = run_child(BUILD, [str(work / "warmup"), str(folder), args.embedder, "0"], env={"PYTHONPATH": str(ROOT)})
     naive_s = run_child(NAIVE, [str(make_corpus(WARMUP_SIZE))])[1] if not args.no_naive else None
     shutil.rmtree(work / "warmup", ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
@@ -347,6 +371,8 @@ def main() -> None:
     parser.add_argument("--refit-size", type=int, default=10_000, help="also time workbench.refit() at this size")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive pipeline (BERTopic defaults)")
     parser.add_argument("--repeat", type=int, default=1, help="run everything this many times; report means")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="run each workbench row first with the workbench of this checkout (older code), then this one")
     args = parser.parse_args()
 
     work = OUT / "reviews"
@@ -357,9 +383,8 @@ def main() -> None:
     for size in args.sizes:
         runs = run_size(size, args, work)
         print_size(size, runs)
-        cold = runs["cold"][0][0]
-        if "refit_s" in cold:
-            refits.append(cold)
+        refits += [results[0][0] for name, results in runs.items()
+                   if name.startswith("cold") and "refit_s" in results[0][0]]
         print("\npeak memory (MB: RSS and the helper processes' private memory) within each stage of the build (RSS sampled every 50 ms, the helpers' private memory every 0.5 s): " + "; ".join(
             f"{name}: " + ", ".join(f"{k} {v}" for k, v in results[0][0]["peaks"].items())
             for name, results in runs.items() if "peaks" in results[0][0]), flush=True)
