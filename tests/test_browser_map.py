@@ -2,7 +2,8 @@
 cut button or header, the map's legend beside its points (none under it, none cut at an edge),
 a selection-table row opening its paper and lighting it up, and "Screen topic 2 next" filling 02's
 queue; the store is read after each. Screenshots of each notebook at both sizes go to
-docs/images/ (the README shows them). One lab for the module; needs /usr/bin/chromium.
+docs/images/ (the README shows them; 01's come from test_browser_onescreen). One lab for the module;
+needs /usr/bin/chromium.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 import workbench
 
-from _browser import REVIEWER, card_title, doc_shot, open_and_run_all, said, store, view_ready
+from _browser import REVIEWER, card_title, doc_shot, open_and_run_all, said, shot, store, view_ready
 
 pytestmark = pytest.mark.browser
 
@@ -77,7 +78,9 @@ def test_no_button_or_header_is_cut_at_either_size(browser, lab, notebook, ready
         assert cut == [], f"{notebook} at {_size(viewport)}: text wider than its box: {cut}"
         page.locator(focus).first.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
-        doc_shot(page, f"{notebook.split('.')[0]}_{_size(viewport)}.png")
+        name = f"{notebook.split('.')[0]}_{_size(viewport)}.png"
+        # 01's pictures in docs/images show a paper opened beside the map (test_browser_onescreen)
+        (shot if notebook.startswith("01_") else doc_shot)(page, name)
     page.evaluate(PROBE)  # the check sees a cut button when there is one
     assert any("a probe wider" in c for c in page.evaluate(OVERFLOWING))
     with store(lab) as s:  # looking changes nothing in the store
@@ -134,8 +137,9 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     pid = row.get_attribute("data-id")
     assert pid in members
     row.click()
-    card = explore.locator(".wb-opened-card")
-    card.wait_for(timeout=30_000)
+    card = explore.locator(".wb-explore .wbc-card")  # beside the map
+    explore.wait_for_function("id => document.querySelector('.wb-explore .wbc-card code')?.innerText === id", arg=pid,
+                              timeout=30_000)
     assert pid in card.locator("code").first.inner_text() and review.paper(pid).title in card.inner_text()
     with store(lab) as s:
         assert f"decision: {s.decisions.of(pid).decision if s.decisions.of(pid) else 'undecided'}" in card.inner_text()
@@ -148,6 +152,9 @@ def test_a_row_opens_the_card_and_screen_these_fills_the_queue_in_02(browser, la
     said(explore, f"{len(members)} undecided papers sent to the screening queue")
     screen.get_by_role("button", name=re.compile(r"Reload$")).click()
     said(screen, f"{len(members)} papers sent from the map (topic 2: ")
+    # the filter's answer can reach the page just before the card it brought
+    screen.wait_for_function(f"() => document.querySelector('.wb-screen .wbc-head')?.innerText.startsWith("
+                             f"'1 of {len(members)} in this queue')", timeout=30_000)
     shown = screen.locator(".wb-card code").first.inner_text()
     assert shown in members and f"1 of {len(members)} in this queue" in screen.locator(".wb-card").inner_text()
     title = card_title(screen)

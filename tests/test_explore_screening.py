@@ -168,7 +168,7 @@ def test_the_explore_view_previews_then_decides_a_topic_marks_it_and_undoes_it(s
     rows = {r["id"]: r["decision"] for r in view.table._all}
     assert rows[papers[1]] == "exclude · decided in bulk (map)" and rows[papers[0]] == "include"
     view.table.open_row(papers[1])
-    assert "decided in bulk (map)" in view.card.value
+    assert "decided in bulk (map)" in view.card.card["votes_html"] and view.card.card["decision"] == "exclude"
     view.on_undo()
     assert all(session.store.decisions.of(p) is None for p in papers[1:])
     assert session.store.decisions.of(papers[0]).decision == "include"

@@ -272,7 +272,7 @@ def test_cards_in_01_and_02_show_the_citations(review):
     w104 = next(p.id for p in review.papers if p.doi == "10.5555/field.4")
     session = Session.open(review.path, reviewer="tester")
     try:
-        card = paper_card(session, w104)
+        card = paper_card(session, w104)["citations_html"]
         assert "cites 2 / cited by 0 in this review" in card
         assert "Duplicates and the links they carry" in card and "Semantic Scholar links inside one review" in card
         queue = ScreeningQueue(session, search="citation graphs small literature")

@@ -229,16 +229,18 @@ def test_a_row_opens_the_papers_card_and_lights_it_up_on_the_map(session):
     session.tag(pid, "card-tag")
     session.note(pid, "a note <b>inert</b>")
     view.table.dispatch({"event": "open", "id": pid})  # what a click on the row sends
-    card = view.card.value
+    card = view.card.card  # the card component beside the map (02's, in its "paper" mode)
     paper = session.paper(pid)
-    assert escape(paper.title) in card and escape(paper.text) in card and "card-tag" in card
-    assert "a note &lt;b&gt;inert&lt;/b&gt;" in card and "undecided" in card and view.table.opened == pid
+    assert view.card.mode == "paper" and card["id"] == pid and card["where"] == f"3 of {len(members)} selected"
+    assert card["title_html"] == escape(paper.title) and card["abstract_html"] == escape(paper.text)
+    assert card["tags"] == ["card-tag"] and card["notes_html"] == ["a note &lt;b&gt;inert&lt;/b&gt;"]
+    assert card["decision"] == "" and view.table.opened == pid
     row = session.rows_of([pid])[0]
     (box,) = view.scatter.annotations()["annotations"]  # in data space
     assert box.x_start < view.frame.at[row, "x"] < box.x_end and box.y_start < view.frame.at[row, "y"] < box.y_end
     assert view.scatter.widget.hovering == row
     session.decide(pid, "include", reason="fits")  # another view decides: the card follows
-    assert "include" in view.card.value and "fits" in view.card.value
+    assert (view.card.card["decision"], view.card.card["reason"]) == ("include", "fits")
     assert next(r for r in view.table.rows if r["id"] == pid)["decision"] == "include"
     session.undo(3)  # the decision, the note and the tag: the module's review as it was
 

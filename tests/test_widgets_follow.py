@@ -89,7 +89,7 @@ def test_tags_decisions_and_notes_from_another_process_show_on_the_next_action(c
     assert legend_counts(ex)["from-cli"] == 1
     ex.select([first])
     ex.open_paper(first)
-    assert "a note typed in a terminal" in ex.card.value or "notes" in ex.card.value
+    assert ex.card.card["id"] == first and "a note typed in a terminal" in ex.card.shown()
 
     sc.keys.press("j")  # a key press: the change is read before the key's action
     sc.play([{"go": first}])
@@ -129,7 +129,7 @@ def test_a_new_search_added_elsewhere_then_reload_and_colour_by_decision(case, s
     new = [p for p in s.ids if p not in set(s.ids[:before])]
     view.select(new)
     view.open_paper(new[0])
-    assert "A new search record number" in view.card.value
+    assert "A new search record number" in view.card.card["title_html"]
     assert "topics (saved)" in table.table.value
     no_error(view.map.line, view.following.note, view.reload_act.line)
 

@@ -232,9 +232,9 @@ def test_explore_and_compare_ask_for_the_name_and_the_card_follows_the_blind_rul
         assert not store.tags.papers_with("t1"), "nothing saved before a name"
     view.play([{"reviewer": "Ana"}, {"tag": "t1"}, {"open": pid}])
     assert "working as <b>Ana</b>" in view.names.who.value
-    assert "bens reason" not in view.card.value, "blind: Ben's vote hidden until Ana screened the paper"
+    assert "bens reason" not in view.card.shown(), "blind: Ben's vote hidden until Ana screened the paper"
     s.decide(pid, "include")
-    assert "others: Ben: exclude (bens reason)" in view.card.value
+    assert "others: Ben: exclude (bens reason)" in view.card.card["votes_html"]
     side = compare(s, [pid, other])
     assert "working as <b>Ana</b>" in side.names.who.value
     for x in (s, ben):

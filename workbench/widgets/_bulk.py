@@ -2,7 +2,7 @@
 preview of what it touches, and hand a topic's undecided papers to 02's queue first.
 
 The state is :class:`~workbench.widgets.mapscreen.MapScreening` (in the session); this is the
-row of widgets under the selection. "Decide in bulk…" never writes at once: it says how many
+row of widgets among the selection's actions. "Decide in bulk…" never writes at once: it says how many
 papers the decision touches and how many are already decided, and waits for Yes or Cancel.
 The explore view's Undo takes the whole decision back.
 """
@@ -24,12 +24,14 @@ class BulkTools:
     def __init__(self, session: Session, selection):
         self.session = session
         self.selection = selection
-        self.decision = W.ToggleButtons(options=list(BULK_DECISIONS), value="exclude", description="in bulk",
+        # no label: the button beside it says "in bulk" (the column beside the map is narrow)
+        self.decision = W.ToggleButtons(options=list(BULK_DECISIONS), value="exclude",
                                         style={"button_width": "auto"},
                                         tooltips=["exclude every paper of the selection", "include every paper of the selection"])
         self.change_decided = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"),
                                          description="also change papers I already decided")
-        self.reason = W.Text(placeholder="reason (optional; recorded with each)", layout=W.Layout(width="18rem"))
+        self.reason = W.Text(placeholder="reason (optional; recorded with each)",
+                             layout=W.Layout(flex="1 1 10rem", width="auto", min_width="9rem"))
         self.bulk_act = Act("Decide in bulk…", icon="check-square-o", busy_text="deciding",
                             tooltip="decide the selection (a topic, a lasso) in one action: says first how many "
                                     "papers it touches; one Undo takes it back")
@@ -39,10 +41,9 @@ class BulkTools:
                                       "(show: sent from the map), in the queue's order")
         self.screen_act.on_click(self.on_screen)
         wrap = W.Layout(flex_flow="row wrap", align_items="center")
-        self.widget = W.VBox([
-            W.HBox([self.decision, self.change_decided, self.reason, self.bulk_act.widget], layout=wrap),
-            self.screen_act.widget,
-        ])
+        # the rows of the bulk decision (the button beside the choice, which it says, and what
+        # else may go with it); "Screen these next" (``screen_act.widget``) is placed by the view
+        self.widget = W.HBox([self.decision, self.bulk_act.widget, self.reason, self.change_decided], layout=wrap)
         self.widget.add_class("wb-bulk-tools")
 
     def follow(self, what: str) -> None:

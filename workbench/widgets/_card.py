@@ -1,12 +1,13 @@
-"""A paper opened from the selection table: its card (abstract, authors, year, topic, decision,
-tags, notes) and the table's rows, read from the map's frame (kept up to date by the map). A
-decision made in bulk (a topic or a map selection at once, unread) says so in both."""
+"""A paper opened in 01 (from the selection's table, a point on the map, or the moves through the
+selection): its card (abstract, authors, year, topic, decision, tags, notes, the others' votes as
+blind mode allows) as the card component shows it, and the table's rows, read from the map's
+frame (kept up to date by the map). A decision made in bulk (a topic or a map selection at once,
+unread) says so in both."""
 
 from __future__ import annotations
 
 from ..session.session import Session
 from ..session.text import authors_line, citations_html, escape
-from ._common import tag_chips
 
 __all__ = ["BULK_NOTE", "paper_card", "table_rows"]
 
@@ -28,33 +29,31 @@ def table_rows(frame, rows, found=None) -> list[dict]:
     return out
 
 
-def paper_card(session: Session, paper_id: str) -> str:
-    """The card of ``paper_id`` as HTML (every piece of paper text escaped)."""
+def paper_card(session: Session, paper_id: str, where: str = "") -> dict:
+    """The card of ``paper_id`` as the card component (:class:`~._screencard.ScreenCard`, mode
+    "paper") shows it; ``where`` says where it is (e.g. "3 of 25 selected"). Every piece of
+    paper text is escaped; fields ending in ``_html`` carry only the workbench's own markup."""
     paper = session.paper(paper_id)
     store = session.store
     topic = session.review.topic_of(paper.id)
     decision = store.decisions.of(paper.id)
-    said = (f"<b>{escape(decision.decision)}</b>" + (f" ({escape(decision.reason)})" if decision.reason else "")
-            if decision else "undecided")
+    said = []
     if decision and paper.id in session.map.decided_in_bulk():
-        said += f" · <span class='wb-bulk'>{BULK_NOTE}</span>"
+        said.append(f"<span class='wb-bulk'>{BULK_NOTE}</span>")
     # The other reviewers' votes, as far as blind mode lets this reviewer see them.
     others = [(who, d) for who, d in sorted(session.team.visible(paper.id).decisions.items()) if who != session.reviewer]
     if others:
-        said += " · others: " + ", ".join(f"{escape(who)}: {escape(d.decision)}" + (f" ({escape(d.reason)})"
-                                                                                  if d.reason else "")
-                                          for who, d in others)
-    notes = "".join(f"<li>{escape(n.text)}</li>" for n in store.notes.of(paper.id))
+        said.append("others: " + ", ".join(f"{escape(who)}: {escape(d.decision)}" + (f" ({escape(d.reason)})"
+                                                                                      if d.reason else "")
+                                           for who, d in others))
     year = f" · {paper.year}" if paper.year else ""
-    return (
-        f"<div class='wb-card wb-opened-card'><div class='wb-meta'><code>{escape(paper.id)}</code> · "
-        f"{escape(paper.collection)}</div>"
-        f"<h3>{escape(paper.title)}</h3>"
-        f"<div class='wb-meta'>{escape(authors_line(paper.authors, paper.et_al))}{year} · "
-        f"topic {topic}: {escape(session.topic_label(topic))}</div>"
-        f"<div class='wb-meta'>decision: {said} · tags: {tag_chips(store.tags.of(paper.id)) or 'none'}</div>"
-        + citations_html(session.review, paper.id)
-        + f"<div class='wb-abstract'>{escape(paper.text)}</div>"
-        + (f"<div class='wb-meta'>notes:<ul>{notes}</ul></div>" if notes else "<div class='wb-meta'>no notes</div>")
-        + "</div>"
-    )
+    return {
+        "id": paper.id, "where": where, "title_html": escape(paper.title),
+        "byline_html": (f"{escape(authors_line(paper.authors, paper.et_al))}{year} · {escape(paper.collection)} · "
+                        f"topic {topic}: {escape(session.topic_label(topic))}"),
+        "decision": decision.decision if decision else "", "reason": (decision.reason or "") if decision else "",
+        "tags": list(store.tags.of(paper.id)),
+        "votes_html": f"<div class='wb-meta wbc-others'>{' · '.join(said)}</div>" if said else "",
+        "citations_html": citations_html(session.review, paper.id), "abstract_html": escape(paper.text),
+        "notes_html": [escape(n.text) for n in store.notes.of(paper.id)],
+    }

@@ -5,7 +5,12 @@ can be done to the selection, down to deciding a topic or a lasso in bulk (after
 sending its undecided papers to 02's screening queue. State lives in
 :class:`~workbench.session.session.Session`; each button answers beside itself (busy, then the
 result or the error), Enter in a box does what its button does, an action on more than 20
-papers asks first, and a search never replaces a selection unless asked to."""
+papers asks first, and a search never replaces a selection unless asked to.
+
+One screen: the map's tools, the map and, beside it, the opened paper's card (the card component
+02 screens with, :class:`~._screencard.ScreenCard` in its "paper" mode, with ◀ ▶ and the keys
+j/k through the selection) above the actions on the selection and Undo, sized by
+:mod:`._room` to what the user sees of the cell; the selection's table and the rest below."""
 
 from __future__ import annotations
 
@@ -23,14 +28,17 @@ from ._field import FieldPanel
 from ._follow import Following
 from ._keys import Keys
 from ._mapview import COLOUR_BY, MapPanel
+from ._room import GAP, LEGEND_BESIDE, Room, plan
+from ._screencard import ScreenCard
 from ._table import PaperTable
 from ._team import NameBox
 from ._themes import ThemeTools
 
 __all__ = ["COLOUR_BY", "ExploreView"]
 
-HELP = (("Enter", "in a box does what its button does"), ("Ctrl+Enter", "adds the note"),
-        ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
+HELP = (("j k", "next / previous paper of the selection"), ("Enter", "in a box does what its button does"),
+        ("Ctrl+Enter", "adds the note"), ("", "actions on more than 20 papers ask first; Undo takes back your last change"))
+NO_PAPER = "Click a point on the map, or select papers and press next ▶ (or j), to open a paper here."
 
 
 class ExploreView:
@@ -43,7 +51,7 @@ class ExploreView:
         self.selected_found = None  # the search that made the selection, if one did
         self.hits: list[str] = []  # the last search's papers, while they are not the selection
         self.found = None  # that search (workbench.review.SearchResult): how each paper was found
-        self.keys = Keys()
+        self.keys = Keys(on_key=self.on_key, shortcuts=["j", "k"])
         self._build(height)
         session.subscribe(self.following.guard(self._on_change))
         # what a first search needs is loaded while the user reads (a second later: the map first)
@@ -68,18 +76,33 @@ class ExploreView:
         self._build_search()
         actions = self._build_actions()
         self.field = FieldPanel(s, on_year=lambda ids, what: self.select(ids, what=what))
-        self.widget = view_frame([
-            W.HBox([self.title, self.reload_act.widget, self.undo_act.widget], layout=W.Layout(align_items="center")),
-            self.following.widget,
-            self.names.widget,
-            key_help(HELP),
-            self.topic_tools.widget,
+        # One screen: the map's tools, then the map and beside it the card above the actions
+        self.room = Room(on_change=self.fit)
+        self.side = W.VBox([self.selection_html, self.card, actions],
+                           layout=W.Layout(flex="1 1 360px", min_width="0", overflow="hidden"))
+        self.side.add_class("wb-side")
+        self.split = W.HBox([self.map.widget, self.side],
+                            layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap="14px"))
+        self.split.add_class("wb-split")
+        onescreen = W.VBox([
+            self.room,
             W.HBox([self.colour, self.map.select_mode, self.map.links_row, self.map.line],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
             W.HBox([self.search_text, self.search_act.widget, self.hits_box],
                    layout=W.Layout(align_items="center", flex_flow="row wrap")),
-            self.map.widget,
-            actions,
+            self.split,
+        ])
+        onescreen.add_class("wb-onescreen")
+        self.widget = view_frame([
+            W.HBox([self.title, self.reload_act.widget], layout=W.Layout(align_items="center")),
+            self.following.widget,
+            self.names.widget,
+            key_help(HELP),
+            self.topic_tools.widget,
+            onescreen,
+            self.table,
+            W.HBox([self.recluster_act.widget], layout=W.Layout(margin="6px 0 0 0")),
+            self.recluster_out,
             self.field.widget,
         ], self.keys, "explore")
 
@@ -106,23 +129,30 @@ class ExploreView:
         self.hits_box = W.HBox([self.select_hits, self.add_hits], layout=W.Layout(display="none"))
 
     def _build_actions(self):
-        """The selection (a table whose rows open the paper) and what can be done to it: tag,
-        note, decide, send to 02's queue, re-cluster."""
+        """The selection (a count, a card of the opened paper, a table whose rows open the paper)
+        and what can be done to it: tag, note, decide, decide in bulk, send to 02's queue, undo
+        (all beside the card), re-cluster (under the table)."""
         self.selection_html = W.HTML("<i>Drag on the map to select papers (lasso or box), or click a topic in the legend.</i>")
         self.table = PaperTable(on_open=self.open_paper)
         self.table.layout = W.Layout(display="none")
-        self.card = W.HTML()
-        self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag")
+        self.card = ScreenCard(on_action=self.on_card_action, mode="paper", card={"empty": NO_PAPER},
+                               layout=W.Layout(flex="0 1 auto", min_height="0"))
+        short = {"description_width": "initial"}  # a label as wide as its word: the column beside the map is narrow
+        self.tag_text = W.Text(placeholder="tag(s), comma separated", description="tag", style=short,
+                               layout=W.Layout(flex="1 1 10rem", width="auto", min_width="9rem"))
         self.tag_act = Act("Tag selected", icon="tag", busy_text="tagging")
         self.tag_act.on_click(self.on_tag)
         self.keys.submit(self.tag_text, "tag", self.on_tag)
         self.note_text = W.Textarea(placeholder="a note for every selected paper (Ctrl+Enter adds it)", rows=1,
-                                    description="note", layout=W.Layout(width="32rem"))
+                                    description="note", style=short,
+                                    layout=W.Layout(flex="1 1 10rem", width="auto", min_width="9rem"))
         self.note_act = Act("Note selected", icon="sticky-note", busy_text="adding the note")
         self.note_act.on_click(self.on_note)
         self.keys.submit(self.note_text, "note", self.on_note)
-        self.decision = W.Dropdown(options=DECISIONS, description="decide", layout=W.Layout(width="14rem"))
-        self.reason = W.Text(placeholder="reason (optional; Enter decides)")
+        self.decision = W.Dropdown(options=DECISIONS, description="decide", style=short,
+                                   layout=W.Layout(width="auto", flex="0 0 auto"))
+        self.reason = W.Text(placeholder="reason (optional; Enter decides)",
+                             layout=W.Layout(flex="1 1 8rem", width="auto", min_width="7rem"))
         self.decide_act = Act("Decide selected", icon="check", busy_text="deciding")
         self.decide_act.on_click(self.on_decide)
         self.keys.submit(self.reason, "reason", self.on_decide)
@@ -132,15 +162,23 @@ class ExploreView:
         self.recluster_act = Act("Re-cluster selection", icon="sitemap", busy_text="finding sub-topics")
         self.recluster_act.on_click(self.on_recluster)
         self.recluster_out = W.HTML()
-        wrap = W.Layout(flex_flow="row wrap", align_items="center")
-        return W.VBox([
-            self.selection_html, self.table, self.card,
-            W.HBox([self.tag_text, self.tag_act.widget], layout=wrap),
-            W.HBox([self.note_text, self.note_act.widget], layout=wrap),
-            W.HBox([self.decision, self.reason, self.decide_act.widget], layout=wrap),
+        def wrap():
+            return W.Layout(flex_flow="row wrap", align_items="center")
+
+        for act in (self.tag_act, self.note_act, self.decide_act, self.bulk.bulk_act, self.screen_act, self.undo_act):
+            # in the narrow column beside the map: the answer beside its button while there is room,
+            # else under it (an empty answer takes no room)
+            act.widget.layout.flex_flow, act.widget.layout.flex = "row wrap", "1 1 auto"
+            act.line.layout.min_width = "0"
+        actions = W.VBox([
+            W.HBox([self.tag_text, self.tag_act.widget], layout=wrap()),
+            W.HBox([self.note_text, self.note_act.widget], layout=wrap()),
+            W.HBox([self.decision, self.reason, self.decide_act.widget], layout=wrap()),
             self.bulk.widget,
-            self.recluster_act.widget, self.recluster_out,
-        ])
+            W.HBox([self.screen_act.widget, self.undo_act.widget], layout=wrap()),
+        ], layout=W.Layout(flex="none"))
+        actions.add_class("wb-actions")
+        return actions
 
     # ------------------------------------------------------------------ map and selection
 
@@ -188,8 +226,13 @@ class ExploreView:
         self.field.show_selection(self.selected)
         self.map.show_links(self.selected)
         if self.table.opened and self.table.opened not in self.selected:
-            self.table.opened, self.card.value = "", ""
-            self.map.light_up(None)
+            self.close_paper()
+        elif self.table.opened:
+            self._show_card()
+        elif n == 1:  # one paper (a click on its point): its card at once
+            self.open_paper(self.selected[0])
+        else:
+            self.card.card = {"empty": NO_PAPER}
 
     def _forget_answers(self) -> None:
         """The answers of the selection's actions (and a question waiting for Yes) speak of the
@@ -207,10 +250,57 @@ class ExploreView:
         return f"{n} papers", f" ({self.selected_what})" if self.selected_what else ""
 
     def open_paper(self, paper_id: str) -> None:
-        """Show the paper's card below the table and light it up on the map."""
+        """Show the paper's card beside the map and light it up on the map."""
         self.table.opened = paper_id
-        self.card.value = paper_card(self.session, paper_id)
+        self._show_card()
         self.map.light_up(paper_id)
+
+    def close_paper(self) -> None:
+        """No paper opened: the card says how to open one, and no point is lit up."""
+        self.table.opened = ""
+        self.card.card = {"empty": NO_PAPER}
+        self.map.light_up(None)
+
+    def _show_card(self) -> None:
+        """The opened paper's card as it is now, with its place in the selection's table."""
+        pid, ids = self.table.opened, self.table.ids()
+        where = f"{ids.index(pid) + 1} of {len(ids)} selected" if pid in ids else "opened"
+        self.card.card = paper_card(self.session, pid, where=where)
+
+    def step(self, by: int) -> None:
+        """Open the next (``by`` = 1) or previous (-1) paper of the selection, in the table's
+        order (the first one when none is opened yet), and show its row's page in the table."""
+        ids = self.table.ids()
+        if not ids:
+            self.card.card = {"empty": "No papers selected: " + NO_PAPER[0].lower() + NO_PAPER[1:]}
+            return
+        at = ids.index(self.table.opened) if self.table.opened in ids else (-1 if by > 0 else len(ids))
+        pid = ids[min(max(at + by, 0), len(ids) - 1)]
+        self.table.go(ids.index(pid) // self.table.page_size)
+        self.table.open_row(pid)
+
+    def on_key(self, key: str) -> None:
+        """j: the selection's next paper, k: the previous one (in the view, not in a box)."""
+        if key in ("j", "k"):
+            self.step(1 if key == "j" else -1)
+
+    def on_card_action(self, action: str, value) -> None:
+        """What the card sent: its ◀ ▶ moves (the card shows no other controls in this view)."""
+        if action == "move":
+            self.on_key(str(value))
+
+    def fit(self, width: int, height: int, above: int = 80) -> None:
+        """Size the map and the column beside it to what the user sees of the cell (``width`` x
+        ``height`` px, measured in the browser by :class:`._room.Room`; ``above``: the rows
+        over the map), so that the map, the opened paper's card and the actions fit one screen."""
+        sizes = plan(width, height, self.map.aspect, above)
+        self.map.fit(sizes.map_width, sizes.map_height, sizes.legend, LEGEND_BESIDE + GAP)
+        side = self.side.layout
+        if sizes.side_width:
+            side.flex, side.min_width = f"1 1 {sizes.side_width}px", f"{min(sizes.side_width, 330)}px"
+            side.max_height = f"{sizes.side_height}px"
+        else:  # too narrow for both: the card and the actions under the map
+            side.flex, side.min_width, side.max_height = "1 1 100%", "0", None
 
     def use_hits(self, replace: bool) -> None:
         """The last search's papers become the selection (``replace``) or join it."""
@@ -301,7 +391,7 @@ class ExploreView:
         elif kept:
             self.scatter.selection(self.session.rows_of(kept))
         if self.table.opened and self.table.opened not in self.session.review:
-            self.table.opened, self.card.value = "", ""
+            self.close_paper()
 
     def _on_change(self, event: str, ids) -> None:
         topics = event in ("topics", "undo", "reload")
@@ -321,7 +411,7 @@ class ExploreView:
         if self.selected:
             self._show_selection(keep_page=True)
         if self.table.opened:
-            self.card.value = paper_card(self.session, self.table.opened)
+            self._show_card()
 
     # ------------------------------------------------------------------ scripted actions (headless runs)
 

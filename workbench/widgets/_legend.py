@@ -1,5 +1,6 @@
 """The map's legend beside the map: one entry per colour, in topic order, with the topic number
-and the number of papers; a click on a topic's entry selects its papers.
+and the number of papers; a click on a topic's entry selects its papers. In a narrow cell it
+lies above the map (``above``), its entries in rows.
 
 A tiny anywidget: Python sets :attr:`Legend.entries` (``{"key", "label", "colour", "count"}``
 each), the browser draws them as buttons and sends ``{"event": "pick", "key"}`` on a click;
@@ -17,6 +18,7 @@ ESM = r"""
 function render({ model, el }) {
   el.classList.add("wb-legend");
   function draw() {
+    el.classList.toggle("wb-legend-above", model.get("above"));
     el.replaceChildren();
     const title = document.createElement("div");
     title.className = "wb-legend-title";
@@ -45,6 +47,7 @@ function render({ model, el }) {
   model.on("change:entries", draw);
   model.on("change:title", draw);
   model.on("change:pickable", draw);
+  model.on("change:above", draw);
   draw();
 }
 export default { render };
@@ -61,6 +64,10 @@ CSS = """
 .wb-legend-dot { flex: 0 0 auto; width: 11px; height: 11px; border-radius: 50%; margin-top: 2px; }
 .wb-legend-label { flex: 1 1 auto; overflow-wrap: anywhere; }
 .wb-legend-count { flex: 0 0 auto; color: #666; margin-left: 4px; }
+.wb-legend.wb-legend-above { flex-direction: row; flex-wrap: wrap; align-items: flex-start; max-width: none; min-width: 0;
+                             max-height: 72px; gap: 0 2px; }
+.wb-legend-above .wb-legend-title { margin: 2px 6px 0 2px; }
+.wb-legend-above .wb-legend-entry { padding: 1px 4px; }
 """
 
 
@@ -72,6 +79,7 @@ class Legend(anywidget.AnyWidget):
     title = traitlets.Unicode("").tag(sync=True)
     entries = traitlets.List(traitlets.Dict(), default_value=[]).tag(sync=True)
     pickable = traitlets.Bool(True).tag(sync=True)
+    above = traitlets.Bool(False).tag(sync=True)  # above the map, as rows of entries (a narrow cell)
 
     def __init__(self, on_pick=None, **kwargs):
         super().__init__(**kwargs)

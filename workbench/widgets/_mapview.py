@@ -30,7 +30,8 @@ __all__ = ["COLOUR_BY", "MapPanel"]
 COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevance", "tag": "first_tag"}
 TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
 HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
-MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px
+MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px (until the view fits it to the screen)
+LEGEND_GAP = 12  # px between the legend beside the map and the map
 MARGIN = 0.06  # of the data's extent, around the points
 LINK_COLOURS = ("#3a3a3a", "#a0a0a0")  # a link among the selection; one to or from a paper outside it
 MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many there are)
@@ -52,8 +53,8 @@ class MapPanel:
         self._ranking = None  # the ranking the relevance colours show (None: no model yet)
         self._relevance_stale = True
         self._add_columns()
-        self._height = height
-        self.height, self.width, self.scales = self._box(height)
+        self._limits = (MAX_WIDTH, height)  # the map's box at most (px): see fit()
+        self.height, self.width, self.scales = self._box()
         n = len(self.frame)
         self.scatter = Scatter(
             data=self.frame, x="x", y="y", x_scale=self.scales[0], y_scale=self.scales[1],
@@ -63,6 +64,9 @@ class MapPanel:
             tooltip_histograms=False, tooltip_size="small",
         )
         self.scatter.mouse(mode="lasso")
+        # The points' canvas follows the map's box: jupyter-scatter 1.0 hands a later width or height
+        # to its box only, and regl-scatterplot keeps a canvas of the first size unless told "auto"
+        self.scatter.options(regl_scatterplot_options={"width": "auto", "height": "auto"})
         self.line = Line()  # what went wrong with a colouring, a lasso or a legend click (beside "colour by")
         if on_select is not None:
             self.scatter.widget.observe(reporting_errors(self.line, lambda ch: on_select(
@@ -78,6 +82,7 @@ class MapPanel:
         self._show_legend()
         # The legend on the left: a tooltip that opens leftwards from a point near the map's
         # left edge then lies over the legend instead of being cut off by the notebook's edge.
+        # In a narrow cell it lies above the map, as rows of entries (see fit()).
         self.widget = W.HBox([self.legend, self.scatter.show()],
                              layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap="12px"))
         self.widget.add_class("wb-map")
@@ -122,13 +127,21 @@ class MapPanel:
         self.frame["topic_key"] = [f"t{t}" for t in topics]
         self.frame["Topic"] = [f"{t}: {labels.get(t, 'Unassigned')}" if t >= 0 else "Unassigned" for t in topics]
 
-    def _box(self, height: int):
-        """The map's height and width (px) and the x and y scales: the data's aspect ratio, one
-        scale for both axes, a margin all round."""
+    @property
+    def aspect(self) -> float:
+        """The map box's width / height: the data's, within 0.8-2.0."""
         x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
         dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
-        aspect = min(2.0, max(0.8, dx / dy))
-        height = int(min(height, MAX_WIDTH / aspect))
+        return min(2.0, max(0.8, dx / dy))
+
+    def _box(self):
+        """The map's height and width (px), as large as its limits allow, and the x and y
+        scales: the data's aspect ratio, one scale for both axes, a margin all round."""
+        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
+        dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
+        aspect = self.aspect
+        max_width, max_height = self._limits
+        height = int(min(max_height, max_width / aspect))
         width = int(round(height * aspect))
         # jscatter maps each scale's (min, max) to -1..1; the view shows -1..1 vertically and
         # -w/h..w/h across, so one data unit is as long on both axes when both scales share u.
@@ -248,7 +261,7 @@ class MapPanel:
         self._add_columns()
         if self.colour.value == "relevance":
             self._relevance_column()
-        self.height, self.width, self.scales = self._box(self._height)
+        self.height, self.width, self.scales = self._box()
         column = COLOUR_BY[self.colour.value]
         # jscatter 1.0 re-applies the colouring's category order to the new data by the old
         # categories' numbers: forget it first, the colours are set again below
@@ -263,6 +276,25 @@ class MapPanel:
         self._highlight = None
         self.show_links([])
         self._show_legend()
+
+    def fit(self, width: int, height: int, legend: str = "beside", legend_width: int = 234) -> None:
+        """Make the map's box as large as ``width`` x ``height`` px allow (the data's aspect
+        kept: the points only grow) and put the legend "beside" the map (on its left, as tall as
+        the map, ``legend_width`` px with the gap) or "above" it (rows of entries, a few lines
+        high, scrolled)."""
+        self._limits = (max(int(width), 1), max(int(height), 1))
+        height_, width_, _ = self._box()  # the same aspect: the scales stay as they are
+        if (height_, width_) != (self.height, self.width):
+            self.height, self.width = height_, width_
+            self.scatter.width(self.width)
+            self.scatter.height(self.height)
+        above = legend == "above"
+        self.widget.layout.flex_flow = "column" if above else "row"
+        self.widget.layout.gap = "4px" if above else f"{LEGEND_GAP}px"
+        self.widget.layout.width = "min-content"  # as wide as the map (and the legend beside it)
+        self.legend.layout.max_height = None if above else f"{self.height}px"
+        self.legend.layout.width = None if above else f"{legend_width - LEGEND_GAP}px"
+        self.legend.above = above
 
     def follow(self, topics: bool) -> None:
         """After an action: update the frame; recolour only when the colouring changed; draw the

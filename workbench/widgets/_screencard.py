@@ -12,6 +12,9 @@ that box (:meth:`clear_box`). The keys i/e/m/j/k/u are the view's :class:`~._key
 
 Every piece of paper text arrives escaped (``*_html`` fields are escaped and only marked up
 by :mod:`workbench.session.text`); the script sets them as HTML and everything else as text.
+
+01 shows the paper opened from its map with the same component, in ``mode="paper"``: the card,
+its place in the selection and the moves (◀ ▶) only, beside 01's own actions on the selection.
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ class ScreenCard(anywidget.AnyWidget):
     map_xy = traitlets.Bytes(b"").tag(sync=True)  # float32 x, y per paper in map order, scaled to 0-1
     map_codes = traitlets.Bytes(b"").tag(sync=True)  # uint8 per paper: 0 undecided, 1 include, 2 exclude, 3 maybe
     current = traitlets.Int(-1).tag(sync=True)  # the map row of the paper on screen (-1: none)
+    # "screen" (02): everything above; "paper" (01's opened paper): the paper, its place in the
+    # selection (``card["where"]``) and the moves, no decisions, tags, notes, map or panel of its
+    # own; set when the card is made (the browser reads it when it draws the card)
+    mode = traitlets.Unicode("screen").tag(sync=True)
 
     def __init__(self, on_action=None, **kwargs):
         super().__init__(**kwargs)

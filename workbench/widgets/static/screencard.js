@@ -70,8 +70,14 @@ function render({ model, el }) {
   const noteRow = h("div", { class: "wbc-row wbc-noterow" }, noteBox, noteBtn);
 
   const card = h("div", { class: "wb-card wbc-card" }, head, title, byline, relevance, status, team);
-  const main = h("div", { class: "wbc-main" }, nav, card, decisionRow, h("div", { class: "wbc-row" }, message),
-    reasonRow, abstract, tagRow, noteRow, notes);
+  // "paper" (01): the paper and the moves through the selection only (the actions are the view's);
+  // read once, when the card is drawn
+  const paper = model.get("mode") === "paper";
+  el.classList.toggle("wbc-paper", paper);
+  if (paper) { undo.remove(); bar.remove(); }
+  const main = paper ? h("div", { class: "wbc-main" }, nav, card, abstract, notes)
+    : h("div", { class: "wbc-main" }, nav, card, decisionRow, h("div", { class: "wbc-row wbc-msgrow" }, message),
+      reasonRow, abstract, tagRow, noteRow, notes);
 
   const canvas = h("canvas", { class: "wbc-map", width: "300", height: "220", title: "click a point to open its paper" });
   const mapNote = h("div", { class: "wb-meta wbc-map-note" }, "the paper on the map (ringed); colours: decisions as you see them");
@@ -83,7 +89,7 @@ function render({ model, el }) {
   const panel = h("details", { class: "wbc-panel", open: "" },
     h("summary", {}, "Progress · when can I stop?"), sentence, chart, details);
   const side = h("div", { class: "wbc-side" }, canvas, mapNote, panel);
-  el.append(h("div", { class: "wbc" }, main, side));
+  el.append(h("div", { class: "wbc" }, main, paper ? null : side));
 
   // ---------------------------------------------------------------- boxes: Enter submits
   function submitReason(value) {
@@ -129,7 +135,7 @@ function render({ model, el }) {
       notes.replaceChildren();
       return;
     }
-    head.append(`${c.position} of ${c.total} in this queue · `, h("code", { text: c.id }));
+    head.append(c.where || `${c.position} of ${c.total} in this queue`, " · ", h("code", { text: c.id }));
     if (c.new_since) head.append(" · ", h("span", { class: "wb-new", text: `new since ${c.new_since}` }));
     if (c.match) head.append(` · found by ${c.match}`);
     title.innerHTML = c.title_html;
