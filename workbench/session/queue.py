@@ -407,13 +407,14 @@ class ScreeningQueue:
 
     # ------------------------------------------------------------------ what to show
 
-    def progress(self) -> tuple[int, int]:
+    def progress(self, decided: dict[str, str] | None = None) -> tuple[int, int]:
         """(screened, total) over the whole review, as the "undecided" filter counts at the
         queue's stage: alone at title/abstract, papers with a decision; in team use or at full
         text, papers with this reviewer's own vote or a final decision (another reviewer's vote
-        leaves a paper in your queue, so it does not count as screened)."""
+        leaves a paper in your queue, so it does not count as screened). ``decided``: what
+        :meth:`decided` returned, when the caller has read it already."""
         review = self.session.review
-        decided = self.decided()
+        decided = self.decided() if decided is None else decided
         return sum(1 for pid in decided if pid in review), len(review)
 
     def decided(self) -> dict[str, str]:
