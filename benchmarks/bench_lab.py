@@ -156,7 +156,7 @@ def floor(browser, lab) -> float:
     t0 = page.run_all()
     seconds = _until(page, ".jp-OutputArea-output:has-text('floor ready')", t0)
     page.page.close()
-    return seconds
+    return seconds, os.getloadavg()[0]
 
 
 def _press(p, shown: str, key: str) -> float:
@@ -172,7 +172,7 @@ def _press(p, shown: str, key: str) -> float:
 def screen(browser, lab, presses: int, used: bool = True) -> dict:
     page = NotebookPage(browser, lab, "notebooks/02_tag_and_screen.ipynb")
     t0 = page.run_all()
-    out = {"02: Run All -> first card": _until(page, ".wb-card h3", t0)}
+    out = {"02: Run All -> first card": (_until(page, ".wb-card h3", t0), os.getloadavg()[0])}
     p = page.page
     p.wait_for_selector(".wb-screen [data-attached='true']", state="attached", timeout=120_000)
     page.quiet()  # the queue's first render and the stopping line are done
@@ -180,10 +180,11 @@ def screen(browser, lab, presses: int, used: bool = True) -> dict:
     title.click()  # the view takes the keys once clicked
     shown = ".wb-card code"  # the paper's id on the card (two papers may share a derived title)
     times = sorted(_press(p, shown, "e") for _ in range(presses))
-    out["02: next card after a key, p50"] = statistics.median(times)
-    out["02: next card after a key, p95"] = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    load = os.getloadavg()[0]
+    out["02: next card after a key, p50"] = (statistics.median(times), load)
+    out["02: next card after a key, p95"] = (times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], load)
     if not used:  # the first include beside the excludes: the queue ranked, with the warm-up's TF-IDF
-        out["02: the press that ranks the queue (i)"] = _press(p, shown, "i")
+        out["02: the press that ranks the queue (i)"] = (_press(p, shown, "i"), os.getloadavg()[0])
     p.close()
     return out
 
@@ -191,7 +192,7 @@ def screen(browser, lab, presses: int, used: bool = True) -> dict:
 def explore(browser, lab, read: float) -> dict:
     page = NotebookPage(browser, lab, "notebooks/01_explore.ipynb")
     t0 = page.run_all()
-    out = {"01: Run All -> map ready": page.wait_for_points(t0, timeout=600)}
+    out = {"01: Run All -> map ready": (page.wait_for_points(t0, timeout=600), os.getloadavg()[0])}
     p = page.page
     p.wait_for_selector(".wb-explore [data-attached='true']", state="attached", timeout=120_000)
     box = p.get_by_placeholder("keywords or a question (Enter searches)")
@@ -209,8 +210,9 @@ def explore(browser, lab, read: float) -> dict:
         if p.locator(".wb-explore .wb-err").count():
             raise SystemExit(f"the search said: {p.locator('.wb-explore .wb-err').first.inner_text()}")
         seconds.append(time.perf_counter() - t0)
-    out["01: first meaning search"] = seconds[0]
-    out["01: later meaning search (median)"] = statistics.median(seconds[1:])
+    load = os.getloadavg()[0]
+    out["01: first meaning search"] = (seconds[0], load)
+    out["01: later meaning search (median)"] = (statistics.median(seconds[1:]), load)
     p.close()
     return out
 
@@ -239,7 +241,7 @@ def measure(review: Path, presses: int, read: float, used: bool = True) -> dict:
                                                                           "--disable-dev-shm-usage"])
             try:
                 # each notebook in a kernel of its own, started when it is opened: a fresh kernel
-                rows = {"floor (import workbench, open the review)": floor(browser, lab)}
+                rows = {"floor (import workbench, open the review)": floor(browser, lab)}  # (seconds, load)
                 stop_kernels(lab)
                 rows.update(screen(browser, lab, presses, used))
                 stop_kernels(lab)  # 02's warm-up may still be making the TF-IDF of a review just built
@@ -280,22 +282,23 @@ def main() -> None:
         column = f"{name} ({sizes[name]:,})" + ("" if used else " built")
         load = os.getloadavg()[0]
         results[column] = measure(path, args.presses, args.read, used)
-        results[column]["load average (1 min) before"] = load
+        results[column]["load average (1 min) before"] = (load, load)
         print(f"measured {column}", file=sys.stderr)
     names = list(results)
-    width = max(22, *(len(n) + 2 for n in names))
-    print(f"\nbench_lab: JupyterLab + Chromium, {os.cpu_count()} cores; seconds; floor measured in the same run; "
-          "'built': as the build left the review\n")
+    width = max(24, *(len(n) + 2 for n in names))
+    print(f"\nbench_lab: JupyterLab + Chromium, {os.cpu_count()} cores; seconds (1-minute load average when "
+          "measured); floor measured in the same run; 'built': as the build left the review\n")
     print(f"{'figure':<44}" + "".join(f"{n:>{width}}" for n in names) + "   target")
     keys = list(dict.fromkeys(k for n in names for k in results[n] if not k.startswith("load")))
     for key in keys:
         target = TARGETS.get(key.replace(", p50", ", p95") if key.endswith("p50") else key)
-        cells = "".join(f"{results[n][key]:>{width}.2f}" if key in results[n] else f"{'-':>{width}}" for n in names)
+        cells = "".join(f"{results[n][key][0]:.2f} ({results[n][key][1]:.1f})".rjust(width) if key in results[n]
+                        else f"{'-':>{width}}" for n in names)
         wanted = ""
         if target and not key.endswith("p50"):
             wanted = " / ".join(f"<= {t:g}" if t else "-" for t in target[: len(reviews)])
         print(f"{key:<44}{cells}   {wanted}")
-    print(f"{'load average (1 min) before':<44}" + "".join(f"{results[n]['load average (1 min) before']:>{width}.2f}"
+    print(f"{'load average (1 min) before':<44}" + "".join(f"{results[n]['load average (1 min) before'][0]:>{width}.2f}"
                                                           for n in names))
 
 

@@ -61,6 +61,18 @@ def test_torch_only_encoder_gives_sentence_transformers_vectors(folder, texts, r
     assert embedder.embed([]).shape == (0, 384)
 
 
+def test_a_query_on_one_thread_gives_the_same_vector_and_leaves_torchs_threads_as_they_were(folder, texts, reference):
+    import torch
+
+    from workbench.embed.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder(progress=False, precision="float32")
+    before = torch.get_num_threads()
+    for i, text in enumerate(texts[:6]):  # each a few tokens: one thread
+        np.testing.assert_allclose(embedder.embed([text])[0], reference[i], atol=2e-6)
+        assert torch.get_num_threads() == before
+
+
 def test_bfloat16_vectors_stay_close_to_float32s(texts, reference):
     from workbench.embed.minilm import MiniLMEmbedder
 

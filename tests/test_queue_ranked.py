@@ -167,3 +167,24 @@ def test_the_queue_switches_to_relevance_at_the_first_include_and_exclude_and_th
     view.order.value = "one per topic"
     view.play([{"decide": "maybe"}])
     assert q.order == "one per topic" and view.order.value == "one per topic"
+
+
+@pytest.mark.parametrize("order", ["relevance", "random"])
+def test_the_queue_is_the_papers_to_screen_by_score_then_the_decided_ones_ties_in_map_order(session, order):
+    session.decide(id_of(session, "I0"), "include")
+    session.decide(id_of(session, "E0"), "exclude")
+    q = ScreeningQueue(session, show="all", order=order)
+    ranking = q.ranking
+    if order == "random":
+        import numpy as np
+
+        key = np.random.default_rng(ranking.seed).permutation(len(ranking.queue)).astype(float)
+    else:
+        key = -ranking.scores
+    rows = session.rows_of(q.ids)
+    expected = sorted(rows, key=lambda r: (not ranking.queue[r], key[r], r))
+    assert rows == expected and len(rows) == len(CORPUS)
+    q.decide("exclude")  # the papers after this one reordered by the refitted model
+    key = -q.ranking.scores if order == "relevance" else key
+    after = session.rows_of(q.ids[1:])
+    assert after == sorted(after, key=lambda r: (not q.ranking.queue[r], key[r], r))

@@ -135,6 +135,32 @@ def test_the_starts_of_the_texts_a_map_shows_are_kept_for_the_next_kernel(built,
     assert len(list((copy / "cache" / "text-starts").glob("*.json"))) == 1  # the latest kept
 
 
+def test_the_papers_files_digest_is_kept_until_the_file_is_written_again(built, tmp_path, monkeypatch):
+    """A new kernel finds what was made from every text by the papers file's digest without
+    reading the file again (kept by its place, size, time and inode); a file written again (or
+    a copied review) is read and digested again."""
+    import os
+    import shutil
+
+    from workbench.review import _text
+
+    copy = tmp_path / "copy"
+    shutil.copytree(built.path, copy)
+    first = workbench.open_review(copy).texts_digest()
+    assert len(list((copy / "cache" / "texts-digest").glob("*.txt"))) == 1
+    monkeypatch.setattr(_text, "file_digest", lambda source: pytest.fail("the papers file read again"))
+    assert workbench.open_review(copy).texts_digest() == first
+    monkeypatch.undo()
+    review = workbench.open_review(copy)
+    papers = review.paper_texts.file_of(review.papers)
+    data = papers.read_bytes()
+    os.unlink(papers)
+    papers.write_bytes(data.replace(b"a", b"e", 1))  # another file: another inode, time and digest
+    second = workbench.open_review(copy).texts_digest()
+    assert second != first and second == _text.file_digest(papers)
+    assert len(list((copy / "cache" / "texts-digest").glob("*.txt"))) == 1  # the latest kept
+
+
 def test_a_build_keeps_what_a_new_kernel_makes_from_every_text(built, monkeypatch):
     """The build writes the texts' starts and the embeddings in the papers' order from what it
     holds in memory, under the digest of the papers file a new kernel reads: the first map or

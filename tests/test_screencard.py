@@ -124,6 +124,26 @@ def test_the_map_rings_the_paper_on_screen_and_colours_what_was_decided(view):
     assert view.queue.current_id == view.queue.ids[5] and view.card.current == row
 
 
+def test_the_maps_colours_follow_undo_other_processes_and_the_progress_count(view, review):
+    s = view.session
+
+    def codes():
+        return np.frombuffer(view.card.map_codes, dtype=np.uint8)
+
+    first = view.queue.current_id
+    view.keys.press("m")
+    assert codes()[s.rows_of([first])[0]] == 3 and view.card.progress["screened"] == 1
+    view.keys.press("u")  # undone: the paper is undecided on the map again
+    assert not codes().any() and view.card.progress["screened"] == 0
+    with Session.open(review, reviewer=s.reviewer) as other:  # another kernel decides two papers
+        other.decide(s.ids[7], "exclude")
+        other.decide(s.ids[9], "include")
+    view.keys.press("j")  # the next action shows them
+    assert codes()[7] == 2 and codes()[9] == 1 and int((codes() > 0).sum()) == 2
+    assert view.card.progress["screened"] == 2 == view.queue.progress()[0]
+    assert len(codes()) == len(s.ids) == view.card.progress["total"]
+
+
 def test_the_progress_panel_follows_decisions_other_processes_and_a_change_of_reviewer(review):
     with review.store("lead") as store:  # blind: each reviewer's estimate rests on their own reading
         store.team.set_blind(True)

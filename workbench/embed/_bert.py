@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -143,6 +144,27 @@ def int8(model: nn.Module) -> nn.Module:
     return model
 
 
+#: A call with at most this many tokens in all (a search query, a few label words) runs on one
+#: thread: on so little work torch's threads mostly wait for each other, and on a busy machine
+#: for a core (a query took 10-30 times longer on two threads than on one, at a load of 9).
+FEW_TOKENS = 256
+
+
+@contextmanager
+def _threads(n: int):
+    """torch's intra-op threads set to ``n`` inside the block (the number is the process's: the
+    review's embedder lock keeps other embedding out meanwhile)."""
+    before = torch.get_num_threads()
+    if n == before:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class Encoder:
     """Texts to unit-length float32 rows, as ``SentenceTransformer(folder).encode(texts,
     normalize_embeddings=True)`` gives them: batches of texts of similar token length."""
@@ -155,7 +177,8 @@ class Encoder:
         lengths = np.fromiter(map(len, ids), np.int64, len(ids))
         order = np.argsort(-lengths, kind="stable")
         out = np.zeros((len(ids), self.dimension), np.float32)
-        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        threads = 1 if lengths.sum() <= FEW_TOKENS else torch.get_num_threads()
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16), _threads(threads):
             for start in range(0, len(order), batch_size):
                 rows = order[start : start + batch_size]
                 batch = torch.zeros((len(rows), int(lengths[rows[0]])), dtype=torch.long)

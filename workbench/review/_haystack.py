@@ -51,7 +51,11 @@ def candidates(review, words: list[str]) -> Iterator[tuple[int, str]]:
             pass
         else:
             return _found(path, words, len(review.papers))
-    return ((k, text) for k, text in enumerate(review.haystack()) if all(w in text for w in words))
+    haystack = review.haystack()
+    rows = range(len(haystack))
+    for w in words:  # one word at a time over the papers left (not a generator per paper)
+        rows = [k for k in rows if w in haystack[k]]
+    return ((k, haystack[k]) for k in rows)
 
 
 def _file_for(review, papers_file: Path) -> Path:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, fields
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -285,7 +286,11 @@ class Review:
     @property
     def ids(self) -> list[str]:
         """Every paper id, in map order (the order of ``papers``, ``labels`` and ``coords``)."""
-        return [p.id for p in self.papers]
+        return list(self._ids)
+
+    @cached_property
+    def _ids(self) -> tuple[str, ...]:  # (the papers never change: a new Review is made)
+        return tuple(p.id for p in self.papers)
 
     def row(self, paper_id: str) -> int:
         """The map row of a paper (its position in ``papers``)."""

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 STARTS = "text-starts"  # under the review's cache/: text_starts, by the papers file
 ROWS = "embeddings-rows"  # under the review's cache/: row_embeddings, by the papers file and embedder
+DIGESTS = "texts-digest"  # under the review's cache/: kept_digest, by the papers file's place, size, time
 
 # Held while a review's embedder runs or its embeddings are loaded: a tokenizer may not be used by
 # two threads at once ("Already borrowed"), and the warm-ups of the search and of the queue run in
@@ -61,12 +62,36 @@ def texts_file_digest(review) -> str | None:
     generation's file is never rewritten). See :meth:`workbench.review.Review.texts_digest`,
     which remembers it."""
     source = review.paper_texts.file_of(review.papers)
-    return None if source is None else file_digest(source)
+    return None if source is None else kept_digest(review, source)
+
+
+def kept_digest(review, source) -> str:
+    """:func:`file_digest` of ``source`` (a papers.jsonl of ``review``), kept in the review's
+    cache by the file's place, size, modification time and inode and by the code that makes
+    texts: a new kernel reads five numbers instead of the whole file (a generation's file is never
+    rewritten; a file written again, or a copied review, is read and digested again)."""
+    state = os.stat(source)
+    where = f"{os.path.realpath(source)}\0{state.st_size}\0{state.st_mtime_ns}\0{state.st_ino}\0{state.st_dev}"
+    key = hashlib.sha256((_texts_code() + where).encode()).hexdigest()[:32]
+    path = review.path / "cache" / DIGESTS / f"{key}.txt"
+    try:
+        digest = path.read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        digest = ""
+    if len(digest) == 32:
+        return digest
+    digest = file_digest(source)
+    _keep(path, lambda tmp: tmp.write_text(digest, encoding="ascii"), "*.txt")
+    return digest
+
+
+def _texts_code() -> str:
+    return code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py")
 
 
 def file_digest(source) -> str:
     """A digest of a papers.jsonl's bytes and of the code that makes texts from it."""
-    h = hashlib.sha256(code_digest("corpus/texts.py", "corpus/paper.py", "review/_text.py").encode())
+    h = hashlib.sha256(_texts_code().encode())
     with open(source, "rb") as lines:  # never the store's files
         while block := lines.read(16 * 2**20):
             h.update(block)
@@ -80,7 +105,7 @@ def keep_for_new_kernels(review, papers_file) -> None:
     papers.jsonl of ``review``'s papers that a kernel opening the review reads its texts from.
     An entry already there for that file is left as it is, and the starts only from texts held
     in memory (a review read from its file makes them when a map needs them)."""
-    digest = file_digest(papers_file)
+    digest = kept_digest(review, papers_file)
     starts = _starts_path(review, digest, 260)
     if not starts.is_file() and review.texts_digest() is None:
         _keep(starts, lambda tmp: tmp.write_text(json.dumps(

@@ -18,6 +18,7 @@ one corner of the review does not keep the reviewer there.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -293,12 +294,13 @@ class Ranker:
             return order[:n]
         # one paper per topic in turn, topics with the fewest decisions first
         counts = {g: int((groups[self.decided_] == g).sum()) for g in np.unique(groups)}
-        queues = {g: [int(r) for r in order if groups[r] == g] for g in counts}
+        in_order = groups[order]
+        queues = {g: deque(order[in_order == g].tolist()) for g in counts}
         picks: list[int] = []
         while len(picks) < n:
             for g in sorted(counts, key=lambda g: (counts[g], g)):
                 if queues[g]:
-                    picks.append(queues[g].pop(0))
+                    picks.append(queues[g].popleft())
                     counts[g] += 1
                     break
         return np.asarray(picks, dtype=np.int64)

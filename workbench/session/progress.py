@@ -12,7 +12,7 @@ screening history it rests on changed (a tag or a note costs one read of the dec
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class ProgressPanel:
     random: list[list[float]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def _curve(history) -> list[list[int]]:

@@ -44,6 +44,22 @@ def order_names(ranked: bool) -> dict[str, str]:
         "map": "topic by topic, in map order",
     }
 
+def _sorted_by(first: np.ndarray, key: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``np.lexsort((rows, key, first))``: by ``first`` (bool), then ``key`` (float), then
+    ``rows`` (distinct non-negative ints), with one sort of int64 codes made of the three (the
+    key as its rank), which is several times faster than lexsort's passes over 50,000 floats."""
+    bits = int(rows.max()).bit_length() if len(rows) else 0
+    if not len(rows) or 2 * bits > 62:
+        return np.lexsort((rows, key, first))
+    by_key = np.argsort(key)
+    ordered = key[by_key]
+    differs = (ordered[1:] != ordered[:-1]) & ~(np.isnan(ordered[1:]) & np.isnan(ordered[:-1]))
+    rank = np.empty(len(key), dtype=np.int64)
+    rank[by_key] = np.concatenate([[0], np.cumsum(differs)])
+    codes = (first.astype(np.int64) << 62) | (rank << bits) | rows.astype(np.int64)
+    return np.argsort(codes)
+
+
 # key -> (action, argument). Digits 1-9 toggle the tag at that place in the vocabulary.
 KEYS = {
     "j": ("next", None),
@@ -227,7 +243,7 @@ class ScreeningQueue:
             key = np.random.default_rng(ranking.seed).permutation(len(ranking.queue))[rows].astype(float)
         else:
             key = -ranking.scores[rows]
-        order = np.lexsort((rows, key, ~waiting))
+        order = _sorted_by(~waiting, key, rows)
         if self.order == "one per topic":  # the topics in turn, each topic's papers in that order
             topics = np.asarray(self.session.saved.labels)[rows[order]]
             turn = np.zeros(len(order), dtype=int)
@@ -407,13 +423,14 @@ class ScreeningQueue:
 
     # ------------------------------------------------------------------ what to show
 
-    def progress(self) -> tuple[int, int]:
+    def progress(self, decided: dict[str, str] | None = None) -> tuple[int, int]:
         """(screened, total) over the whole review, as the "undecided" filter counts at the
         queue's stage: alone at title/abstract, papers with a decision; in team use or at full
         text, papers with this reviewer's own vote or a final decision (another reviewer's vote
-        leaves a paper in your queue, so it does not count as screened)."""
+        leaves a paper in your queue, so it does not count as screened). ``decided``: what
+        :meth:`decided` returned, when the caller has read it already."""
         review = self.session.review
-        decided = self.decided()
+        decided = self.decided() if decided is None else decided
         return sum(1 for pid in decided if pid in review), len(review)
 
     def decided(self) -> dict[str, str]:

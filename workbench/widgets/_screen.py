@@ -13,6 +13,7 @@ just decided (decide, then give a reason), by a chip or the box, until the next 
 from __future__ import annotations
 
 import ipywidgets as W
+import numpy as np
 
 from ..session.progress import ProgressWatch
 from ..session.queue import FILTERS, KEYS, Card, ScreeningQueue, order_names
@@ -24,7 +25,7 @@ from ._living import LivingPanels
 from ._screencard import ScreenCard
 from ._team import TeamBar, votes_html
 
-__all__ = ["ScreenView", "card_state"]
+__all__ = ["ScreenView", "card_state", "map_codes"]
 
 CODES = {"include": 1, "exclude": 2, "maybe": 3}  # a paper's colour on the card's map (0: undecided)
 FILTER_NAMES = {"undecided": "undecided", "all": "all papers", "untagged": "untagged",
@@ -33,6 +34,15 @@ FILTER_NAMES = {"undecided": "undecided", "all": "all papers", "untagged": "unta
 HELP = (("j →", "next"), ("k ←", "previous"), ("i", "include"), ("e", "exclude"), ("m", "maybe"),
         ("1–9", "toggle tag n"), ("u", "undo"), ("Enter", "submits a box (a reason: the paper just decided)"),
         ("Ctrl+Enter", "saves the note"))
+
+
+def map_codes(review, decided: dict[str, str]) -> bytes:
+    """One byte per paper of ``review`` in map order: its colour on the card's map (:data:`CODES`)
+    by ``decided`` (``{paper id: decision}``; papers not in the review are left out)."""
+    codes = np.zeros(len(review), dtype=np.uint8)
+    kept = [pid for pid in decided if pid in review]
+    codes[np.asarray(review.rows(kept), dtype=np.int64)] = [CODES.get(decided[pid], 0) for pid in kept]
+    return codes.tobytes()
 
 
 def card_state(card: Card) -> dict:
@@ -158,23 +168,23 @@ class ScreenView:
         if self._said_on != (pid, self.session.reviewer):  # a message belongs to the card it was said on
             self.card.message = {}
             self._said_on = (pid, self.session.reviewer)
-        decided = q.decided()  # one read of the decisions for the progress bar and the map
-        total = len(self.session.ids)
-        screened = sum(1 for p in self.session.ids if p in decided)  # as q.progress() counts
-        by_you = " by you or settled" if q.session.team.active() else ""  # (what progress() counts)
-        self.card.progress = {"screened": screened, "total": total, "label": f"{screened} of {total} screened{by_you}"}
         self.card.tags = [{"name": t, "n": n, "on": card is not None and t in card.tags}
                           for n, t in enumerate(q.tags(), start=1)]
         target = q.reason_for
         self.card.reason_for = ({"id": target.paper_id, "title": target.title, "decision": target.decision,
                                  "pending": target.pending} if target is not None else {})
-        self._show_map(pid, decided)
-        self.show_where()
+        # the paper before the map and the panel: the browser draws each change as it comes
         if card is None:
             what = f" ({q.sent_what})" if q.show == "sent" and q.sent_what else ""
             self.card.card = {"empty": f"No papers match these filters{what}."}
-            return
-        self.card.card = card_state(card)
+        else:
+            self.card.card = card_state(card)
+        decided = q.decided()  # one read of the decisions for the progress bar and the map
+        screened, total = q.progress(decided)
+        by_you = " by you or settled" if q.session.team.active() else ""  # (what progress() counts)
+        self.card.progress = {"screened": screened, "total": total, "label": f"{screened} of {total} screened{by_you}"}
+        self._show_map(pid, decided)
+        self.show_where()
 
     def _show_map(self, pid: str | None, decided: dict) -> None:
         """The map beside the card: the paper on screen ringed, the papers screened in their colour."""
@@ -182,7 +192,7 @@ class ScreenView:
         if self._codes_key is None or key[3] != self._codes_key[3]:  # the first time, or an update placed papers
             self.card.set_map(self.session.saved.coords)
         if key != self._codes_key:
-            self.card.map_codes = bytes(CODES.get(decided.get(p), 0) for p in self.session.ids)
+            self.card.map_codes = map_codes(self.session.review, decided)
             self._codes_key = key
         self.card.current = self.session.rows_of([pid])[0] if pid is not None else -1
 

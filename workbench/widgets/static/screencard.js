@@ -222,7 +222,7 @@ function render({ model, el }) {
   }
 
   // the map: every paper, decided ones in their colour, the paper on screen ringed
-  let points = null, base = null;
+  let points = null, base = null, drawn = null; // drawn: the codes the base was drawn with
   function mapPoints() {
     const buf = model.get("map_xy");
     if (!buf || !buf.byteLength) return null;
@@ -245,17 +245,39 @@ function render({ model, el }) {
     g.fillStyle = "#fff"; g.fillRect(0, 0, base.width, base.height);
     if (!points) return;
     const code = codes();
+    drawn = code ? code.slice() : null;
     const n = points.length / 2;
-    const r = n > 5000 ? 1 : n > 1000 ? 1.5 : 2.5;
     for (const pass of [0, 1]) { // undecided first, decided on top
       for (let i = 0; i < n; i++) {
         const c = code && i < code.length ? code[i] : 0;
         if ((c === 0) !== (pass === 0)) continue;
-        g.fillStyle = CODE_COLOURS[c] || CODE_COLOURS[0];
-        const [x, y] = toCanvas(points[2 * i], points[2 * i + 1]);
-        g.fillRect(x - r, y - r, 2 * r, 2 * r);
+        drawPoint(g, i, c);
       }
     }
+  }
+  function drawPoint(g, i, c) {
+    const n = points.length / 2;
+    const r = n > 5000 ? 1 : n > 1000 ? 1.5 : 2.5;
+    g.fillStyle = CODE_COLOURS[c] || CODE_COLOURS[0];
+    const [x, y] = toCanvas(points[2 * i], points[2 * i + 1]);
+    g.fillRect(x - r, y - r, 2 * r, 2 * r);
+  }
+  function recolour() {
+    // the papers decided since the base was drawn are painted over it (decided ones lie on top);
+    // an undo or a change of more than a few papers draws it again
+    const code = codes();
+    const changed = [];
+    if (base && points && drawn && code && code.length === drawn.length) {
+      for (let i = 0; i < code.length && changed.length <= 50; i++) if (code[i] !== drawn[i]) changed.push(i);
+    }
+    if (!base || !points || !drawn || !code || code.length !== drawn.length || changed.length > 50
+        || changed.some((i) => code[i] === 0)) {
+      base = null;
+    } else {
+      const g = base.getContext("2d");
+      for (const i of changed) { drawPoint(g, i, code[i]); drawn[i] = code[i]; }
+    }
+    drawMap();
   }
   function drawMap() {
     if (!base) drawBase();
@@ -340,7 +362,7 @@ function render({ model, el }) {
   model.on("change:progress", drawProgress);
   model.on("change:panel", drawPanel);
   model.on("change:map_xy", () => { base = null; drawMap(); });
-  model.on("change:map_codes", () => { base = null; drawMap(); });
+  model.on("change:map_codes", recolour);
   model.on("change:current", drawMap);
   el.dataset.ready = "true";
   return () => sized.disconnect();
