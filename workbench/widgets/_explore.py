@@ -28,7 +28,7 @@ from ._field import FieldPanel
 from ._follow import Following
 from ._keys import Keys
 from ._mapview import COLOUR_BY, MapPanel
-from ._room import GAP, LEGEND_BESIDE, Room, plan
+from ._room import GAP, LEGEND_BESIDE, SIDE_MIN, Room, plan
 from ._screencard import ScreenCard
 from ._table import PaperTable
 from ._team import NameBox
@@ -297,7 +297,7 @@ class ExploreView:
         self.map.fit(sizes.map_width, sizes.map_height, sizes.legend, LEGEND_BESIDE + GAP)
         side = self.side.layout
         if sizes.side_width:
-            side.flex, side.min_width = f"1 1 {sizes.side_width}px", f"{min(sizes.side_width, 330)}px"
+            side.flex, side.min_width = f"1 1 {sizes.side_width}px", f"{min(sizes.side_width, SIDE_MIN)}px"
             side.max_height = f"{sizes.side_height}px"
         else:  # too narrow for both: the card and the actions under the map
             side.flex, side.min_width, side.max_height = "1 1 100%", "0", None

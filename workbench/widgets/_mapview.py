@@ -84,7 +84,7 @@ class MapPanel:
         # left edge then lies over the legend instead of being cut off by the notebook's edge.
         # In a narrow cell it lies above the map, as rows of entries (see fit()).
         self.widget = W.HBox([self.legend, self.scatter.show()],
-                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap="12px"))
+                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap=f"{LEGEND_GAP}px"))
         self.widget.add_class("wb-map")
 
     # ------------------------------------------------------------------ building
@@ -127,26 +127,29 @@ class MapPanel:
         self.frame["topic_key"] = [f"t{t}" for t in topics]
         self.frame["Topic"] = [f"{t}: {labels.get(t, 'Unassigned')}" if t >= 0 else "Unassigned" for t in topics]
 
+    def _extent(self):
+        """The points' lowest x and y and their spans (dx, dy; 1 where all share a value)."""
+        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
+        return float(x.min()), float(y.min()), float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
+
     @property
     def aspect(self) -> float:
         """The map box's width / height: the data's, within 0.8-2.0."""
-        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
-        dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
-        return min(2.0, max(0.8, dx / dy))
+        _, _, dx, dy = self._extent()
+        return _aspect(dx, dy)
 
     def _box(self):
         """The map's height and width (px), as large as its limits allow, and the x and y
         scales: the data's aspect ratio, one scale for both axes, a margin all round."""
-        x, y = self.frame["x"].to_numpy(float), self.frame["y"].to_numpy(float)
-        dx, dy = float(x.max() - x.min()) or 1.0, float(y.max() - y.min()) or 1.0
-        aspect = self.aspect
+        x0, y0, dx, dy = self._extent()
+        aspect = _aspect(dx, dy)
         max_width, max_height = self._limits
         height = int(min(max_height, max_width / aspect))
         width = int(round(height * aspect))
         # jscatter maps each scale's (min, max) to -1..1; the view shows -1..1 vertically and
         # -w/h..w/h across, so one data unit is as long on both axes when both scales share u.
         half = max(dy / 2, dx / 2 / (width / height)) * (1 + 2 * MARGIN)
-        cx, cy = float(x.min() + dx / 2), float(y.min() + dy / 2)
+        cx, cy = x0 + dx / 2, y0 + dy / 2
         return height, width, ((cx - half, cx + half), (cy - half, cy + half))
 
     def _build_links(self) -> None:
@@ -277,7 +280,7 @@ class MapPanel:
         self.show_links([])
         self._show_legend()
 
-    def fit(self, width: int, height: int, legend: str = "beside", legend_width: int = 234) -> None:
+    def fit(self, width: int, height: int, legend: str, legend_width: int) -> None:
         """Make the map's box as large as ``width`` x ``height`` px allow (the data's aspect
         kept: the points only grow) and put the legend "beside" the map (on its left, as tall as
         the map, ``legend_width`` px with the gap) or "above" it (rows of entries, a few lines
@@ -367,3 +370,8 @@ class MapPanel:
                 text += f" (the first {len(drawn)} drawn)"
         self.links_text.value = f"<span class='wb-meta wb-links'>{escape(text)}</span>"
         return len(among), len(across)
+
+
+def _aspect(dx: float, dy: float) -> float:
+    """A map box's width / height for points spanning ``dx`` x ``dy``: theirs, within 0.8-2.0."""
+    return min(2.0, max(0.8, dx / dy))
