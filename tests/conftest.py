@@ -29,6 +29,17 @@ def seeds_dir(tmp_path) -> Path:
     return dest
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The seeds built with the fake embedder (seed 42), once per test module: the folder its
+    tests open or copy (a module's own: its tests may write to it)."""
+    import workbench
+
+    path = tmp_path_factory.mktemp("seeds-built") / "review"
+    workbench.build([SEEDS], review=path, embedder="fake", seed=42)
+    return path
+
+
 @pytest.fixture
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -9,24 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-import workbench
 from workbench.widgets import Session, explore
 
-from conftest import ROOT
 
 TOOLBAR = 38  # px: jupyter-scatter's tool buttons beside the map (at most)
 
 
-@pytest.fixture(scope="module")
-def review_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("onescreen") / "review"
-    workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
-    return path
-
-
 @pytest.fixture
-def view(review_path):
-    with Session.open(review_path, reviewer="tester") as session:
+def view(built):
+    with Session.open(built, reviewer="tester") as session:
         yield explore(session)
 
 

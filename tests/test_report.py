@@ -7,7 +7,6 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
 import workbench
 from workbench.cli import main
@@ -16,13 +15,6 @@ from workbench.review.report import label_colours, report_content, write_static_
 from workbench.store import AnnotationInputError, Store
 
 EVIL = "<script>alert('x')</script> *bold* `tick` | pipe [link](http://x) # not a heading"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    path = tmp_path_factory.mktemp("report") / "built"
-    workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
-    return path
 
 
 @pytest.fixture

@@ -16,14 +16,6 @@ import workbench
 from workbench.session.text import short_title
 from workbench.widgets import Session, forget_reviewer, screen
 
-from conftest import ROOT
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    path = tmp_path_factory.mktemp("screencard") / "review"
-    workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
-    return path
 
 
 @pytest.fixture

@@ -13,14 +13,6 @@ from workbench.errors import InputError
 from workbench.corpus.paper import FULL_TEXT
 from workbench.widgets import ScreeningQueue, Session, agreement_table, forget_reviewer, prisma_figure, screen
 
-from conftest import ROOT
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    path = tmp_path_factory.mktemp("team-ui") / "review"
-    workbench.build([ROOT / "seeds"], review=path, embedder="fake", seed=42)
-    return path
 
 
 @pytest.fixture
