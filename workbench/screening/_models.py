@@ -64,7 +64,13 @@ class ModelSpec:
     switch_after: int = 0  # after this many excludes in a row, rank with ``switch_to`` (0: never)
     switch_to: object = None  # the model (name or ModelSpec) ranking while such a run lasts
     components: tuple = ()  # "fuse": the models whose scores are combined
-    fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
+    fusion: str = "z"  # "fuse": "z" (mean of standardised scores), "rrf" (reciprocal rank) or "hedge"
+    # "hedge": the components' reciprocal ranks weighed by their record on the last
+    # ``hedge_window`` includes (see Ranker._hedge_weights): weight ~ exp(-rate * sum log(1 + rank)),
+    # then mixed with the uniform weights at ``hedge_share`` (no member's weight falls to 0)
+    hedge_rate: float = 0.5
+    hedge_window: int = 10
+    hedge_share: float = 0.1
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -88,6 +94,8 @@ class ModelSpec:
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         if self.classifier == "fuse":
             switch = f",switch_after={self.switch_after}:{get_model(self.switch_to).version}" if self.switch_after else ""
+            if self.fusion == "hedge":
+                switch += f",hedge={self.hedge_rate}:{self.hedge_window}:{self.hedge_share}"
             return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)}{switch})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
         extra += f",title_weight={self.title_weight}" if self.title_weight else ""
