@@ -82,6 +82,9 @@ def candidates() -> dict:
         # rate 0.5 on log(1 + rank), 10 % shared): parameters fixed before any replay
         ModelSpec("hedge-3", "fuse", "both", components=("svm-tfidf", "svm-both", "svm-emb"), fusion="hedge"),
         ModelSpec("hedge-2", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="hedge"),
+        # relevance feedback on the embeddings (nearest include minus nearest exclude) as a member
+        ModelSpec("rrf-knn", "fuse", "both", components=("svm-tfidf", "knn-emb"), fusion="rrf"),
+        ModelSpec("hedge-knn", "fuse", "both", components=("svm-tfidf", "svm-both", "knn-emb"), fusion="hedge"),
     ]
     return {s.name: s for s in specs}
 

@@ -320,3 +320,17 @@ def test_hedge_fusion_invariants():
     np.testing.assert_allclose(fused.scores_, Ranker(rrf, seed=0).fit(features, ORDER, LABELS).scores_)
     np.testing.assert_array_equal(fused.weights_[0], alone.weights_[0])
     assert fused.explain(4).kind == "words"
+
+
+def test_relevance_feedback_scores_by_hand_and_explains_by_neighbours():
+    features = _bee_review(True)
+    ranker = Ranker("knn-emb", seed=0).fit(features, [0, 6, 1, 7], [1, 0, 1, 0])
+    E = features.embeddings
+    expected = np.max(E @ E[[0, 1]].T, axis=1) - np.max(E @ E[[6, 7]].T, axis=1)
+    np.testing.assert_allclose(ranker.scores_, expected, atol=1e-6)
+    assert set(ranker.ranking()[:4].tolist()) == {2, 3, 4, 5}  # the other includes, beside the first two
+    assert ranker.explain(2).kind == "neighbours"
+    # as a member of a fusion the words come from the member that reads them
+    fused = Ranker(ModelSpec("f", "fuse", "both", components=("knn-emb", "svm-tfidf"), fusion="rrf"), seed=0)
+    fused.fit(features, [0, 6, 1, 7], [1, 0, 1, 0])
+    np.testing.assert_array_equal(fused.weights_[0], Ranker("svm-tfidf", seed=0).fit(features, [0, 6, 1, 7], [1, 0, 1, 0]).weights_[0])

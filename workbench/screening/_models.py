@@ -7,7 +7,9 @@ decision, which takes milliseconds because only decided papers are fitted. Names
 
 ========== =================================================================================
 classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
-           (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
+           (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only), ``knn``
+           relevance feedback (embeddings only, not linear: the cosine to the nearest include
+           minus the cosine to the nearest exclude)
 features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
            (the embedding block scaled by a weight: TF-IDF rows and embeddings both have length 1)
 ========== =================================================================================
@@ -49,7 +51,7 @@ __all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_mode
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    classifier: str  # "svm" | "lr" | "nb"
+    classifier: str  # "svm" | "lr" | "nb" | "knn" | "fuse"
     features: str  # "tfidf" | "emb" | "both"
     ratio: float = 9.8
     params: dict = field(default_factory=dict)
@@ -153,6 +155,8 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("lr-both", "lr", "both"),
         ModelSpec("nb-tfidf", "nb", "tfidf", ratio=1.2),
         ModelSpec("svm-tfidf-pn", "svm", "tfidf", presumed=100),
+        # relevance feedback: cosine to the nearest include minus to the nearest exclude
+        ModelSpec("knn-emb", "knn", "emb"),
         # svm-both with the titles' own TF-IDF beside the texts' at weight 0.5 (title words
         # weighed apart): as good on the means out of sample, less steady per review
         ModelSpec("svm-both-titles", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),

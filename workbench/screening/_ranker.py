@@ -149,6 +149,8 @@ class Ranker:
         scores are a sparse and a dense product (no (n, terms + d) matrix is ever built)."""
         if rows is None:
             rows, y = self.labelled_, self.labels_
+        if spec.classifier == "knn":
+            return self._fit_neighbours(spec, features, rows, y)
         at = (int(y.sum()), len(rows))
         kind, weight = spec.features_at(*at), spec.weight_at(*at)
         T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
@@ -199,6 +201,20 @@ class Ranker:
             full[n_terms:] = w[len(w) - d:]
             scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
+
+    @staticmethod
+    def _fit_neighbours(spec, features: Features, rows, y, chunk: int = 4096):
+        """Relevance feedback on the embeddings (classifier ``knn``): a paper's score is its
+        cosine to the nearest include minus its cosine to the nearest exclude. Not a linear
+        model: (None, zero weights, scores), so a fusion explains itself by another member."""
+        E = features.embedding_block(spec.embedding_center, spec.embedding_dims)
+        inc, exc = E[rows[y == 1]], E[rows[y == 0]]
+        scores = np.empty(len(E), dtype=np.float64)
+        for start in range(0, len(E), chunk):  # (chunk x decided) at a time, not (n x decided)
+            block = E[start:start + chunk]
+            scores[start:start + chunk] = (block @ inc.T).max(axis=1) - (block @ exc.T).max(axis=1)
+        n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
+        return None, (np.zeros(n_terms + E.shape[1], dtype=np.float32), 0.0), scores
 
     def _fit_fusion(self, fused, features: Features) -> None:
         """Fit every component of ``fused`` and combine their scores: the mean of the scores
