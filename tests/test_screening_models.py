@@ -334,3 +334,17 @@ def test_relevance_feedback_scores_by_hand_and_explains_by_neighbours():
     fused = Ranker(ModelSpec("f", "fuse", "both", components=("knn-emb", "svm-tfidf"), fusion="rrf"), seed=0)
     fused.fit(features, [0, 6, 1, 7], [1, 0, 1, 0])
     np.testing.assert_array_equal(fused.weights_[0], Ranker("svm-tfidf", seed=0).fit(features, [0, 6, 1, 7], [1, 0, 1, 0]).weights_[0])
+
+
+def test_hedge_record_handed_from_the_previous_fit_gives_the_same_queue():
+    # a live queue fits a new Ranker after every decision and hands it the last one
+    features = _bee_review(False)
+    previous = None
+    for k in range(2, len(ORDER) + 1):
+        previous = Ranker("svm-hedge", seed=0).fit(features, ORDER[:k], LABELS[:k], previous=previous)
+    at_once = Ranker("svm-hedge", seed=0).fit(features, ORDER, LABELS)
+    np.testing.assert_array_equal(previous.member_weights_, at_once.member_weights_)
+    assert previous.ranking().tolist() == at_once.ranking().tolist()
+    # another model's or seed's fit is not read
+    other = Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS, previous=at_once)
+    np.testing.assert_array_equal(other.member_weights_, Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS).member_weights_)

@@ -22,7 +22,11 @@ block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throug
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
-A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``. Other
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``: the mean of
+standardised scores (``z``), reciprocal-rank fusion (``rrf``), or reciprocal ranks weighed by
+each component's record (``hedge``: the ranks it gave the last ``hedge_window`` includes when
+they were found, as the multiplicative-weights rule of Hedge weighs experts; ``svm-hedge``
+fuses ``svm-tfidf``, ``svm-both`` and ``svm-emb`` so). Other
 ``ModelSpec`` fields, each measured by ``benchmarks/screening_loo.py``: ``embedding_curve``
 (w, k) weighs the embeddings w * n / (n + k) with n includes (trust growing with the
 evidence); ``switch_after`` N with ``switch_to`` M ranks with model M while the decisions end
@@ -159,6 +163,10 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("knn-emb", "knn", "emb"),
         # svm-both with the titles' own TF-IDF beside the texts' at weight 0.5 (title words
         # weighed apart): as good on the means out of sample, less steady per review
+        # svm-tfidf, svm-both and svm-emb, their reciprocal ranks weighed by the ranks each gave
+        # the last 10 includes when they were found (fusion "hedge"; "hedge-3" in
+        # benchmarks/screening_loo.py): about three fits per refit
+        ModelSpec("svm-hedge", "fuse", "both", components=("svm-tfidf", "svm-both", "svm-emb"), fusion="hedge"),
         ModelSpec("svm-both-titles", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
                   embedding_max_decided=2000, title_weight=0.5),
     ]

@@ -101,10 +101,16 @@ class Ranker:
         return f"{self.spec_.version}{explore};seed={self.seed}"
 
     # -- fitting --------------------------------------------------------------------------------
-    def fit(self, features: Features, labelled, labels) -> Ranker:
+    def fit(self, features: Features, labelled, labels, previous: Ranker | None = None) -> Ranker:
+        """Refit on the decided papers. ``previous``: an earlier fit of the same model and seed
+        on the same features (the queue's last one): a ``hedge`` fusion reads its members'
+        record of the earlier includes from it instead of refitting them (the same weights)."""
         t0 = time.perf_counter()
         if not isinstance(features, Features):
             raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")
+        if (previous is not None and previous is not self and hasattr(previous, "_record")
+                and previous.features_ is features and previous.model == self.model and previous.seed == self.seed):
+            self._record, self._last_members = dict(previous._record), previous._last_members
         n = len(features)
         labelled = np.asarray(labelled, dtype=np.int64).reshape(-1)
         labels = np.asarray(labels).reshape(-1)
