@@ -301,8 +301,16 @@ def main() -> None:
     if args.phase == "ours":  # our replays only (ASReview's may run meanwhile in another process)
         run_candidates(reviews, seeds_of, names, args.embedder)
         return
-    if args.against and args.phase in ("full", "asreview"):
-        raise SystemExit(f"--phase {args.phase} runs ASReview or replays --full-model alone; leave out --against")
+    if args.phase == "full":
+        runs = run_candidates(reviews, seeds_of, [args.full_model], args.embedder, full=True)
+        for kind, label in (("synergy", "the SYNERGY reviews"), ("made", "the made tasks"), (None, "all reviews")):
+            some = {n: df for n, df in reviews.items() if kind is None or group[n] == kind}
+            if some:
+                print(f"## Stopping rules on {args.full_model}, {label} ({len(some)}), replayed to the last include\n")
+                print(stopping_table(some, runs, seeds_of, args.full_model) + "\n")
+        return
+    if args.against and args.phase == "asreview":
+        raise SystemExit("--phase asreview runs ASReview alone; leave out --against")
     ref_name = "ASReview"
     if args.against:  # the reference is one of ours (its runs in the shape ASReview's are read in)
         names = names if args.against in names else [args.against, *names]
@@ -316,14 +324,6 @@ def main() -> None:
             k = len(seeds_of[name])
             asr.update(run_asreview({name: df}, argparse.Namespace(seeds=k, small_seeds=k, fresh=False), version))
     if args.phase == "asreview":
-        return
-    if args.phase == "full":
-        runs = run_candidates(reviews, seeds_of, [args.full_model], args.embedder, full=True)
-        for kind, label in (("synergy", "the SYNERGY reviews"), ("made", "the made tasks"), (None, "all reviews")):
-            some = {n: df for n, df in reviews.items() if kind is None or group[n] == kind}
-            if some:
-                print(f"## Stopping rules on {args.full_model}, {label} ({len(some)}), replayed to the last include\n")
-                print(stopping_table(some, runs, seeds_of, args.full_model) + "\n")
         return
     ours = run_candidates(reviews, seeds_of, names, args.embedder)
     loo = leave_one_out(reviews, group, ours, asr, seeds_of, names)
