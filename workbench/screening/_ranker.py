@@ -74,7 +74,10 @@ class Ranker:
 
     Fitted attributes: ``scores_`` (a score per paper, higher = more likely relevant; ``None``
     before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
-    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``.
+    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``; a fusion also
+    ``member_weights_`` (its components' weights), and a ``hedge`` fusion ``record_`` (the ranks
+    its components gave earlier includes) and ``member_scores_`` (their scores in this fit),
+    which the next fit reads (``fit(..., previous=...)``).
     """
 
     def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4):
@@ -108,9 +111,9 @@ class Ranker:
         t0 = time.perf_counter()
         if not isinstance(features, Features):
             raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")
-        if (previous is not None and previous is not self and hasattr(previous, "_record")
+        if (previous is not None and previous is not self and hasattr(previous, "record_")
                 and previous.features_ is features and previous.model == self.model and previous.seed == self.seed):
-            self._record, self._last_members = dict(previous._record), previous._last_members
+            self.record_, self.member_scores_ = dict(previous.record_), previous.member_scores_
         n = len(features)
         labelled = np.asarray(labelled, dtype=np.int64).reshape(-1)
         labels = np.asarray(labels).reshape(-1)
@@ -267,9 +270,9 @@ class Ranker:
         read from the previous fit when it was fitted on exactly the decisions before it (a
         replay, one decision at a time), and otherwise from the components refitted on them."""
         k = len(specs)
-        if not hasattr(self, "_record"):  # kept from fit to fit: {include and the decisions before it: ranks}
-            self._record, self._last_members = {}, None
-        memo, last = self._record, self._last_members  # last: (the decisions' key, the components' scores)
+        if not hasattr(self, "record_"):  # kept from fit to fit: {include and the decisions before it: ranks}
+            self.record_, self.member_scores_ = {}, None
+        memo, last = self.record_, self.member_scores_  # last: (the decisions' key, the components' scores)
         losses = np.zeros(k)
         for p in np.flatnonzero(self.labels_ == 1)[-fused.hedge_window:] if fused.hedge_window > 0 else []:
             rows, y = self.labelled_[:p], self.labels_[:p]
@@ -287,7 +290,7 @@ class Ranker:
                 paper = int(self.labelled_[p])
                 memo[key] = np.array([_rank_among(s, open_then, paper) for s in scores], dtype=np.float64)
             losses += np.log1p(memo[key])
-        self._last_members = ((_digest(self.labelled_, self.labels_), fused.components), current)
+        self.member_scores_ = ((_digest(self.labelled_, self.labels_), fused.components), current)
         w = np.exp(-fused.hedge_rate * (losses - losses.min()))
         w /= w.sum()
         return (1.0 - fused.hedge_share) * w + fused.hedge_share / k
