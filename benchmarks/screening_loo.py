@@ -78,6 +78,13 @@ def candidates() -> dict:
         both("title0.5-both", embedding_weight=0.1, embedding_steps=((10, 0.3),), title_weight=0.5),
         both("safe50-rrf-emb", embedding_weight=0.1, embedding_steps=((10, 0.3),), switch_after=50,
              switch_to=ModelSpec("rrf-tfidf-emb", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="rrf")),
+        # the members' reciprocal ranks weighed by their record on the last 10 includes (Hedge,
+        # rate 0.5 on log(1 + rank), 10 % shared): parameters fixed before any replay
+        ModelSpec("hedge-3", "fuse", "both", components=("svm-tfidf", "svm-both", "svm-emb"), fusion="hedge"),
+        ModelSpec("hedge-2", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="hedge"),
+        # relevance feedback on the embeddings (nearest include minus nearest exclude) as a member
+        ModelSpec("rrf-knn", "fuse", "both", components=("svm-tfidf", "knn-emb"), fusion="rrf"),
+        ModelSpec("hedge-knn", "fuse", "both", components=("svm-tfidf", "svm-both", "knn-emb"), fusion="hedge"),
     ]
     return {s.name: s for s in specs}
 
@@ -199,9 +206,9 @@ def leave_one_out(reviews, group, ours, asr, seeds_of, names, choose_on=("synerg
     return {"chosen": chosen, "in_sample": overall, "diffs": diffs}
 
 
-def loo_table(reviews, group, ours, asr, seeds_of, loo) -> str:
-    head = ("| review | records | includes | chosen without it | WSS@95 | ASReview | difference [95 % CI] "
-            "| recall@10 % | ASReview | difference [95 % CI] | per seed: WSS@95 difference |")
+def loo_table(reviews, group, ours, asr, seeds_of, loo, ref="ASReview") -> str:
+    head = (f"| review | records | includes | chosen without it | WSS@95 | {ref} | difference [95 % CI] "
+            f"| recall@10 % | {ref} | difference [95 % CI] | per seed: WSS@95 difference |")
     lines = [head, "|---|---:|---:|---|---:|---:|---|---:|---:|---|---|"]
     agg = {k: {"synergy": [], "made": []} for k in ("wo", "wa", "ro", "ra", "dw", "dr")}
     for kind, label in (("synergy", "SYNERGY"), ("made", "made tasks")):
@@ -284,6 +291,8 @@ def main() -> None:
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--phase", choices=["asreview", "ours", "report", "full"], default="report")
     parser.add_argument("--full-model", default=None, help="--phase full: the model replayed to the last include")
+    parser.add_argument("--against", default=None,
+                        help="pair with this candidate's replays (svm-tfidf: ELAS u4's twin) instead of running ASReview")
     args = parser.parse_args()
     names = args.candidates or list(candidates())
     reviews, group = load_all(args.reviews)
@@ -291,13 +300,6 @@ def main() -> None:
                                   min(args.seeds, args.big_seeds)) + 1)) for n, df in reviews.items()}
     if args.phase == "ours":  # our replays only (ASReview's may run meanwhile in another process)
         run_candidates(reviews, seeds_of, names, args.embedder)
-        return
-    version = _asreview.ensure_venv()
-    asr = {}
-    for name, df in reviews.items():
-        k = len(seeds_of[name])
-        asr.update(run_asreview({name: df}, argparse.Namespace(seeds=k, small_seeds=k, fresh=False), version))
-    if args.phase == "asreview":
         return
     if args.phase == "full":
         runs = run_candidates(reviews, seeds_of, [args.full_model], args.embedder, full=True)
@@ -307,18 +309,34 @@ def main() -> None:
                 print(f"## Stopping rules on {args.full_model}, {label} ({len(some)}), replayed to the last include\n")
                 print(stopping_table(some, runs, seeds_of, args.full_model) + "\n")
         return
+    if args.against and args.phase == "asreview":
+        raise SystemExit("--phase asreview runs ASReview alone; leave out --against")
+    ref_name = "ASReview"
+    if args.against:  # the reference is one of ours (its runs in the shape ASReview's are read in)
+        names = names if args.against in names else [args.against, *names]
+        ref = run_candidates(reviews, seeds_of, [args.against], args.embedder)
+        asr = {(n, s): {"metrics": ref[args.against, n, s]} for n in reviews for s in seeds_of[n]}
+        version, ref_name = f"not run (paired with {args.against})", args.against
+    else:
+        version = _asreview.ensure_venv()
+        asr = {}
+        for name, df in reviews.items():
+            k = len(seeds_of[name])
+            asr.update(run_asreview({name: df}, argparse.Namespace(seeds=k, small_seeds=k, fresh=False), version))
+    if args.phase == "asreview":
+        return
     ours = run_candidates(reviews, seeds_of, names, args.embedder)
     loo = leave_one_out(reviews, group, ours, asr, seeds_of, names)
     print(f"# Leave one review out, {time.strftime('%Y-%m-%d')}, {machine()}, ASReview {version}, "
           f"embeddings {args.embedder}, seeds 1-{args.seeds} (1-{args.big_seeds} over {BIG} records)\n")
     print("## Out of sample: each review's figures from the candidate chosen without it\n")
-    print(loo_table(reviews, group, ours, asr, seeds_of, loo) + "\n")
-    print("## In sample, every candidate (paired differences to ASReview, mean over reviews)\n")
+    print(loo_table(reviews, group, ours, asr, seeds_of, loo, ref_name) + "\n")
+    print(f"## In sample, every candidate (paired differences to {ref_name}, mean over reviews)\n")
     print(candidates_table(reviews, group, names, loo) + "\n")
     alone = leave_one_out(reviews, group, ours, asr, seeds_of, names, choose_on=("synergy",))
     print("## The same, chosen on the other SYNERGY reviews alone (the made tasks left out of the choice)\n")
-    print(loo_table({n: df for n, df in reviews.items() if group[n] == "synergy"}, group, ours, asr, seeds_of, alone) + "\n")
-    print("## Per review, every candidate: WSS@95 / recall@10 % difference to ASReview\n")
+    print(loo_table({n: df for n, df in reviews.items() if group[n] == "synergy"}, group, ours, asr, seeds_of, alone, ref_name) + "\n")
+    print(f"## Per review, every candidate: WSS@95 / recall@10 % difference to {ref_name}\n")
     print(per_review_table(reviews, ours, asr, seeds_of, names) + "\n")
     (LOO / "report.json").write_text(json.dumps({"chosen": loo["chosen"], "in_sample": loo["in_sample"]}))
 

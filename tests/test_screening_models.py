@@ -216,3 +216,135 @@ def test_svm_both_titles_ranks_a_paper_titled_like_the_include_higher_exact_orde
     # before paper 5 (fishing nets); with the titles weighed apart, 5's title "Bed nets" lifts it
     assert Ranker("svm-both", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 2, 5, 6, 7, 4]
     assert Ranker("svm-both-titles", seed=0).fit(f, [0, 1], [1, 0]).ranking().tolist() == [3, 5, 2, 6, 7, 4]
+
+
+# -- the evidence-weighted fusion ("hedge") -----------------------------------------------------
+BEES = ["bee pollination of apple orchards", "wild bee pollination in spring orchards",
+        "honey bee pollination and fruit set", "bumble bee pollination of apple flowers",
+        "solitary bee pollination services in orchards", "bee visits and pollination of pear orchards"]
+OTHER = ["stock market volatility and interest rates", "football match attendance in england",
+         "bond market returns after rate rises", "protein folding by molecular dynamics",
+         "urban traffic flow and congestion pricing", "deep learning for image segmentation",
+         "soil carbon under grassland management", "election turnout and voter age",
+         "coral reef bleaching and sea temperature", "battery cathode materials for storage",
+         "child language acquisition in bilingual homes", "galaxy rotation curves and dark matter"]
+
+
+def _bee_review(embeddings_agree: bool) -> Features:
+    """Six includes about bee pollination among twelve excludes. The words find the includes;
+    the embeddings put the later includes either beside the first (``embeddings_agree``) or
+    opposite it, among the excludes."""
+    texts = BEES + OTHER
+    rng = np.random.default_rng(3)
+    axis = np.zeros(8)
+    axis[0] = 1.0
+    emb = rng.normal(scale=0.2, size=(len(texts), 8))
+    emb[0] += axis
+    emb[1:6] += axis if embeddings_agree else -axis
+    emb[6:] += -axis if embeddings_agree else axis
+    return Features.from_texts(texts, embeddings=emb)
+
+
+HEDGE = ModelSpec("hedge", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="hedge")
+ORDER, LABELS = [0, 6, 1, 7, 2, 3], [1, 0, 1, 0, 1, 1]  # decisions in the order they were made
+
+
+def _weights_by_hand(features, spec, order, labels):
+    losses = np.zeros(len(spec.components))
+    for p in [p for p, y in enumerate(labels) if y == 1][-spec.hedge_window:]:
+        rows, y = order[:p], labels[:p]
+        if not 0 < sum(y) < p:
+            continue
+        for m, name in enumerate(spec.components):
+            s = Ranker(name, seed=0).fit(features, rows, y).scores_
+            queue = sorted((i for i in range(len(s)) if i not in rows), key=lambda i: (-s[i], i))
+            losses[m] += np.log1p(queue.index(order[p]))
+    w = np.exp(-spec.hedge_rate * (losses - losses.min()))
+    return (1 - spec.hedge_share) * w / w.sum() + spec.hedge_share / len(w)
+
+
+@pytest.mark.parametrize("agree", [False, True])
+def test_hedge_weights_move_to_the_member_that_ranked_the_includes_higher(agree):
+    features = _bee_review(agree)
+    fused = Ranker(HEDGE, seed=0).fit(features, ORDER, LABELS)
+    tfidf, emb = fused.member_weights_
+    if agree:  # both rank the later includes among the first: little reason to prefer either
+        assert abs(tfidf - emb) < 0.1
+    else:  # the embeddings ranked the second include last of the 16 papers then open, the words 3rd
+        assert tfidf > emb + 0.25
+    np.testing.assert_allclose(fused.member_weights_, _weights_by_hand(features, HEDGE, ORDER, LABELS))
+    assert fused.member_weights_.sum() == pytest.approx(1.0)
+    assert fused.member_weights_.min() >= HEDGE.hedge_share / 2
+    assert "hedge=0.5:10:0.1" in fused.version
+
+
+def test_hedge_weights_are_uniform_before_an_include_is_found_by_a_model():
+    fused = Ranker(HEDGE, seed=0).fit(_bee_review(False), [0, 6, 7], [1, 0, 0])  # the prior include only
+    np.testing.assert_allclose(fused.member_weights_, [0.5, 0.5])
+    rrf = Ranker(ModelSpec("rrf", "fuse", "both", components=HEDGE.components, fusion="rrf"), seed=0)
+    np.testing.assert_allclose(fused.scores_, rrf.fit(_bee_review(False), [0, 6, 7], [1, 0, 0]).scores_)
+
+
+def test_hedge_record_is_the_same_refitted_decision_by_decision_or_at_once():
+    features = _bee_review(False)
+    stepwise = Ranker(HEDGE, seed=0)
+    for k in range(2, len(ORDER) + 1):  # a replay: one decision at a time, the same ranker
+        stepwise.fit(features, ORDER[:k], LABELS[:k])
+    at_once = Ranker(HEDGE, seed=0).fit(features, ORDER, LABELS)  # a fresh ranker rebuilds the record
+    np.testing.assert_array_equal(stepwise.member_weights_, at_once.member_weights_)
+    np.testing.assert_array_equal(stepwise.scores_, at_once.scores_)
+    # a changed decision is a different history: the record is rebuilt, not reused
+    changed = LABELS[:3] + [1] + LABELS[4:]
+    np.testing.assert_allclose(stepwise.fit(features, ORDER, changed).member_weights_,
+                               _weights_by_hand(features, HEDGE, ORDER, changed))
+
+
+def test_hedge_fusion_invariants():
+    features = _bee_review(False)
+    # members that agree fuse to their own order
+    same = ModelSpec("same", "fuse", "both", components=("svm-tfidf", "svm-tfidf"), fusion="hedge")
+    fused = Ranker(same, seed=0).fit(features, ORDER, LABELS)
+    alone = Ranker("svm-tfidf", seed=0).fit(features, ORDER, LABELS)
+    np.testing.assert_allclose(fused.member_weights_, [0.5, 0.5])
+    assert fused.ranking().tolist() == alone.ranking().tolist()
+    # all the weight on the better member (no share, a steep rate): its queue, paper for paper
+    steep = ModelSpec("steep", "fuse", "both", components=HEDGE.components, fusion="hedge",
+                      hedge_rate=1000.0, hedge_share=0.0)
+    fused = Ranker(steep, seed=0).fit(features, ORDER, LABELS)
+    np.testing.assert_array_equal(fused.member_weights_, [1.0, 0.0])
+    assert fused.ranking().tolist() == alone.ranking().tolist()
+    # rate 0: plain reciprocal-rank fusion; the words that explain it are the word-reading member's
+    flat = ModelSpec("flat", "fuse", "both", components=HEDGE.components, fusion="hedge", hedge_rate=0.0)
+    rrf = ModelSpec("rrf", "fuse", "both", components=HEDGE.components, fusion="rrf")
+    fused = Ranker(flat, seed=0).fit(features, ORDER, LABELS)
+    np.testing.assert_allclose(fused.scores_, Ranker(rrf, seed=0).fit(features, ORDER, LABELS).scores_)
+    np.testing.assert_array_equal(fused.weights_[0], alone.weights_[0])
+    assert fused.explain(4).kind == "words"
+
+
+def test_relevance_feedback_scores_by_hand_and_explains_by_neighbours():
+    features = _bee_review(True)
+    ranker = Ranker("knn-emb", seed=0).fit(features, [0, 6, 1, 7], [1, 0, 1, 0])
+    E = features.embeddings
+    expected = np.max(E @ E[[0, 1]].T, axis=1) - np.max(E @ E[[6, 7]].T, axis=1)
+    np.testing.assert_allclose(ranker.scores_, expected, atol=1e-6)
+    assert set(ranker.ranking()[:4].tolist()) == {2, 3, 4, 5}  # the other includes, beside the first two
+    assert ranker.explain(2).kind == "neighbours"
+    # as a member of a fusion the words come from the member that reads them
+    fused = Ranker(ModelSpec("f", "fuse", "both", components=("knn-emb", "svm-tfidf"), fusion="rrf"), seed=0)
+    fused.fit(features, [0, 6, 1, 7], [1, 0, 1, 0])
+    np.testing.assert_array_equal(fused.weights_[0], Ranker("svm-tfidf", seed=0).fit(features, [0, 6, 1, 7], [1, 0, 1, 0]).weights_[0])
+
+
+def test_hedge_record_handed_from_the_previous_fit_gives_the_same_queue():
+    # a live queue fits a new Ranker after every decision and hands it the last one
+    features = _bee_review(False)
+    previous = None
+    for k in range(2, len(ORDER) + 1):
+        previous = Ranker("svm-hedge", seed=0).fit(features, ORDER[:k], LABELS[:k], previous=previous)
+    at_once = Ranker("svm-hedge", seed=0).fit(features, ORDER, LABELS)
+    np.testing.assert_array_equal(previous.member_weights_, at_once.member_weights_)
+    assert previous.ranking().tolist() == at_once.ranking().tolist()
+    # another model's or seed's fit is not read
+    other = Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS, previous=at_once)
+    np.testing.assert_array_equal(other.member_weights_, Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS).member_weights_)

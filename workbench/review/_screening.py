@@ -169,7 +169,8 @@ class ScreeningCache:
     def ranker(self, features: Features, rows, labels, model: str | None, seed: int) -> Ranker:
         key = (id(features), model, seed, rows.tobytes(), labels.tobytes())
         if self.fitted is None or self.fitted[0] != key:
-            self.fitted = (key, Ranker(model, seed=seed).fit(features, rows, labels))
+            previous = self.fitted[1] if self.fitted is not None else None  # (a fusion's record of its members)
+            self.fitted = (key, Ranker(model, seed=seed).fit(features, rows, labels, previous=previous))
         return self.fitted[1]
 
 

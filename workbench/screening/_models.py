@@ -7,7 +7,9 @@ decision, which takes milliseconds because only decided papers are fitted. Names
 
 ========== =================================================================================
 classifier ``svm`` linear SVM (squared hinge, C = 0.11), ``lr`` logistic regression
-           (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only)
+           (C = 1), ``nb`` multinomial naive Bayes (alpha = 3.822; TF-IDF only), ``knn``
+           relevance feedback (embeddings only, not linear: the cosine to the nearest include
+           minus the cosine to the nearest exclude)
 features   ``tfidf`` words and word pairs, ``emb`` the review's embeddings, ``both`` side by side
            (the embedding block scaled by a weight: TF-IDF rows and embeddings both have length 1)
 ========== =================================================================================
@@ -20,7 +22,11 @@ block of every decided paper). ``svm-both-w0.3`` is the embeddings at 0.3 throug
 
 ``-pn``: each refit also takes 100 undecided papers drawn at random as presumed excludes
 (Cormack & Grossman's BMI/AutoTAR), which steadies the first models, fitted on two papers.
-A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``. Other
+A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components``: the mean of
+standardised scores (``z``), reciprocal-rank fusion (``rrf``), or reciprocal ranks weighed by
+each component's record (``hedge``: the ranks it gave the last ``hedge_window`` includes when
+they were found, as the multiplicative-weights rule of Hedge weighs experts; ``svm-hedge``
+fuses ``svm-tfidf``, ``svm-both`` and ``svm-emb`` so). Other
 ``ModelSpec`` fields, each measured by ``benchmarks/screening_loo.py``: ``embedding_curve``
 (w, k) weighs the embeddings w * n / (n + k) with n includes (trust growing with the
 evidence); ``switch_after`` N with ``switch_to`` M ranks with model M while the decisions end
@@ -49,7 +55,7 @@ __all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_mode
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    classifier: str  # "svm" | "lr" | "nb"
+    classifier: str  # "svm" | "lr" | "nb" | "knn" | "fuse"
     features: str  # "tfidf" | "emb" | "both"
     ratio: float = 9.8
     params: dict = field(default_factory=dict)
@@ -64,7 +70,13 @@ class ModelSpec:
     switch_after: int = 0  # after this many excludes in a row, rank with ``switch_to`` (0: never)
     switch_to: object = None  # the model (name or ModelSpec) ranking while such a run lasts
     components: tuple = ()  # "fuse": the models whose scores are combined
-    fusion: str = "z"  # "fuse": "z" (mean of standardised scores) or "rrf" (reciprocal rank)
+    fusion: str = "z"  # "fuse": "z" (mean of standardised scores), "rrf" (reciprocal rank) or "hedge"
+    # "hedge": the components' reciprocal ranks weighed by their record on the last
+    # ``hedge_window`` includes (see Ranker._hedge_weights): weight ~ exp(-rate * sum log(1 + rank)),
+    # then mixed with the uniform weights at ``hedge_share`` (no member's weight falls to 0)
+    hedge_rate: float = 0.5
+    hedge_window: int = 10
+    hedge_share: float = 0.1
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -88,6 +100,8 @@ class ModelSpec:
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         if self.classifier == "fuse":
             switch = f",switch_after={self.switch_after}:{get_model(self.switch_to).version}" if self.switch_after else ""
+            if self.fusion == "hedge":
+                switch += f",hedge={self.hedge_rate}:{self.hedge_window}:{self.hedge_share}"
             return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)}{switch})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
         extra += f",title_weight={self.title_weight}" if self.title_weight else ""
@@ -145,8 +159,14 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("lr-both", "lr", "both"),
         ModelSpec("nb-tfidf", "nb", "tfidf", ratio=1.2),
         ModelSpec("svm-tfidf-pn", "svm", "tfidf", presumed=100),
+        # relevance feedback: cosine to the nearest include minus to the nearest exclude
+        ModelSpec("knn-emb", "knn", "emb"),
         # svm-both with the titles' own TF-IDF beside the texts' at weight 0.5 (title words
         # weighed apart): as good on the means out of sample, less steady per review
+        # svm-tfidf, svm-both and svm-emb, their reciprocal ranks weighed by the ranks each gave
+        # the last 10 includes when they were found (fusion "hedge"; "hedge-3" in
+        # benchmarks/screening_loo.py): about three fits per refit
+        ModelSpec("svm-hedge", "fuse", "both", components=("svm-tfidf", "svm-both", "svm-emb"), fusion="hedge"),
         ModelSpec("svm-both-titles", "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
                   embedding_max_decided=2000, title_weight=0.5),
     ]

@@ -74,7 +74,10 @@ class Ranker:
 
     Fitted attributes: ``scores_`` (a score per paper, higher = more likely relevant; ``None``
     before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
-    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``.
+    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``; a fusion also
+    ``member_weights_`` (its components' weights), and a ``hedge`` fusion ``record_`` (the ranks
+    its components gave earlier includes) and ``member_scores_`` (their scores in this fit),
+    which the next fit reads (``fit(..., previous=...)``).
     """
 
     def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4):
@@ -101,10 +104,16 @@ class Ranker:
         return f"{self.spec_.version}{explore};seed={self.seed}"
 
     # -- fitting --------------------------------------------------------------------------------
-    def fit(self, features: Features, labelled, labels) -> Ranker:
+    def fit(self, features: Features, labelled, labels, previous: Ranker | None = None) -> Ranker:
+        """Refit on the decided papers. ``previous``: an earlier fit of the same model and seed
+        on the same features (the queue's last one): a ``hedge`` fusion reads its members'
+        record of the earlier includes from it instead of refitting them (the same weights)."""
         t0 = time.perf_counter()
         if not isinstance(features, Features):
             raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")
+        if (previous is not None and previous is not self and hasattr(previous, "record_")
+                and previous.features_ is features and previous.model == self.model and previous.seed == self.seed):
+            self.record_, self.member_scores_ = dict(previous.record_), previous.member_scores_
         n = len(features)
         labelled = np.asarray(labelled, dtype=np.int64).reshape(-1)
         labels = np.asarray(labels).reshape(-1)
@@ -141,20 +150,26 @@ class Ranker:
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _fit_linear(self, spec, features: Features):
-        """Fit ``spec`` on the decided papers: (classifier, (w, b), a score per paper), with
+    def _fit_linear(self, spec, features: Features, rows=None, y=None):
+        """Fit ``spec`` on the decided papers (or on ``rows`` labelled ``y``, the decisions as
+        they stood earlier): (classifier, (w, b), a score per paper), with
         score = ``features.matrix(kind, weight, ...) @ w + b``. The TF-IDF and embedding blocks
         are kept apart: only the decided papers' rows are put side by side for the fit, and the
         scores are a sparse and a dense product (no (n, terms + d) matrix is ever built)."""
-        at = (self.n_includes_, self.n_labelled_)
+        if rows is None:
+            rows, y = self.labelled_, self.labels_
+        if spec.classifier == "knn":
+            return self._fit_neighbours(spec, features, rows, y)
+        at = (int(y.sum()), len(rows))
         kind, weight = spec.features_at(*at), spec.weight_at(*at)
         T, B = features.blocks(kind, spec.embedding_center, spec.embedding_dims)
         if T is not None and spec.title_weight:
             T = features.words(spec.title_weight)
-        rows, y = self.labelled_, self.labels_
         if spec.presumed:  # a fresh random draw of undecided papers, fitted as excludes
-            rng = np.random.default_rng([self.seed, self.n_labelled_, 1])
-            undecided = np.flatnonzero(~self.decided_)
+            rng = np.random.default_rng([self.seed, len(rows), 1])
+            decided = np.zeros(len(self.decided_), dtype=bool)
+            decided[rows] = True
+            undecided = np.flatnonzero(~decided)
             extra = rng.choice(undecided, min(spec.presumed, len(undecided)), replace=False)
             rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
         d = B.shape[1] if B is not None else 0
@@ -196,30 +211,89 @@ class Ranker:
             scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
 
+    @staticmethod
+    def _fit_neighbours(spec, features: Features, rows, y, chunk: int = 4096):
+        """Relevance feedback on the embeddings (classifier ``knn``): a paper's score is its
+        cosine to the nearest include minus its cosine to the nearest exclude. Not a linear
+        model: (None, zero weights, scores), so a fusion explains itself by another member."""
+        E = features.embedding_block(spec.embedding_center, spec.embedding_dims)
+        inc, exc = E[rows[y == 1]], E[rows[y == 0]]
+        scores = np.empty(len(E), dtype=np.float64)
+        for start in range(0, len(E), chunk):  # (chunk x decided) at a time, not (n x decided)
+            block = E[start:start + chunk]
+            scores[start:start + chunk] = (block @ inc.T).max(axis=1) - (block @ exc.T).max(axis=1)
+        n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
+        return None, (np.zeros(n_terms + E.shape[1], dtype=np.float32), 0.0), scores
+
     def _fit_fusion(self, fused, features: Features) -> None:
         """Fit every component of ``fused`` and combine their scores: the mean of the scores
         standardised over the undecided papers (``z``: again a linear model, so its word weights
-        explain it), or the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by
-        the first)."""
+        explain it), the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by
+        the first), or that sum weighed by each component's record (``hedge``, see
+        :meth:`_hedge_weights`; explained by the heaviest component that reads words)."""
         specs = [get_model(c) for c in fused.components]
         fits = [self._fit_linear(spec, features) for spec in specs]
         self.model_ = [clf for clf, _, _ in fits]
         undecided = ~self.decided_
         n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
+        member = np.full(len(fits), 1.0 / len(fits))
+        if fused.fusion == "hedge":
+            member = self._hedge_weights(fused, specs, features, [scores for _, _, scores in fits])
+        self.member_weights_ = member
         total, weights = np.zeros(len(self.decided_)), np.zeros(n_terms)
-        for i, (spec, (_, (w, _), scores)) in enumerate(zip(specs, fits)):
-            words = w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else np.zeros(n_terms)
-            if fused.fusion == "rrf":
-                rank = np.empty(len(scores))
-                rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
-                total += 1.0 / (60.0 + rank)
-                weights = words if i == 0 else weights
+        words_of = [w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else None
+                    for spec, (_, (w, _), _) in zip(specs, fits)]
+        for i, (_, _, scores) in enumerate(fits):
+            if fused.fusion in ("rrf", "hedge"):
+                total += member[i] * len(fits) / (60.0 + ranks(scores))
             else:
                 sd = float(scores[undecided].std()) or 1.0
                 total += (scores - float(scores[undecided].mean())) / sd
-                weights = weights + words / sd
-        self.weights_ = (weights.astype(np.float32), 0.0)
+                weights = weights + (words_of[i] if words_of[i] is not None else 0.0) / sd
+        if fused.fusion != "z":
+            readers = [i for i in range(len(fits)) if words_of[i] is not None]
+            if readers:
+                best = readers[0] if fused.fusion == "rrf" else max(readers, key=lambda i: (member[i], -i))
+                weights = words_of[best]
+        self.weights_ = (np.asarray(weights, dtype=np.float32), 0.0)
         self.scores_ = total / len(fits)
+
+    def _hedge_weights(self, fused, specs, features, current: list) -> np.ndarray:
+        """The components' weights from their record: for each of the last ``hedge_window``
+        includes, the rank (0 = first) each component gave it among the papers then undecided,
+        when fitted on the decisions made before it. Weight ~ exp(-rate * sum of log(1 + rank))
+        (the multiplicative-weights rule of Hedge, on the log of the rank: an include ranked 0
+        costs nothing, one ranked 100 costs 4.6), mixed with the uniform weights at
+        ``hedge_share``. Without a recorded include the weights are uniform.
+
+        The record is a function of the decisions in their order alone: an include's ranks are
+        read from the previous fit when it was fitted on exactly the decisions before it (a
+        replay, one decision at a time), and otherwise from the components refitted on them."""
+        k = len(specs)
+        if not hasattr(self, "record_"):  # kept from fit to fit: {include and the decisions before it: ranks}
+            self.record_, self.member_scores_ = {}, None
+        memo, last = self.record_, self.member_scores_  # last: (the decisions' key, the components' scores)
+        losses = np.zeros(k)
+        for p in np.flatnonzero(self.labels_ == 1)[-fused.hedge_window:] if fused.hedge_window > 0 else []:
+            rows, y = self.labelled_[:p], self.labels_[:p]
+            if not 0 < int(y.sum()) < p:
+                continue  # no model before this include (a prior, or no exclude yet)
+            key = (_digest(self.labelled_[: p + 1], self.labels_[: p + 1]), fused.components)
+            if key not in memo:
+                then = _digest(rows, y)
+                if last is not None and last[0] == (then, fused.components):
+                    scores = last[1]
+                else:
+                    scores = [self._fit_linear(spec, features, rows, y)[2] for spec in specs]
+                open_then = np.ones(len(self.decided_), dtype=bool)
+                open_then[rows] = False
+                paper = int(self.labelled_[p])
+                memo[key] = np.array([_rank_among(s, open_then, paper) for s in scores], dtype=np.float64)
+            losses += np.log1p(memo[key])
+        self.member_scores_ = ((_digest(self.labelled_, self.labels_), fused.components), current)
+        w = np.exp(-fused.hedge_rate * (losses - losses.min()))
+        w /= w.sum()
+        return (1.0 - fused.hedge_share) * w + fused.hedge_share / k
 
     @staticmethod
     def _linear_weights(clf) -> tuple[np.ndarray, float]:
@@ -329,6 +403,29 @@ class Ranker:
             return Explanation(paper, score, "words", phrases(terms, contrib, text, k),
                                phrases(terms, contrib, text, 2, sign=-1), like)
         return Explanation(paper, score, "neighbours", like, like=like)
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """Each paper's place (0 = first) when sorted by ``scores``, best first, ties by row index."""
+    rank = np.empty(len(scores))
+    rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
+    return rank
+
+
+def _rank_among(scores: np.ndarray, among: np.ndarray, paper: int) -> int:
+    """``paper``'s place (0 = first) among the rows where ``among`` is true, by ``scores``,
+    best first, ties by row index (the queue's order)."""
+    s, mine = scores[among], scores[paper]
+    rows = np.flatnonzero(among)
+    return int((s > mine).sum() + ((s == mine) & (rows < paper)).sum())
+
+
+def _digest(rows: np.ndarray, labels: np.ndarray) -> bytes:
+    """A key for decisions in their order (rows and labels)."""
+    import hashlib
+
+    return hashlib.blake2b(np.asarray(rows, np.int64).tobytes() + b"|" + np.asarray(labels, np.int8).tobytes(),
+                           digest_size=16).digest()
 
 
 def as_features(data) -> Features:

@@ -29,7 +29,8 @@ __all__ = ["AI_USE_HEADING", "METHODS_HEADING", "Methods", "Section", "build_com
 METHODS_HEADING = "Methods"
 AI_USE_HEADING = "AI-use statement (RAISE)"
 _CLASSIFIERS = {"svm": "a linear support vector machine", "lr": "a logistic regression",
-                "nb": "a multinomial naive Bayes classifier", "fuse": "a fusion of the scores of several models"}
+                "nb": "a multinomial naive Bayes classifier", "fuse": "a fusion of the scores of several models",
+                "knn": "relevance feedback (the cosine to the nearest include minus to the nearest exclude)"}
 _FEATURES = {"tfidf": "on the TF-IDF of the records' words and word pairs",
              "emb": "on the records' sentence embeddings ({embedder})",
              "both": "on the TF-IDF of the records' words and word pairs with their sentence embeddings "
