@@ -14,7 +14,11 @@ embedding cache; the static model distilled and numba's UMAP compiled on disk al
 Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
 ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
 ``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker;
-for ``single``, also of its largest child process (the words counted and the map laid out beside it).
+for ``single``, also of its largest child process (the words counted and the map laid out beside it),
+and ``tree``: what the machine must have for it, the largest sum, sampled every 0.5 s, of the build
+process's RSS and its children's private memory (a forked child's ``ru_maxrss`` counts the pages it
+shares with the build; see ``_memwatch.py``; ``MEMWATCH_LOG=FILE`` writes every sample with the
+build's innermost calls).
 ``--before DIR``: each row is run first with the workbench of another checkout (``PYTHONPATH=DIR``,
 e.g. a worktree of an older commit), then with this one, alternately; the load average (1 min)
 at the start and the end of each row is printed beside it.
@@ -35,13 +39,19 @@ from _common import machine, run_child  # noqa: E402
 from scale import OUT, make_corpus  # noqa: E402
 
 CHILD = r"""
-import json, resource, sys, time
+import json, os, resource, sys, time
 import workbench
-review, source, embedder, mode, sample = sys.argv[1:6]
+review, source, embedder, mode, sample, bench = sys.argv[1:7]
+sys.path.insert(0, bench)
+from _memwatch import MemWatch
 t0 = time.perf_counter()
 peaks = {}
 if mode == "single":
+    watch = MemWatch(0.5, os.environ.get("MEMWATCH_LOG") or None)
+    watch.start()
     r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False)
+    watch.stop()
+    peaks["tree"] = round(watch.peak_mb)
     stages = dict(r.manifest["timings"])
 else:
     from distributed import Client, LocalCluster
@@ -59,7 +69,7 @@ print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "st
                   "wall": time.perf_counter() - t0, "peaks": peaks}))
 """
 
-SINGLE = ["read", "embed", "topics", "map", "write"]
+SINGLE = ["read", "texts", "embed", "topics", "map", "write"]
 DASK = ["read", "dedupe", "embed", "sample_fit", "place", "words", "gather", "write"]
 
 
@@ -117,7 +127,8 @@ def main() -> None:
             review = work / f"{mode}-{size}"
             shutil.rmtree(review, ignore_errors=True)
             load = os.getloadavg()[0]
-            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)],
+            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size),
+                                                str(Path(__file__).resolve().parent)],
                                         env={"PYTHONPATH": root})
             print(_row(size, mode, result, wall, code, f"{load:.1f}-{os.getloadavg()[0]:.1f}"), flush=True)
             if args.keep is not None:
@@ -125,7 +136,7 @@ def main() -> None:
                 shutil.rmtree(args.keep / review.name, ignore_errors=True)
                 shutil.move(str(review), str(args.keep / review.name))
             shutil.rmtree(review, ignore_errors=True)
-    print("\nsingle: read = readers + dedupe, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
+    print("\nsingle: read = readers + dedupe, texts = the texts embedded made and (from 200,000) the papers set aside, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
           " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
           " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts per partition, cut by"
           " term into 16 buckets, each summed over the corpus")

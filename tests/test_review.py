@@ -33,8 +33,8 @@ def test_build_writes_every_part_of_the_review(built):
     manifest = json.loads((built.files / "build.json").read_text())
     assert manifest["n_papers"] == 133 and manifest["seed"] == 42
     assert manifest["embedder"]["name"] == "fake"
-    assert set(manifest["timings"]) == {"read", "embed", "topics", "map"}
-    assert set(built.manifest["timings"]) == {"read", "embed", "topics", "map", "write"}
+    assert set(manifest["timings"]) == {"read", "texts", "embed", "topics", "map"}
+    assert set(built.manifest["timings"]) == {"read", "texts", "embed", "topics", "map", "write"}
 
 
 def test_html_map_is_self_contained_and_lists_every_paper(built):

@@ -108,9 +108,11 @@ def build(
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
     emb = get_embedder(embedder, progress=progress)
+    t = time.perf_counter()
     texts = [document_text(p) for p in papers]
     aside = set_aside(papers, cache.folder)  # their abstracts in a file until the save (large corpora)
     papers = aside.papers
+    timings["texts"] = time.perf_counter() - t  # (the texts embedded, and the papers set aside)
     t = time.perf_counter()
     with ExitStack() as beside:
         with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
@@ -126,6 +128,10 @@ def build(
         timings["embed"] = time.perf_counter() - t
         model, coords, map_method = _topics_and_map(cache, keys, params, embedded,
                                                     WordVectors(emb, path / CACHE_FILE), words.terms, timings)
+    terms = model.terms_
+    if terms is not None and not callable(terms) and cache.has_terms(terms.key):
+        model.release_terms(cache.terms)  # (kept in the cache: a refit reads them back; not held through the save)
+    del terms
     manifest = _manifest(sources, report, papers, embedded, model, map_method, timings)
     manifest["cache_keys"] = keys
     found = TopicMap(model.topic_info_, model.labels_, coords, model.reduced_embeddings_, model.fine_labels_)
