@@ -177,6 +177,8 @@ def test_a_build_keeps_what_a_new_kernel_makes_from_every_text(built, monkeypatc
     assert np.array_equal(opened.embeddings(), vectors)
     digest = opened.texts_digest()
     assert [f.name for f in (built.path / "cache" / "text-starts").iterdir()] == [f"{digest}-260.json"]
+    written = (built.path / "cache" / "text-starts" / f"{digest}-260.json").read_text(encoding="utf-8")
+    assert written == json.dumps(expected, ensure_ascii=False)  # (written one text at a time: the same JSON)
     assert [f.name.split("-")[0] for f in (built.path / "cache" / "embeddings-rows").iterdir()] == [digest]
 
 
