@@ -129,7 +129,7 @@ def main() -> None:
             load = os.getloadavg()[0]
             result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size),
                                                 str(Path(__file__).resolve().parent)],
-                                        env={"PYTHONPATH": root})
+                                        env={"PYTHONPATH": root}, timeout=4 * 3600)  # (the single build at 1,000,000: ~1 h)
             print(_row(size, mode, result, wall, code, f"{load:.1f}-{os.getloadavg()[0]:.1f}"), flush=True)
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
