@@ -7,6 +7,9 @@ and two peaks need not fall at the same moment. :class:`MemWatch` is a thread th
 + ``Private_Dirty`` of ``/proc/PID/smaps_rollup``) of each of its descendants, and keeps the
 largest sum: the tree's peak. With ``log``, each sample is written as a line with the main
 thread's innermost calls, to find which call holds what (Linux only; elsewhere it reports nothing).
+``pid``: watch that process instead, from outside (no calls then). From inside, a sample waits
+while a compiled (numba) call holds the interpreter's lock, which NN-descent does for minutes at
+a million papers; from outside nothing waits, so the peak is best taken from outside.
 """
 
 from __future__ import annotations
@@ -76,9 +79,9 @@ class MemWatch(threading.Thread):
     the module docstring): ``peak_mb`` (the largest sum), ``own_peak_mb``, ``children_peak_mb``
     (their private memory at its largest), and, with ``log``, one line per sample."""
 
-    def __init__(self, every: float = 0.5, log: str | os.PathLike | None = None):
+    def __init__(self, every: float = 0.5, log: str | os.PathLike | None = None, pid: int | None = None):
         super().__init__(daemon=True, name="memwatch")
-        self.every, self.log = every, log
+        self.every, self.log, self.pid = every, log, pid
         self.peak_mb = self.own_peak_mb = self.children_peak_mb = 0.0
         self.peak_at = ""
         self._main = threading.main_thread().ident
@@ -86,11 +89,11 @@ class MemWatch(threading.Thread):
         self._t0 = time.perf_counter()
 
     def sample(self) -> str:
-        own = _rss_mb()
-        kids = {pid: _private_mb(pid) for pid in _children(os.getpid())}
+        own = _rss_mb(self.pid or "self")
+        kids = {pid: _private_mb(pid) for pid in _children(self.pid or os.getpid())}
         private = sum(kids.values())
         total = own + private
-        where = _stack(self._main)
+        where = "" if self.pid else _stack(self._main)
         if total > self.peak_mb:
             self.peak_mb, self.peak_at = total, where
         self.own_peak_mb = max(self.own_peak_mb, own)
@@ -109,6 +112,12 @@ class MemWatch(threading.Thread):
         finally:
             if out is not None:
                 out.close()
+
+    def follow(self, pid: int) -> "MemWatch":
+        """Watch process ``pid`` (and its descendants) from outside, from now on."""
+        self.pid = pid
+        self.start()
+        return self
 
     def stop(self) -> "MemWatch":
         self._halt.set()

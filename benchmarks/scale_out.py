@@ -36,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine, run_child  # noqa: E402
+from _memwatch import MemWatch  # noqa: E402
 from scale import OUT, make_corpus  # noqa: E402
 
 CHILD = r"""
@@ -47,11 +48,9 @@ from _memwatch import MemWatch
 t0 = time.perf_counter()
 peaks = {}
 if mode == "single":
-    watch = MemWatch(0.5, os.environ.get("MEMWATCH_LOG") or None)
-    watch.start()
+    if os.environ.get("MEMWATCH_LOG"):
+        MemWatch(0.5, os.environ["MEMWATCH_LOG"]).start()  # (every sample, with the build's calls)
     r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False)
-    watch.stop()
-    peaks["tree"] = round(watch.peak_mb)
     stages = dict(r.manifest["timings"])
 else:
     from distributed import Client, LocalCluster
@@ -127,9 +126,13 @@ def main() -> None:
             review = work / f"{mode}-{size}"
             shutil.rmtree(review, ignore_errors=True)
             load = os.getloadavg()[0]
+            watch = MemWatch(0.5) if mode == "single" else None  # (the build's tree, from outside)
             result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size),
                                                 str(Path(__file__).resolve().parent)],
-                                        env={"PYTHONPATH": root}, timeout=4 * 3600)  # (the single build at 1,000,000: ~1 h)
+                                        env={"PYTHONPATH": root}, timeout=4 * 3600,  # (the single build at 1,000,000: ~1 h)
+                                        watch=watch)
+            if watch is not None:
+                result["peaks"]["tree"] = round(watch.peak_mb)
             print(_row(size, mode, result, wall, code, f"{load:.1f}-{os.getloadavg()[0]:.1f}"), flush=True)
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
