@@ -128,10 +128,6 @@ def build(
         timings["embed"] = time.perf_counter() - t
         model, coords, map_method = _topics_and_map(cache, keys, params, embedded,
                                                     WordVectors(emb, path / CACHE_FILE), words.terms, timings)
-    terms = model.terms_
-    if terms is not None and not callable(terms) and cache.has_terms(terms.key):
-        model.release_terms(cache.terms)  # (kept in the cache: a refit reads them back; not held through the save)
-    del terms
     manifest = _manifest(sources, report, papers, embedded, model, map_method, timings)
     manifest["cache_keys"] = keys
     found = TopicMap(model.topic_info_, model.labels_, coords, model.reduced_embeddings_, model.fine_labels_)
@@ -159,12 +155,21 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embed
                              lambda: TopicModel(**params).fit(texts, X, word_vectors=words, graph=beside.graph, terms=terms),
                              lambda entry: load_results(entry, params, texts, X, words))
         timings["topics"] = time.perf_counter() - t
+        _let_go_of_terms(model, cache)
         if beside.graph_seconds:
             timings["neighbours"] = beside.graph_seconds  # (part of "topics"; UMAP's own stage without it)
         t = time.perf_counter()
         coords, map_method = cache.layout(keys["map"], lambda: beside.result(model.graph_))
     timings["map"] = time.perf_counter() - t
     return model, coords, map_method
+
+
+def _let_go_of_terms(model, cache: BuildCache) -> None:
+    """The model's word counts let go where the review's cache keeps them (a refit reads them
+    back): not held through the map laid out here and the save (gigabytes at a million papers)."""
+    terms = model.terms_
+    if terms is not None and not callable(terms) and cache.has_terms(terms.key):
+        model.release_terms(cache.terms)
 
 
 def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:
