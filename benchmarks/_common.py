@@ -110,17 +110,23 @@ def embed_cached(texts: list[str], embedder_name: str) -> np.ndarray:
     return X
 
 
-def run_child(code: str, args: list[str], env: dict | None = None, timeout: float = 3600) -> tuple[dict, float, float]:
-    """Run ``python -c code args`` in a fresh process: (last JSON line of stdout, wall s, peak RSS MB)."""
+def run_child(code: str, args: list[str], env: dict | None = None, timeout: float = 3600,
+              watch=None) -> tuple[dict, float, float]:
+    """Run ``python -c code args`` in a fresh process: (last JSON line of stdout, wall s, peak RSS MB).
+    ``watch``: a :class:`_memwatch.MemWatch` that follows the process from its start to its end."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_PROGRESS": "0", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    if watch is not None:
+        watch.follow(proc.pid)
     out: list[str] = []
     err: list[str] = []
     threads = [threading.Thread(target=lambda s=s, k=k: k.append(s.read())) for s, k in ((proc.stdout, out), (proc.stderr, err))]
     for t in threads:
         t.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    if watch is not None:
+        watch.stop()
     for t in threads:
         t.join()
     wall = time.perf_counter() - start

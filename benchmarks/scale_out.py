@@ -14,7 +14,11 @@ embedding cache; the static model distilled and numba's UMAP compiled on disk al
 Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
 ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
 ``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker;
-for ``single``, also of its largest child process (the words counted and the map laid out beside it).
+for ``single``, also of its largest child process (the words counted and the map laid out beside it),
+and ``tree``: what the machine must have for it, the largest sum, sampled every 0.5 s, of the build
+process's RSS and its children's private memory (a forked child's ``ru_maxrss`` counts the pages it
+shares with the build; see ``_memwatch.py``; ``MEMWATCH_LOG=FILE`` writes every sample with the
+build's innermost calls).
 ``--before DIR``: each row is run first with the workbench of another checkout (``PYTHONPATH=DIR``,
 e.g. a worktree of an older commit), then with this one, alternately; the load average (1 min)
 at the start and the end of each row is printed beside it.
@@ -32,15 +36,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine, run_child  # noqa: E402
+from _memwatch import MemWatch  # noqa: E402
 from scale import OUT, make_corpus  # noqa: E402
 
 CHILD = r"""
-import json, resource, sys, time
+import json, os, resource, sys, time
 import workbench
-review, source, embedder, mode, sample = sys.argv[1:6]
+review, source, embedder, mode, sample, bench = sys.argv[1:7]
+sys.path.insert(0, bench)
+from _memwatch import MemWatch
 t0 = time.perf_counter()
 peaks = {}
 if mode == "single":
+    if os.environ.get("MEMWATCH_LOG"):
+        MemWatch(0.5, os.environ["MEMWATCH_LOG"]).start()  # (every sample, with the build's calls)
     r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False)
     stages = dict(r.manifest["timings"])
 else:
@@ -59,7 +68,7 @@ print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "st
                   "wall": time.perf_counter() - t0, "peaks": peaks}))
 """
 
-SINGLE = ["read", "embed", "topics", "map", "write"]
+SINGLE = ["read", "texts", "embed", "topics", "map", "write"]
 DASK = ["read", "dedupe", "embed", "sample_fit", "place", "words", "gather", "write"]
 
 
@@ -117,15 +126,20 @@ def main() -> None:
             review = work / f"{mode}-{size}"
             shutil.rmtree(review, ignore_errors=True)
             load = os.getloadavg()[0]
-            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size)],
-                                        env={"PYTHONPATH": root})
+            watch = MemWatch(0.5) if mode == "single" else None  # (the build's tree, from outside)
+            result, wall, _ = run_child(CHILD, [str(review), str(source), args.embedder, mode, str(args.sample_size),
+                                                str(Path(__file__).resolve().parent)],
+                                        env={"PYTHONPATH": root}, timeout=4 * 3600,  # (the single build at 1,000,000: ~1 h)
+                                        watch=watch)
+            if watch is not None:
+                result["peaks"]["tree"] = round(watch.peak_mb)
             print(_row(size, mode, result, wall, code, f"{load:.1f}-{os.getloadavg()[0]:.1f}"), flush=True)
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.rmtree(args.keep / review.name, ignore_errors=True)
                 shutil.move(str(review), str(args.keep / review.name))
             shutil.rmtree(review, ignore_errors=True)
-    print("\nsingle: read = readers + dedupe, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
+    print("\nsingle: read = readers + dedupe, texts = the texts embedded made and (from 200,000) the papers set aside, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
           " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
           " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts per partition, cut by"
           " term into 16 buckets, each summed over the corpus")

@@ -368,3 +368,21 @@ def test_minilm_precisions_are_cached_apart(tmp_path):
             assert stats["embedded"] == 0 and e._model.calls == 1
         for e in embedders.values():
             assert cache.count(f"minilm:{e.version}") == 2
+
+
+def test_rows_are_made_unit_length_block_by_block_with_the_bits_of_the_whole_array():
+    """normalise_rows goes through the rows a block at a time (no copies of the whole array), in
+    place where asked: the same float32 values as dividing the whole array by its rows' norms."""
+    from workbench.embed.protocol import ROWS_AT_ONCE, normalise_rows
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2 * ROWS_AT_ONCE + 7, 48)).astype(np.float32)
+    X[5] = 0
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    whole = X / norms
+    assert np.array_equal(normalise_rows(X), whole) and not np.array_equal(X, whole)
+    mine = X.copy()
+    assert normalise_rows(mine, in_place=True) is mine and np.array_equal(mine, whole)
+    assert not normalise_rows(X[5:6]).any()  # a zero row stays zero
+    assert np.array_equal(normalise_rows(X[:, ::2], in_place=True), normalise_rows(np.ascontiguousarray(X[:, ::2])))

@@ -73,6 +73,9 @@ def test_no_second_process_where_it_is_not_safe_or_does_not_pay():
     out = run("""
         import os
         assert MapBeside(X[:99], 7)._child is None  # too few papers
+        _map_beside.MAX_PAPERS = len(X) - 1
+        assert MapBeside(X, 7)._child is None  # too many: the child would hold gigabytes
+        _map_beside.MAX_PAPERS = 10**9
         os.environ["WORKBENCH_WORKERS"] = "1"
         assert MapBeside(X, 7)._child is None
         del os.environ["WORKBENCH_WORKERS"]

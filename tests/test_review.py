@@ -33,8 +33,8 @@ def test_build_writes_every_part_of_the_review(built):
     manifest = json.loads((built.files / "build.json").read_text())
     assert manifest["n_papers"] == 133 and manifest["seed"] == 42
     assert manifest["embedder"]["name"] == "fake"
-    assert set(manifest["timings"]) == {"read", "embed", "topics", "map"}
-    assert set(built.manifest["timings"]) == {"read", "embed", "topics", "map", "write"}
+    assert set(manifest["timings"]) == {"read", "texts", "embed", "topics", "map"}
+    assert set(built.manifest["timings"]) == {"read", "texts", "embed", "topics", "map", "write"}
 
 
 def test_html_map_is_self_contained_and_lists_every_paper(built):
@@ -177,6 +177,8 @@ def test_a_build_keeps_what_a_new_kernel_makes_from_every_text(built, monkeypatc
     assert np.array_equal(opened.embeddings(), vectors)
     digest = opened.texts_digest()
     assert [f.name for f in (built.path / "cache" / "text-starts").iterdir()] == [f"{digest}-260.json"]
+    written = (built.path / "cache" / "text-starts" / f"{digest}-260.json").read_text(encoding="utf-8")
+    assert written == json.dumps(expected, ensure_ascii=False)  # (written one text at a time: the same JSON)
     assert [f.name.split("-")[0] for f in (built.path / "cache" / "embeddings-rows").iterdir()] == [digest]
 
 

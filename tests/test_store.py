@@ -231,6 +231,23 @@ def test_a_sync_by_anything_else_between_two_with_one_key_makes_the_second_read_
     assert store.sync_papers(rows(5), key="k1").returned == (pid(2), pid(3), pid(4))
 
 
+def test_a_sync_takes_its_rows_as_they_come_and_stores_the_last_of_a_repeated_id(store):
+    """Rows from a generator, in no order, one id twice (its last row stored), some papers
+    retitled, new, gone and back: each reported once, sorted, and the papers stored in id
+    order as they are added; a second sync of the same rows changes nothing."""
+    store.sync_papers(rows(2))  # 2..7 leave
+    given = rows(4, start=3)[::-1]
+    given += [dict(rows(1, start=1)[0], title="First"), *rows(2, start=30)[::-1], dict(given[0], title="Last")]
+    report = store.sync_papers(r for r in given)
+    assert report.added == (pid(30), pid(31)) and report.returned == (pid(3), pid(4), pid(5), pid(6))
+    assert report.updated == (pid(1), pid(6)) and report.left_corpus == (pid(0),) and report.n_papers == 7
+    assert store.paper(pid(6))["title"] == "Last" and store.paper(pid(1))["title"] == "First"
+    assert store.paper(pid(0))["in_corpus"] is False and store.paper(pid(7))["in_corpus"] is False
+    again = store.sync_papers(iter(given))
+    assert again.added == again.updated == again.returned == again.left_corpus == () and again.n_papers == 7
+    assert "sync 7 papers: 0 new, 0 updated" in store.history(1)[0].summary
+
+
 def test_sync_refuses_bad_rows_and_names_the_row(store):
     with pytest.raises(AnnotationInputError, match="row 1: paper id 'nothex' is not usable"):
         store.sync_papers(rows(1) + [dict(rows(1)[0], id="nothex")])

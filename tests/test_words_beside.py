@@ -174,3 +174,32 @@ def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):
         print("same review words")
     """, tmp_path)
     assert "same review words" in out
+
+
+def test_a_build_lets_go_of_the_counts_its_cache_keeps_and_a_refit_reads_them_back(tmp_path):
+    """The counts made beside are kept in the review's cache, so the build does not hold them
+    through its save (gigabytes at a million papers): its model asks the cache for them when
+    fewer themes are wanted, with the themes of a build that held them."""
+    out = run(f"""
+        import csv
+        rows = [("", f"Paper {{i}} studies topic {{i % 3}} with method {{i % 7}} and sample {{i}}. " * 3) for i in range(300)]
+        with open("{tmp_path}/papers.csv", "w", newline="") as f:
+            csv.writer(f).writerows([("title", "abstract"), *rows])
+        import workbench
+        a = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/a", embedder="fake", progress=False)
+        assert callable(a.model.terms_) and a.model.model_.vectorizer_model._shared is None
+        _words_beside.MIN_PAPERS = 10**9  # (b: counted in this process, kept nowhere: held)
+        b = workbench.build(["{tmp_path}/papers.csv"], review="{tmp_path}/b", embedder="fake", progress=False)
+        assert isinstance(b.model.terms_, terms.DocumentTerms)
+        count = terms.DocumentTerms.__init__
+        def refused(self, texts, key=None):
+            raise AssertionError("counted again")
+        terms.DocumentTerms.__init__ = refused
+        fewer_a, fewer_b = a.model.reduce_to(2), b.model.reduce_to(2)
+        themes = workbench.show_themes(a, 2)
+        terms.DocumentTerms.__init__ = count
+        assert fewer_a.words_ == fewer_b.words_ and list(fewer_a.labels_) == list(fewer_b.labels_)
+        assert themes.model.words_ == fewer_b.words_
+        print("released and read back")
+    """, tmp_path)
+    assert "released and read back" in out

@@ -104,7 +104,7 @@ class StaticEmbedder(BaseEmbedder):
             parts = in_halves(part, texts, SPLIT_MIN, step=BATCH, what="embedding")
             if len(parts) > 1:
                 bar.update(len(parts[1]))
-            return normalise_rows(parts[0] if len(parts) == 1 else np.concatenate(parts))
+            return normalise_rows(parts[0] if len(parts) == 1 else np.concatenate(parts), in_place=True)  # (ours)
 
 
 BATCH = 1024  # model2vec's batch size: the means below are computed per batch, as its are

@@ -108,11 +108,20 @@ def keep_for_new_kernels(review, papers_file) -> None:
     digest = kept_digest(review, papers_file)
     starts = _starts_path(review, digest, 260)
     if not starts.is_file() and review.texts_digest() is None:
-        _keep(starts, lambda tmp: tmp.write_text(json.dumps(
-            [shorten(text, 260) for _, text in review.paper_texts], ensure_ascii=False), encoding="utf-8"), "*.json")
+        _keep(starts, lambda tmp: _write_starts(tmp, (shorten(text, 260) for _, text in review.paper_texts)), "*.json")
     rows = _rows_path(review, digest)
     if review.embeddings_loaded and not rows.is_file():
         _keep(rows, lambda tmp: np.save(tmp, np.asarray(review.embeddings())), "*.npy")
+
+
+def _write_starts(path, starts) -> None:
+    """``json.dumps(list(starts), ensure_ascii=False)`` written to ``path``, one text at a time
+    (a million papers' list and its JSON were ~1 GB of a build's save)."""
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("[")
+        for k, start in enumerate(starts):
+            out.write((", " if k else "") + json.dumps(start, ensure_ascii=False))
+        out.write("]")
 
 
 def _starts_path(review, digest: str, width: int):

@@ -121,39 +121,66 @@ def sync_papers(conn: sqlite3.Connection, reviewer: str, rows: Iterable[dict], k
             return _unchanged(conn, reviewer, key, rows)
         except _SyncedSince:  # another process synced in between: read the rows after all
             pass
-    new, aliases = {}, {}
-    for i, paper in enumerate(rows):
-        row = _row(paper, i)
-        new[row[0]] = row
-        _note_aliases(aliases, paper, row[0])
+    aliases: dict[str, str] = {}
     cols = ("id",) + META_COLUMNS
     with Action(conn, reviewer, "sync", undoable=False) as act:
-        existing = {r[0]: (tuple(r[1:-1]), r[-1]) for r in conn.execute(
-            f"SELECT {', '.join(cols)}, in_corpus FROM papers")}
-        added = sorted(pid for pid in new if pid not in existing)
-        updated = sorted(pid for pid, row in new.items()
-                         if pid in existing and existing[pid][0] != row[1:])
-        returned = sorted(pid for pid in new if pid in existing and not existing[pid][1])
-        left = sorted(pid for pid, (_, inside) in existing.items() if inside and pid not in new)
-        conn.executemany(
-            f"INSERT INTO papers ({', '.join(cols)}, in_corpus) "
-            f"VALUES ({', '.join('?' * len(cols))}, 1)",
-            [new[pid] for pid in added],
-        )
-        sets = ", ".join(f"{c} = ?" for c in META_COLUMNS)
-        conn.executemany(f"UPDATE papers SET {sets} WHERE id = ?",
-                         [new[pid][1:] + (pid,) for pid in updated])
-        conn.executemany("UPDATE papers SET in_corpus = 1 WHERE id = ?",
-                         [(pid,) for pid in returned])
-        conn.executemany("UPDATE papers SET in_corpus = 0 WHERE id = ?", [(pid,) for pid in left])
-        act.summary = (f"sync {len(new)} papers: {len(added)} new, {len(updated)} updated, "
-                       f"{len(left)} left the corpus, {len(returned)} came back")
+        # The rows go to a table of this connection's temporary database as they come, not to
+        # a dict: a million papers' abstracts held at once were gigabytes of a build's save.
+        conn.execute(f"CREATE TEMP TABLE {_ROWS_IN} (id TEXT PRIMARY KEY, {', '.join(META_COLUMNS)})")
+        try:
+            insert = f"INSERT OR REPLACE INTO {_ROWS_IN} VALUES ({', '.join('?' * len(cols))})"  # (a repeated id: its last row)
+            batch = []
+            for i, paper in enumerate(rows):
+                batch.append(_row(paper, i))
+                _note_aliases(aliases, paper, batch[-1][0])
+                if len(batch) == _BATCH:
+                    conn.executemany(insert, batch)
+                    batch.clear()
+            conn.executemany(insert, batch)
+            del batch
+            synced = _synced_rows(conn)
+            conn.execute(f"INSERT INTO papers ({', '.join(cols)}, in_corpus) SELECT {', '.join(cols)}, 1 "
+                         f"FROM {_ROWS_IN} WHERE id NOT IN (SELECT id FROM papers) ORDER BY id")
+            meta = ", ".join(META_COLUMNS)
+            conn.executemany(f"UPDATE papers SET ({meta}) = (SELECT {meta} FROM {_ROWS_IN} WHERE id = ?) WHERE id = ?",
+                             [(pid, pid) for pid in synced["updated"]])
+            conn.executemany("UPDATE papers SET in_corpus = 1 WHERE id = ?", [(pid,) for pid in synced["returned"]])
+            conn.executemany("UPDATE papers SET in_corpus = 0 WHERE id = ?", [(pid,) for pid in synced["left"]])
+            n = conn.execute(f"SELECT count(*) FROM {_ROWS_IN}").fetchone()[0]
+            corpus = {r[0] for r in conn.execute(f"SELECT id FROM {_ROWS_IN}")} if aliases else set()
+        finally:
+            conn.execute(f"DROP TABLE IF EXISTS {_ROWS_IN}")
+        act.summary = (f"sync {n} papers: {len(synced['added'])} new, {len(synced['updated'])} updated, "
+                       f"{len(synced['left'])} left the corpus, {len(synced['returned'])} came back")
         _remember_sync(act, key)
-    carried = carry_over(conn, reviewer, aliases, set(new))
+    carried = carry_over(conn, reviewer, aliases, corpus)
     return SyncReport(
-        n_papers=len(new), added=tuple(added), updated=tuple(updated), left_corpus=tuple(left),
-        returned=tuple(returned), orphaned=tuple(orphaned(conn)), carried_over=carried,
+        n_papers=n, added=tuple(synced["added"]), updated=tuple(synced["updated"]),
+        left_corpus=tuple(synced["left"]), returned=tuple(synced["returned"]), orphaned=tuple(orphaned(conn)),
+        carried_over=carried,
     )
+
+
+#: Where :func:`sync_papers` puts the rows it is given (this connection's temporary database), and
+#: how many it hands SQLite at a time.
+_ROWS_IN = "temp.synced_rows"
+_BATCH = 10_000
+#: Whether a paper's stored metadata (``papers``) differs from the row given (``s``).
+_DIFFERS = " OR ".join(f"papers.{c} IS NOT s.{c}" for c in META_COLUMNS)
+
+
+def _synced_rows(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """The ids (sorted) of the rows given to :func:`sync_papers` that are new to the store, that
+    change a paper's metadata, that come back to the corpus; and of the papers that leave it."""
+    base = f"SELECT s.id FROM {_ROWS_IN} AS s JOIN papers ON papers.id = s.id"
+    return {
+        "added": [r[0] for r in conn.execute(
+            f"SELECT id FROM {_ROWS_IN} WHERE id NOT IN (SELECT id FROM papers) ORDER BY id")],
+        "updated": [r[0] for r in conn.execute(f"{base} WHERE {_DIFFERS} ORDER BY s.id")],
+        "returned": [r[0] for r in conn.execute(f"{base} WHERE NOT papers.in_corpus ORDER BY s.id")],
+        "left": [r[0] for r in conn.execute(
+            f"SELECT id FROM papers WHERE in_corpus AND id NOT IN (SELECT id FROM {_ROWS_IN}) ORDER BY id")],
+    }
 
 
 def _note_aliases(aliases: dict[str, str], paper: dict, pid: str) -> None:

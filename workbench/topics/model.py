@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._runtime.memory import release_free_memory
 from ..errors import InputError
 from ..corpus.paper import OUTLIER
 from .cluster import (
@@ -94,8 +95,8 @@ class TopicModel:
         (:class:`workbench.space.neighbors.NeighbourGraph`; None where neither): hand it to the
         map's layout and to a refit of the same embeddings
     terms_ : the texts' document-term matrix the labels counted (or were handed), for a refit
-        of the same texts (:class:`workbench.topics.terms.DocumentTerms`; None for a model
-        restored from saved results)
+        of the same texts (:class:`workbench.topics.terms.DocumentTerms`; after
+        :meth:`release_terms`, where to get it again; None for a model restored from saved results)
     """
 
     def __init__(
@@ -248,6 +249,22 @@ class TopicModel:
         self.representative_, self.terms_ = found.representative, found.terms
         self.n_papers_ = len(texts)
         self._data = (texts, X, word_vectors)
+
+    def release_terms(self, counted: Counted) -> "TopicModel":
+        """Let go of the document-term matrix the fit counted or was handed (``terms_``: every
+        paper's words and bigrams, gigabytes at a million papers, held by the labels'
+        vectorizer too) where ``counted`` gives it back for its key (a build's cache keeps it):
+        a later fit of the same papers (:meth:`reduce_to`, a refit) asks ``counted`` then."""
+        terms = self.terms_
+        if terms is None or callable(terms):
+            return self
+        self.terms_ = counted
+        vectorizer = getattr(self.model_, "vectorizer_model", None)
+        if hasattr(vectorizer, "unshare"):
+            vectorizer.unshare()
+        del terms
+        release_free_memory()
+        return self
 
     def reduce_to(self, k: int) -> "TopicModel":
         """A copy of this fitted model with its topics merged down to at most ``k``.

@@ -61,6 +61,12 @@ class SharedVectorizer(CountVectorizer):
         self._shared = (terms, texts)
         return self
 
+    def unshare(self) -> "SharedVectorizer":
+        """Let go of the matrix and texts :meth:`share` gave (after the fit: what is counted
+        later is counted as CountVectorizer counts it)."""
+        self._shared = None
+        return self
+
     def _real(self, raw_documents, cleaned: bool = True):
         shared = getattr(self, "_shared", None)
         if shared is None or isinstance(raw_documents, str):

@@ -108,9 +108,11 @@ def build(
     timings["read"] = time.perf_counter() - t
     path.mkdir(parents=True, exist_ok=True)
     emb = get_embedder(embedder, progress=progress)
+    t = time.perf_counter()
     texts = [document_text(p) for p in papers]
     aside = set_aside(papers, cache.folder)  # their abstracts in a file until the save (large corpora)
     papers = aside.papers
+    timings["texts"] = time.perf_counter() - t  # (the texts embedded, and the papers set aside)
     t = time.perf_counter()
     with ExitStack() as beside:
         with EmbeddingCache(path / CACHE_FILE) as embeddings:  # papers to embed: their words counted beside
@@ -153,12 +155,21 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embed
                              lambda: TopicModel(**params).fit(texts, X, word_vectors=words, graph=beside.graph, terms=terms),
                              lambda entry: load_results(entry, params, texts, X, words))
         timings["topics"] = time.perf_counter() - t
+        _let_go_of_terms(model, cache)
         if beside.graph_seconds:
             timings["neighbours"] = beside.graph_seconds  # (part of "topics"; UMAP's own stage without it)
         t = time.perf_counter()
         coords, map_method = cache.layout(keys["map"], lambda: beside.result(model.graph_))
     timings["map"] = time.perf_counter() - t
     return model, coords, map_method
+
+
+def _let_go_of_terms(model, cache: BuildCache) -> None:
+    """The model's word counts let go where the review's cache keeps them (a refit reads them
+    back): not held through the map laid out here and the save (gigabytes at a million papers)."""
+    terms = model.terms_
+    if terms is not None and not callable(terms) and cache.has_terms(terms.key):
+        model.release_terms(cache.terms)
 
 
 def _verdicts(path: Path) -> tuple[frozenset, dict[str, str]]:

@@ -9,7 +9,10 @@ while the topics are found here. The child runs the same code on the same arrays
 the one this process would make.
 
 The map is laid out here instead, after the topics as before, where a second process does not
-pay or is not safe: below :data:`MIN_PAPERS` papers, with one core (or ``WORKBENCH_WORKERS=1``),
+pay or is not safe: below :data:`MIN_PAPERS` papers, above :data:`MAX_PAPERS` (the child's memory:
+every page this process writes while the topics are found is copied for the child, which keeps
+the old one, so the child comes to hold about as much as this process did when it forked, on top
+of its own layout: 1.1 GB beside a 1.9 GB build at 200,000 papers), with one core (or ``WORKBENCH_WORKERS=1``),
 without ``fork``, in a daemonic process (a Dask worker), and once numba's threading layer runs
 in this process (a second build in a notebook kernel): a forked child of a process whose GNU
 OpenMP runtime has started is stopped by numba when it enters a parallel region. The same goes
@@ -33,12 +36,15 @@ from ...space.neighbors import NeighbourGraph
 from ...space.layout import MapLayout
 from ..._runtime.halves import ended, received, reporting, start_child, workers
 
-__all__ = ["MIN_PAPERS", "MapBeside", "lay_out"]
+__all__ = ["MAX_PAPERS", "MIN_PAPERS", "MapBeside", "lay_out"]
 
 log = logging.getLogger(__name__)
 
 #: Fewer papers are laid out after the topics, in this process: their map takes a second or two.
 MIN_PAPERS = 5_000
+#: More papers are laid out after the topics too: a child beside them would hold gigabytes (see
+#: the module docstring), the map's minutes are worth less than a machine's memory.
+MAX_PAPERS = 500_000
 
 
 def lay_out(X: np.ndarray, seed: int, graph: NeighbourGraph | None = None) -> tuple[np.ndarray, str]:
@@ -58,7 +64,7 @@ def _numba_threads_started() -> bool:
 
 def can_fork(n: int) -> bool:
     """Whether the map of ``n`` papers is laid out in a second process (see the module docstring)."""
-    return (n >= MIN_PAPERS and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
+    return (MIN_PAPERS <= n <= MAX_PAPERS and workers() > 1 and "fork" in multiprocessing.get_all_start_methods()
             and not _numba_threads_started() and "torch" not in sys.modules)  # (workers(): 1 in a daemonic process)
 
 

@@ -148,6 +148,10 @@ class BuildCache:
         _touch(path)
         return found if found.key == key else None
 
+    def has_terms(self, key: str) -> bool:
+        """Whether word counts of texts of ``key`` are kept (:meth:`terms` may still find them damaged)."""
+        return self._terms_path(key).is_file()
+
     def keep_terms(self, path: Path, key: str) -> None:
         """Keep the word counts written to ``path`` (a file in this cache's folder) as those of
         texts of ``key``, the only ones kept; ``path`` is gone either way."""
