@@ -43,7 +43,9 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_model"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "SVM_C", "ModelSpec", "balanced_weights", "get_model"]
+
+SVM_C = 0.11  # ELAS u4's
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class ModelSpec:
         if self.classifier == "svm":
             from sklearn.svm import LinearSVC
 
-            return LinearSVC(**{"C": 0.11, "loss": "squared_hinge", "dual": "auto", "max_iter": 5000, **self.params}, random_state=seed)
+            return LinearSVC(**{"C": SVM_C, "loss": "squared_hinge", "dual": "auto", "max_iter": 5000, **self.params}, random_state=seed)
         if self.classifier == "lr":
             from sklearn.linear_model import LogisticRegression
 

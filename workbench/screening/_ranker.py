@@ -27,7 +27,8 @@ import scipy.sparse as sp
 from ..errors import InputError
 from ._explain import contributions, phrases
 from ._features import Features
-from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, balanced_weights, get_model
+from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, SVM_C, balanced_weights, get_model
+from ._svm import EXACT_MAX_ROWS, ExactSVM, Gram, blas_threads, solve_dual
 
 __all__ = ["Explanation", "Ranker", "top_n"]
 
@@ -133,10 +134,11 @@ class Ranker:
         if self.n_includes_ == 0 or self.n_includes_ == len(labels):
             self.mode_, self.model_, self.scores_ = "cold", None, None
         else:
-            if self.active_.classifier == "fuse":
-                self._fit_fusion(self.active_, features)
-            else:
-                self.model_, self.weights_, self.scores_ = self._fit_linear(self.active_, features)
+            with blas_threads(1):
+                if self.active_.classifier == "fuse":
+                    self._fit_fusion(self.active_, features)
+                else:
+                    self.model_, self.weights_, self.scores_ = self._fit_linear(self.active_, features)
             self.mode_ = "ranked"
         self.fit_seconds_ = time.perf_counter() - t0
         return self
@@ -159,7 +161,8 @@ class Ranker:
             rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
         d = B.shape[1] if B is not None else 0
         scale = np.float32(weight if T is not None else 1.0)  # an "emb" model reads the block as it is
-        parts, cols = [], None
+        sample_weight = balanced_weights(y, spec.ratio)
+        Tl = cols = None
         if T is not None:
             Tl = T[rows]
             if spec.classifier in ("svm", "lr"):
@@ -169,22 +172,16 @@ class Ranker:
                 used = np.zeros(T.shape[1], dtype=bool)
                 used[Tl.indices] = True  # O(nnz); np.unique would sort or hash them
                 cols = np.flatnonzero(used)
-                # Tl[:, cols] by renumbering its column indices (every column it uses is kept, in
-                # order): the same matrix as scipy's column indexing, without its passes over
-                # every term of the review at each refit
-                renumber = np.cumsum(used, dtype=np.int64) - 1
-                Tl = sp.csr_matrix((Tl.data, renumber[Tl.indices].astype(Tl.indices.dtype), Tl.indptr),
-                                   shape=(Tl.shape[0], len(cols)))
-            parts.append(Tl)
-        if d:
-            if T is not None:
-                parts.append(features.sparse_rows(rows, scale, spec.embedding_center, spec.embedding_dims))
-            else:
-                parts.append(B[rows])
-        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
-        clf = spec.make(self.seed)
-        clf.fit(Xl, y, sample_weight=balanced_weights(y, spec.ratio))
-        w, b = self._linear_weights(clf)
+        fitted = self._fit_exact_svm(spec, features, T, B, rows, y, sample_weight, scale)
+        if fitted is not None:
+            clf = fitted
+            parts = [] if T is None else [Tl.T @ fitted.beta]
+            parts += [] if not d else [(B[rows].T @ fitted.beta) * scale]
+            w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
+            w, b = w.astype(np.float32), float(fitted.beta.sum())
+        else:
+            clf = self._fit_estimator(spec, features, Tl, cols, B, rows, y, sample_weight, scale)
+            w, b = self._linear_weights(clf)
         n_terms = T.shape[1] if T is not None else 0
         full = np.zeros(n_terms + d, dtype=np.float32)
         scores = np.full(len(self.decided_), b, dtype=np.float64)
@@ -195,6 +192,57 @@ class Ranker:
             full[n_terms:] = w[len(w) - d:]
             scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
+
+    def _fit_exact_svm(self, spec, features: Features, T, B, rows, y, sample_weight, scale):
+        """The SVM's minimum from the fitted rows' dot products (:mod:`._svm`), or None where
+        liblinear fits instead (another classifier or loss, more than ``EXACT_MAX_ROWS`` rows, or
+        an active set that did not settle)."""
+        if spec.classifier != "svm" or set(spec.params) - {"C"} or len(rows) > EXACT_MAX_ROWS:
+            return None
+        if getattr(self, "_grams_of", None) is not features:  # the products are kept per Features
+            self._grams_of, self._grams = features, {}
+        grams = []
+        for key, X, factor in ((("words", spec.title_weight), T, 1.0),
+                               (("emb", spec.embedding_center, spec.embedding_dims), B, float(scale) ** 2)):
+            if X is not None:
+                grams.append((self._grams.setdefault(key, Gram(X))(rows), factor))
+
+        def kernel():  # x_i . x_j over both blocks, + 1 for the intercept's feature
+            (first, factor), rest = grams[0], grams[1:]
+            K = first * factor if factor != 1.0 else first.copy()
+            for G, factor in rest:
+                K += G * factor if factor != 1.0 else G
+            K += 1.0
+            return K
+
+        C = float(spec.params.get("C", SVM_C))
+        beta = solve_dual(kernel, y, C * sample_weight)
+        return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
+
+    def _fit_estimator(self, spec, features: Features, Tl, cols, B, rows, y, sample_weight, scale):
+        """A scikit-learn classifier fitted on the decided rows, the TF-IDF block's used columns
+        (``cols``) beside the scaled embedding block."""
+        parts = []
+        if Tl is not None:
+            if cols is not None:
+                # Tl[:, cols] by renumbering its column indices (every column it uses is kept, in
+                # order): the same matrix as scipy's column indexing, without its passes over
+                # every term of the review at each refit
+                used = np.zeros(Tl.shape[1], dtype=bool)
+                used[cols] = True
+                renumber = np.cumsum(used, dtype=np.int64) - 1
+                Tl = sp.csr_matrix((Tl.data, renumber[Tl.indices].astype(Tl.indices.dtype), Tl.indptr),
+                                   shape=(Tl.shape[0], len(cols)))
+            parts.append(Tl)
+        if B is not None:
+            if Tl is not None:
+                parts.append(features.sparse_rows(rows, scale, spec.embedding_center, spec.embedding_dims))
+            else:
+                parts.append(B[rows])
+        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
+        clf = spec.make(self.seed)
+        clf.fit(Xl, y, sample_weight=sample_weight)
+        return clf
 
     def _fit_fusion(self, fused, features: Features) -> None:
         """Fit every component of ``fused`` and combine their scores: the mean of the scores

@@ -1,0 +1,143 @@
+"""The screening SVM solved exactly: LinearSVC's objective, its one minimum, from the decided papers' dot products.
+
+The ranker refits a linear SVM after every decision. Its objective is scikit-learn's
+``LinearSVC(loss="squared_hinge", C=C)`` with a weight ``s_i`` per paper (liblinear's: the
+intercept is a feature of value 1, regularised like the other weights)::
+
+    min_{w, b}  (|w|^2 + b^2) / 2  +  sum_i C s_i max(0, 1 - y_i (w . x_i + b))^2      (y_i = +-1)
+
+It is strictly convex: one minimum, whatever the solver. liblinear approaches it by coordinate
+descent and stops within 1e-4 of it. Here it is solved outright. With ``beta_i = y_i alpha_i``
+(``alpha``: the dual variables), ``w = sum_i beta_i x_i`` and ``b = sum_i beta_i``; on the papers
+whose margin is below 1 (the active set ``S``, every decided paper in practice: the excludes'
+small weights leave them all inside the margin) the optimality conditions are the linear system
+
+    (K_SS + D_SS) beta_S = y_S,   K_ij = x_i . x_j + 1,   D_ii = 1 / (2 C s_i),
+
+whose matrix is positive definite (a Cholesky factorisation), and ``beta`` is 0 elsewhere.
+:func:`solve_dual` takes the active set from the papers' margins and signs until the conditions
+hold (or gives up after a few rounds, and the caller fits liblinear instead).
+
+A refit needs only the dot products between the decided papers' rows: :class:`Gram` keeps them
+between refits and computes each newly decided paper's once, so a refit costs one
+factorisation of a matrix of the decided papers' size, whatever the number of terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "blas_threads", "solve_dual"]
+
+#: Up to this many fitted rows the SVM is solved here; beyond, by liblinear (a factorisation
+#: grows with the cube of the rows, liblinear's sweeps with their entries).
+EXACT_MAX_ROWS = 1500
+
+
+@dataclass(frozen=True)
+class ExactSVM:
+    """A fitted SVM: its ``C``, the fitted ``rows`` and their ``beta`` (``w = sum beta_i x_i``)."""
+
+    C: float
+    rows: np.ndarray
+    beta: np.ndarray
+
+
+class Gram:
+    """``X[rows] @ X[rows].T`` (float64) for a set of rows that grows between calls: the
+    products of the rows seen before are kept, and a call computes only those of its new rows.
+    ``X``: a CSR matrix or a dense array, one row per paper."""
+
+    def __init__(self, X):
+        self.X = X
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.pos = np.full(X.shape[0], -1, dtype=np.int64)
+        self._K = np.zeros((0, 0))
+
+    def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
+        """``X[new] @ X[every].T`` in float64."""
+        if len(new) <= 8:  # a few new rows (a refit after a decision): against every paper's row
+            part = self.X[new]
+            part = part.toarray() if sp.issparse(part) else part
+            return np.asarray(self.X @ part.T.astype(np.float64))[every].T
+        a, b = self.X[new], self.X[every]
+        if sp.issparse(a):
+            return (a.astype(np.float64) @ b.astype(np.float64).T).toarray()
+        return a.astype(np.float64) @ b.astype(np.float64).T
+
+    def __call__(self, rows) -> np.ndarray:
+        """The products of ``rows`` (kept: read it, do not change it)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        new = rows[self.pos[rows] < 0]
+        m = len(self.rows)
+        if len(new):
+            every = np.concatenate([self.rows, new])
+            cross = self._products(new, every)
+            size = len(every)
+            if size > self._K.shape[0]:  # room to grow without copying at every new row
+                grown = np.empty((max(size, 2 * self._K.shape[0], 64),) * 2)
+                grown[:m, :m] = self._K[:m, :m]
+                self._K = grown
+            self._K[m:size, :size] = cross
+            self._K[:m, m:size] = cross[:, :m].T
+            self.rows = every
+            self.pos[new] = np.arange(m, size)
+            m = size
+        at = self.pos[rows]
+        if len(at) == m and np.array_equal(at, np.arange(m)):
+            return self._K[:m, :m]
+        return self._K[np.ix_(at, at)]
+
+
+_controller = []  # threadpoolctl's view of the BLAS libraries, made once (it takes milliseconds)
+
+
+def blas_threads(n: int):
+    """BLAS on ``n`` threads inside the block (a refit's products and factorisation are too
+    small to gain from a second thread, and on a busy machine BLAS's threads wait for a core
+    spinning: a replay's CPU seconds grew fivefold at a load of 8 on two cores)."""
+    if not _controller:
+        import scipy.linalg  # noqa: F401  (its BLAS loaded before the libraries are listed)
+        from threadpoolctl import ThreadpoolController
+
+        _controller.append(ThreadpoolController())
+    return _controller[0].limit(limits=n, user_api="blas")
+
+
+def solve_dual(kernel, y: np.ndarray, costs: np.ndarray, rounds: int = 20) -> np.ndarray | None:
+    """``beta`` of the SVM's minimum (see the module docstring), given ``kernel()``, which makes
+    a fresh ``K`` (``x_i . x_j + 1`` over the fitted rows; it is overwritten), the 0/1 labels
+    ``y`` and ``costs`` (``C s_i``); None when the active set has not settled after ``rounds``
+    factorisations."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    signs = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    diag = 0.5 / np.asarray(costs, dtype=np.float64)
+    n = len(signs)
+    active = np.ones(n, dtype=bool)
+    K = None
+    for _ in range(rounds):
+        at = np.flatnonzero(active)
+        if len(at) == n:
+            A = kernel()
+        else:
+            K = kernel() if K is None else K
+            A = K[np.ix_(at, at)]
+        A[np.diag_indices_from(A)] += diag[at]
+        beta = np.zeros(n)
+        beta[at] = cho_solve(cho_factor(A, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
+        negative = active & (signs * beta < 0)
+        if negative.any():  # a paper beyond its margin: out of the active set
+            active &= ~negative
+            continue
+        if active.all():  # every margin below 1: y_i f(x_i) = 1 - D_ii alpha_i
+            return beta
+        K = kernel() if K is None else K
+        inside = ~active & (signs * (K[:, at] @ beta[at]) < 1)
+        if not inside.any():
+            return beta
+        active |= inside
+    return None
