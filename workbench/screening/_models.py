@@ -1,8 +1,9 @@
 """The ranking models by name: a classifier, the features it reads, and how it weighs the classes.
 
 Every model is linear (a weight per feature, so a re-rank is a sparse and a dense
-matrix-vector product) and is refitted from scratch on the decided papers after each
-decision, which takes milliseconds because only decided papers are fitted. Names are
+matrix-vector product) and is refitted on the decided papers after each decision, which
+takes milliseconds because only decided papers are fitted (the SVM is solved to its one
+minimum from the decided papers' dot products, kept between refits: see ``_svm``). Names are
 ``<classifier>-<features>``:
 
 ========== =================================================================================

@@ -176,7 +176,10 @@ class Ranker:
         if fitted is not None:
             clf = fitted
             parts = [] if T is None else [Tl.T @ fitted.beta]
-            parts += [] if not d else [(B[rows].T @ fitted.beta) * scale]
+            if d:  # B[rows].T @ beta, without copying the rows
+                beta = np.zeros(len(self.decided_))
+                beta[rows] = fitted.beta
+                parts.append((B.T @ beta) * scale)
             w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
             w, b = w.astype(np.float32), float(fitted.beta.sum())
         else:
@@ -201,22 +204,14 @@ class Ranker:
             return None
         if getattr(self, "_grams_of", None) is not features:  # the products are kept per Features
             self._grams_of, self._grams = features, {}
-        grams = []
-        for key, X, factor in ((("words", spec.title_weight), T, 1.0),
-                               (("emb", spec.embedding_center, spec.embedding_dims), B, float(scale) ** 2)):
-            if X is not None:
-                grams.append((self._grams.setdefault(key, Gram(X))(rows), factor))
-
-        def kernel():  # x_i . x_j over both blocks, + 1 for the intercept's feature
-            (first, factor), rest = grams[0], grams[1:]
-            K = first * factor if factor != 1.0 else first.copy()
-            for G, factor in rest:
-                K += G * factor if factor != 1.0 else G
-            K += 1.0
-            return K
-
+        blocks = [(X, factor) for X, factor in ((T, 1.0), (B, float(scale) ** 2)) if X is not None]
+        key = (spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None)
+        if (key, blocks[-1][1]) not in self._grams:  # first fit, or the embeddings' weight changed
+            self._grams = {k: g for k, g in self._grams.items() if k[0] != key}
+            self._grams[key, blocks[-1][1]] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
+        gram = self._grams[key, blocks[-1][1]]
         C = float(spec.params.get("C", SVM_C))
-        beta = solve_dual(kernel, y, C * sample_weight)
+        beta = solve_dual(lambda: gram(rows), y, C * sample_weight)
         return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
 
     def _fit_estimator(self, spec, features: Features, Tl, cols, B, rows, y, sample_weight, scale):

@@ -47,29 +47,35 @@ class ExactSVM:
 
 
 class Gram:
-    """``X[rows] @ X[rows].T`` (float64) for a set of rows that grows between calls: the
-    products of the rows seen before are kept, and a call computes only those of its new rows.
-    ``X``: a CSR matrix or a dense array, one row per paper."""
+    """``sum_k f_k X_k[rows] @ X_k[rows].T + constant`` (float64) for a set of rows that grows
+    between calls: the products of the rows seen before are kept, and a call computes only those
+    of its new rows. ``blocks``: ``(X, f)`` pairs, ``X`` a CSR matrix or a dense array with one
+    row per paper."""
 
-    def __init__(self, X):
-        self.X = X
+    def __init__(self, blocks, constant: float = 0.0):
+        self.blocks = [(X, float(f)) for X, f in blocks]
+        self.constant = float(constant)
         self.rows = np.zeros(0, dtype=np.int64)
-        self.pos = np.full(X.shape[0], -1, dtype=np.int64)
+        self.pos = np.full(self.blocks[0][0].shape[0], -1, dtype=np.int64)
         self._K = np.zeros((0, 0))
 
     def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
-        """``X[new] @ X[every].T`` in float64."""
-        if len(new) <= 8:  # a few new rows (a refit after a decision): against every paper's row
-            part = self.X[new]
-            part = part.toarray() if sp.issparse(part) else part
-            return np.asarray(self.X @ part.T.astype(np.float64))[every].T
-        a, b = self.X[new], self.X[every]
-        if sp.issparse(a):
-            return (a.astype(np.float64) @ b.astype(np.float64).T).toarray()
-        return a.astype(np.float64) @ b.astype(np.float64).T
+        """The kernel between rows ``new`` and rows ``every``."""
+        out = np.full((len(new), len(every)), self.constant)
+        for X, factor in self.blocks:
+            if len(new) <= 8:  # a few new rows (a refit after a decision): against every paper's row
+                part = X[new]
+                part = part.toarray() if sp.issparse(part) else part
+                cross = np.asarray(X @ part.T.astype(np.float64))[every].T
+            else:
+                a, b = X[new], X[every]
+                cross = (a.astype(np.float64) @ b.astype(np.float64).T)
+                cross = cross.toarray() if sp.issparse(cross) else cross
+            out += cross * factor if factor != 1.0 else cross
+        return out
 
     def __call__(self, rows) -> np.ndarray:
-        """The products of ``rows`` (kept: read it, do not change it)."""
+        """The kernel of ``rows`` (a new array: the caller may overwrite it)."""
         rows = np.asarray(rows, dtype=np.int64)
         new = rows[self.pos[rows] < 0]
         m = len(self.rows)
@@ -78,7 +84,7 @@ class Gram:
             cross = self._products(new, every)
             size = len(every)
             if size > self._K.shape[0]:  # room to grow without copying at every new row
-                grown = np.empty((max(size, 2 * self._K.shape[0], 64),) * 2)
+                grown = np.empty((max(size, min(2 * self._K.shape[0], EXACT_MAX_ROWS), 64),) * 2)
                 grown[:m, :m] = self._K[:m, :m]
                 self._K = grown
             self._K[m:size, :size] = cross
@@ -88,7 +94,7 @@ class Gram:
             m = size
         at = self.pos[rows]
         if len(at) == m and np.array_equal(at, np.arange(m)):
-            return self._K[:m, :m]
+            return self._K[:m, :m].copy()
         return self._K[np.ix_(at, at)]
 
 
@@ -128,7 +134,8 @@ def solve_dual(kernel, y: np.ndarray, costs: np.ndarray, rounds: int = 20) -> np
             A = K[np.ix_(at, at)]
         A[np.diag_indices_from(A)] += diag[at]
         beta = np.zeros(n)
-        beta[at] = cho_solve(cho_factor(A, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
+        # A.T: the same (symmetric) matrix in the column order LAPACK factorises in place
+        beta[at] = cho_solve(cho_factor(A.T, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
         negative = active & (signs * beta < 0)
         if negative.any():  # a paper beyond its margin: out of the active set
             active &= ~negative
