@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from workbench.screening import Features, ModelSpec, Ranker
+from workbench.screening import Features, Kernels, ModelSpec, Ranker
 
 WORDS = ("bee pollen honey hive orchard apple bloom wild colony queen nectar flower market stock bond "
          "rate price trade bank loan credit football match goal league season cell gene protein").split()
@@ -82,3 +82,19 @@ def test_another_loss_is_fitted_by_liblinear(review):
     spec = ModelSpec("svm-hinge", "svm", "tfidf", params={"loss": "hinge"})
     ranker = Ranker(spec, seed=0).fit(features, rows, labels[rows])
     assert isinstance(ranker.model_, LinearSVC) and ranker.model_.loss == "hinge"
+
+
+def test_rankers_handed_the_same_kernels_give_a_fresh_rankers_scores(review):
+    # the live queue fits a new ranker per decision, each handed the review's Kernels
+    texts, labels, embeddings = review
+    features = Features.from_texts(texts, embeddings=embeddings)
+    kernels = Kernels()
+    rows = [0, 1]
+    for row in range(2, 40):
+        rows.append(row)
+        shared = Ranker("svm-both", seed=0, kernels=kernels).fit(features, rows, labels[rows])
+        fresh = Ranker("svm-both", seed=0).fit(features, rows, labels[rows])
+        np.testing.assert_allclose(shared.scores_, fresh.scores_, atol=1e-9)
+    earlier = Ranker("svm-both", seed=0, kernels=kernels).fit(features, rows[:10], labels[rows[:10]])
+    np.testing.assert_allclose(earlier.scores_, Ranker("svm-both", seed=0).fit(features, rows[:10], labels[rows[:10]]).scores_,
+                               atol=1e-9)

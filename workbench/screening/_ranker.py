@@ -28,7 +28,7 @@ from ..errors import InputError
 from ._explain import contributions, phrases
 from ._features import Features
 from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, SVM_C, balanced_weights, get_model
-from ._svm import EXACT_MAX_ROWS, ExactSVM, Gram, blas_threads, solve_dual
+from ._svm import EXACT_MAX_ROWS, ExactSVM, Kernels, blas_threads, solve_dual
 
 __all__ = ["Explanation", "Ranker", "top_n"]
 
@@ -75,14 +75,22 @@ class Ranker:
 
     Fitted attributes: ``scores_`` (a score per paper, higher = more likely relevant; ``None``
     before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
-    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``.
+    (the fitted classifier; an :class:`~workbench.screening._svm.ExactSVM` for the SVM),
+    ``n_includes_``, ``n_labelled_``, ``fit_seconds_``.
+
+    ``kernels``: where the SVM's fits keep the decided papers' dot products (a
+    :class:`~workbench.screening._svm.Kernels`); hand the same one to each new ranker of a review
+    so that a refit computes only the newly decided papers' (a ranker refitted again keeps its
+    own without it).
     """
 
-    def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4):
+    def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4,
+                 kernels: Kernels | None = None):
         self.model = model
         self.seed = seed
         self.explore_until = explore_until
         self.explore_every = explore_every
+        self.kernels = kernels
 
     # -- naming, for the store's records ------------------------------------------------------
     def spec_for(self, features: Features):
@@ -172,7 +180,7 @@ class Ranker:
                 used = np.zeros(T.shape[1], dtype=bool)
                 used[Tl.indices] = True  # O(nnz); np.unique would sort or hash them
                 cols = np.flatnonzero(used)
-        fitted = self._fit_exact_svm(spec, features, T, B, rows, y, sample_weight, scale)
+        fitted = self._fit_exact_svm(spec, features, (T, B, scale), rows, y, sample_weight)
         if fitted is not None:
             clf = fitted
             parts = [] if T is None else [Tl.T @ fitted.beta]
@@ -183,7 +191,7 @@ class Ranker:
             w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
             w, b = w.astype(np.float32), float(fitted.beta.sum())
         else:
-            clf = self._fit_estimator(spec, features, Tl, cols, B, rows, y, sample_weight, scale)
+            clf = self._fit_estimator(spec, features, (Tl, B, scale), cols, rows, y, sample_weight)
             w, b = self._linear_weights(clf)
         n_terms = T.shape[1] if T is not None else 0
         full = np.zeros(n_terms + d, dtype=np.float32)
@@ -196,27 +204,28 @@ class Ranker:
             scores += B @ (full[n_terms:] * scale)
         return clf, (full, b), scores
 
-    def _fit_exact_svm(self, spec, features: Features, T, B, rows, y, sample_weight, scale):
+    def _fit_exact_svm(self, spec, features: Features, blocks, rows, y, sample_weight):
         """The SVM's minimum from the fitted rows' dot products (:mod:`._svm`), or None where
         liblinear fits instead (another classifier or loss, more than ``EXACT_MAX_ROWS`` rows, or
-        an active set that did not settle)."""
+        an active set that did not settle). ``blocks``: (TF-IDF, embeddings, their weight)."""
+        T, B, scale = blocks
         if spec.classifier != "svm" or set(spec.params) - {"C"} or len(rows) > EXACT_MAX_ROWS:
             return None
-        if getattr(self, "_grams_of", None) is not features:  # the products are kept per Features
-            self._grams_of, self._grams = features, {}
+        if self.kernels is None and getattr(self, "kernels_", None) is None:
+            self.kernels_ = Kernels()  # kept for this ranker's next fit
+        kernels = self.kernels if self.kernels is not None else self.kernels_
         blocks = [(X, factor) for X, factor in ((T, 1.0), (B, float(scale) ** 2)) if X is not None]
-        key = (spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None)
-        if (key, blocks[-1][1]) not in self._grams:  # first fit, or the embeddings' weight changed
-            self._grams = {k: g for k, g in self._grams.items() if k[0] != key}
-            self._grams[key, blocks[-1][1]] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
-        gram = self._grams[key, blocks[-1][1]]
+        key = ((spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None),
+               blocks[-1][1])
         C = float(spec.params.get("C", SVM_C))
-        beta = solve_dual(lambda: gram(rows), y, C * sample_weight)
+        beta = solve_dual(lambda: kernels(features, key, blocks, rows), y, C * sample_weight)
         return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
 
-    def _fit_estimator(self, spec, features: Features, Tl, cols, B, rows, y, sample_weight, scale):
+    def _fit_estimator(self, spec, features: Features, blocks, cols, rows, y, sample_weight):
         """A scikit-learn classifier fitted on the decided rows, the TF-IDF block's used columns
-        (``cols``) beside the scaled embedding block."""
+        (``cols``) beside the scaled embedding block. ``blocks``: (the decided rows' TF-IDF,
+        the embeddings, their weight)."""
+        Tl, B, scale = blocks
         parts = []
         if Tl is not None:
             if cols is not None:

@@ -25,12 +25,13 @@ factorisation of a matrix of the decided papers' size, whatever the number of te
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "blas_threads", "solve_dual"]
+__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "Kernels", "blas_threads", "solve_dual"]
 
 #: Up to this many fitted rows the SVM is solved here; beyond, by liblinear (a factorisation
 #: grows with the cube of the rows, liblinear's sweeps with their entries).
@@ -60,18 +61,13 @@ class Gram:
         self._K = np.zeros((0, 0))
 
     def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
-        """The kernel between rows ``new`` and rows ``every``."""
+        """The kernel between rows ``new`` and rows ``every``, from those rows alone (never a
+        pass over every paper, which on a large review is most of the work), in float64."""
         out = np.full((len(new), len(every)), self.constant)
         for X, factor in self.blocks:
-            if len(new) <= 8:  # a few new rows (a refit after a decision): against every paper's row
-                part = X[new]
-                part = part.toarray() if sp.issparse(part) else part
-                cross = np.asarray(X @ part.T.astype(np.float64))[every].T
-            else:
-                a, b = X[new], X[every]
-                cross = (a.astype(np.float64) @ b.astype(np.float64).T)
-                cross = cross.toarray() if sp.issparse(cross) else cross
-            out += cross * factor if factor != 1.0 else cross
+            a, b = X[new].astype(np.float64), X[every].astype(np.float64)
+            cross = b @ a.T  # (rows in CSR times a few columns: scipy transposes only those)
+            out += (cross.toarray() if sp.issparse(cross) else cross).T * factor
         return out
 
     def __call__(self, rows) -> np.ndarray:
@@ -96,6 +92,28 @@ class Gram:
         if len(at) == m and np.array_equal(at, np.arange(m)):
             return self._K[:m, :m].copy()
         return self._K[np.ix_(at, at)]
+
+
+class Kernels:
+    """The :class:`Gram` matrices of one review's refits, kept from one ranker to the next
+    (``Ranker(kernels=...)``: the live queue fits a new ranker per decision), one per set of
+    blocks and embedding weight, for the last :class:`Features` they were asked for."""
+
+    def __init__(self):
+        self._of = None
+        self._grams: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, features, key, blocks, rows) -> np.ndarray:
+        """The kernel of ``rows`` over ``blocks`` (see :class:`Gram`; ``key`` names the blocks
+        and their weights), computing only the products not kept yet (a new array)."""
+        with self._lock:
+            if self._of is not features:
+                self._of, self._grams = features, {}
+            if key not in self._grams:  # first fit, or the embeddings' weight changed
+                self._grams = {k: g for k, g in self._grams.items() if k[0] != key[0]}
+                self._grams[key] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
+            return self._grams[key](rows)
 
 
 _controller = []  # threadpoolctl's view of the BLAS libraries, made once (it takes milliseconds)
