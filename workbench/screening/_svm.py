@@ -37,6 +37,10 @@ __all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "Kernels", "blas_threads", "sol
 #: grows with the cube of the rows, liblinear's sweeps with their entries).
 EXACT_MAX_ROWS = 1500
 
+#: The most entries of a block a new row's products are computed over every paper for (the
+#: pass makes a float64 copy of them: 16 MB).
+PASS_LIMIT = 2_000_000
+
 
 @dataclass(frozen=True)
 class ExactSVM:
@@ -61,13 +65,22 @@ class Gram:
         self._K = np.zeros((0, 0))
 
     def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
-        """The kernel between rows ``new`` and rows ``every``, from those rows alone (never a
-        pass over every paper, which on a large review is most of the work), in float64."""
+        """The kernel between rows ``new`` and rows ``every``, in float64. A few new rows (a
+        refit after a decision) of a block of up to ``PASS_LIMIT`` entries are multiplied with
+        every paper's row (one pass, no copy of the decided rows); otherwise with the rows
+        ``every`` alone (a pass over a large review's every paper would be most of the work)."""
         out = np.full((len(new), len(every)), self.constant)
         for X, factor in self.blocks:
-            a, b = X[new].astype(np.float64), X[every].astype(np.float64)
-            cross = b @ a.T  # (rows in CSR times a few columns: scipy transposes only those)
-            out += (cross.toarray() if sp.issparse(cross) else cross).T * factor
+            entries = X.nnz if sp.issparse(X) else X.size
+            if len(new) <= 8 and entries <= PASS_LIMIT and X.shape[1] * len(new) <= PASS_LIMIT:
+                part = X[new]
+                part = part.toarray() if sp.issparse(part) else part
+                cross = np.asarray(X @ part.T.astype(np.float64))[every].T
+            else:
+                a, b = X[new].astype(np.float64), X[every].astype(np.float64)
+                cross = b @ a.T  # (rows in CSR times a few columns: scipy transposes only those)
+                cross = (cross.toarray() if sp.issparse(cross) else cross).T
+            out += cross * factor if factor != 1.0 else cross
         return out
 
     def __call__(self, rows) -> np.ndarray:
