@@ -28,7 +28,7 @@ import numpy as np
 from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
 from ..store import Shown
 from ..errors import InputError
-from ..screening import DEFAULT_MODEL, MODELS, Features, Ranker, ScreeningHistory, band, get_model, title_block
+from ..screening import DEFAULT_MODEL, MODELS, Features, Kernels, Ranker, ScreeningHistory, band, get_model, title_block
 from . import _stopping, _tfidf_cache
 from ._decisions import Decided, check_stage, papers_of, screening_of, store_of, training_records
 
@@ -133,6 +133,7 @@ class ScreeningCache:
         self.tfidf: Features | None = None
         self.both: Features | None = None
         self.fitted: tuple | None = None
+        self.kernels = Kernels()  # the decided papers' dot products, kept from one refit to the next
         self.key = None  # the features' entry in the review's cache (_tfidf_cache.EntryKey)
         # held while the features are made: a re-rank asked during prepare_screening's warm-up
         # waits for it instead of building them a second time
@@ -170,7 +171,7 @@ class ScreeningCache:
         key = (id(features), model, seed, rows.tobytes(), labels.tobytes())
         if self.fitted is None or self.fitted[0] != key:
             previous = self.fitted[1] if self.fitted is not None else None  # (a fusion's record of its members)
-            self.fitted = (key, Ranker(model, seed=seed).fit(features, rows, labels, previous=previous))
+            self.fitted = (key, Ranker(model, seed=seed, kernels=self.kernels).fit(features, rows, labels, previous=previous))
         return self.fitted[1]
 
 

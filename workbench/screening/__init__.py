@@ -51,6 +51,7 @@ from ._features import TFIDF_PARAMS, Features, title_block
 from ._metrics import atd, recall_at, recall_curve, wss
 from ._models import DEFAULT_MODEL, MODELS, ModelSpec, get_model
 from ._ranker import Explanation, Ranker, as_features, top_n
+from ._svm import Kernels
 from ._simulate import DEFAULT_RULES, Run, Simulation, asreview_priors, simulate, stopping_points
 from ._stopping import (
     RemainingEstimate, ScreeningHistory, StoppingAdvice, estimate_remaining, hypergeometric_test,
@@ -65,6 +66,7 @@ __all__ = [
     "TFIDF_PARAMS",
     "Explanation",
     "Features",
+    "Kernels",
     "ModelSpec",
     "Ranker",
     "RemainingEstimate",

@@ -1,8 +1,9 @@
 """The ranking models by name: a classifier, the features it reads, and how it weighs the classes.
 
 Every model is linear (a weight per feature, so a re-rank is a sparse and a dense
-matrix-vector product) and is refitted from scratch on the decided papers after each
-decision, which takes milliseconds because only decided papers are fitted. Names are
+matrix-vector product) and is refitted on the decided papers after each decision, which
+takes milliseconds because only decided papers are fitted (the SVM is solved to its one
+minimum from the decided papers' dot products, kept between refits: see ``_svm``). Names are
 ``<classifier>-<features>``:
 
 ========== =================================================================================
@@ -49,7 +50,9 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["DEFAULT_MODEL", "MODELS", "ModelSpec", "balanced_weights", "get_model"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "SVM_C", "ModelSpec", "balanced_weights", "get_model"]
+
+SVM_C = 0.11  # ELAS u4's
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ class ModelSpec:
         if self.classifier == "svm":
             from sklearn.svm import LinearSVC
 
-            return LinearSVC(**{"C": 0.11, "loss": "squared_hinge", "dual": "auto", "max_iter": 5000, **self.params}, random_state=seed)
+            return LinearSVC(**{"C": SVM_C, "loss": "squared_hinge", "dual": "auto", "max_iter": 5000, **self.params}, random_state=seed)
         if self.classifier == "lr":
             from sklearn.linear_model import LogisticRegression
 

@@ -27,7 +27,8 @@ import scipy.sparse as sp
 from ..errors import InputError
 from ._explain import contributions, phrases
 from ._features import Features
-from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, balanced_weights, get_model
+from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, SVM_C, balanced_weights, get_model
+from ._svm import EXACT_MAX_ROWS, ExactSVM, Kernels, blas_threads, solve_dual
 
 __all__ = ["Explanation", "Ranker", "top_n"]
 
@@ -74,17 +75,25 @@ class Ranker:
 
     Fitted attributes: ``scores_`` (a score per paper, higher = more likely relevant; ``None``
     before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
-    (the fitted classifier), ``n_includes_``, ``n_labelled_``, ``fit_seconds_``; a fusion also
-    ``member_weights_`` (its components' weights), and a ``hedge`` fusion ``record_`` (the ranks
-    its components gave earlier includes) and ``member_scores_`` (their scores in this fit),
-    which the next fit reads (``fit(..., previous=...)``).
+    (the fitted classifier; an :class:`~workbench.screening._svm.ExactSVM` for the SVM),
+    ``n_includes_``, ``n_labelled_``, ``fit_seconds_``; a fusion also ``member_weights_`` (its
+    components' weights), and a ``hedge`` fusion ``record_`` (the ranks its components gave
+    earlier includes) and ``member_scores_`` (their scores in this fit), which the next fit reads
+    (``fit(..., previous=...)``).
+
+    ``kernels``: where the SVM's fits keep the decided papers' dot products (a
+    :class:`~workbench.screening._svm.Kernels`); hand the same one to each new ranker of a review
+    so that a refit computes only the newly decided papers' (a ranker refitted again keeps its
+    own without it).
     """
 
-    def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4):
+    def __init__(self, model: str | None = None, seed: int = 0, explore_until: int = 0, explore_every: int = 4,
+                 kernels: Kernels | None = None):
         self.model = model
         self.seed = seed
         self.explore_until = explore_until
         self.explore_every = explore_every
+        self.kernels = kernels
 
     # -- naming, for the store's records ------------------------------------------------------
     def spec_for(self, features: Features):
@@ -142,10 +151,11 @@ class Ranker:
         if self.n_includes_ == 0 or self.n_includes_ == len(labels):
             self.mode_, self.model_, self.scores_ = "cold", None, None
         else:
-            if self.active_.classifier == "fuse":
-                self._fit_fusion(self.active_, features)
-            else:
-                self.model_, self.weights_, self.scores_ = self._fit_linear(self.active_, features)
+            with blas_threads(1):
+                if self.active_.classifier == "fuse":
+                    self._fit_fusion(self.active_, features)
+                else:
+                    self.model_, self.weights_, self.scores_ = self._fit_linear(self.active_, features)
             self.mode_ = "ranked"
         self.fit_seconds_ = time.perf_counter() - t0
         return self
@@ -174,7 +184,8 @@ class Ranker:
             rows, y = np.concatenate([rows, extra]), np.concatenate([y, np.zeros(len(extra), np.int8)])
         d = B.shape[1] if B is not None else 0
         scale = np.float32(weight if T is not None else 1.0)  # an "emb" model reads the block as it is
-        parts, cols = [], None
+        sample_weight = balanced_weights(y, spec.ratio)
+        Tl = cols = None
         if T is not None:
             Tl = T[rows]
             if spec.classifier in ("svm", "lr"):
@@ -184,22 +195,19 @@ class Ranker:
                 used = np.zeros(T.shape[1], dtype=bool)
                 used[Tl.indices] = True  # O(nnz); np.unique would sort or hash them
                 cols = np.flatnonzero(used)
-                # Tl[:, cols] by renumbering its column indices (every column it uses is kept, in
-                # order): the same matrix as scipy's column indexing, without its passes over
-                # every term of the review at each refit
-                renumber = np.cumsum(used, dtype=np.int64) - 1
-                Tl = sp.csr_matrix((Tl.data, renumber[Tl.indices].astype(Tl.indices.dtype), Tl.indptr),
-                                   shape=(Tl.shape[0], len(cols)))
-            parts.append(Tl)
-        if d:
-            if T is not None:
-                parts.append(features.sparse_rows(rows, scale, spec.embedding_center, spec.embedding_dims))
-            else:
-                parts.append(B[rows])
-        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
-        clf = spec.make(self.seed)
-        clf.fit(Xl, y, sample_weight=balanced_weights(y, spec.ratio))
-        w, b = self._linear_weights(clf)
+        fitted = self._fit_exact_svm(spec, features, (T, B, scale), rows, y, sample_weight)
+        if fitted is not None:
+            clf = fitted
+            parts = [] if T is None else [Tl.T @ fitted.beta]
+            if d:  # B[rows].T @ beta, without copying the rows
+                beta = np.zeros(len(self.decided_))
+                beta[rows] = fitted.beta
+                parts.append((B.T @ beta) * scale)
+            w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
+            w, b = w.astype(np.float32), float(fitted.beta.sum())
+        else:
+            clf = self._fit_estimator(spec, features, (Tl, B, scale), cols, rows, y, sample_weight)
+            w, b = self._linear_weights(clf)
         n_terms = T.shape[1] if T is not None else 0
         full = np.zeros(n_terms + d, dtype=np.float32)
         scores = np.full(len(self.decided_), b, dtype=np.float64)
@@ -224,6 +232,50 @@ class Ranker:
             scores[start:start + chunk] = (block @ inc.T).max(axis=1) - (block @ exc.T).max(axis=1)
         n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
         return None, (np.zeros(n_terms + E.shape[1], dtype=np.float32), 0.0), scores
+
+    def _fit_exact_svm(self, spec, features: Features, blocks, rows, y, sample_weight):
+        """The SVM's minimum from the fitted rows' dot products (:mod:`._svm`), or None where
+        liblinear fits instead (another classifier or loss, more than ``EXACT_MAX_ROWS`` rows, or
+        an active set that did not settle). ``blocks``: (TF-IDF, embeddings, their weight)."""
+        T, B, scale = blocks
+        if spec.classifier != "svm" or set(spec.params) - {"C"} or len(rows) > EXACT_MAX_ROWS:
+            return None
+        if self.kernels is None and getattr(self, "kernels_", None) is None:
+            self.kernels_ = Kernels()  # kept for this ranker's next fit
+        kernels = self.kernels if self.kernels is not None else self.kernels_
+        blocks = [(X, factor) for X, factor in ((T, 1.0), (B, float(scale) ** 2)) if X is not None]
+        key = ((spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None),
+               blocks[-1][1])
+        C = float(spec.params.get("C", SVM_C))
+        beta = solve_dual(lambda: kernels(features, key, blocks, rows), y, C * sample_weight)
+        return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
+
+    def _fit_estimator(self, spec, features: Features, blocks, cols, rows, y, sample_weight):
+        """A scikit-learn classifier fitted on the decided rows, the TF-IDF block's used columns
+        (``cols``) beside the scaled embedding block. ``blocks``: (the decided rows' TF-IDF,
+        the embeddings, their weight)."""
+        Tl, B, scale = blocks
+        parts = []
+        if Tl is not None:
+            if cols is not None:
+                # Tl[:, cols] by renumbering its column indices (every column it uses is kept, in
+                # order): the same matrix as scipy's column indexing, without its passes over
+                # every term of the review at each refit
+                used = np.zeros(Tl.shape[1], dtype=bool)
+                used[cols] = True
+                renumber = np.cumsum(used, dtype=np.int64) - 1
+                Tl = sp.csr_matrix((Tl.data, renumber[Tl.indices].astype(Tl.indices.dtype), Tl.indptr),
+                                   shape=(Tl.shape[0], len(cols)))
+            parts.append(Tl)
+        if B is not None:
+            if Tl is not None:
+                parts.append(features.sparse_rows(rows, scale, spec.embedding_center, spec.embedding_dims))
+            else:
+                parts.append(B[rows])
+        Xl = parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr", dtype=np.float32)
+        clf = spec.make(self.seed)
+        clf.fit(Xl, y, sample_weight=sample_weight)
+        return clf
 
     def _fit_fusion(self, fused, features: Features) -> None:
         """Fit every component of ``fused`` and combine their scores: the mean of the scores

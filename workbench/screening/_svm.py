@@ -1,0 +1,181 @@
+"""The screening SVM solved exactly: LinearSVC's objective, its one minimum, from the decided papers' dot products.
+
+The ranker refits a linear SVM after every decision. Its objective is scikit-learn's
+``LinearSVC(loss="squared_hinge", C=C)`` with a weight ``s_i`` per paper (liblinear's: the
+intercept is a feature of value 1, regularised like the other weights)::
+
+    min_{w, b}  (|w|^2 + b^2) / 2  +  sum_i C s_i max(0, 1 - y_i (w . x_i + b))^2      (y_i = +-1)
+
+It is strictly convex: one minimum, whatever the solver. liblinear approaches it by coordinate
+descent and stops within 1e-4 of it. Here it is solved outright. With ``beta_i = y_i alpha_i``
+(``alpha``: the dual variables), ``w = sum_i beta_i x_i`` and ``b = sum_i beta_i``; on the papers
+whose margin is below 1 (the active set ``S``, every decided paper in practice: the excludes'
+small weights leave them all inside the margin) the optimality conditions are the linear system
+
+    (K_SS + D_SS) beta_S = y_S,   K_ij = x_i . x_j + 1,   D_ii = 1 / (2 C s_i),
+
+whose matrix is positive definite (a Cholesky factorisation), and ``beta`` is 0 elsewhere.
+:func:`solve_dual` takes the active set from the papers' margins and signs until the conditions
+hold (or gives up after a few rounds, and the caller fits liblinear instead).
+
+A refit needs only the dot products between the decided papers' rows: :class:`Gram` keeps them
+between refits and computes each newly decided paper's once, so a refit costs one
+factorisation of a matrix of the decided papers' size, whatever the number of terms.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "Kernels", "blas_threads", "solve_dual"]
+
+#: Up to this many fitted rows the SVM is solved here; beyond, by liblinear (a factorisation
+#: grows with the cube of the rows, liblinear's sweeps with their entries).
+EXACT_MAX_ROWS = 1500
+
+#: The most entries of a block a new row's products are computed over every paper for (the
+#: pass makes a float64 copy of them: 16 MB).
+PASS_LIMIT = 2_000_000
+
+
+@dataclass(frozen=True)
+class ExactSVM:
+    """A fitted SVM: its ``C``, the fitted ``rows`` and their ``beta`` (``w = sum beta_i x_i``)."""
+
+    C: float
+    rows: np.ndarray
+    beta: np.ndarray
+
+
+class Gram:
+    """``sum_k f_k X_k[rows] @ X_k[rows].T + constant`` (float64) for a set of rows that grows
+    between calls: the products of the rows seen before are kept, and a call computes only those
+    of its new rows. ``blocks``: ``(X, f)`` pairs, ``X`` a CSR matrix or a dense array with one
+    row per paper."""
+
+    def __init__(self, blocks, constant: float = 0.0):
+        self.blocks = [(X, float(f)) for X, f in blocks]
+        self.constant = float(constant)
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.pos = np.full(self.blocks[0][0].shape[0], -1, dtype=np.int64)
+        self._K = np.zeros((0, 0))
+
+    def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
+        """The kernel between rows ``new`` and rows ``every``, in float64. A few new rows (a
+        refit after a decision) of a block of up to ``PASS_LIMIT`` entries are multiplied with
+        every paper's row (one pass, no copy of the decided rows); otherwise with the rows
+        ``every`` alone (a pass over a large review's every paper would be most of the work)."""
+        out = np.full((len(new), len(every)), self.constant)
+        for X, factor in self.blocks:
+            entries = X.nnz if sp.issparse(X) else X.size
+            if len(new) <= 8 and entries <= PASS_LIMIT and X.shape[1] * len(new) <= PASS_LIMIT:
+                part = X[new]
+                part = part.toarray() if sp.issparse(part) else part
+                cross = np.asarray(X @ part.T.astype(np.float64))[every].T
+            else:
+                a, b = X[new].astype(np.float64), X[every].astype(np.float64)
+                cross = b @ a.T  # (rows in CSR times a few columns: scipy transposes only those)
+                cross = (cross.toarray() if sp.issparse(cross) else cross).T
+            out += cross * factor if factor != 1.0 else cross
+        return out
+
+    def __call__(self, rows) -> np.ndarray:
+        """The kernel of ``rows`` (a new array: the caller may overwrite it)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        new = rows[self.pos[rows] < 0]
+        m = len(self.rows)
+        if len(new):
+            every = np.concatenate([self.rows, new])
+            cross = self._products(new, every)
+            size = len(every)
+            if size > self._K.shape[0]:  # room to grow without copying at every new row
+                grown = np.empty((max(size, min(2 * self._K.shape[0], EXACT_MAX_ROWS), 64),) * 2)
+                grown[:m, :m] = self._K[:m, :m]
+                self._K = grown
+            self._K[m:size, :size] = cross
+            self._K[:m, m:size] = cross[:, :m].T
+            self.rows = every
+            self.pos[new] = np.arange(m, size)
+            m = size
+        at = self.pos[rows]
+        if len(at) == m and np.array_equal(at, np.arange(m)):
+            return self._K[:m, :m].copy()
+        return self._K[np.ix_(at, at)]
+
+
+class Kernels:
+    """The :class:`Gram` matrices of one review's refits, kept from one ranker to the next
+    (``Ranker(kernels=...)``: the live queue fits a new ranker per decision), one per set of
+    blocks and embedding weight, for the last :class:`Features` they were asked for."""
+
+    def __init__(self):
+        self._of = None
+        self._grams: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, features, key, blocks, rows) -> np.ndarray:
+        """The kernel of ``rows`` over ``blocks`` (see :class:`Gram`; ``key`` names the blocks
+        and their weights), computing only the products not kept yet (a new array)."""
+        with self._lock:
+            if self._of is not features:
+                self._of, self._grams = features, {}
+            if key not in self._grams:  # first fit, or the embeddings' weight changed
+                self._grams = {k: g for k, g in self._grams.items() if k[0] != key[0]}
+                self._grams[key] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
+            return self._grams[key](rows)
+
+
+_controller = []  # threadpoolctl's view of the BLAS libraries, made once (it takes milliseconds)
+
+
+def blas_threads(n: int):
+    """BLAS on ``n`` threads inside the block (a refit's products and factorisation are too
+    small to gain from a second thread, and on a busy machine BLAS's threads wait for a core
+    spinning: a replay's CPU seconds grew fivefold at a load of 8 on two cores)."""
+    if not _controller:
+        import scipy.linalg  # noqa: F401  (its BLAS loaded before the libraries are listed)
+        from threadpoolctl import ThreadpoolController
+
+        _controller.append(ThreadpoolController())
+    return _controller[0].limit(limits=n, user_api="blas")
+
+
+def solve_dual(kernel, y: np.ndarray, costs: np.ndarray, rounds: int = 20) -> np.ndarray | None:
+    """``beta`` of the SVM's minimum (see the module docstring), given ``kernel()``, which makes
+    a fresh ``K`` (``x_i . x_j + 1`` over the fitted rows; it is overwritten), the 0/1 labels
+    ``y`` and ``costs`` (``C s_i``); None when the active set has not settled after ``rounds``
+    factorisations."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    signs = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    diag = 0.5 / np.asarray(costs, dtype=np.float64)
+    n = len(signs)
+    active = np.ones(n, dtype=bool)
+    K = None
+    for _ in range(rounds):
+        at = np.flatnonzero(active)
+        if len(at) == n:
+            A = kernel()
+        else:
+            K = kernel() if K is None else K
+            A = K[np.ix_(at, at)]
+        A[np.diag_indices_from(A)] += diag[at]
+        beta = np.zeros(n)
+        # A.T: the same (symmetric) matrix in the column order LAPACK factorises in place
+        beta[at] = cho_solve(cho_factor(A.T, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
+        negative = active & (signs * beta < 0)
+        if negative.any():  # a paper beyond its margin: out of the active set
+            active &= ~negative
+            continue
+        if active.all():  # every margin below 1: y_i f(x_i) = 1 - D_ii alpha_i
+            return beta
+        K = kernel() if K is None else K
+        inside = ~active & (signs * (K[:, at] @ beta[at]) < 1)
+        if not inside.any():
+            return beta
+        active |= inside
+    return None
