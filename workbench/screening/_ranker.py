@@ -199,10 +199,8 @@ class Ranker:
         if fitted is not None:
             clf = fitted
             parts = [] if T is None else [Tl.T @ fitted.beta]
-            if d:  # B[rows].T @ beta, without copying the rows
-                beta = np.zeros(len(self.decided_))
-                beta[rows] = fitted.beta
-                parts.append((B.T @ beta) * scale)
+            if d:  # the decided rows alone: B.T @ a full-length float64 beta copied all of B to float64
+                parts.append((B[rows].T @ fitted.beta) * scale)
             w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
             w, b = w.astype(np.float32), float(fitted.beta.sum())
         else:
