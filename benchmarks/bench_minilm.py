@@ -50,9 +50,10 @@ import numpy as np
 warnings.filterwarnings("ignore")
 source, size, sample, chunk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 precisions = sys.argv[5].split(",")
+from workbench.dedupe import DuplicateRules
 from workbench.readers import read_sources
 from workbench.review import document_text
-papers, _ = read_sources([source], dedupe=False)
+papers, _ = read_sources([source], duplicates=DuplicateRules(fuzzy=False))
 texts = [document_text(p) for p in papers][:size]
 n_all = len(texts)
 if n_all > sample:
