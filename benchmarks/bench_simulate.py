@@ -1,6 +1,6 @@
 """``workbench simulate`` against ``asreview simulate``, per run, on the nine SYNERGY reviews.
 
-    python benchmarks/bench_simulate.py [--reviews Donners_2021 ...] [--seeds 1] [--before PATH]
+    python benchmarks/bench_simulate.py [--reviews Donners_2021 ...] [--seeds 1] [--before PATH] [--model MODEL]
 
 For every review (``_synergy.load_reviews``: all its records in file order, written as a CSV of
 title, abstract, label_included) and seed S, in turn, each a fresh process timed from start to
@@ -14,6 +14,7 @@ exit:
   already in the workbench's cache (a cache of its own, ``WORKBENCH_CACHE``, filled from the
   benchmark cache's float32 MiniLM vectors; the replay's time does not depend on the vectors'
   precision);
+- with ``--model MODEL``, ours replays that model instead of the default;
 - with ``--before PATH`` (a worktree of an earlier commit), the same command run from there.
 
 The table gives each one's wall seconds and, in brackets, its CPU seconds (user and system, ASReview's
@@ -66,12 +67,12 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_ours(root: Path, csv: Path, seed: int, cache_dir: Path) -> dict:
+def run_ours(root: Path, csv: Path, seed: int, cache_dir: Path, model: str | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(root), "WORKBENCH_CACHE": str(cache_dir), "HF_HUB_OFFLINE": "1",
            "WORKBENCH_EMBED_PRECISION": "float32", "WORKBENCH_PROGRESS": "0"}
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", str(csv), "--embedder", "minilm",
-                           "--seeds", str(seed), "--no-baseline", "--format", "json"],
+                           "--seeds", str(seed), "--no-baseline", "--format", "json", *(["--model", model] if model else [])],
                           capture_output=True, text=True, env=env, cwd=root)
     seconds = time.perf_counter() - t
     if proc.returncode:
@@ -86,12 +87,13 @@ def main() -> None:
     parser.add_argument("--reviews", nargs="+", default=None, help="default: all nine")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
     parser.add_argument("--before", type=Path, default=None, help="a worktree of the commit to compare with")
+    parser.add_argument("--model", default=None, help="the model ours replays (default: the queue's default)")
     args = parser.parse_args()
     version = _asreview.ensure_venv()
     reviews = load_reviews()
     names = args.reviews or list(reviews)
     (OUT / "data").mkdir(parents=True, exist_ok=True)
-    print(f"# workbench simulate vs asreview simulate {version}, per run, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}\n")
+    print(f"# workbench simulate ({args.model or 'default model'}) vs asreview simulate {version}, per run, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}\n")
     cols = ["review", "records", "includes", "seed", "load avg", "ASReview s (CPU s)", "ours s (CPU s)", "ours / ASReview"]
     cols += ["before s (CPU s)", "before / ASReview"] if args.before else []
     cols += ["WSS@95 ASReview", "WSS@95 ours", "recall@10 % ours"] + (["WSS@95 / recall@10 % before"] if args.before else [])
@@ -110,9 +112,9 @@ def main() -> None:
                 cpu = cpu_seconds()
                 asr = _asreview.simulate(csv, seed, OUT / "asreview", version, fresh=True)
                 asr_cpu, cpu = cpu_seconds() - cpu, cpu_seconds()
-                ours = run_ours(ROOT, csv, seed, cache_dir)
+                ours = run_ours(ROOT, csv, seed, cache_dir, args.model)
                 ours["cpu"], cpu = cpu_seconds() - cpu, cpu_seconds()
-                before = run_ours(args.before.resolve(), csv, seed, cache_dir) if args.before else None
+                before = run_ours(args.before.resolve(), csv, seed, cache_dir, args.model) if args.before else None
                 if before:
                     before["cpu"] = cpu_seconds() - cpu
                 if ours["priors"] != sorted(asr["priors"]):
