@@ -101,7 +101,7 @@ def run_ours(root: Path, csv: Path, seed: int, cache_dir: Path) -> dict:
 def has_seed_option(root: Path) -> bool:
     """Whether ``workbench simulate`` at ``root`` takes ``--seed S`` (one seed's run alone);
     asked once per root, before any run is timed (the children's CPU seconds count it)."""
-    return "--seed S" in subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", "--help"],
+    return "--seed S" in subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", "--help"], check=False,
                                         capture_output=True, text=True, cwd=root,
                                         env={**os.environ, "PYTHONPATH": str(root)}).stdout
 
