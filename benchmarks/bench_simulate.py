@@ -9,13 +9,17 @@ exit:
 - ASReview LAB 2.2's default (ELAS u4): ``asreview simulate FILE --n-prior-included 1
   --n-prior-excluded 1 --prior-seed S --seed S`` in ``benchmarks/.venv-asreview`` (see
   _asreview.py; ASReview is never a dependency of the workbench);
-- ``workbench simulate FILE --embedder minilm --seeds S --no-baseline`` with the queue's default
-  model (svm-both), the same file and the same starting include and exclude, its embeddings
+- ``workbench simulate FILE --embedder minilm --seed S --no-baseline`` (the run of seed S alone,
+  as ASReview's) with the queue's default model (svm-both), the same file and the same starting
+  include and exclude, its embeddings
   already in the workbench's cache (a cache of its own, ``WORKBENCH_CACHE``, filled from the
   benchmark cache's float32 MiniLM vectors; the replay's time does not depend on the vectors'
   precision);
 - with ``--model MODEL``, ours replays that model instead of the default;
-- with ``--before PATH`` (a worktree of an earlier commit), the same command run from there.
+- with ``--before PATH`` (a worktree of an earlier commit), the same command run from there; a
+  commit whose command has no ``--seed`` (only ``--seeds N``, seeds 1..N) runs seed S alone
+  through ``simulate_file``, the function the command calls (without the command line's own
+  imports, ~0.3 s).
 
 The table gives each one's wall seconds and, in brackets, its CPU seconds (user and system, ASReview's
 with its `asreview metrics` call:
@@ -27,6 +31,7 @@ before and after must be equal: the replay measures the same thing), and the loa
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -67,19 +72,39 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+# seed S alone where the command line has no --seed (its --seeds N runs seeds 1..N)
+ONE_SEED = """import json, sys
+from workbench.review import simulate_file, simulation_json
+sim = simulate_file(sys.argv[1], seeds=[int(sys.argv[2])], model=sys.argv[3] or None, embedder="minilm", baseline=False)
+sys.stdout.write(json.dumps(simulation_json(sim)))
+"""
+
+
 def run_ours(root: Path, csv: Path, seed: int, cache_dir: Path, model: str | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(root), "WORKBENCH_CACHE": str(cache_dir), "HF_HUB_OFFLINE": "1",
            "WORKBENCH_EMBED_PRECISION": "float32", "WORKBENCH_PROGRESS": "0"}
+    if has_seed_option(root):
+        command = ["-m", "workbench.cli", "simulate", str(csv), "--embedder", "minilm", "--seed", str(seed),
+                   "--no-baseline", "--format", "json", *(["--model", model] if model else [])]
+    else:
+        command = ["-c", ONE_SEED, str(csv), str(seed), model or ""]
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", str(csv), "--embedder", "minilm",
-                           "--seeds", str(seed), "--no-baseline", "--format", "json", *(["--model", model] if model else [])],
-                          capture_output=True, text=True, env=env, cwd=root)
+    proc = subprocess.run([sys.executable, *command], capture_output=True, text=True, env=env, cwd=root)
     seconds = time.perf_counter() - t
     if proc.returncode:
         raise SystemExit(f"workbench simulate failed in {root}:\n{proc.stderr[-3000:]}")
     run = next(r for r in json.loads(proc.stdout)["runs"] if r["seed"] == seed)
     return {"seconds": seconds, "wss@95": run["wss@95"], "recall@10%": run["recall@10%"],
             "priors": sorted([run["prior_include"], run["prior_exclude"]])}
+
+
+@functools.cache
+def has_seed_option(root: Path) -> bool:
+    """Whether ``workbench simulate`` at ``root`` takes ``--seed S`` (one seed's run alone);
+    asked once per root, before any run is timed (the children's CPU seconds count it)."""
+    return "--seed S" in subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", "--help"], check=False,
+                                        capture_output=True, text=True, cwd=root,
+                                        env={**os.environ, "PYTHONPATH": str(root)}).stdout
 
 
 def main() -> None:
@@ -90,6 +115,8 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="the model ours replays (default: the queue's default)")
     args = parser.parse_args()
     version = _asreview.ensure_venv()
+    for root in [ROOT] + ([args.before.resolve()] if args.before else []):
+        has_seed_option(root)
     reviews = load_reviews()
     names = args.reviews or list(reviews)
     (OUT / "data").mkdir(parents=True, exist_ok=True)

@@ -247,3 +247,22 @@ def test_rank_fits_a_model_on_two_decided_papers_of_three(tmp_path):
         assert proc.returncode == 0, proc.stderr
         (row,) = json.loads(proc.stdout)
         assert row["id"] == by_title["Crop yields"] and row["score"] is not None
+
+
+def test_simulate_seed_runs_the_seeds_given_alone_as_asreview_simulate_seed_does(tmp_path, capsys):
+    path = labelled_csv(tmp_path / "l.csv")
+    code, out, err = in_process(capsys, "simulate", path, "--seeds", "3", "--model", "nb-tfidf", "--no-baseline",
+                                "--format", "json")
+    assert code == 0, err
+    every = {run["seed"]: run for run in json.loads(out)["runs"]}
+    code, out, err = in_process(capsys, "simulate", path, "--seed", "3", "2", "3", "--model", "nb-tfidf",
+                                "--no-baseline", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["seeds"] == [3, 2] and "seeds 3, 2," in err
+    for run in data["runs"]:  # the same run as the one of that seed among 1..N
+        assert {k: v for k, v in run.items() if k != "seconds"} == {k: v for k, v in every[run["seed"]].items()
+                                                                     if k != "seconds"}
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", str(path), "--seeds", "2", "--seed", "1"])
+    assert exit_.value.code == 2 and "not allowed with argument" in capsys.readouterr().err

@@ -98,3 +98,77 @@ def test_rankers_handed_the_same_kernels_give_a_fresh_rankers_scores(review):
     earlier = Ranker("svm-both", seed=0, kernels=kernels).fit(features, rows[:10], labels[rows[:10]])
     np.testing.assert_allclose(earlier.scores_, Ranker("svm-both", seed=0).fit(features, rows[:10], labels[rows[:10]]).scores_,
                                atol=1e-9)
+
+
+def test_the_kept_factor_solves_as_an_outright_factorisation_while_the_class_weights_move(review):
+    # A replay's refits: one row more each time, the balanced weights (the diagonal) moving with
+    # every decision; the kept factor grows and preconditions conjugate gradients, and each
+    # solve is the one a fresh Cholesky factorisation gives.
+    from scipy.linalg import cho_factor, cho_solve
+
+    from workbench.screening._svm import Factor, Gram
+
+    texts, labels, embeddings = review
+    features = Features.from_texts(texts, embeddings=embeddings)
+    gram = Gram([(features.tfidf, 1.0), (embeddings.astype(np.float32), 0.3**2)], constant=1.0)
+    order = [0, 1] + [r for r in np.random.default_rng(2).permutation(120) if r > 1]
+    factor, paths = Factor(), []
+    for k in range(2, 100):
+        rows = order[:k]
+        y = labels[rows]
+        K, first = gram.kernel(rows)
+        assert first
+        d = 0.5 / (0.11 * balanced(y))
+        b = np.where(y == 1, 1.0, -1.0)
+        A = np.array(K)
+        A[np.diag_indices(k)] += d
+        expected = cho_solve(cho_factor(A), b)
+        np.testing.assert_allclose(factor.solve(K, d, b), expected, rtol=1e-10, atol=1e-12)
+        paths.append(factor.iterations)
+    assert sum(i > 0 for i in paths) > 50  # most refits by conjugate gradients on the kept factor
+    assert 0 < paths.count(-1) < 20  # a fresh factorisation now and then, when it has drifted
+    # a solve over fewer rows (an earlier state of the decisions) reads the factor's start
+    y = labels[order[:40]]
+    K, _ = gram.kernel(order[:40])
+    A = np.array(K)
+    A[np.diag_indices(40)] += 0.5 / (0.11 * balanced(y))
+    np.testing.assert_allclose(factor.solve(K, 0.5 / (0.11 * balanced(y)), np.where(y == 1, 1.0, -1.0)),
+                               np.linalg.solve(A, np.where(y == 1, 1.0, -1.0)), rtol=1e-10, atol=1e-12)
+
+
+def test_refits_on_the_kept_factor_are_linearsvcs_minimum_and_a_moved_active_set_is_solved_outright(review):
+    # svm-both at C=0.11 keeps every paper inside the margin; at C=20 papers leave the active
+    # set, which the kept factor (over every row) cannot solve: those rounds factorise afresh
+    texts, labels, embeddings = review
+    features = Features.from_texts(texts, embeddings=embeddings)
+    order = [0, 1] + [r for r in np.random.default_rng(3).permutation(120) if r > 1]
+    for model, C in [("svm-both", 0.11), (ModelSpec("svm-emb-c20", "svm", "emb", params={"C": 20.0}), 20.0)]:
+        kept, moved = Ranker(model, seed=0), 0
+        for k in range(2, 90):
+            rows = order[:k]
+            y = labels[rows]
+            if y.min() == y.max():
+                continue
+            scores = kept.fit(features, rows, y).scores_
+            if k % 11 == 0:
+                kind = kept.spec_.features_at(kept.n_includes_, kept.n_labelled_)
+                X = features.matrix(kind, kept.spec_.weight_at(kept.n_includes_, kept.n_labelled_))
+                np.testing.assert_allclose(scores, liblinear_scores(X, rows, y, C), atol=1e-6)
+            np.testing.assert_allclose(scores, Ranker(model, seed=0).fit(features, rows, y).scores_, atol=1e-9)
+            moved += int((np.where(y == 1, 1, -1) * scores[rows] > 1).any())
+        assert (moved > 0) == (C > 1)
+
+
+def test_a_changed_decision_on_the_same_rows_gives_a_fresh_rankers_scores(review):
+    # the live queue: a paper's exclude turned into an include moves its diagonal far from the
+    # kept factor's; the solve still ends at the minimum
+    texts, labels, embeddings = review
+    features = Features.from_texts(texts, embeddings=embeddings)
+    kernels = Kernels()
+    rows = list(range(50))
+    y = labels[rows].copy()
+    for _ in range(2):
+        Ranker("svm-both", seed=0, kernels=kernels).fit(features, rows, y)
+        y[np.flatnonzero(y == 0)[3]] = 1
+        shared = Ranker("svm-both", seed=0, kernels=kernels).fit(features, rows, y)
+        np.testing.assert_allclose(shared.scores_, Ranker("svm-both", seed=0).fit(features, rows, y).scores_, atol=1e-9)

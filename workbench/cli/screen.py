@@ -5,10 +5,12 @@
   one of each, a seeded random order or ``--by-topic`` one paper per topic; ``--sample`` a
   random sample of the papers no person has read, for the stopping test). Nothing is decided:
   decide with ``workbench decide ID include|exclude|maybe``.
-- ``workbench simulate FILE --label-column label_included [--seeds N]``: replays a labelled
-  CSV/TSV/XLSX once per seed from one include and one exclude and prints recall at 5/10/25 %
-  screened, WSS@95, ATD and where each stopping rule would have stopped, and beside them the
-  same figures of ``svm-tfidf`` (ELAS u4's twin) on the same seeds with the paired difference
+- ``workbench simulate FILE --label-column label_included [--seeds N | --seed S ...]``: replays a
+  labelled CSV/TSV/XLSX once per seed (1..N, or the seeds given: ``--seed 2`` is the run of
+  ``asreview simulate --prior-seed 2 --seed 2``) from one include and one exclude and prints
+  recall at 5/10/25 % screened, WSS@95, ATD and where each stopping rule would have stopped,
+  and beside them the same figures of ``svm-tfidf`` (ELAS u4's twin) on the same seeds with the
+  paired difference
   (``--no-baseline`` skips it; ``--format json``: the means under ``wss@95``, ``recall@10%``,
   ``atd``, ..., the seeds under ``runs``, the twin's under ``baseline``, and ``difference``).
 - ``workbench stopping``: the estimate of relevant papers left (95 % interval) and whether the
@@ -57,8 +59,10 @@ def rank(args) -> int:
 
 
 def simulate(args) -> int:
-    say(f"simulating {args.file}: {args.seeds} seeds, refitting after every paper until the last include")
-    sim = simulate_file(args.file, args.label_column, seeds=args.seeds, model=args.model, embedder=args.embedder,
+    seeds = list(dict.fromkeys(args.seed)) if args.seed else args.seeds  # --seed S ...: these seeds, each once
+    which = f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}" if args.seed else f"{seeds} seeds"
+    say(f"simulating {args.file}: {which}, refitting after every paper until the last include")
+    sim = simulate_file(args.file, args.label_column, seeds=seeds, model=args.model, embedder=args.embedder,
                         baseline=not args.no_baseline)
     if args.format == "json":
         sys.stdout.write(json.dumps(simulation_json(sim), indent=2) + "\n")
@@ -108,7 +112,10 @@ def register(subparsers) -> None:
     p.add_argument("file", metavar="FILE", help="a .csv, .tsv or .xlsx table: title and/or abstract, and a 0/1 label column")
     p.add_argument("--label-column", default="label_included", metavar="NAME",
                    help="the column with 1 (included) and 0 (excluded) (default: label_included)")
-    p.add_argument("--seeds", type=whole(1, 1000), default=5, metavar="N", help="runs with seeds 1..N (default: 5)")
+    runs = p.add_mutually_exclusive_group()
+    runs.add_argument("--seeds", type=whole(1, 1000), default=5, metavar="N", help="runs with seeds 1..N (default: 5)")
+    runs.add_argument("--seed", type=whole(0, MAX_SEED), nargs="+", default=None, metavar="S",
+                      help="runs with these seeds only (--seed 2: the run of asreview simulate --prior-seed 2 --seed 2)")
     p.add_argument("--model", default=None, choices=list(MODELS), metavar="MODEL",
                    help=f"{models} (default: svm-tfidf; svm-both with --embedder)")
     p.add_argument("--embedder", default=None, metavar="NAME",

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ._explain import contributions, phrases
 from ._features import Features
 from ._models import DEFAULT_MODEL, DEFAULT_TEXT_ONLY_MODEL, SVM_C, balanced_weights, get_model
-from ._svm import EXACT_MAX_ROWS, ExactSVM, Kernels, blas_threads, solve_dual
+from ._svm import EXACT_MAX_ROWS, ExactSVM, Kernels, blas_threads
 
 __all__ = ["Explanation", "Ranker", "top_n"]
 
@@ -245,7 +245,7 @@ class Ranker:
         key = ((spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None),
                blocks[-1][1])
         C = float(spec.params.get("C", SVM_C))
-        beta = solve_dual(lambda: kernels(features, key, blocks, rows), y, C * sample_weight)
+        beta = kernels.solve(features, key, blocks, rows, y, C * sample_weight)
         return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
 
     def _fit_estimator(self, spec, features: Features, blocks, cols, rows, y, sample_weight):

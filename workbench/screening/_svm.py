@@ -19,8 +19,11 @@ whose matrix is positive definite (a Cholesky factorisation), and ``beta`` is 0 
 hold (or gives up after a few rounds, and the caller fits liblinear instead).
 
 A refit needs only the dot products between the decided papers' rows: :class:`Gram` keeps them
-between refits and computes each newly decided paper's once, so a refit costs one
-factorisation of a matrix of the decided papers' size, whatever the number of terms.
+between refits and computes each newly decided paper's once, whatever the number of terms.
+Nor does a refit factorise the matrix afresh: :class:`Factor` keeps the last factorisation,
+grows it by the new papers' rows, and solves the new system by conjugate gradients with it as
+the preconditioner (a decision moves ``D`` by about 1/n: a few products of the decided papers'
+size instead of a factorisation, whose cost grows with their cube).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Gram", "Kernels", "blas_threads", "solve_dual"]
+__all__ = ["EXACT_MAX_ROWS", "ExactSVM", "Factor", "Gram", "Kernels", "blas_threads", "solve_dual"]
 
 #: Up to this many fitted rows the SVM is solved here; beyond, by liblinear (a factorisation
 #: grows with the cube of the rows, liblinear's sweeps with their entries).
@@ -40,6 +43,15 @@ EXACT_MAX_ROWS = 1500
 #: The most entries of a block a new row's products are computed over every paper for (the
 #: pass makes a float64 copy of them: 16 MB).
 PASS_LIMIT = 2_000_000
+
+#: A solve by conjugate gradients stops when the residual is this small relative to the
+#: right-hand side (where an outright Cholesky solve's own rounding leaves it), and is replaced
+#: by a fresh factorisation when that takes more than ``CG_MAX_ITER`` steps; after a solve that
+#: took more than ``CG_REFRESH`` steps the next one factorises afresh (the kept factor has
+#: drifted: the includes' weights move by 1/n at every decision, the excludes' much less).
+CG_TOL = 1e-13
+CG_MAX_ITER = 12
+CG_REFRESH = 5
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,7 @@ class Gram:
         self.rows = np.zeros(0, dtype=np.int64)
         self.pos = np.full(self.blocks[0][0].shape[0], -1, dtype=np.int64)
         self._K = np.zeros((0, 0))
+        self.factor = Factor()  # of the kernel over the first rows, kept for the next solve
 
     def _products(self, new: np.ndarray, every: np.ndarray) -> np.ndarray:
         """The kernel between rows ``new`` and rows ``every``, in float64. A few new rows (a
@@ -83,8 +96,9 @@ class Gram:
             out += cross * factor if factor != 1.0 else cross
         return out
 
-    def __call__(self, rows) -> np.ndarray:
-        """The kernel of ``rows`` (a new array: the caller may overwrite it)."""
+    def kernel(self, rows) -> tuple[np.ndarray, bool]:
+        """(the kernel of ``rows``, whether they are the first rows seen, in the order seen): then
+        the kernel is a view of the kept one (not to be written to), else a new array."""
         rows = np.asarray(rows, dtype=np.int64)
         new = rows[self.pos[rows] < 0]
         m = len(self.rows)
@@ -102,9 +116,10 @@ class Gram:
             self.pos[new] = np.arange(m, size)
             m = size
         at = self.pos[rows]
-        if len(at) == m and np.array_equal(at, np.arange(m)):
-            return self._K[:m, :m].copy()
-        return self._K[np.ix_(at, at)]
+        k = len(at)
+        if k and at[0] == 0 and at[-1] == k - 1 and np.array_equal(at, np.arange(k)):
+            return self._K[:k, :k], True
+        return self._K[np.ix_(at, at)], False
 
 
 class Kernels:
@@ -117,16 +132,20 @@ class Kernels:
         self._grams: dict = {}
         self._lock = threading.Lock()
 
-    def __call__(self, features, key, blocks, rows) -> np.ndarray:
-        """The kernel of ``rows`` over ``blocks`` (see :class:`Gram`; ``key`` names the blocks
-        and their weights), computing only the products not kept yet (a new array)."""
+    def solve(self, features, key, blocks, rows, y, costs) -> np.ndarray | None:
+        """:func:`solve_dual` over the kernel of ``rows`` over ``blocks`` (see :class:`Gram`;
+        ``key`` names the blocks and their weights), computing only the products not kept yet,
+        and solving with the kept :class:`Factor` where the rows are those of the earlier solves
+        and more (a replay, the live queue between changed decisions)."""
         with self._lock:
             if self._of is not features:
                 self._of, self._grams = features, {}
             if key not in self._grams:  # first fit, or the embeddings' weight changed
                 self._grams = {k: g for k, g in self._grams.items() if k[0] != key[0]}
                 self._grams[key] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
-            return self._grams[key](rows)
+            gram = self._grams[key]
+            K, first = gram.kernel(rows)
+            return solve_dual(K, y, costs, factor=gram.factor if first else None)
 
 
 _controller = []  # threadpoolctl's view of the BLAS libraries, made once (it takes milliseconds)
@@ -144,38 +163,134 @@ def blas_threads(n: int):
     return _controller[0].limit(limits=n, user_api="blas")
 
 
-def solve_dual(kernel, y: np.ndarray, costs: np.ndarray, rounds: int = 20) -> np.ndarray | None:
-    """``beta`` of the SVM's minimum (see the module docstring), given ``kernel()``, which makes
-    a fresh ``K`` (``x_i . x_j + 1`` over the fitted rows; it is overwritten), the 0/1 labels
-    ``y`` and ``costs`` (``C s_i``); None when the active set has not settled after ``rounds``
-    factorisations."""
+def solve_dual(K: np.ndarray, y: np.ndarray, costs: np.ndarray, rounds: int = 20,
+               factor: Factor | None = None) -> np.ndarray | None:
+    """``beta`` of the SVM's minimum (see the module docstring), given ``K`` (``x_i . x_j + 1``
+    over the fitted rows; not written to), the 0/1 labels ``y`` and ``costs`` (``C s_i``); None
+    when the active set has not settled after ``rounds`` solves. ``factor``: a :class:`Factor`
+    kept over the same rows (the first of them) for the first solve, over every row."""
     from scipy.linalg import cho_factor, cho_solve
 
     signs = np.where(np.asarray(y) == 1, 1.0, -1.0)
     diag = 0.5 / np.asarray(costs, dtype=np.float64)
     n = len(signs)
     active = np.ones(n, dtype=bool)
-    K = None
     for _ in range(rounds):
         at = np.flatnonzero(active)
-        if len(at) == n:
-            A = kernel()
-        else:
-            K = kernel() if K is None else K
-            A = K[np.ix_(at, at)]
-        A[np.diag_indices_from(A)] += diag[at]
         beta = np.zeros(n)
-        # A.T: the same (symmetric) matrix in the column order LAPACK factorises in place
-        beta[at] = cho_solve(cho_factor(A.T, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
+        if len(at) == n and factor is not None:
+            beta[:] = factor.solve(K, diag, signs)
+        else:
+            A = K[np.ix_(at, at)] if len(at) < n else np.array(K)
+            A[np.diag_indices_from(A)] += diag[at]
+            # A.T: the same (symmetric) matrix in the column order LAPACK factorises in place
+            beta[at] = cho_solve(cho_factor(A.T, overwrite_a=True, check_finite=False), signs[at], check_finite=False)
         negative = active & (signs * beta < 0)
         if negative.any():  # a paper beyond its margin: out of the active set
             active &= ~negative
             continue
         if active.all():  # every margin below 1: y_i f(x_i) = 1 - D_ii alpha_i
             return beta
-        K = kernel() if K is None else K
         inside = ~active & (signs * (K[:, at] @ beta[at]) < 1)
         if not inside.any():
             return beta
         active |= inside
     return None
+
+
+class Factor:
+    """The Cholesky factor of ``K + diag(d)`` over the first ``k`` rows of a growing kernel
+    (``U.T @ U``, ``U`` upper triangular), kept from one solve to the next.
+
+    :meth:`solve` solves ``(K + diag(d')) x = b`` over the first ``m`` rows for a new diagonal
+    ``d'``: the factor grows by the rows beyond ``k`` (each a triangular solve), then serves as
+    the preconditioner of conjugate gradients, which converge in a few steps while ``d'`` is
+    close to the ``d`` it was made with; when they do not (``CG_MAX_ITER``), the system is
+    factorised afresh, at ``d'``, and so is the next one after a solve of more than
+    ``CG_REFRESH`` steps. ``iterations``: the last solve's steps (-1: factorised afresh).
+
+    ``U`` is kept packed by columns (column j: ``U[:j + 1, j]``), so the factor of the first
+    ``m`` rows is the packed array's start and a new row appends to it: BLAS's packed
+    triangular solve (``dtpsv``) reads it in place, with no copy of a matrix per solve.
+    """
+
+    def __init__(self):
+        self.k = 0
+        self.packed = np.zeros(0)
+        self.stale = False
+        self.iterations = 0
+
+    def solve(self, K: np.ndarray, d: np.ndarray, b: np.ndarray) -> np.ndarray:
+        m = len(b)
+        if self.stale or (m > self.k and not self._grow(K, d, m)):
+            return self._refactor(K, d, b)
+        x = self._cg(K, d, b)
+        self.stale = x is None or self.iterations > CG_REFRESH
+        return x if x is not None else self._refactor(K, d, b)
+
+    def _room(self, m: int) -> None:
+        size = m * (m + 1) // 2
+        if size > len(self.packed):
+            grown = np.empty(max(size, 2 * len(self.packed)))
+            grown[: len(self.packed)] = self.packed
+            self.packed = grown
+
+    def _grow(self, K: np.ndarray, d: np.ndarray, m: int) -> bool:
+        """Add rows ``k..m-1``: column j of ``U`` is ``U[:j, :j].T \\ K[:j, j]`` over its
+        diagonal ``sqrt(K[j, j] + d[j] - |that|^2)``. False if that is not positive (rounding)."""
+        from scipy.linalg.blas import dtpsv
+
+        self._room(m)
+        for j in range(self.k, m):
+            start = j * (j + 1) // 2
+            column = dtpsv(j, self.packed, K[j, :j], trans=1) if j else np.zeros(0)
+            pivot = K[j, j] + d[j] - column @ column
+            if not pivot > 0:
+                return False
+            self.packed[start:start + j] = column
+            self.packed[start + j] = np.sqrt(pivot)
+            self.k = j + 1
+        return True
+
+    def _refactor(self, K: np.ndarray, d: np.ndarray, b: np.ndarray) -> np.ndarray:
+        from scipy.linalg import cho_factor
+
+        m = len(b)
+        A = np.array(K[:m, :m])
+        A[np.diag_indices(m)] += d[:m]
+        cho_factor(A.T, overwrite_a=True, check_finite=False)  # A's lower triangle: U.T, by rows
+        self._room(m)
+        for j in range(m):  # row j of U.T is column j of U
+            self.packed[j * (j + 1) // 2: (j + 1) * (j + 2) // 2] = A[j, : j + 1]
+        self.k, self.iterations, self.stale = m, -1, False
+        return self._precondition(b)
+
+    def _precondition(self, r: np.ndarray) -> np.ndarray:
+        """``(U.T U) \\ r`` over the first ``len(r)`` rows."""
+        from scipy.linalg.blas import dtpsv
+
+        m = len(r)
+        return dtpsv(m, self.packed, dtpsv(m, self.packed, r, trans=1), trans=0, overwrite_x=1)
+
+    def _cg(self, K: np.ndarray, d: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+        """Preconditioned conjugate gradients from ``(U.T U) \\ b``; None if the residual is not
+        below ``CG_TOL * |b|`` within ``CG_MAX_ITER`` steps."""
+        x = self._precondition(b)
+        r = b - (K @ x + d * x)
+        goal = CG_TOL * float(np.sqrt(b @ b))
+        z = self._precondition(r)
+        p, rz = z.copy(), float(r @ z)
+        for step in range(CG_MAX_ITER + 1):
+            if float(np.sqrt(r @ r)) <= goal:
+                self.iterations = step
+                return x
+            if step == CG_MAX_ITER:
+                return None
+            q = K @ p + d * p
+            alpha = rz / float(p @ q)
+            x += alpha * p
+            r -= alpha * q
+            z = self._precondition(r)
+            rz, before = float(r @ z), rz
+            p = z + (rz / before) * p
+        return None
