@@ -453,7 +453,9 @@ def main() -> None:
         print(stopping_section(reviews, ours, asr, default, IMAGES / "screening_stopping.png") + "\n")
         print("![stopping rules](images/screening_stopping.png)\n")
     if args.phase in ("all", "latency"):
-        models = args.latency_models or [default]
+        from workbench.screening import DEFAULT_MODEL
+
+        models = args.latency_models or [default or DEFAULT_MODEL]
         print("## Re-rank after one decision (fit + next(10)) beside ASReview's model update (fit + rank the pool)\n")
         print(latency(args, models) + "\n")
 
