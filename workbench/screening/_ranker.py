@@ -136,6 +136,10 @@ class Ranker:
             raise InputError(f"labels must be 0 (exclude) or 1 (include); got {sorted(set(labels.tolist()))[:5]}")
         self.spec_ = self.spec_for(features)
         self.features_ = features
+        if self.kernels is not None:
+            self.kernels_ = self.kernels
+        elif getattr(self, "kernels_", None) is None:
+            self.kernels_ = Kernels()  # kept for this ranker's next fit
         self.labelled_ = labelled
         self.labels_ = labels.astype(np.int8)
         self.decided_ = np.zeros(n, dtype=bool)
@@ -185,7 +189,7 @@ class Ranker:
         d = B.shape[1] if B is not None else 0
         scale = np.float32(weight if T is not None else 1.0)  # an "emb" model reads the block as it is
         sample_weight = balanced_weights(y, spec.ratio)
-        Tl = cols = None
+        Tl = cols = used = None
         if T is not None:
             Tl = T[rows]
             if spec.classifier in ("svm", "lr"):
@@ -204,7 +208,7 @@ class Ranker:
             w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
             w, b = w.astype(np.float32), float(fitted.beta.sum())
         else:
-            clf = self._fit_estimator(spec, features, (Tl, B, scale), cols, rows, y, sample_weight)
+            clf = self._fit_estimator(spec, features, (Tl, B, scale), used, rows, y, sample_weight)
             w, b = self._linear_weights(clf)
         n_terms = T.shape[1] if T is not None else 0
         full = np.zeros(n_terms + d, dtype=np.float32)
@@ -238,32 +242,27 @@ class Ranker:
         T, B, scale = blocks
         if spec.classifier != "svm" or set(spec.params) - {"C"} or len(rows) > EXACT_MAX_ROWS:
             return None
-        if self.kernels is None and getattr(self, "kernels_", None) is None:
-            self.kernels_ = Kernels()  # kept for this ranker's next fit
-        kernels = self.kernels if self.kernels is not None else self.kernels_
         blocks = [(X, factor) for X, factor in ((T, 1.0), (B, float(scale) ** 2)) if X is not None]
         key = ((spec.title_weight, spec.embedding_center, spec.embedding_dims, T is not None, B is not None),
                blocks[-1][1])
         C = float(spec.params.get("C", SVM_C))
-        beta = kernels.solve(features, key, blocks, rows, y, C * sample_weight)
+        beta = self.kernels_.solve(features, key, blocks, rows, y, C * sample_weight)
         return None if beta is None else ExactSVM(C, np.asarray(rows), beta)
 
-    def _fit_estimator(self, spec, features: Features, blocks, cols, rows, y, sample_weight):
+    def _fit_estimator(self, spec, features: Features, blocks, used, rows, y, sample_weight):
         """A scikit-learn classifier fitted on the decided rows, the TF-IDF block's used columns
-        (``cols``) beside the scaled embedding block. ``blocks``: (the decided rows' TF-IDF,
+        (where ``used`` is True) beside the scaled embedding block. ``blocks``: (the decided rows' TF-IDF,
         the embeddings, their weight)."""
         Tl, B, scale = blocks
         parts = []
         if Tl is not None:
-            if cols is not None:
-                # Tl[:, cols] by renumbering its column indices (every column it uses is kept, in
+            if used is not None:
+                # Tl[:, used] by renumbering its column indices (every column it uses is kept, in
                 # order): the same matrix as scipy's column indexing, without its passes over
                 # every term of the review at each refit
-                used = np.zeros(Tl.shape[1], dtype=bool)
-                used[cols] = True
                 renumber = np.cumsum(used, dtype=np.int64) - 1
                 Tl = sp.csr_matrix((Tl.data, renumber[Tl.indices].astype(Tl.indices.dtype), Tl.indptr),
-                                   shape=(Tl.shape[0], len(cols)))
+                                   shape=(Tl.shape[0], int(renumber[-1]) + 1))
             parts.append(Tl)
         if B is not None:
             if Tl is not None:

@@ -28,6 +28,7 @@ size instead of a factorisation, whose cost grows with their cube).
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -148,19 +149,20 @@ class Kernels:
             return solve_dual(K, y, costs, factor=gram.factor if first else None)
 
 
-_controller = []  # threadpoolctl's view of the BLAS libraries, made once (it takes milliseconds)
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the BLAS libraries (made once: it takes milliseconds)."""
+    import scipy.linalg  # noqa: F401  (its BLAS loaded before the libraries are listed)
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def blas_threads(n: int):
     """BLAS on ``n`` threads inside the block (a refit's products and factorisation are too
     small to gain from a second thread, and on a busy machine BLAS's threads wait for a core
     spinning: a replay's CPU seconds grew fivefold at a load of 8 on two cores)."""
-    if not _controller:
-        import scipy.linalg  # noqa: F401  (its BLAS loaded before the libraries are listed)
-        from threadpoolctl import ThreadpoolController
-
-        _controller.append(ThreadpoolController())
-    return _controller[0].limit(limits=n, user_api="blas")
+    return _blas_controller().limit(limits=n, user_api="blas")
 
 
 def solve_dual(K: np.ndarray, y: np.ndarray, costs: np.ndarray, rounds: int = 20,
