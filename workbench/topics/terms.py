@@ -115,7 +115,7 @@ class DocumentTerms:
 
         with np.load(path, allow_pickle=False) as f:
             def lines(name: str) -> list[str]:
-                return f[name].tobytes().decode("utf-8", "surrogatepass").split("\n")
+                return str(f[name].data, "utf-8", "surrogatepass").split("\n")  # (decoded from the array: no copy of its bytes)
 
             self = cls.__new__(cls)
             self.matrix = sp.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"].tolist()))
@@ -176,12 +176,13 @@ class DocumentTerms:
         # the vocabulary as CountVectorizer leaves it: terms in the order first met, numbered by name
         return matrix, {name(j): int(column[j]) for j in kept[np.argsort(seen[kept], kind="stable")].tolist()}
 
-    def _joined(self, group: np.ndarray, extra: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    def _joined(self, group: np.ndarray, extra: dict[str, int], chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
         """The terms of the group's papers joined into one document: their ids in the order they
-        first occur in it (its unigrams, then its bigrams), and their counts."""
+        first occur in it (its unigrams, then its bigrams), and their counts. ``chunk`` papers'
+        rows at a time (the largest topic's rows of a million papers, copied whole with their
+        positions and bigrams, made the labels' peak: ~1 GB above the matrix)."""
         import pandas as pd
 
-        sub = self.matrix[group]
         boundary, before = [], []  # the bigrams joining makes, and the paper each comes before
         previous = None
         for k, row in enumerate(group.tolist()):
@@ -193,24 +194,44 @@ class DocumentTerms:
                 boundary.append(extra.setdefault(term, len(self.vocabulary) + len(extra)) if j is None else j)
                 before.append(k)
             previous = self.ends[row][1]
+        n_terms = len(self.vocabulary) + len(extra)
+        wide = bool(boundary) and max(boundary) >= 2**31
+        boundary_ids = np.asarray(boundary, dtype=np.int64 if wide else self.matrix.indices.dtype)
+        before_at = np.asarray(before, dtype=np.int64)
         # Each row's entries are its unigrams, then its bigrams. The joined document's terms in
         # order: every paper's unigrams, then every paper's bigrams, each paper's after the
-        # bigram joining it to the one before (no array of every entry's position: the largest
-        # topic's were the build's peak).
-        unigrams = self.unigrams[group]
-        lengths = np.empty(2 * len(group), dtype=np.int64)
-        lengths[0::2], lengths[1::2] = unigrams, np.diff(sub.indptr) - unigrams
-        is_unigram = np.repeat(np.tile([True, False], len(group)), lengths)
-        bigrams = sub.indices[~is_unigram]
-        if boundary:
-            wide = max(boundary) >= 2**31
-            at = np.concatenate([[0], np.cumsum(lengths[1::2])])[before]  # (bigrams before paper k)
-            bigrams = np.insert(bigrams.astype(np.int64) if wide else bigrams, at,
-                                np.asarray(boundary, dtype=np.int64 if wide else bigrams.dtype))
-        order = pd.unique(np.concatenate([sub.indices[is_unigram], bigrams]))
-        del is_unigram, bigrams
-        n_terms = len(self.vocabulary) + len(extra)
-        totals = np.bincount(sub.indices, weights=sub.data, minlength=n_terms)
+        # bigram joining it to the one before: the terms first met in each chunk of papers,
+        # unigrams over all chunks first, then bigrams.
+        seen = np.zeros(n_terms, dtype=bool)
+        totals = np.zeros(n_terms, dtype=np.float64)
+        firsts, bigram_chunks = [], []
+
+        def first_met(ids: np.ndarray) -> None:
+            found = pd.unique(ids)
+            found = found[~seen[found]]
+            seen[found] = True
+            firsts.append(found)
+
+        for start in range(0, len(group), chunk):
+            rows = group[start:start + chunk]
+            sub = self.matrix[rows]
+            unigrams = self.unigrams[rows]
+            lengths = np.empty(2 * len(rows), dtype=np.int64)
+            lengths[0::2], lengths[1::2] = unigrams, np.diff(sub.indptr) - unigrams
+            is_unigram = np.repeat(np.tile([True, False], len(rows)), lengths)
+            first_met(sub.indices[is_unigram])
+            bigrams = sub.indices[~is_unigram]
+            lo, hi = np.searchsorted(before_at, [start, start + len(rows)])
+            if hi > lo:
+                at = np.concatenate([[0], np.cumsum(lengths[1::2])])[before_at[lo:hi] - start]  # (bigrams before paper k)
+                bigrams = np.insert(bigrams.astype(np.int64) if wide else bigrams, at, boundary_ids[lo:hi])
+            bigram_chunks.append(bigrams)
+            totals[:sub.indices.max(initial=-1) + 1] += np.bincount(sub.indices, weights=sub.data)
+            del sub, is_unigram, bigrams
+        for bigrams in bigram_chunks:
+            first_met(bigrams)
+        del bigram_chunks, seen
+        order = np.concatenate(firsts) if firsts else np.zeros(0, dtype=self.matrix.indices.dtype)
         if boundary:
             np.add.at(totals, np.asarray(boundary), 1)
         counts = np.rint(totals[order])
