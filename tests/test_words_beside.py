@@ -28,14 +28,17 @@ def same(a, b):
 """
 
 
-def run(body: str, tmp_path) -> str:
-    code = PRELUDE + f"folder = {str(tmp_path)!r}\n" + textwrap.dedent(body)
+def run(body: str, tmp_path, fresh: bool = True) -> str:
+    """``body`` run after the prelude; ``fresh``: the words counted in a fresh interpreter (else forked)."""
+    code = (PRELUDE + f"folder = {str(tmp_path)!r}\n_words_beside.FRESH_FROM = {100 if fresh else 10**9}\n"
+            + textwrap.dedent(body))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout + out.stderr
 
 
-def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
+@pytest.mark.parametrize("fresh", [True, False])
+def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path, fresh):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
             assert beside._child is not None
@@ -48,11 +51,12 @@ def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
             assert beside._child is None and os.listdir(folder) == []  # ended, its file removed
         assert same(loaded, terms.DocumentTerms(docs)) and loaded.key == terms.texts_key(docs)
         print("same words")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "same words" in out
 
 
-def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path):
+@pytest.mark.parametrize("fresh", [True, False])
+def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path, fresh):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
             other = terms.document_terms(documents(texts[:150]), beside.terms)
@@ -60,7 +64,7 @@ def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp
             loaded = terms.document_terms(docs, beside.terms)
         assert same(other, terms.DocumentTerms(documents(texts[:150]))) and same(loaded, terms.DocumentTerms(docs))
         print("each its own")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "each its own" in out
 
 
@@ -88,14 +92,29 @@ print("counted here")
     assert "counted here" in out and said in out
 
 
-def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
+def test_a_forked_process_that_dies_leaves_the_words_to_this_one_and_says_why(tmp_path):
+    out = run("""
+def broken(self, path):
+    os._exit(3)
+logging.basicConfig(level=logging.WARNING)
+terms.DocumentTerms.to_file = broken  # (only the forked child writes the count)
+with WordsBeside(texts, folder, start=True) as beside:
+    loaded = terms.document_terms(docs, beside.terms)
+assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
+print("counted here")
+""", tmp_path, fresh=False)
+    assert "counted here" in out and "exit code 3" in out
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path, fresh):
     out = run("""
         with WordsBeside(texts * 50, folder, start=True) as beside:
             child = beside._child
-            assert child.is_alive() and os.listdir(folder)
+            assert child.is_alive()
         assert not child.is_alive() and os.listdir(folder) == []
         print("stopped")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "stopped" in out
 
 

@@ -13,13 +13,15 @@ load the file instead of counting (:func:`~workbench.topics.terms.document_terms
 process counts the same texts with the same code, so the matrix is the one this process would
 count; a count of other texts (its key differs) is not used.
 
-The second process is a fresh interpreter (``python -c``, which imports the workbench but no
-user's module), not a fork: a forked child shares this process's pages until either writes
-them, and this process writes every text's reference count as it embeds, so the child came to
-hold a private copy of the texts (1.1 GB at a million papers) on top of its counts. It reads the
-texts from the file one at a time, and writes the counts as it makes them
-(:meth:`~workbench.topics.terms.DocumentTerms.count_to_file`): it holds the vocabulary, not the
-200 million entries (1.6 GB) of a million papers' counts.
+From :data:`FRESH_FROM` papers the second process is a fresh interpreter (``python -c``, which
+imports the workbench but no user's module), not a fork: a forked child shares this process's
+pages until either writes them, and this process writes every text's reference count as it
+embeds, so the child came to hold a private copy of the texts (1.1 GB at a million papers) on
+top of its counts. It reads the texts from the file one at a time, and writes the counts as it
+makes them (:meth:`~workbench.topics.terms.DocumentTerms.count_to_file`): it holds the
+vocabulary, not the 200 million entries (1.6 GB) of a million papers' counts. Below, the child
+is forked, as it was: an interpreter's start and the texts' file cost a 50,000-paper build
+~11 s of waiting for the words, where the fork's copies are tens of megabytes.
 
 The words are counted at the labels, as before, where the second process does not pay or cannot
 run: nothing new to embed (topics kept from an earlier build, or only new parameters: no second
@@ -42,22 +44,25 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..._runtime.halves import beside, can_split, ended
+from ..._runtime.halves import beside, can_split, ended, received, reporting, start_child
 from ...topics.represent import documents
-from ...topics.terms import DocumentTerms
+from ...topics.terms import DocumentTerms, texts_key
 
-__all__ = ["MIN_PAPERS", "WordsBeside"]
+__all__ = ["FRESH_FROM", "MIN_PAPERS", "WordsBeside"]
 
 log = logging.getLogger(__name__)
 
 #: Fewer papers are counted in this process: their words take a second or two.
 MIN_PAPERS = 5_000
+#: From this many papers the words are counted in a fresh interpreter, not a fork (see the module
+#: docstring); the build sets its papers aside from the same size (``_aside.MIN_PAPERS``).
+FRESH_FROM = 200_000
 #: The texts written to the file at a time (each made into what the labels count first).
 _BATCH = 10_000
 
 
 class WordsBeside:
-    """The words of ``texts`` being counted in a forked process (see the module docstring):
+    """The words of ``texts`` being counted in a second process (see the module docstring):
     :meth:`terms` gives the child's count, and hands its file to ``keep(path, key)`` where given
     (the review's cache keeps it for later fits). A context manager: leaving it stops a child
     still counting and removes its file."""
@@ -79,12 +84,15 @@ class WordsBeside:
         if self._child is not None or len(texts) < MIN_PAPERS or not can_split(len(texts), MIN_PAPERS):
             return
         base = self.folder / f".words-{os.getpid()}-{secrets.token_hex(4)}"
-        self._inputs = [Path(f"{base}.texts"), Path(f"{base}.lengths")]
+        self._file = Path(f"{base}.npz")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            _write_texts(texts, *self._inputs)
-            self._file = Path(f"{base}.npz")
-            self._child = _Counter(self._inputs, self._file)
+            if len(texts) >= FRESH_FROM:
+                self._inputs = [Path(f"{base}.texts"), Path(f"{base}.lengths")]
+                _write_texts(texts, *self._inputs)
+                self._child = _Counter(self._inputs, self._file)
+            else:
+                self._child = _Forked(texts, self._file)
             beside.add(self._child)  # (its core: the embedder does not split its texts meanwhile)
         except OSError as err:  # no memory or processes left, a read-only or full folder
             log.warning("counting the topic words in this process (no second process: %s)", err)
@@ -182,16 +190,54 @@ def _read_texts(path: str, lengths: np.ndarray, decoded: bool = True) -> Iterato
             yield data.decode("utf-8", "surrogatepass") if decoded else data
 
 
+class _Forked:
+    """The second process forked (below :data:`FRESH_FROM` papers), as :class:`_Counter` is used."""
+
+    def __init__(self, texts: Sequence[str], out: Path):
+        self._process, self._conn = start_child(_forked, (texts, str(out)), "workbench-words")
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def received(self) -> tuple[str, object]:
+        return received(self._conn, self._process)
+
+    def is_alive(self) -> bool:
+        return self._process.is_alive()
+
+    def terminate(self) -> None:
+        self._process.terminate()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._process.join(timeout)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _forked(conn, texts: Sequence[str], path: str) -> None:
+    """In the forked process: the key of the texts the labels count, then their counts written
+    to ``path`` (through a temporary file and a rename), then a message that they are."""
+    with reporting(conn):
+        docs = documents(texts)
+        key = texts_key(docs)
+        conn.send(("key", key))
+        counted = DocumentTerms(docs, key)
+        tmp = f"{path}.tmp"
+        counted.to_file(tmp)
+        os.replace(tmp, path)
+        conn.send(("counted", None))
+
+
 class _Counter:
-    """The second process (see the module docstring), with what :func:`~workbench._runtime.halves.ended`
+    """The second process as a fresh interpreter (see the module docstring), with what :func:`~workbench._runtime.halves.ended`
     and :data:`~workbench._runtime.halves.beside` ask of a process: ``is_alive``, ``terminate``,
     ``join``. Its messages come one a line on its standard output: ``key KEY``, ``counted``, or
     ``error WHY``."""
 
     def __init__(self, inputs: list[Path], out: Path):
-        import workbench
-
-        root = str(Path(workbench.__file__).resolve().parent.parent)  # (this workbench, not another one)
+        root = str(Path(__file__).resolve().parents[3])  # (where this workbench is, not another one)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
         self._process = subprocess.Popen(
             [sys.executable, "-c", f"from {__name__} import main; main()", *map(str, inputs), str(out)],
