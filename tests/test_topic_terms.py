@@ -21,8 +21,10 @@ def corpus(n: int, seed: int = 0) -> list[str]:
     return texts + ["(empty)", "reward", "the of and", "Σ ΣΣΣΣ agents", "model"]
 
 
+@pytest.mark.parametrize("chunk", [50_000, 1, 7])  # (a topic's papers taken so many at a time)
 @pytest.mark.parametrize("k, min_df", [(1, 1), (2, 1), (2, 2), (5, 1), (5, 2), (9, 1), (9, 2)])
-def test_topic_counts_are_countvectorizers_counts_of_the_joined_topics(k, min_df):
+def test_topic_counts_are_countvectorizers_counts_of_the_joined_topics(k, min_df, chunk, monkeypatch):
+    monkeypatch.setattr(DocumentTerms._joined, "__defaults__", (chunk,))
     texts = corpus(400, seed=k)
     rng = random.Random(min_df)
     labels = np.asarray([rng.randrange(k) for _ in texts])

@@ -1,6 +1,7 @@
 """The labels' words counted in a second process beside the topics are the words one process
 counts; where that process fails, they are counted here and a warning says why."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -9,7 +10,7 @@ import pytest
 
 from workbench.topics.terms import DocumentTerms
 
-# Each case runs in a fresh interpreter (a fork of a pytest worker would copy all of it).
+# Each case runs in a fresh interpreter (WORKBENCH_WORKERS, module settings).
 PRELUDE = """
 import logging, os, numpy as np
 from workbench.review.build import _words_beside
@@ -27,31 +28,35 @@ def same(a, b):
 """
 
 
-def run(body: str, tmp_path) -> str:
-    code = PRELUDE + f"folder = {str(tmp_path)!r}\n" + textwrap.dedent(body)
+def run(body: str, tmp_path, fresh: bool = True) -> str:
+    """``body`` run after the prelude; ``fresh``: the words counted in a fresh interpreter (else forked)."""
+    code = (PRELUDE + f"folder = {str(tmp_path)!r}\n_words_beside.FRESH_FROM = {100 if fresh else 10**9}\n"
+            + textwrap.dedent(body))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout + out.stderr
 
 
-def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path):
+@pytest.mark.parametrize("fresh", [True, False])
+def test_the_second_process_counts_the_words_and_the_labels_load_them(tmp_path, fresh):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
             assert beside._child is not None
             count = terms.DocumentTerms.__init__
             def refused(self, texts, key=None):
                 raise AssertionError("counted in this process")
-            terms.DocumentTerms.__init__ = refused  # (the child, forked before, counts as ever)
+            terms.DocumentTerms.__init__ = refused  # (the second process, another interpreter, counts as ever)
             loaded = terms.document_terms(docs, beside.terms)
             terms.DocumentTerms.__init__ = count
             assert beside._child is None and os.listdir(folder) == []  # ended, its file removed
         assert same(loaded, terms.DocumentTerms(docs)) and loaded.key == terms.texts_key(docs)
         print("same words")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "same words" in out
 
 
-def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path):
+@pytest.mark.parametrize("fresh", [True, False])
+def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp_path, fresh):
     out = run("""
         with WordsBeside(texts, folder, start=True) as beside:
             other = terms.document_terms(documents(texts[:150]), beside.terms)
@@ -59,20 +64,27 @@ def test_other_texts_are_counted_here_and_the_childs_count_waits_for_its_own(tmp
             loaded = terms.document_terms(docs, beside.terms)
         assert same(other, terms.DocumentTerms(documents(texts[:150]))) and same(loaded, terms.DocumentTerms(docs))
         print("each its own")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "each its own" in out
 
 
 @pytest.mark.parametrize("sabotage, said", [
-    ("def broken(self, path):\n    raise OSError(28, 'No space left on device')", "No space left on device"),
-    ("def broken(self, path):\n    os._exit(3)", "exit code 3"),  # the process dies
-    ("def broken(self, path):\n    open(path, 'wb').write(b'cut')", "unreadable"),  # a cut file
+    # the texts' file cut short: the second process says why it stopped
+    ("write = _words_beside._write_texts\n"
+     "def cut(texts, path, lengths):\n"
+     "    write(texts, path, lengths)\n"
+     "    os.truncate(path, 100)\n"
+     "_words_beside._write_texts = cut", "cut short"),
+    ("after_start = lambda beside: os.kill(beside._child.pid, 9)", "exit code -9"),  # the process dies
+    ("def after_start(beside):\n"  # a cut count
+     "    beside.wait()\n"
+     "    open(beside._file, 'wb').write(b'cut')", "unreadable"),
 ])
 def test_a_second_process_that_fails_leaves_the_words_to_this_one_and_says_why(tmp_path, sabotage, said):
-    out = run(sabotage + """
+    out = run("after_start = lambda beside: None\n" + sabotage + """
 logging.basicConfig(level=logging.WARNING)
-terms.DocumentTerms.to_file = broken  # (only the child writes the count)
 with WordsBeside(texts, folder, start=True) as beside:
+    after_start(beside)
     loaded = terms.document_terms(docs, beside.terms)
 assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
 print("counted here")
@@ -80,18 +92,29 @@ print("counted here")
     assert "counted here" in out and said in out
 
 
-def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path):
+def test_a_forked_process_that_dies_leaves_the_words_to_this_one_and_says_why(tmp_path):
     out = run("""
-        import time
-        slow = terms.DocumentTerms.__init__
-        def slowly(self, texts):
-            time.sleep(60)
-        terms.DocumentTerms.__init__ = slowly
-        with WordsBeside(texts, folder, start=True) as beside:
+def broken(self, path):
+    os._exit(3)
+logging.basicConfig(level=logging.WARNING)
+terms.DocumentTerms.to_file = broken  # (only the forked child writes the count)
+with WordsBeside(texts, folder, start=True) as beside:
+    loaded = terms.document_terms(docs, beside.terms)
+assert same(loaded, terms.DocumentTerms(docs)) and os.listdir(folder) == []
+print("counted here")
+""", tmp_path, fresh=False)
+    assert "counted here" in out and "exit code 3" in out
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_leaving_early_stops_the_second_process_and_removes_its_files(tmp_path, fresh):
+    out = run("""
+        with WordsBeside(texts * 50, folder, start=True) as beside:
             child = beside._child
+            assert child.is_alive()
         assert not child.is_alive() and os.listdir(folder) == []
         print("stopped")
-    """, tmp_path)
+    """, tmp_path, fresh)
     assert "stopped" in out
 
 
@@ -120,6 +143,15 @@ def test_the_counts_go_to_a_file_and_back_as_they_are(tmp_path):
             assert getattr(loaded.matrix, part).dtype == getattr(counted.matrix, part).dtype
             assert (getattr(loaded.matrix, part) == getattr(counted.matrix, part)).all()
         assert (loaded.unigrams == counted.unigrams).all()
+        for every in (1, 7, 1 << 22):  # counted to the file as they are made, written out every so many entries
+            DocumentTerms.count_to_file(iter(texts), counted.key, tmp_path / "streamed.npz", every=every)
+            streamed = DocumentTerms.from_file(tmp_path / "streamed.npz")
+            assert streamed.terms == counted.terms and streamed.ends == counted.ends and streamed.key == counted.key
+            for part in ("data", "indices", "indptr"):
+                assert getattr(streamed.matrix, part).dtype == getattr(counted.matrix, part).dtype
+                assert (getattr(streamed.matrix, part) == getattr(counted.matrix, part)).all()
+            assert streamed.matrix.shape == counted.matrix.shape and (streamed.unigrams == counted.unigrams).all()
+        assert sorted(os.listdir(tmp_path)) == ["streamed.npz", "words.npz"]  # (no temporary file left)
 
 
 def test_a_build_gives_the_same_review_with_the_words_counted_beside(tmp_path):

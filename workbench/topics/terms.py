@@ -24,8 +24,9 @@ import hashlib
 import os
 from array import array
 from collections import Counter, defaultdict
-from itertools import filterfalse, islice
-from typing import Callable, Sequence
+import tempfile
+from itertools import chain, filterfalse, islice
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -42,30 +43,9 @@ class DocumentTerms:
 
     def __init__(self, texts: Sequence[str], key: str | None = None):
         self.key = texts_key(texts) if key is None else key
-        stop = frozenset(stop_words()).__contains__
-        # A new term gets the next number as it is first looked up (the dictionary's size then):
-        # the loop below is calls of C functions, no Python code per term
-        vocabulary: dict[str, int] = defaultdict()
-        vocabulary.default_factory = vocabulary.__len__
-        number = vocabulary.__getitem__
-        # machine integers, not lists of Python ints: 4 bytes an entry instead of ~36 (about 10
-        # million entries at 50,000 papers, 200 million at a million); a term's number and its
-        # count in one paper fit in 32 bits
-        ids, counts, indptr = array("i"), array("i"), array("q", [0])
-        unigrams = []  # entries of each row that are unigrams (the row's first ones)
-        ends = []  # (first, last) kept token of each paper, None without one
-        for text in texts:
-            words = list(filterfalse(stop, tokens(text.lower())))
-            grams = Counter(words)
-            unigrams.append(len(grams))
-            grams.update(map(" ".join, zip(words, islice(words, 1, None))))
-            ids.extend(map(number, grams))
-            counts.extend(grams.values())
-            indptr.append(len(ids))
-            ends.append((words[0], words[-1]) if words else None)
+        vocabulary, ids, counts, indptr, unigrams, ends = _counted(texts)
         import scipy.sparse as sp
 
-        vocabulary.default_factory = None  # (a lookup of an unknown term is a KeyError again)
         self.vocabulary = vocabulary
         self.terms = list(vocabulary)
         # Each row's entries in the order they first occur in the paper, unigrams first (not
@@ -78,6 +58,38 @@ class DocumentTerms:
         self.unigrams = np.asarray(unigrams, dtype=np.int64)
         self.ends = ends
         release_free_memory()  # the papers' counters and word lists: freed, given back
+
+    @staticmethod
+    def count_to_file(texts: Iterable[str], key: str, path: str | os.PathLike, every: int = 1 << 22) -> None:
+        """Write what ``DocumentTerms(texts, key).to_file(path)`` writes, without holding the
+        counts: each paper's term numbers and counts go to temporary files (beside ``path``) as
+        they are made, and into ``path`` from there. Only the vocabulary is held (the counts of
+        a million papers are ~200 million entries, 1.6 GB). ``texts`` may be any iterable,
+        read once (the texts themselves need not be held either). ``every``: the entries held
+        before they are written out."""
+        folder = os.path.dirname(os.path.abspath(path))
+        with tempfile.TemporaryFile(dir=folder) as ids_file, tempfile.TemporaryFile(dir=folder) as counts_file:
+            def spill(ids: array, counts: array) -> None:
+                ids.tofile(ids_file)
+                counts.tofile(counts_file)
+
+            vocabulary, ids, counts, indptr, unigrams, ends = _counted(texts, spill, every)
+            spill(ids, counts)
+            del ids, counts
+            n = indptr[-1]
+            index = np.int32 if n < 2**31 else np.int64
+            with _NpzWriter(path) as out:
+                out.copied("data", counts_file, np.int32, n)
+                out.copied("indices", ids_file, np.int32, n)  # (a wider matrix's are widened when loaded)
+                out.array("indptr", np.asarray(indptr, dtype=index))
+                out.array("shape", np.asarray([len(indptr) - 1, len(vocabulary)], dtype=np.int64))
+                del indptr
+                out.array("unigrams", np.asarray(unigrams, dtype=np.int64))
+                out.array("key", np.frombuffer(key.encode("ascii"), dtype=np.uint8))
+                out.lines("terms", vocabulary, folder)
+                vocabulary.clear()
+                out.lines("firsts", ("" if e is None else e[0] for e in ends), folder)
+                out.lines("lasts", ("" if e is None else e[1] for e in ends), folder)
 
     def __len__(self) -> int:
         return self.matrix.shape[0]
@@ -103,7 +115,7 @@ class DocumentTerms:
 
         with np.load(path, allow_pickle=False) as f:
             def lines(name: str) -> list[str]:
-                return f[name].tobytes().decode("utf-8", "surrogatepass").split("\n")
+                return str(f[name].data, "utf-8", "surrogatepass").split("\n")  # (decoded from the array: no copy of its bytes)
 
             self = cls.__new__(cls)
             self.matrix = sp.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"].tolist()))
@@ -164,12 +176,13 @@ class DocumentTerms:
         # the vocabulary as CountVectorizer leaves it: terms in the order first met, numbered by name
         return matrix, {name(j): int(column[j]) for j in kept[np.argsort(seen[kept], kind="stable")].tolist()}
 
-    def _joined(self, group: np.ndarray, extra: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    def _joined(self, group: np.ndarray, extra: dict[str, int], chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
         """The terms of the group's papers joined into one document: their ids in the order they
-        first occur in it (its unigrams, then its bigrams), and their counts."""
+        first occur in it (its unigrams, then its bigrams), and their counts. ``chunk`` papers'
+        rows at a time (the largest topic's rows of a million papers, copied whole with their
+        positions and bigrams, made the labels' peak: ~1 GB above the matrix)."""
         import pandas as pd
 
-        sub = self.matrix[group]
         boundary, before = [], []  # the bigrams joining makes, and the paper each comes before
         previous = None
         for k, row in enumerate(group.tolist()):
@@ -181,29 +194,138 @@ class DocumentTerms:
                 boundary.append(extra.setdefault(term, len(self.vocabulary) + len(extra)) if j is None else j)
                 before.append(k)
             previous = self.ends[row][1]
+        n_terms = len(self.vocabulary) + len(extra)
+        wide = bool(boundary) and max(boundary) >= 2**31
+        boundary_ids = np.asarray(boundary, dtype=np.int64 if wide else self.matrix.indices.dtype)
+        before_at = np.asarray(before, dtype=np.int64)
         # Each row's entries are its unigrams, then its bigrams. The joined document's terms in
         # order: every paper's unigrams, then every paper's bigrams, each paper's after the
-        # bigram joining it to the one before (no array of every entry's position: the largest
-        # topic's were the build's peak).
-        unigrams = self.unigrams[group]
-        lengths = np.empty(2 * len(group), dtype=np.int64)
-        lengths[0::2], lengths[1::2] = unigrams, np.diff(sub.indptr) - unigrams
-        is_unigram = np.repeat(np.tile([True, False], len(group)), lengths)
-        bigrams = sub.indices[~is_unigram]
-        if boundary:
-            wide = max(boundary) >= 2**31
-            at = np.concatenate([[0], np.cumsum(lengths[1::2])])[before]  # (bigrams before paper k)
-            bigrams = np.insert(bigrams.astype(np.int64) if wide else bigrams, at,
-                                np.asarray(boundary, dtype=np.int64 if wide else bigrams.dtype))
-        order = pd.unique(np.concatenate([sub.indices[is_unigram], bigrams]))
-        del is_unigram, bigrams
-        n_terms = len(self.vocabulary) + len(extra)
-        totals = np.bincount(sub.indices, weights=sub.data, minlength=n_terms)
+        # bigram joining it to the one before: the terms first met in each chunk of papers,
+        # unigrams over all chunks first, then bigrams.
+        seen = np.zeros(n_terms, dtype=bool)
+        totals = np.zeros(n_terms, dtype=np.float64)
+        firsts, bigram_chunks = [], []
+
+        def first_met(ids: np.ndarray) -> None:
+            found = pd.unique(ids)
+            found = found[~seen[found]]
+            seen[found] = True
+            firsts.append(found)
+
+        for start in range(0, len(group), chunk):
+            rows = group[start:start + chunk]
+            sub = self.matrix[rows]
+            unigrams = self.unigrams[rows]
+            lengths = np.empty(2 * len(rows), dtype=np.int64)
+            lengths[0::2], lengths[1::2] = unigrams, np.diff(sub.indptr) - unigrams
+            is_unigram = np.repeat(np.tile([True, False], len(rows)), lengths)
+            first_met(sub.indices[is_unigram])
+            bigrams = sub.indices[~is_unigram]
+            lo, hi = np.searchsorted(before_at, [start, start + len(rows)])
+            if hi > lo:
+                at = np.concatenate([[0], np.cumsum(lengths[1::2])])[before_at[lo:hi] - start]  # (bigrams before paper k)
+                bigrams = np.insert(bigrams.astype(np.int64) if wide else bigrams, at, boundary_ids[lo:hi])
+            bigram_chunks.append(bigrams)
+            totals[:sub.indices.max(initial=-1) + 1] += np.bincount(sub.indices, weights=sub.data)
+            del sub, is_unigram, bigrams
+        for bigrams in bigram_chunks:
+            first_met(bigrams)
+        del bigram_chunks, seen
+        order = np.concatenate(firsts) if firsts else np.zeros(0, dtype=self.matrix.indices.dtype)
         if boundary:
             np.add.at(totals, np.asarray(boundary), 1)
         counts = np.rint(totals[order])
         small = n_terms < 2**31 and (not len(counts) or counts.max() < 2**31)  # 32 bits where they fit
         return order.astype(np.int32 if small else np.int64), counts.astype(np.int32 if small else np.int64)
+
+
+def _counted(texts: Iterable[str], spill: Callable[[array, array], None] | None = None, every: int = 1 << 22):
+    """Each text's unigram and bigram counts (see :class:`DocumentTerms`): the vocabulary (term
+    -> number, in the order first met), the terms' numbers and counts (machine integers), the
+    rows' ends in them, each row's unigrams and each paper's first and last kept token.
+    ``spill(ids, counts)``: called with the numbers and counts whenever ``every`` are held,
+    which are then let go of (the rows' ends count them all)."""
+    stop = frozenset(stop_words()).__contains__
+    # A new term gets the next number as it is first looked up (the dictionary's size then):
+    # the loop below is calls of C functions, no Python code per term
+    vocabulary: dict[str, int] = defaultdict()
+    vocabulary.default_factory = vocabulary.__len__
+    number = vocabulary.__getitem__
+    # machine integers, not lists of Python ints: 4 bytes an entry instead of ~36 (about 10
+    # million entries at 50,000 papers, 200 million at a million); a term's number and its
+    # count in one paper fit in 32 bits
+    ids, counts, indptr = array("i"), array("i"), array("q", [0])
+    spilled = 0
+    unigrams = []  # entries of each row that are unigrams (the row's first ones)
+    ends = []  # (first, last) kept token of each paper, None without one
+    for text in texts:
+        words = list(filterfalse(stop, tokens(text.lower())))
+        grams = Counter(words)
+        unigrams.append(len(grams))
+        grams.update(map(" ".join, zip(words, islice(words, 1, None))))
+        ids.extend(map(number, grams))
+        counts.extend(grams.values())
+        indptr.append(spilled + len(ids))
+        ends.append((words[0], words[-1]) if words else None)
+        if spill is not None and len(ids) >= every:
+            spill(ids, counts)
+            spilled += len(ids)
+            ids, counts = array("i"), array("i")
+    vocabulary.default_factory = None  # (a lookup of an unknown term is a KeyError again)
+    return vocabulary, ids, counts, indptr, unigrams, ends
+
+
+class _NpzWriter:
+    """Writes an ``.npz`` as ``np.savez`` does (uncompressed, no pickle), member by member, the
+    large ones copied from files rather than held."""
+
+    def __init__(self, path: str | os.PathLike):
+        import zipfile
+
+        self._zip = zipfile.ZipFile(path, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True)
+
+    def array(self, name: str, value: np.ndarray) -> None:
+        with self._zip.open(f"{name}.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array(f, np.asanyarray(value), allow_pickle=False)
+
+    def copied(self, name: str, source, dtype, n: int, chunk: int = 1 << 24) -> None:
+        """``n`` values of ``dtype`` from the file object ``source`` (from its start)."""
+        dtype = np.dtype(dtype)
+        source.flush()
+        source.seek(0)
+        with self._zip.open(f"{name}.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (int(n),)})
+            left = int(n) * dtype.itemsize
+            while left:
+                block = source.read(min(chunk, left))
+                if not block:
+                    raise ValueError(f"{name}: {left} bytes missing from its temporary file")
+                f.write(block)
+                left -= len(block)
+
+    def lines(self, name: str, strings: Iterable[str], folder: str, every: int = 100_000) -> None:
+        """``strings`` joined by line ends, UTF-8 (surrogates passed), as ``to_file`` writes them."""
+        with tempfile.TemporaryFile(dir=folder) as tmp:
+            size, first, batch = 0, True, []
+            for line in chain(strings, [None]):
+                if line is not None:
+                    batch.append(line)
+                if len(batch) >= every or (line is None and batch):
+                    text = "\n".join(batch)
+                    if text.count("\n") != len(batch) - 1:
+                        raise ValueError("a term holds a line end")
+                    data = (("" if first else "\n") + text).encode("utf-8", "surrogatepass")
+                    tmp.write(data)
+                    size, first, batch = size + len(data), False, []
+            self.copied(name, tmp, np.uint8, size)
+
+    def __enter__(self) -> "_NpzWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._zip.close()
+
 
 
 #: What a fit may be handed as the corpus's counts: the :class:`DocumentTerms` counted before, or

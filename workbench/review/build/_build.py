@@ -37,6 +37,7 @@ from ._aside import set_aside
 from ._dask import build_with_dask, dask_plan
 from ._map_beside import MapBeside
 from ._reuse import BuildCache, cache_keys
+from ._sampled import SampledFit, sampled
 from ._save import BuildReport, save
 from ._words_beside import WordsBeside
 
@@ -149,6 +150,8 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embed
     embedding; ``terms``: where the labels find the words counted beside the embedding
     (:meth:`WordsBeside.terms`). Their seconds go to ``timings``."""
     texts, X = embedded.texts, embedded.vectors
+    if sampled(len(X)):  # (a million papers: the whole fit's memory, see _sampled)
+        return _sampled_topics_and_map(cache, keys, params, embedded, words, terms, timings)
     t = time.perf_counter()
     with MapBeside(X, params["seed"], start=not cache.has_layout(keys["map"])) as beside:
         model = cache.topics(keys["topics"],
@@ -160,6 +163,23 @@ def _topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embed
             timings["neighbours"] = beside.graph_seconds  # (part of "topics"; UMAP's own stage without it)
         t = time.perf_counter()
         coords, map_method = cache.layout(keys["map"], lambda: beside.result(model.graph_))
+    timings["map"] = time.perf_counter() - t
+    return model, coords, map_method
+
+
+def _sampled_topics_and_map(cache: BuildCache, keys: dict, params: dict, embedded: Embedded, words: WordVectors,
+                            terms, timings: dict):
+    """What :func:`_topics_and_map` gives, fitted on a seeded sample and the rest placed
+    (:mod:`._sampled`): one fit for the topics and the map, each kept or computed."""
+    texts, X = embedded.texts, embedded.vectors
+    fit = SampledFit(X, params, params["seed"])
+    t = time.perf_counter()
+    model = cache.topics(keys["topics"], lambda: fit.topics(texts, words, terms),
+                         lambda entry: load_results(entry, params, texts, X, words))
+    timings["topics"] = time.perf_counter() - t
+    _let_go_of_terms(model, cache)
+    t = time.perf_counter()
+    coords, map_method = cache.layout(keys["map"], fit.layout)
     timings["map"] = time.perf_counter() - t
     return model, coords, map_method
 
