@@ -146,7 +146,7 @@ def main() -> None:
                 shutil.move(str(review), str(args.keep / review.name))
             shutil.rmtree(review, ignore_errors=True)
     print("\nsingle: read = readers + dedupe, texts = the texts embedded made and (from 200,000) the papers set aside, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
-          " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
+          " one task per source, dedupe = blocking keys gathered by hash (16 pieces) + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
           " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts per partition, cut by"
           " term into 16 buckets, each summed over the corpus")
 
