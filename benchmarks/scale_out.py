@@ -11,7 +11,9 @@ embedding cache; the static model distilled and numba's UMAP compiled on disk al
 - ``dask-2``: ``workbench.build(..., client=True)``: a LocalCluster of 2 worker processes with
   one thread each on this machine (the scheduler and the driver in the parent process).
 
-Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
+CPU s: the user and system seconds of every process of the build (the driver, with the Dask
+scheduler in it, and the workers; ``single``: the build and its children), what a loaded machine
+stretches less than the wall time. Per-stage seconds come from ``build.json`` (the Dask stages differ from the single-process
 ones: read, dedupe, embed, sample_fit, place, words, gather, write). Peak memory per process:
 ``ru_maxrss`` of the driver (which writes the papers as they arrive and then the folder) and of each worker;
 for ``single``, also of its largest child process (the words counted and the map laid out beside it),
@@ -58,14 +60,18 @@ else:
         with Client(cluster) as client:
             r = workbench.build([source], review=review, embedder=embedder, seed=42, progress=False,
                                 client=client, sample_size=int(sample))
-            rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-            peaks.update({f"worker{i}": round(v) for i, v in enumerate(rss.values())})
+            usage = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF))
+            peaks.update({f"worker{i}": round(u.ru_maxrss / 1024) for i, u in enumerate(usage.values())})
+            cpu = sum(u.ru_utime + u.ru_stime for u in usage.values())
     stages = dict(r.manifest["timings"])
-peaks["driver"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+me = resource.getrusage(resource.RUSAGE_SELF)
+peaks["driver"] = round(me.ru_maxrss / 1024)
 if mode == "single":
-    peaks["children"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peaks["children"] = round(children.ru_maxrss / 1024)
+    cpu = children.ru_utime + children.ru_stime
 print(json.dumps({"papers": len(r), "topics": r.manifest["topics"]["count"], "stages": stages,
-                  "wall": time.perf_counter() - t0, "peaks": peaks}))
+                  "wall": time.perf_counter() - t0, "cpu": cpu + me.ru_utime + me.ru_stime, "peaks": peaks}))
 """
 
 SINGLE = ["read", "texts", "embed", "topics", "map", "write"]
@@ -76,7 +82,7 @@ def _row(size: int, mode: str, result: dict, wall: float, code: str, load: str) 
     names = SINGLE if mode == "single" else DASK
     stages = " ".join(f"{n} {result['stages'].get(n, 0):.0f}" for n in names)
     peaks = ", ".join(f"{k} {v:,}" for k, v in result["peaks"].items())
-    return (f"| {result['papers']:,} | {mode} | {code} | {wall:.0f} | {result['topics']} | {stages} | {peaks} | {load} |")
+    return (f"| {result['papers']:,} | {mode} | {code} | {wall:.0f} | {result['cpu']:.0f} | {result['topics']} | {stages} | {peaks} | {load} |")
 
 
 def _folder(corpus: Path, files: int) -> Path:
@@ -116,8 +122,8 @@ def main() -> None:
     work = OUT / "scale_out"
     print(f"# Scale out, {time.strftime('%Y-%m-%d %H:%M')}, {machine()}, embedder {args.embedder}, "
           f"Dask sample {args.sample_size:,}, {'one CSV file' if args.files == 1 else f'a folder of {args.files} CSV files'}\n")
-    print("| papers | build | code | wall s | topics | seconds per stage | peak RSS MB per process | load |")
-    print("|---:|---|---|---:|---:|---|---|---|")
+    print("| papers | build | code | wall s | CPU s | topics | seconds per stage | peak RSS MB per process | load |")
+    print("|---:|---|---|---:|---:|---:|---|---|---|")
     ours = str(Path(__file__).resolve().parents[1])
     codes = [("before", str(args.before.resolve())), ("this", ours)] if args.before else [("this", ours)]
     for size in args.sizes:
@@ -140,7 +146,7 @@ def main() -> None:
                 shutil.move(str(review), str(args.keep / review.name))
             shutil.rmtree(review, ignore_errors=True)
     print("\nsingle: read = readers + dedupe, texts = the texts embedded made and (from 200,000) the papers set aside, topics = UMAP + HDBSCAN + labels, map = 2-d UMAP; dask-2: read ="
-          " one task per source, dedupe = key shuffle + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
+          " one task per source, dedupe = blocking keys gathered by hash (16 pieces) + merge, sample_fit = 5-d and 2-d UMAP + HDBSCAN on the"
           " sample, place = each paper by its 10 most similar sample papers (or UMAP.transform + approximate_predict) per partition, words = c-TF-IDF counts per partition, cut by"
           " term into 16 buckets, each summed over the corpus")
 

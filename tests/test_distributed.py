@@ -3,7 +3,7 @@
 The corpus: 650 generated abstracts in two CSV files, eight topics with words of their own, 50
 papers of the second file repeating papers of the first (same DOI, another title): 600 papers
 once merged. Partitions of 100 papers and a sample of 300 make every partitioned path run:
-the duplicates meet only through the Dask shuffle, and half the papers are placed by
+the duplicates meet only where their blocking keys are gathered by hash, and half the papers are placed by
 ``UMAP.transform`` and ``hdbscan.approximate_predict``.
 """
 
@@ -336,6 +336,33 @@ def test_ctfidf_words_breaks_ties_alphabetically_and_drops_one_topic_terms():
     assert "only0" not in dict(ctfidf_words(counts, top_n_words=10)[0])  # one topic: left out
     assert "only0" in dict(ctfidf_words(counts, top_n_words=10, min_topics=1)[0])
     assert ctfidf_words(counts[counts.topic == 0], top_n_words=10)[0][0][0] == "alpha"  # one topic: every term
+
+
+def test_term_counts_are_countvectorizers_counts_summed_by_topic():
+    """Every word and two-word phrase scikit-learn's CountVectorizer finds with the topics'
+    tokenizer and stop words, summed per topic: Latin, accented and CJK text, 1-letter words,
+    stop words between words, empty texts."""
+    import pandas as pd
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from workbench.corpus.writing_systems import tokens
+    from workbench.topics import topic_term_counts
+    from workbench.topics.labels import stop_words
+
+    rng = random.Random(3)
+    texts = [_abstract(rng, theme) for theme in THEMES for _ in range(4)]
+    texts += ["", "  ", "the of and", "a b c x-ray", "Ünïcödé wörds 强化学习 naïve x b é", "强 a 化 the cat",
+              "ÉCOLE é b the cat", "solo", "Deep   learning\tof proteins; deep learning!"]
+    labels = [rng.randrange(-1, 4) for _ in texts]
+    vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=(1, 2), tokenizer=tokens, token_pattern=None)
+    matrix = vectorizer.fit_transform(texts).tocoo()
+    terms = vectorizer.get_feature_names_out()
+    expected = (pd.DataFrame({"topic": np.asarray(labels)[matrix.row], "term": terms[matrix.col], "count": matrix.data})
+                .groupby(["topic", "term"], as_index=False)["count"].sum())
+    found = topic_term_counts(texts, labels).frame()
+    by_rows = ["topic", "term"]
+    assert found.sort_values(by_rows).reset_index(drop=True).astype({"term": object}).equals(
+        expected.sort_values(by_rows).reset_index(drop=True).astype({"count": np.int64, "topic": np.int64}))
 
 
 @pytest.mark.parametrize("k", [1, 3, 16])

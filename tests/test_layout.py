@@ -53,3 +53,14 @@ def test_small_maps(X, n):
 def test_empty_input_is_a_clear_error():
     with pytest.raises(InputError, match="non-empty"):
         MapLayout().fit(np.zeros((0, 4)))
+
+
+@pytest.mark.parametrize("m", [9, 640, 5_000])
+def test_most_similar_is_argpartitions_set_largest_first(m):
+    from workbench.space.layout import most_similar
+
+    sims = np.random.default_rng(m).standard_normal((300, m)).astype(np.float32)
+    nearest = most_similar(sims, 5)
+    expected = np.argpartition(sims, -5, axis=1)[:, -5:]
+    assert all(set(a) == set(b) for a, b in zip(nearest, expected))
+    assert (np.diff(np.take_along_axis(sims, nearest, axis=1), axis=1) <= 0).all()  # largest first

@@ -6,14 +6,14 @@ reader (:func:`workbench.readers.read_sources`: its cleaning, and duplicates mer
 file); the files' papers, in reading order, are then cut into partitions of ``partition_size``
 that stay on the workers. Duplicates *across* partitions are found without one in-memory table:
 every paper gives blocking keys (its DOI, arXiv id, PubMed id, record id, normalised abstract
-and normalised title), Dask shuffles the keys so that equal keys meet in one partition, and
-only the pairs of papers sharing a key come back. The papers of each group of candidates are
+and normalised title), cut by a hash of the key into pieces so that equal keys meet in one
+task (an all-to-all of the partitions' pieces), and only the pairs of papers sharing a key come back. The papers of each group of candidates are
 then merged by the single-machine rules (:func:`workbench.dedupe.deduplicate`), and the
 partitions are rewritten without the papers merged away.
 
 Near-identical titles (rule 3 of :mod:`workbench.dedupe`) are found the same way: each title
 also gives its blocks (:func:`workbench.dedupe.title_blocks`: its first and last three words)
-as keys, with the title, year and first author beside them; after the shuffle each block's
+as keys, with the title, year and first author beside them; where the keys meet, each block's
 titles are compared where the block lies (:func:`workbench.dedupe.block_pairs`), and only the
 pairs that pass come back. Every rule therefore applies across partitions as within a source.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from operator import getitem
 
 import numpy as np
 
@@ -186,19 +187,36 @@ def _title_pairs(blocks):
     return pd.DataFrame({"first": np.array(firsts, dtype=np.int64), "other": np.array(others, dtype=np.int64)})
 
 
-def candidate_pairs(client, parts: Partitions):
-    """Pairs of positions that share a blocking key, found by a Dask shuffle on the keys."""
-    import dask.dataframe as dd
+#: How many pieces the blocking keys are cut into by a hash of the key: piece ``j`` of every
+#: partition meets in one task, where the papers sharing a key are paired.
+KEY_BUCKETS = 16
+
+
+def _key_buckets(papers: list, offset: int, k: int) -> list:
+    """A partition's :func:`blocking_keys` cut into ``k`` pieces by key (the same key: the same
+    piece in every partition and process)."""
     import pandas as pd
 
-    keys = client.map(blocking_keys, parts.futures, parts.offsets)
-    meta = pd.DataFrame({"key": pd.Series([], dtype=object), "position": pd.Series([], dtype=np.int64),
-                         "title": pd.Series([], dtype=object), "year": pd.Series([], dtype=np.int64),
-                         "author": pd.Series([], dtype=object)})
-    frame = dd.from_delayed(keys, meta=meta)
-    shuffled = frame.shuffle("key", npartitions=max(1, frame.npartitions), shuffle_method="tasks")
-    pairs_meta = pd.DataFrame({"first": pd.Series([], dtype=np.int64), "other": pd.Series([], dtype=np.int64)})
-    return client.compute(shuffled.map_partitions(_pairs, meta=pairs_meta)).result()
+    frame = blocking_keys(papers, offset)
+    bucket = pd.util.hash_array(frame["key"].to_numpy(dtype=object)) % np.uint64(k)
+    return [frame[bucket == j] for j in range(k)]
+
+
+def _bucket_pairs(pieces: list):
+    import pandas as pd
+
+    return _pairs(pd.concat(pieces, ignore_index=True))
+
+
+def candidate_pairs(client, parts: Partitions):
+    """Pairs of positions that share a blocking key: each partition's keys cut into
+    :data:`KEY_BUCKETS` pieces by key, each piece gathered from every partition by one task (an
+    all-to-all of n x k pieces: Dask's task shuffle made n x sqrt(n) tasks of two stages)."""
+    import pandas as pd
+
+    keys = client.map(_key_buckets, parts.futures, parts.offsets, k=KEY_BUCKETS)
+    pairs = [client.submit(_bucket_pairs, [client.submit(getitem, f, j) for f in keys]) for j in range(KEY_BUCKETS)]
+    return pd.concat(client.gather(pairs), ignore_index=True)
 
 
 def _groups(pairs) -> list[list[int]]:

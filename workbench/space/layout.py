@@ -122,13 +122,34 @@ def place_by_neighbours(new, old, coords, labels=(), k: int = 10, chunk: int = 2
     for start in range(0, len(new), chunk):
         block = new[start:start + chunk]
         sims = (block / np.maximum(np.linalg.norm(block, axis=1, keepdims=True), 1e-12)) @ unit_old.T
-        nearest = np.argpartition(sims, -k, axis=1)[:, -k:]  # the k most similar (no negated copy)
+        nearest = most_similar(sims, k)
         weights = np.maximum(np.take_along_axis(sims, nearest, axis=1), 0.0) + 1e-6
         weights /= weights.sum(axis=1, keepdims=True)
         placed[start:start + len(block)] = np.einsum("nk,nkd->nd", weights, coords[nearest])
         for out, values in zip(voted, labels):
             out[start:start + len(block)] = _weighted_vote(values[nearest], weights)
     return placed, voted
+
+
+def most_similar(sims: np.ndarray, k: int, blocks: int = 64) -> np.ndarray:
+    """Per row of ``sims``, the columns of its ``k`` largest values, largest first (ties: the
+    smaller column; which of the values tied with the k-th: any, as with ``np.argpartition``),
+    in a fraction of ``np.argpartition``'s time on long rows."""
+    n, m = sims.shape
+    width = m // blocks  # the columns cut into ``blocks`` interleaved blocks of ``width``
+    if width < k:
+        candidates = np.broadcast_to(np.arange(m), (n, m))
+    else:
+        # The k largest values lie in the k blocks with the largest maxima (any other block's
+        # values are each below k values of those): only those blocks' values are compared.
+        heads = sims[:, :blocks * width].reshape(n, blocks, width).max(axis=1)
+        best = np.argpartition(heads, -k, axis=1)[:, -k:]
+        candidates = (best[:, :, None] + width * np.arange(blocks)).reshape(n, -1)
+        candidates = np.hstack([candidates, np.broadcast_to(np.arange(blocks * width, m), (n, m - blocks * width))])
+    values = np.take_along_axis(sims, candidates, axis=1)
+    top = np.argpartition(values, -k, axis=1)[:, -k:]
+    nearest, values = np.take_along_axis(candidates, top, axis=1), np.take_along_axis(values, top, axis=1)
+    return np.take_along_axis(nearest, np.lexsort((nearest, -values), axis=1), axis=1)
 
 
 def _weighted_vote(candidates: np.ndarray, weights: np.ndarray) -> np.ndarray:
