@@ -97,9 +97,9 @@ class Gram:
             out += cross * factor if factor != 1.0 else cross
         return out
 
-    def kernel(self, rows) -> tuple[np.ndarray, bool]:
-        """(the kernel of ``rows``, whether they are the first rows seen, in the order seen): then
-        the kernel is a view of the kept one (not to be written to), else a new array."""
+    def kernel(self, rows) -> np.ndarray:
+        """The kernel of ``rows``: a view of the kept one (not to be written to), whose first
+        rows they are; :attr:`factor` is kept over the same first rows."""
         rows = np.asarray(rows, dtype=np.int64)
         new = rows[self.pos[rows] < 0]
         m = len(self.rows)
@@ -118,9 +118,17 @@ class Gram:
             m = size
         at = self.pos[rows]
         k = len(at)
-        if k and at[0] == 0 and at[-1] == k - 1 and np.array_equal(at, np.arange(k)):
-            return self._K[:k, :k], True
-        return self._K[np.ix_(at, at)], False
+        if not (k and at[0] == 0 and at[-1] == k - 1 and np.array_equal(at, np.arange(k))):
+            # Not the kept rows' start, in order: a decision taken back or changed (it moves
+            # to the end), a fresh draw of presumed excludes. Keep these rows alone, in this
+            # order, so that the next refits grow from them again (and the kept rows do not
+            # grow with every draw); the factor starts afresh.
+            self._K[:k, :k] = self._K[np.ix_(at, at)]
+            self.pos[self.rows] = -1
+            self.rows = rows.copy()
+            self.pos[rows] = np.arange(k)
+            self.factor = Factor()
+        return self._K[:k, :k]
 
 
 class Kernels:
@@ -145,8 +153,7 @@ class Kernels:
                 self._grams = {k: g for k, g in self._grams.items() if k[0] != key[0]}
                 self._grams[key] = Gram(blocks, constant=1.0)  # 1: the intercept's feature
             gram = self._grams[key]
-            K, first = gram.kernel(rows)
-            return solve_dual(K, y, costs, factor=gram.factor if first else None)
+            return solve_dual(gram.kernel(rows), y, costs, factor=gram.factor)
 
 
 @functools.cache
@@ -205,7 +212,8 @@ class Factor:
     (``U.T @ U``, ``U`` upper triangular), kept from one solve to the next.
 
     :meth:`solve` solves ``(K + diag(d')) x = b`` over the first ``m`` rows for a new diagonal
-    ``d'``: the factor grows by the rows beyond ``k`` (each a triangular solve), then serves as
+    ``d'``: the factor grows by the rows beyond ``k`` (each a triangular solve; where they are
+    more than the rows kept, one factorisation is quicker than their solves), then serves as
     the preconditioner of conjugate gradients, which converge in a few steps while ``d'`` is
     close to the ``d`` it was made with; when they do not (``CG_MAX_ITER``), the system is
     factorised afresh, at ``d'``, and so is the next one after a solve of more than
@@ -224,7 +232,7 @@ class Factor:
 
     def solve(self, K: np.ndarray, d: np.ndarray, b: np.ndarray) -> np.ndarray:
         m = len(b)
-        if self.stale or (m > self.k and not self._grow(K, d, m)):
+        if self.stale or m - self.k > self.k or (m > self.k and not self._grow(K, d, m)):
             return self._refactor(K, d, b)
         x = self._cg(K, d, b)
         self.stale = x is None or self.iterations > CG_REFRESH
