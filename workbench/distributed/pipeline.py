@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from .._runtime.fsutil import default_file_mode
+from ..space.layout import scale_map
 from ..topics import (
     best_words, merged_words, summed, term_buckets, topic_frame, topic_term_counts, topic_totals,
     weighing
@@ -246,13 +247,6 @@ def _by_size(labels: np.ndarray) -> dict:
     return {old: new for new, old in enumerate(order)}
 
 
-def _scale(coords: np.ndarray) -> np.ndarray:
-    """As :class:`workbench.space.layout.MapLayout` scales: centred, the larger axis in [-10, 10]."""
-    coords = np.asarray(coords, dtype=np.float64)
-    centred = coords - coords.mean(axis=0)
-    span = np.abs(centred).max()
-    return np.round(centred / span * 10.0, 5) if span > 0 else centred
-
 
 def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder, plan: DaskPlan = DaskPlan(),
                   progress: Progress = Progress(), after_read: Callable | None = None) -> DaskBuild:
@@ -305,7 +299,7 @@ def build_on_dask(client, sources, review: Path, *, text_of: Callable, embedder,
         papers_file=papers_file, n_papers=len(parts), report=parts.report, labels=labels,
         fine_labels=np.concatenate([a["fine"] for a in arrays]),
         reduced=np.concatenate([a["reduced"] for a in arrays]) if dims else None,  # (none below 40 papers)
-        coords=_scale(np.concatenate([a["coords"] for a in arrays])),
+        coords=scale_map(np.concatenate([a["coords"] for a in arrays])),
         topic_info=info, typical=typical, embed_stats=stats, dims=client.submit(lambda v: int(v.shape[1]), vectors[0]).result(),
         sample={"size": int(len(positions)), "seed": seed, "min_cluster_size": int(fitted[0]),
                 "outlier_share": round(float(fitted[1]), 4), "topic_space_dims": dims, "placing": fitted[2],

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from .neighbors import NeighbourGraph, neighbour_graph, umap_epochs, umap_init
 
-__all__ = ["MapLayout", "MIN_PAPERS_FOR_UMAP"]
+__all__ = ["MapLayout", "MIN_PAPERS_FOR_UMAP", "scale_map"]
 
 MIN_PAPERS_FOR_UMAP = 40
 
@@ -88,11 +88,13 @@ class MapLayout:
         else:
             coords = np.array([[-1.0, 0.0], [1.0, 0.0]][:n]) if n == 2 else np.zeros((1, 2))
             self.method_ = "point"
-        self.coords_ = _scale(np.asarray(coords, dtype=np.float64))
+        self.coords_ = scale_map(coords)
         return self
 
 
-def _scale(coords: np.ndarray) -> np.ndarray:
+def scale_map(coords: np.ndarray) -> np.ndarray:
+    """A map's coordinates as every map is kept: centred, the larger axis in [-10, 10]."""
+    coords = np.asarray(coords, dtype=np.float64)
     centred = coords - coords.mean(axis=0)
     span = np.abs(centred).max()
     return np.round(centred / span * 10.0, 5) if span > 0 else centred

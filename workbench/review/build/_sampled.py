@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...space.layout import scale_map
+
 __all__ = ["BLOCK", "SAMPLE_ABOVE", "SAMPLE_SIZE", "SampledFit", "sampled"]
 
 #: More papers than this are fitted on a sample (see the module docstring).
@@ -80,7 +82,4 @@ class SampledFit:
     def layout(self) -> tuple[np.ndarray, str]:
         """The map's coordinates (scaled as :class:`~workbench.space.layout.MapLayout` scales
         them) and method."""
-        coords = np.asarray(self._place()["coords"], dtype=np.float64)
-        centred = coords - coords.mean(axis=0)
-        span = np.abs(centred).max()
-        return (np.round(centred / span * 10.0, 5) if span > 0 else centred), "umap-sample"
+        return scale_map(self._place()["coords"]), "umap-sample"
