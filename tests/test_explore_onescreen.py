@@ -85,3 +85,11 @@ def test_one_paper_selected_opens_its_card_and_a_selection_without_it_closes_the
     view.select([])
     view.keys.press("j")
     assert "No papers selected" in view.card.card["empty"]
+
+
+def test_a_click_on_another_point_opens_that_paper_in_place_of_the_opened_one(view):
+    first, second = view.session.ids[5], view.session.ids[6]
+    view._on_select(view.session.rows_of([first]))
+    view._on_select(view.session.rows_of([second]))  # a click on another point while a card is open
+    assert view.table.opened == second and view.card.card["id"] == second
+    assert view.card.card["where"] == "1 of 1 selected"

@@ -225,12 +225,12 @@ class ExploreView:
         self.bulk.follow(self.selected_what)
         self.field.show_selection(self.selected)
         self.map.show_links(self.selected)
-        if self.table.opened and self.table.opened not in self.selected:
+        if n == 1 and self.table.opened != self.selected[0]:  # one paper (a click on its point): its card at once
+            self.open_paper(self.selected[0])
+        elif self.table.opened and self.table.opened not in self.selected:
             self.close_paper()
         elif self.table.opened:
             self._show_card()
-        elif n == 1:  # one paper (a click on its point): its card at once
-            self.open_paper(self.selected[0])
         else:
             self.card.card = {"empty": NO_PAPER}
 
