@@ -203,7 +203,7 @@ class Ranker:
         if fitted is not None:
             clf = fitted
             parts = [] if T is None else [Tl.T @ fitted.beta]
-            if d:  # the decided rows alone: B.T @ a full-length float64 beta copied all of B to float64
+            if d:  # w's embedding part: the fitted rows' embeddings weighed by beta (a few rows of B, not all)
                 parts.append((B[rows].T @ fitted.beta) * scale)
             w = np.concatenate([parts[0][cols], *parts[1:]]) if T is not None else parts[0]
             w, b = w.astype(np.float32), float(fitted.beta.sum())
