@@ -79,8 +79,12 @@ def _second(pair):
     return pair[1]
 
 
-def _slices(pieces: list) -> list:
-    return [p for papers, start, stop in pieces for p in papers[start:stop]]
+def _slice(papers: list, start: int, stop: int) -> list:
+    return papers[start:stop]
+
+
+def _joined(pieces: list) -> list:
+    return [p for piece in pieces for p in piece]
 
 
 def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int,
@@ -105,19 +109,21 @@ def read_partitions(client, sources, input_format: str | None, exclude, partitio
     sizes = client.gather([client.submit(len, p) for p in papers])
     if not sum(sizes):
         raise NoRecordsError(report)
+    # Each piece is cut where its file's papers lie; a partition running on into the next file
+    # joins its pieces (only they move between workers, not a file's whole list of papers).
     futures, lengths, pieces, filled = [], [], [], 0
-    for file_papers, size in zip(papers, sizes):  # a partition runs on into the next file
+    for file_papers, size in zip(papers, sizes):
         start = 0
         while start < size:
             stop = min(size, start + partition_size - filled)
-            pieces.append((file_papers, start, stop))
+            pieces.append(client.submit(_slice, file_papers, start, stop))
             filled, start = filled + stop - start, stop
             if filled == partition_size:
-                futures.append(client.submit(_slices, pieces))
+                futures.append(pieces[0] if len(pieces) == 1 else client.submit(_joined, pieces))
                 lengths.append(filled)
                 pieces, filled = [], 0
     if pieces:
-        futures.append(client.submit(_slices, pieces))
+        futures.append(pieces[0] if len(pieces) == 1 else client.submit(_joined, pieces))
         lengths.append(filled)
     return Partitions(futures, lengths, report, file_ends, file_rows)
 
