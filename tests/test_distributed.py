@@ -621,3 +621,41 @@ def test_a_dask_address_that_is_not_one_is_a_clear_error(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 1 and "this is a bug" not in result.stderr
     assert "is not a scheduler address" in result.stderr and not (tmp_path / "r").exists()
+
+
+def test_candidates_are_the_papers_a_rule_can_join_and_not_those_sharing_only_a_title():
+    """Each blocking key stands for a rule: papers whose only likeness is a title no rule joins
+    them by (long, different abstracts and no year or first author: the generated corpora's
+    titles cut from their abstracts) are not candidates; every pair the single-machine rules
+    join is one, across partitions."""
+    import pandas as pd
+
+    from workbench.corpus.ids import paper_id
+    from workbench.corpus.paper import Paper
+    from workbench.dedupe.rules import find_duplicates
+    from workbench.distributed.corpus import _groups, _pairs, blocking_keys
+
+    def paper(title, text, source, year=None, author="", doi=None):
+        return Paper(id=paper_id(doi=doi, text=text, title=title, year=year, author=author), title=title,
+                     abstract=text, text=text, authors=(author,) if author else (), year=year, doi=doi, source=source)
+
+    rng = random.Random(5)
+    long_text = lambda: " ".join(rng.choice(["cells", "protein", "binding", "assay", "mice", "dose"]) for _ in range(40))
+    shared = "Protein binding in mice was measured by a new assay at several doses"  # a title cut from an abstract
+    first = [paper(shared, long_text(), "a.csv"),                                      # 0: not joined (no year, author)
+             paper("Short abstracts of one paper", "Binding in mice.", "a.csv"),       # 1: = 7 (title and short abstract)
+             paper("A paper without its abstract", "", "a.csv", year=2001),            # 2: = 8 (title, year: its id)
+             paper(shared, long_text(), "a.csv", year=2010),                           # 3: = 9 (rule 3: same year)
+             paper("Other", long_text(), "a.csv", doi="10.1/x"),                        # 4: = 10 (DOI)
+             paper("Long one", "cells " * 30, "a.csv")]                                # 5: = 11 (same long abstract)
+    second = [paper(shared, long_text(), "b.csv"),                                     # 6: not joined
+              paper("Short abstracts of one paper", "Binding in mice.", "b.csv"),
+              paper("A paper without its abstract", "", "b.csv", year=2001),
+              paper(shared + ".", long_text(), "b.csv", year=2010),
+              paper("Yet another", long_text(), "b.csv", doi="10.1/x"),
+              paper("Long two", "Cells, " * 30, "b.csv"),
+              paper("Short abstracts of one paper", "Binding in rats.", "b.csv")]      # 12: not joined
+    frame = pd.concat([blocking_keys(first, 0), blocking_keys(second, len(first))], ignore_index=True)
+    groups = _groups(_pairs(frame.sample(frac=1, random_state=1)))
+    single = [c for c in find_duplicates(first + second).clusters if len(c) > 1]
+    assert groups == single == [[1, 7], [2, 8], [3, 9], [4, 10], [5, 11]]

@@ -5,17 +5,20 @@ on the driver, as a single-machine read walks them) is read by one task with the
 reader (:func:`workbench.readers.read_sources`: its cleaning, and duplicates merged within the
 file); the files' papers, in reading order, are then cut into partitions of ``partition_size``
 that stay on the workers. Duplicates *across* partitions are found without one in-memory table:
-every paper gives blocking keys (its DOI, arXiv id, PubMed id, record id, normalised abstract
-and normalised title), cut by a hash of the key into pieces so that equal keys meet in one
-task (an all-to-all of the partitions' pieces), and only the pairs of papers sharing a key come back. The papers of each group of candidates are
-then merged by the single-machine rules (:func:`workbench.dedupe.deduplicate`), and the
-partitions are rewritten without the papers merged away.
+every paper gives blocking keys (its DOI, arXiv id, PubMed id, record id, normalised abstract,
+or normalised title with its abstract when the abstract is short: one key per exact rule of
+:mod:`workbench.dedupe`, none for what no rule joins on), cut by a hash of the key into pieces
+so that equal keys meet in one task (an all-to-all of the partitions' pieces), and only the
+pairs of papers sharing a key come back. The papers of each group of candidates are then
+merged by the single-machine rules (:func:`workbench.dedupe.deduplicate`), and the partitions
+are rewritten without the papers merged away.
 
-Near-identical titles (rule 3 of :mod:`workbench.dedupe`) are found the same way: each title
-also gives its blocks (:func:`workbench.dedupe.title_blocks`: its first and last three words)
-as keys, with the title, year and first author beside them; where the keys meet, each block's
-titles are compared where the block lies (:func:`workbench.dedupe.block_pairs`), and only the
-pairs that pass come back. Every rule therefore applies across partitions as within a source.
+Near-identical titles (rule 3 of :mod:`workbench.dedupe`) are found the same way: the title of
+a paper with a year or a first author (rule 3 needs one of them) also gives its blocks
+(:func:`workbench.dedupe.title_blocks`: its first and last three words) as keys, with the
+title, year and first author beside them; where the keys meet, each block's titles are
+compared where the block lies (:func:`workbench.dedupe.block_pairs`), and only the pairs that
+pass come back. Every rule therefore applies across partitions as within a source.
 """
 
 from __future__ import annotations
@@ -76,8 +79,12 @@ def _second(pair):
     return pair[1]
 
 
-def _slices(pieces: list) -> list:
-    return [p for papers, start, stop in pieces for p in papers[start:stop]]
+def _slice(papers: list, start: int, stop: int) -> list:
+    return papers[start:stop]
+
+
+def _joined(pieces: list) -> list:
+    return [p for piece in pieces for p in piece]
 
 
 def read_partitions(client, sources, input_format: str | None, exclude, partition_size: int,
@@ -102,19 +109,21 @@ def read_partitions(client, sources, input_format: str | None, exclude, partitio
     sizes = client.gather([client.submit(len, p) for p in papers])
     if not sum(sizes):
         raise NoRecordsError(report)
+    # Each piece is cut where its file's papers lie; a partition running on into the next file
+    # joins its pieces (only they move between workers, not a file's whole list of papers).
     futures, lengths, pieces, filled = [], [], [], 0
-    for file_papers, size in zip(papers, sizes):  # a partition runs on into the next file
+    for file_papers, size in zip(papers, sizes):
         start = 0
         while start < size:
             stop = min(size, start + partition_size - filled)
-            pieces.append((file_papers, start, stop))
+            pieces.append(client.submit(_slice, file_papers, start, stop))
             filled, start = filled + stop - start, stop
             if filled == partition_size:
-                futures.append(client.submit(_slices, pieces))
+                futures.append(pieces[0] if len(pieces) == 1 else client.submit(_joined, pieces))
                 lengths.append(filled)
                 pieces, filled = [], 0
     if pieces:
-        futures.append(client.submit(_slices, pieces))
+        futures.append(pieces[0] if len(pieces) == 1 else client.submit(_joined, pieces))
         lengths.append(filled)
     return Partitions(futures, lengths, report, file_ends, file_rows)
 
@@ -137,14 +146,17 @@ def blocking_keys(papers: list, offset: int):
         mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
                 f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
         text = normalise_for_id(p.text) if p.text else ""
-        if text and count_words(text) >= MIN_SAME_ABSTRACT_WORDS:
+        words = count_words(text) if text else 0
+        if words >= MIN_SAME_ABSTRACT_WORDS:
             mine.append("abstract:" + _digest(text))
         title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
-        if title:
-            mine.append("title:" + _digest(title))
+        if title and text and words < MIN_SAME_ABSTRACT_WORDS:  # rule 2: the same title and short abstract
+            mine.append("title+abstract:" + _digest(title + "\x1f" + text))
         rows.extend((key, offset + i, "", 0, "") for key in mine if key)
-        blocks = title_blocks(title)
-        author = first_author_key(p) if blocks else ""
+        author = first_author_key(p) if title else ""
+        # as on one machine (workbench.dedupe's _fuzzy): a paper with neither a year nor a first
+        # author joins no long title's block, where no near-identical title could join it
+        blocks = title_blocks(title, long=bool(p.year) or bool(author))
         rows.extend((BLOCK + _digest("\x1f".join(block)) + ":" + block[0], offset + i, title, p.year or 0, author)
                     for block in blocks)
     keys, positions, titles, years, authors = zip(*rows) if rows else ((), (), (), (), ())

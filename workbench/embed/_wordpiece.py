@@ -9,7 +9,8 @@ WordPiece ids one after the other. :class:`WordPieces` keeps
 
 - each character's normalised form, asked of the tokenizer's own normaliser and pre-tokenizer
   the first time the character is met (punctuation becomes a word of its own); ASCII texts are
-  split by one regular expression on their bytes, made from the same answers;
+  split by one regular expression on their bytes, made from the same answers, and so are other
+  texts once their runs of non-ASCII characters are normalised;
 - a number for each word met, and its WordPiece ids, asked of the tokenizer once per word; a
   batch's ids are then expanded from its words' numbers with numpy.
 
@@ -35,6 +36,7 @@ import numpy as np
 __all__ = ["WordPieces"]
 
 MAX_WORDS = 2_000_000  # words remembered before the memo starts again
+_NON_ASCII = re.compile("([^\x00-\x7f]+)")
 
 # A process forked while another thread held an instance's lock gets it unlocked (that thread
 # is not in the child): the child embeds half of a batch of texts (workbench._runtime.halves).
@@ -64,7 +66,7 @@ class WordPieces:
         self._unsafe: set[str] = set()
         for code in range(128):
             self._classify(chr(code))
-        self._ascii = self._ascii_splitter()
+        self._ascii, self._utf8 = self._splitters()
         self._forget()
 
     @staticmethod
@@ -106,16 +108,21 @@ class WordPieces:
         return ids, counts
 
     def _words_of(self, text: str) -> list | None:
-        """The text's words after normalising (bytes when ASCII), or None when the tokenizer
-        must read it whole."""
+        """The text's words after normalising, as UTF-8 bytes, or None when the tokenizer must
+        read it whole. Only the runs of non-ASCII characters go through the table (a
+        ``str.translate`` looks up every character, and most characters of an abstract are
+        ASCII); the rest is split as an ASCII text is."""
         if text.isascii():
             return self._ascii(text)
-        chars = set(text)
+        pieces = _NON_ASCII.split(text)  # ASCII, a non-ASCII run, ASCII, ...
+        runs = pieces[1::2]
+        chars = set("".join(runs))
         for c in chars - self._seen:
             self._classify(c)
         if not self._unsafe.isdisjoint(chars):
             return None
-        return text.translate(self._table).split()
+        pieces[1::2] = [run.translate(self._table) for run in runs]
+        return self._utf8("".join(pieces))
 
     def _expand(self, numbers: np.ndarray, word_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Word numbers (``word_counts`` a text) -> token ids, each text cut at ``max_tokens``."""
@@ -163,9 +170,12 @@ class WordPieces:
             self._unsafe.add(c)
         self._seen.add(c)
 
-    def _ascii_splitter(self):
+    def _splitters(self):
         """ASCII text -> its words as bytes: one translate (case, dropped characters) and one
-        regular expression, both made from the table the tokenizer's answers filled."""
+        regular expression, both made from the table the tokenizer's answers filled; and the
+        same for a text whose non-ASCII characters are normalised already, on its UTF-8 bytes
+        (their bytes are all above 127: the table leaves them, and they are parts of words; a
+        character that is a word of its own was given spaces around it by the table)."""
         mapping, drop, alone, space = bytearray(range(128)), bytearray(), bytearray(), bytearray()
         for code in range(128):
             out = self._table.get(code, chr(code))
@@ -185,7 +195,8 @@ class WordPieces:
         table, drop, alone = bytes(mapping) + bytes(range(128, 256)), bytes(drop), re.escape(bytes(alone))
         gaps = re.escape(bytes(space))
         findall = re.compile(rb"[^" + gaps + alone + rb"]+|[" + alone + rb"]").findall
-        return lambda text: findall(text.encode("ascii").translate(table, drop))
+        return (lambda text: findall(text.encode("ascii").translate(table, drop)),
+                lambda text: findall(text.encode("utf-8", "surrogatepass").translate(table, drop)))
 
     def _forget(self) -> None:
         self._number: dict = {}
@@ -193,7 +204,7 @@ class WordPieces:
         self._arrays = (np.zeros(0, np.int64),) * 3
 
     def _learn(self, words: list) -> None:
-        texts = [w.decode("ascii") if isinstance(w, bytes) else w for w in words]
+        texts = [w.decode("utf-8", "surrogatepass") for w in words]
         for word, ids in zip(words, self._encode(texts)):
             self._number[word] = len(self._starts)
             self._starts.append(len(self._pieces))
