@@ -143,7 +143,7 @@ def blocking_keys(papers: list, offset: int):
     """One row per (key, position) of a partition's papers: what duplicates must share; rows of
     title blocks also carry the normalised title, the year (:data:`NO_YEAR`: none) and the first
     author. The abstract, its words and the title are the single-machine rules' own
-    (:class:`workbench.dedupe.PaperKeys`), so the two cannot disagree on what is the same."""
+    (:class:`workbench.dedupe.keys.PaperKeys`), so the two cannot disagree on what is the same."""
     import pandas as pd
 
     rows = []  # (key, position, title, year, first author)
