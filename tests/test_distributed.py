@@ -659,3 +659,28 @@ def test_candidates_are_the_papers_a_rule_can_join_and_not_those_sharing_only_a_
     groups = _groups(_pairs(frame.sample(frac=1, random_state=1)))
     single = [c for c in find_duplicates(first + second).clusters if len(c) > 1]
     assert groups == single == [[1, 7], [2, 8], [3, 9], [4, 10], [5, 11]]
+
+
+def test_a_year_of_0_is_a_year_across_partitions_as_on_one_machine():
+    """Rule 3 reads a year as the single-machine rules do: 0 is a year (two papers of year 0
+    agree on it), only None is none; a paper built by hand may carry 0."""
+    import pandas as pd
+
+    from workbench.corpus.ids import paper_id
+    from workbench.corpus.paper import Paper
+    from workbench.dedupe.rules import find_duplicates
+    from workbench.distributed.corpus import _groups, _pairs, blocking_keys
+
+    def paper(title, year, source):
+        text = f"{title} was studied in {source} with methods of its own and results of its own, " * 2
+        return Paper(id=paper_id(text=text, title=title, year=year), title=title, abstract=text, text=text,
+                     year=year, source=source)
+
+    first = [paper("Deep learning for protein structure prediction at scale", 0, "a.csv"),
+             paper("Graph networks for traffic forecasting in large cities", None, "a.csv")]
+    second = [paper("Deep learning for protein structure predictions at scale", 0, "b.csv"),
+              paper("Graph networks for traffic forecasting in large city", None, "b.csv")]
+    frame = pd.concat([blocking_keys(first, 0), blocking_keys(second, len(first))], ignore_index=True)
+    groups = _groups(_pairs(frame.sample(frac=1, random_state=0)))
+    single = [c for c in find_duplicates(first + second).clusters if len(c) > 1]
+    assert groups == single == [[0, 2]]  # the same year 0; no year and no first author: not joined

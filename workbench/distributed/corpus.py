@@ -29,10 +29,10 @@ from operator import getitem
 
 import numpy as np
 
-from ..dedupe.rules import MIN_SAME_ABSTRACT_WORDS, block_pairs, deduplicate, first_author_key, title_blocks
+from ..dedupe.rules import (MIN_SAME_ABSTRACT_WORDS, PaperKeys, block_pairs, deduplicate, first_author_key,
+                            title_blocks)
 from ..errors import NoRecordsError
 from ..readers import ReadReport, read_found, source_files
-from ..corpus.ids import count_words, normalise_for_id
 
 __all__ = ["Partitions", "read_partitions", "merge_duplicates"]
 
@@ -135,29 +135,33 @@ def _digest(text: str) -> str:
 #: Keys of title blocks (rule 3) start so: their rows carry the title, year and first author.
 BLOCK = "block:"
 
+#: The year of a row whose paper has none (no year is an int64; any year, 0 too, is itself).
+NO_YEAR = np.iinfo(np.int64).min
+
 
 def blocking_keys(papers: list, offset: int):
     """One row per (key, position) of a partition's papers: what duplicates must share; rows of
-    title blocks also carry the normalised title, the year (0: none) and the first author."""
+    title blocks also carry the normalised title, the year (:data:`NO_YEAR`: none) and the first
+    author. The abstract, its words and the title are the single-machine rules' own
+    (:class:`workbench.dedupe.keys.PaperKeys`), so the two cannot disagree on what is the same."""
     import pandas as pd
 
     rows = []  # (key, position, title, year, first author)
     for i, p in enumerate(papers):
         mine = [f"doi:{p.doi}" if p.doi else "", f"arxiv:{p.arxiv_id}" if p.arxiv_id else "",
                 f"pmid:{p.pmid}" if p.pmid else "", f"id:{p.id}"]
-        text = normalise_for_id(p.text) if p.text else ""
-        words = count_words(text) if text else 0
-        if words >= MIN_SAME_ABSTRACT_WORDS:
-            mine.append("abstract:" + _digest(text))
-        title = normalise_for_id(p.title) if p.title and p.title != "(untitled)" else ""
-        if title and text and words < MIN_SAME_ABSTRACT_WORDS:  # rule 2: the same title and short abstract
-            mine.append("title+abstract:" + _digest(title + "\x1f" + text))
-        rows.extend((key, offset + i, "", 0, "") for key in mine if key)
+        text, words, title = PaperKeys.of(p)  # text: a digest of the normalised abstract (b"": none)
+        if text and words >= MIN_SAME_ABSTRACT_WORDS:  # rule 2: the same abstract
+            mine.append("abstract:" + text.hex()[:20])  # (80 bits: a clash only adds a candidate)
+        elif text and title:  # rule 2: the same title and short abstract
+            mine.append("title+abstract:" + _digest(title + "\x1f" + text.hex()))
+        year = NO_YEAR if p.year is None else p.year
+        rows.extend((key, offset + i, "", year, "") for key in mine if key)
         author = first_author_key(p) if title else ""
         # as on one machine (workbench.dedupe's _fuzzy): a paper with neither a year nor a first
         # author joins no long title's block, where no near-identical title could join it
-        blocks = title_blocks(title, long=bool(p.year) or bool(author))
-        rows.extend((BLOCK + _digest("\x1f".join(block)) + ":" + block[0], offset + i, title, p.year or 0, author)
+        blocks = title_blocks(title, long=p.year is not None or bool(author))
+        rows.extend((BLOCK + _digest("\x1f".join(block)) + ":" + block[0], offset + i, title, year, author)
                     for block in blocks)
     keys, positions, titles, years, authors = zip(*rows) if rows else ((), (), (), (), ())
     return pd.DataFrame({"key": pd.Series(keys, dtype=object), "position": np.asarray(positions, dtype=np.int64),
@@ -188,12 +192,12 @@ def _title_pairs(blocks):
     import pandas as pd
 
     keys, at = blocks["key"].tolist(), blocks["position"].tolist()
-    titles, years, authors = blocks["title"].tolist(), blocks["year"].tolist(), blocks["author"].tolist()
+    titles, authors = blocks["title"].tolist(), blocks["author"].tolist()
+    years = [None if y == NO_YEAR else y for y in blocks["year"].tolist()]  # as the papers have them
     bounds = [0, *(i for i in range(1, len(keys)) if keys[i] != keys[i - 1]), len(keys)] if keys else []
     firsts, others = [], []
     for lo, hi in zip(bounds, bounds[1:]):
-        for a, b, _ in block_pairs(keys[lo].rsplit(":", 1)[1], titles[lo:hi], [y or None for y in years[lo:hi]],
-                                   authors[lo:hi]):
+        for a, b, _ in block_pairs(keys[lo].rsplit(":", 1)[1], titles[lo:hi], years[lo:hi], authors[lo:hi]):
             firsts.append(at[lo + a])
             others.append(at[lo + b])
     return pd.DataFrame({"first": np.array(firsts, dtype=np.int64), "other": np.array(others, dtype=np.int64)})
