@@ -13,8 +13,9 @@ title-weighted model reads (``ModelSpec.title_weight``; the titles' own block is
 Candidates, by name: ``m<parts><weight>-<features>``, parts from ``v`` (venue), ``a`` (authors),
 ``y`` (year), features ``both`` (``svm-both``'s embeddings and weights) or ``tfidf``; e.g.
 ``mva0.3-both``. Also ``svm-tfidf`` (ELAS u4's twin, the reference), ``svm-both`` (the default)
-and ``hedge-3`` / ``hedge-mva`` (``svm-hedge``'s fusion, with ``mva0.3-both`` in place of
-``svm-both`` in the second). Only the SYNERGY reviews carry metadata (the made tasks of
+``hedge-3`` / ``hedge-mva`` (``svm-hedge``'s fusion, with ``mva0.3-both`` in place of
+``svm-both`` in the second), and ``tmix<a>-both``: ``svm-both`` on each paper's MiniLM vector
+plus ``a`` times its title's own (normalised), the title's meaning weighted apart. Only the SYNERGY reviews carry metadata (the made tasks of
 benchmarks/_tasks.py have none: there every candidate is its model without the block).
 
 Each candidate replays every review from ASReview's prior include and exclude for seeds
@@ -45,7 +46,7 @@ META = OUT / "meta"
 REFERENCE = "svm-tfidf"
 DEFAULT_CANDIDATES = ["svm-tfidf", "svm-both", "mvay0.3-both", "mvay0.6-both", "mvay0.15-both", "mv0.3-both",
                       "ma0.3-both", "my0.3-both", "mva0.2-both", "mva0.3-both", "mva0.5-both", "mva0.3-tfidf",
-                      "hedge-3", "hedge-mva"]
+                      "hedge-3", "hedge-mva", "tmix0.5-both", "tmix1.0-both"]
 
 
 def _token(text) -> str:
@@ -82,7 +83,7 @@ def metadata_block(tokens: list[str]):
 
 
 def candidate(name: str):
-    """(ModelSpec, metadata parts) for a candidate's name (see the module docstring)."""
+    """(ModelSpec, metadata parts or ``tmix``) for a candidate's name (see the module docstring)."""
     from workbench.screening import MODELS, ModelSpec
 
     def both(label, **kw):
@@ -97,13 +98,20 @@ def candidate(name: str):
             MODELS[second] = both(second, title_weight=0.3)
         return ModelSpec(name, "fuse", "both", components=("svm-tfidf", second, "svm-emb"), fusion="hedge"), \
             ("" if name == "hedge-3" else "va")
+    if re.fullmatch(r"tmix[0-9.]+-both", name):
+        return both(name), "tmix"
     match = re.fullmatch(r"m([vay]+)([0-9.]+)-(both|tfidf)", name)
     if not match:
-        raise SystemExit(f"unknown candidate {name!r}: expected svm-tfidf, svm-both, hedge-3, hedge-mva or "
-                         "m<parts><weight>-<both|tfidf>, e.g. mva0.3-both")
+        raise SystemExit(f"unknown candidate {name!r}: expected svm-tfidf, svm-both, hedge-3, hedge-mva, "
+                         "tmix<a>-both or m<parts><weight>-<both|tfidf>, e.g. mva0.3-both")
     parts, weight, kind = match.group(1), float(match.group(2)), match.group(3)
     spec = both(name, title_weight=weight) if kind == "both" else ModelSpec(name, "svm", "tfidf", title_weight=weight)
     return spec, parts
+
+
+def _unit(X: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms == 0, 1.0, norms)
 
 
 def run(names, seeds, only) -> dict:
@@ -128,9 +136,14 @@ def run(names, seeds, only) -> dict:
             kept = {r["seed"]: r for r in json.loads(path.read_text())["runs"]} if path.exists() else {}
             if path.exists() and json.loads(path.read_text())["version"] != spec.version:
                 kept = {}
-            features = plain if not parts else Features(
-                tfidf=plain.tfidf, terms=plain.terms, embeddings=emb,
-                titles=metadata_block(metadata_tokens(records, parts)))
+            if parts == "tmix":  # the text's vector plus a times the title's (a paper without one: its text)
+                mix = float(name[4:].split("-")[0])
+                titled = embeddings([t or x for t, x in zip(df["title"], texts)], "minilm")
+                features = Features.from_texts(texts, embeddings=_unit(emb) + mix * _unit(titled))
+            else:
+                features = plain if not parts else Features(
+                    tfidf=plain.tfidf, terms=plain.terms, embeddings=emb,
+                    titles=metadata_block(metadata_tokens(records, parts)))
             for seed in seeds:
                 if seed not in kept:
                     kept[seed] = replay(features, labels, seed, spec)
