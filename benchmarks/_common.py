@@ -113,8 +113,13 @@ def embed_cached(texts: list[str], embedder_name: str) -> np.ndarray:
 def run_child(code: str, args: list[str], env: dict | None = None, timeout: float = 3600,
               watch=None) -> tuple[dict, float, float]:
     """Run ``python -c code args`` in a fresh process: (last JSON line of stdout, wall s, peak RSS MB).
+    ``env`` adds to the environment; its ``PYTHONPATH`` picks the checkout whose workbench runs.
     ``watch``: a :class:`_memwatch.MemWatch` that follows the process from its start to its end."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_PROGRESS": "0", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
+    # The child imports the workbench on PYTHONPATH (default: this checkout's), never the current
+    # directory's: "-c" would put that first on the path, so a --before run started from a
+    # checkout's root imported that checkout's code on both sides (PYTHONSAFEPATH: Python 3.11+).
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_PROGRESS": "0", "TOKENIZERS_PARALLELISM": "false",
+           "PYTHONPATH": str(ROOT), "PYTHONSAFEPATH": "1", **(env or {})}
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     if watch is not None:

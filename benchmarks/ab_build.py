@@ -5,8 +5,8 @@
 
 Each round runs, for each tree (in turn ABBA: before, after, then after, before), scale.py's
 ``CountVectorizer.fit_transform`` row and its cold ``workbench.build`` of the generated corpus
-(static embedder, empty review), each a fresh process started in that tree, so it imports that
-tree's ``workbench``. This machine's speed moves up to 2x between runs, so a change is measured
+(static embedder, empty review), each a fresh process with that tree on ``PYTHONPATH``, so it
+imports that tree's ``workbench``. This machine's speed moves up to 2x between runs, so a change is measured
 against the code before it in the same run, never against a number from another day.
 
 numba's disk cache is keyed by the source file's path: the first build in a new worktree may
@@ -16,7 +16,6 @@ compile what the other tree loads. Run two rounds and read the second.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -45,10 +44,9 @@ def main() -> None:
     for round_ in range(1, args.rounds + 1):
         order = list(trees.items()) if round_ % 2 else list(reversed(trees.items()))
         for name, tree in order:
-            os.chdir(tree)
-            vec, _, _ = run_child(scale.VECTORIZE, [str(corpus)])
+            vec, _, _ = run_child(scale.VECTORIZE, [str(corpus)], env={"PYTHONPATH": tree})
             review = work / f"{name}{round_}"
-            result, wall, rss = run_child(scale.BUILD, [str(review), str(folder), "static", "0"])
+            result, wall, rss = run_child(scale.BUILD, [str(review), str(folder), "static", "0"], env={"PYTHONPATH": tree})
             shutil.rmtree(review, ignore_errors=True)
             stages = result.get("stages", {})
             rows.append((name, wall, vec["seconds"], stages.get("labels", 0.0)))
