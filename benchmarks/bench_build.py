@@ -115,7 +115,7 @@ def main() -> None:
     raw, rss = peak_rss_mb(RAW, args.sources, base_env)
     rows = [("raw BERTopic (defaults)", raw, rss)]
     sides = {"": base_env} if not args.before else {
-        ", before": {**base_env, "PYTHONPATH": str(args.before.resolve())}, ", this": {**base_env, "PYTHONPATH": str(ROOT)}}
+        ", before": {**base_env, "PYTHONPATH": str(args.before.resolve())}, ", this": base_env}
     rounds = {side: [] for side in sides}
     for i in range(args.repeat):
         for side in (list(sides) if i % 2 == 0 else list(sides)[::-1]):

@@ -3,7 +3,7 @@
     python benchmarks/screening_meta.py [--seeds 3] [--candidates NAME ...] [--reviews NAME ...]
 
 A review's includes share venues and authors far more than its papers do (on the nine SYNERGY
-reviews, papers in a venue of two or more includes are 2-13x as likely to be included as the
+reviews, papers in a venue of two or more includes are 1.4-13x as likely to be included as the
 review's papers are), and many reviews include papers of a few years only. This measures
 whether that helps the ranked queue: the metadata become tokens (``v_<venue>``, ``a_<author>``,
 ``y_<year>`` with ``y2_``/``y5_`` two- and five-year bins), their TF-IDF (tokens of two or more
@@ -12,7 +12,7 @@ title-weighted model reads (``ModelSpec.title_weight``; the titles' own block is
 
 Candidates, by name: ``m<parts><weight>-<features>``, parts from ``v`` (venue), ``a`` (authors),
 ``y`` (year), features ``both`` (``svm-both``'s embeddings and weights) or ``tfidf``; e.g.
-``mva0.3-both``. Also ``svm-tfidf`` (ELAS u4's twin, the reference), ``svm-both`` (the default)
+``mva0.3-both``. Also ``svm-tfidf`` (ELAS u4's twin, the reference), ``svm-both`` (the default),
 ``hedge-3`` / ``hedge-mva`` (``svm-hedge``'s fusion, with ``mva0.3-both`` in place of
 ``svm-both`` in the second), and ``tmix<a>-both``: ``svm-both`` on each paper's MiniLM vector
 plus ``a`` times its title's own (normalised), the title's meaning weighted apart. Only the SYNERGY reviews carry metadata (the made tasks of
@@ -84,11 +84,12 @@ def metadata_block(tokens: list[str]):
 
 def candidate(name: str):
     """(ModelSpec, metadata parts or ``tmix``) for a candidate's name (see the module docstring)."""
+    from dataclasses import replace
+
     from workbench.screening import MODELS, ModelSpec
 
-    def both(label, **kw):
-        return ModelSpec(label, "svm", "both", embedding_weight=0.1, embedding_steps=((10, 0.3),),
-                         embedding_max_decided=2000, **kw)
+    def both(label, **kw):  # svm-both as it is, renamed, with ``kw`` changed
+        return replace(MODELS["svm-both"], name=label, **kw)
 
     if name in ("svm-tfidf", "svm-both"):
         return MODELS[name], ""
@@ -109,14 +110,11 @@ def candidate(name: str):
     return spec, parts
 
 
-def _unit(X: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.where(norms == 0, 1.0, norms)
-
-
 def run(names, seeds, only) -> dict:
     """{(candidate, review): {seed: row}}, kept per candidate and review under META."""
     import pandas as pd
+
+    from sklearn.preprocessing import normalize
 
     from workbench.screening import Features
 
@@ -133,13 +131,12 @@ def run(names, seeds, only) -> dict:
         for name in names:
             spec, parts = candidate(name)
             path = META / f"{name}__{review}.json"
-            kept = {r["seed"]: r for r in json.loads(path.read_text())["runs"]} if path.exists() else {}
-            if path.exists() and json.loads(path.read_text())["version"] != spec.version:
-                kept = {}
+            old = json.loads(path.read_text()) if path.exists() else {}
+            kept = {r["seed"]: r for r in old["runs"]} if old.get("version") == spec.version else {}
             if parts == "tmix":  # the text's vector plus a times the title's (a paper without one: its text)
                 mix = float(name[4:].split("-")[0])
                 titled = embeddings([t or x for t, x in zip(df["title"], texts)], "minilm")
-                features = Features.from_texts(texts, embeddings=_unit(emb) + mix * _unit(titled))
+                features = Features.from_texts(texts, embeddings=normalize(emb) + mix * normalize(titled))
             else:
                 features = plain if not parts else Features(
                     tfidf=plain.tfidf, terms=plain.terms, embeddings=emb,
