@@ -94,9 +94,7 @@ def candidate(name: str):
     if name in ("svm-tfidf", "svm-both"):
         return MODELS[name], ""
     if name in ("hedge-3", "hedge-mva"):
-        second = "svm-both" if name == "hedge-3" else "mva0.3-both"
-        if second not in MODELS:  # a fusion names its members: the member must be known by name
-            MODELS[second] = both(second, title_weight=0.3)
+        second = MODELS["svm-both"] if name == "hedge-3" else both("mva0.3-both", title_weight=0.3)
         return ModelSpec(name, "fuse", "both", components=("svm-tfidf", second, "svm-emb"), fusion="hedge"), \
             ("" if name == "hedge-3" else "va")
     if re.fullmatch(r"tmix[0-9.]+-both", name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.screening import DEFAULT_MODEL, Features, ModelSpec, Ranker
+from workbench.screening import DEFAULT_MODEL, MODELS, Features, ModelSpec, Ranker
 
 TEXTS = [  # the ranker tests' tiny review
     "honey bee pollination of apple orchards",  # 0 include
@@ -320,6 +320,21 @@ def test_hedge_fusion_invariants():
     np.testing.assert_allclose(fused.scores_, Ranker(rrf, seed=0).fit(features, ORDER, LABELS).scores_)
     np.testing.assert_array_equal(fused.weights_[0], alone.weights_[0])
     assert fused.explain(4).kind == "words"
+
+
+def test_hedge_members_may_be_specs_with_parameters_of_their_own():
+    # a member given as a ModelSpec (its params a dict) fuses as the same member by name
+    features = _bee_review(False)
+    by_spec = ModelSpec("by-spec", "fuse", "both", components=tuple(MODELS[c] for c in HEDGE.components), fusion="hedge")
+    np.testing.assert_array_equal(Ranker(by_spec, seed=0).fit(features, ORDER, LABELS).member_weights_,
+                                  Ranker(HEDGE, seed=0).fit(features, ORDER, LABELS).member_weights_)
+    # a member with a name of the registry but other parameters is fitted with its own
+    harder = ModelSpec("svm-tfidf", "svm", "tfidf", params={"C": 100.0})
+    other = ModelSpec("other", "fuse", "both", components=(harder, "svm-emb"), fusion="hedge")
+    fitted = Ranker(other, seed=0).fit(features, ORDER, LABELS)
+    assert harder.version in fitted.version
+    np.testing.assert_allclose(fitted.member_weights_,
+                               _weights_by_hand(features, other, ORDER, LABELS))
 
 
 def test_relevance_feedback_scores_by_hand_and_explains_by_neighbours():

@@ -322,15 +322,16 @@ class Ranker:
         if not hasattr(self, "record_"):  # kept from fit to fit: {include and the decisions before it: ranks}
             self.record_, self.member_scores_ = {}, None
         memo, last = self.record_, self.member_scores_  # last: (the decisions' key, the components' scores)
+        members = tuple(spec.version for spec in specs)  # names or ModelSpecs alike (a spec's params dict is unhashable)
         losses = np.zeros(k)
         for p in np.flatnonzero(self.labels_ == 1)[-fused.hedge_window:] if fused.hedge_window > 0 else []:
             rows, y = self.labelled_[:p], self.labels_[:p]
             if not 0 < int(y.sum()) < p:
                 continue  # no model before this include (a prior, or no exclude yet)
-            key = (_digest(self.labelled_[: p + 1], self.labels_[: p + 1]), fused.components)
+            key = (_digest(self.labelled_[: p + 1], self.labels_[: p + 1]), members)
             if key not in memo:
                 then = _digest(rows, y)
-                if last is not None and last[0] == (then, fused.components):
+                if last is not None and last[0] == (then, members):
                     scores = last[1]
                 else:
                     scores = [self._fit_linear(spec, features, rows, y)[2] for spec in specs]
@@ -339,7 +340,7 @@ class Ranker:
                 paper = int(self.labelled_[p])
                 memo[key] = np.array([_rank_among(s, open_then, paper) for s in scores], dtype=np.float64)
             losses += np.log1p(memo[key])
-        self.member_scores_ = ((_digest(self.labelled_, self.labels_), fused.components), current)
+        self.member_scores_ = ((_digest(self.labelled_, self.labels_), members), current)
         w = np.exp(-fused.hedge_rate * (losses - losses.min()))
         w /= w.sum()
         return (1.0 - fused.hedge_share) * w + fused.hedge_share / k
