@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import workbench
+import workbench.distributed.topics
 from workbench.review.build import _sampled
 
 THEMES = [["protein", "folding", "enzyme", "binding", "structure", "kinase", "ligand", "residue"],
@@ -36,7 +37,7 @@ def test_a_build_above_the_threshold_fits_a_sample_and_places_the_rest(tmp_path,
     assert whole.manifest["topics"]["method"] == "bertopic" and whole.manifest["map"]["method"] == "umap"
     n = len(whole.papers)
     monkeypatch.setattr(_sampled, "SAMPLE_ABOVE", n - 1)
-    monkeypatch.setattr(_sampled, "SAMPLE_SIZE", 200)
+    monkeypatch.setattr(workbench.distributed.topics, "SAMPLE_SIZE", 200)  # the one a Dask build samples
     monkeypatch.setattr(_sampled, "BLOCK", 64)  # (placed in several blocks)
     review = workbench.build([papers], review=tmp_path / "sampled", embedder="fake", seed=3, progress=False)
     topics, layout = review.manifest["topics"], review.manifest["map"]

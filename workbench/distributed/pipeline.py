@@ -34,7 +34,7 @@ from ..topics import (
 from .corpus import merge_duplicates, read_partitions
 from .embedding import embed_partitions
 from .packed import pack
-from .topics import checked_placing, fit_sample, fit_whole, place_partition, sample_positions, typical_rows
+from .topics import SAMPLE_SIZE, checked_placing, fit_sample, fit_whole, place_partition, sample_positions, typical_rows
 
 __all__ = ["DaskBuild", "DaskPlan", "Progress", "build_on_dask"]
 
@@ -84,7 +84,7 @@ class DaskPlan:
     input_format: str | None = None
     follow_links: bool = False
     partition_size: int = 5_000
-    sample_size: int = 20_000
+    sample_size: int = SAMPLE_SIZE
     top_n_words: int = 10
     topic_params: dict = field(default_factory=dict)
 

@@ -39,11 +39,14 @@ from ..corpus.paper import OUTLIER
 from ..topics import TopicModel, merge_topics, reassign_outliers
 from ..topics.cluster import default_min_cluster_size, default_min_samples
 
-__all__ = ["MIN_PAPERS", "PLACINGS", "SampleFit", "checked_placing", "fit_sample", "fit_whole", "place_partition",
-           "sample_positions", "typical_rows"]
+__all__ = ["MIN_PAPERS", "PLACINGS", "SAMPLE_SIZE", "SampleFit", "checked_placing", "fit_sample", "fit_whole",
+           "place_partition", "sample_positions", "typical_rows"]
 
 #: The smallest sample fitted on: a corpus of fewer papers is fitted whole (:func:`fit_whole`).
 MIN_PAPERS = 200
+#: The papers a sample holds unless told otherwise (``DaskPlan.sample_size``; a single-process
+#: build of a very large corpus, :mod:`workbench.review.build._sampled`, fits on as many).
+SAMPLE_SIZE = 20_000
 OUTLIER_NEIGHBOURS = 10
 #: How the papers outside the sample are placed: ``transform`` (UMAP.transform into both spaces,
 #: hdbscan.approximate_predict, the outlier vote) or ``neighbours`` (each at the similarity-

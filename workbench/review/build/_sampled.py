@@ -2,11 +2,11 @@
 
 Above :data:`SAMPLE_ABOVE` papers a single-process build does what a Dask build does
 (:mod:`workbench.distributed.topics`): the 5-d UMAP, HDBSCAN and the map's 2-d UMAP are fitted
-on a seeded sample of :data:`SAMPLE_SIZE` papers (the Dask build's default sample), and every
-other paper is placed at the similarity-weighted mean of its 10 most similar sample papers, in
-their weighted-majority topic, :data:`BLOCK` papers at a time. The topics are then merged along
-their Ward tree and labelled from every paper's words, as a whole fit's are
-(:meth:`workbench.topics.TopicModel.fit_from_topics`).
+on a seeded sample of :data:`workbench.distributed.topics.SAMPLE_SIZE` papers (the Dask build's
+default sample), and every other paper is placed at the similarity-weighted mean of its 10 most
+similar sample papers, in their weighted-majority topic, :data:`BLOCK` papers at a time. The
+topics are then merged along their Ward tree and labelled from every paper's words, as a whole
+fit's are (:meth:`workbench.topics.TopicModel.fit_from_topics`).
 
 A whole fit of a million papers needs its neighbour graph, UMAP's fuzzy graph and optimisation
 arrays, and HDBSCAN's trees of every paper at once, on top of the texts and embeddings the
@@ -22,12 +22,10 @@ import numpy as np
 
 from ...space.layout import scale_map
 
-__all__ = ["BLOCK", "SAMPLE_ABOVE", "SAMPLE_SIZE", "SampledFit", "sampled"]
+__all__ = ["BLOCK", "SAMPLE_ABOVE", "SampledFit", "sampled"]
 
 #: More papers than this are fitted on a sample (see the module docstring).
 SAMPLE_ABOVE = 500_000
-#: The papers the sample holds: the Dask build's default (``DaskPlan.sample_size``).
-SAMPLE_SIZE = 20_000
 #: The papers placed at a time (their rows of the embeddings are copied for it).
 BLOCK = 50_000
 
@@ -47,7 +45,7 @@ class SampledFit:
 
     def _place(self) -> dict:
         if self._placed is None:
-            from ...distributed.topics import fit_sample, place_partition, sample_positions
+            from ...distributed.topics import SAMPLE_SIZE, fit_sample, place_partition, sample_positions
 
             X, n = self.X, len(self.X)
             positions = sample_positions(n, SAMPLE_SIZE, self.seed)
