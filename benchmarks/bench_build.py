@@ -77,9 +77,9 @@ def peak_rss_mb(code: str, args: list[str], env: dict) -> tuple[dict, float]:
 def workbench_rows(sources: list[str], tmp: Path, base_env: dict) -> list[tuple[str, dict, float]]:
     """The three workbench rows of one checkout (``base_env`` says which), each with its caches
     under ``tmp``."""
+    # each row's numba cache named, not inherited (the child's environment starts from ours)
     fresh_cache = {**base_env, "WORKBENCH_CACHE": str(tmp / "fresh-cache"), "NUMBA_CACHE_DIR": str(tmp / "fresh-cache" / "numba")}
-    shared_cache = {**base_env, "WORKBENCH_CACHE": str(tmp / "cache")}
-    shared_cache.pop("NUMBA_CACHE_DIR", None)
+    shared_cache = {**base_env, "WORKBENCH_CACHE": str(tmp / "cache"), "NUMBA_CACHE_DIR": str(tmp / "cache" / "numba")}
     rows = []
     first, rss = peak_rss_mb(WORKBENCH, [str(tmp / "r0"), *sources], fresh_cache)
     rows.append(("workbench cold, first run on the machine", first, rss))
