@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.widgets import Session, explore
+from workbench.widgets._room import GAP  # px between the legend and the map, and the map and the column
 
 
 TOOLBAR = 38  # px: jupyter-scatter's tool buttons beside the map (at most)
@@ -40,13 +41,13 @@ def test_the_map_and_the_column_beside_it_share_the_room(view, width, height, ab
     legend_h = 78 if legend == "above" else 0
     assert m.height <= height - above - legend_h, "the map fits the visible height under its tools"
     side = view.side.layout
-    beside = px(m.legend.layout.width) + 12 if legend == "beside" else 0
-    assert beside + TOOLBAR + m.width + 14 + int(side.flex.split()[-1].removesuffix("px")) <= width, \
+    beside = px(m.legend.layout.width) + GAP if legend == "beside" else 0
+    assert beside + TOOLBAR + m.width + GAP + int(side.flex.split()[-1].removesuffix("px")) <= width, \
         "the legend, the map and the column beside it fit the cell's width"
     assert int(side.flex.split()[-1].removesuffix("px")) >= 330, "the card and the actions have room"
     assert px(side.max_height) == height - above - 10, "the card column is no taller than the screen"
     side_at_most = min(640, max(330, 0.42 * width))  # the column beside the map takes 42 % of the width
-    assert m.height >= min(height - above - legend_h - 10, (width - beside - TOOLBAR - 14 - side_at_most) / aspect) - 1, \
+    assert m.height >= min(height - above - legend_h - 10, (width - beside - TOOLBAR - GAP - side_at_most) / aspect) - 1, \
         "the map takes what the height or the width leaves"
 
 

@@ -179,7 +179,7 @@ def test_explore_view_plays_actions_through_the_click_handlers(session, review_p
 
 
 def test_hover_previews_are_the_title_and_the_abstracts_start_cut_after_a_word(session):
-    from workbench.widgets._mapview import shorten
+    from workbench.corpus.texts import shorten  # (what Review.text_starts cuts with)
 
     view = explore(session)
     paper = session.review.paper(session.review.papers[0].id)

@@ -18,12 +18,12 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
-from ..corpus.texts import shorten  # noqa: F401 (a map's tooltip cuts texts with it)
 from ..space.palette import category_colours, point_size
 from ..session.session import Session
 from ..session.text import authors_line, escape
 from ._feedback import Line, reporting_errors
 from ._legend import Legend
+from ._room import GAP
 
 __all__ = ["COLOUR_BY", "MapPanel"]
 
@@ -31,7 +31,6 @@ COLOUR_BY = {"topic": "topic_key", "decision": "decision", "relevance": "relevan
 TOOLTIP = ["Topic", "Year", "Authors", "decision"]  # jscatter shows the column names, capitalised
 HIGHLIGHT = "#e7298a"  # the lit-up paper's frame: no topic has it
 MAX_WIDTH = 760  # px: beside a legend in a notebook at 1280 px (until the view fits it to the screen)
-LEGEND_GAP = 12  # px between the legend beside the map and the map
 MARGIN = 0.06  # of the data's extent, around the points
 LINK_COLOURS = ("#3a3a3a", "#a0a0a0")  # a link among the selection; one to or from a paper outside it
 MAX_LINKS_DRAWN = 3000  # lines on the map at most (the count says how many there are)
@@ -84,7 +83,7 @@ class MapPanel:
         # left edge then lies over the legend instead of being cut off by the notebook's edge.
         # In a narrow cell it lies above the map, as rows of entries (see fit()).
         self.widget = W.HBox([self.legend, self.scatter.show()],
-                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap=f"{LEGEND_GAP}px"))
+                             layout=W.Layout(flex_flow="row wrap", align_items="flex-start", gap=f"{GAP}px"))
         self.widget.add_class("wb-map")
 
     # ------------------------------------------------------------------ building
@@ -293,10 +292,10 @@ class MapPanel:
             self.scatter.height(self.height)
         above = legend == "above"
         self.widget.layout.flex_flow = "column" if above else "row"
-        self.widget.layout.gap = "4px" if above else f"{LEGEND_GAP}px"
+        self.widget.layout.gap = "4px" if above else f"{GAP}px"
         self.widget.layout.width = "min-content"  # as wide as the map (and the legend beside it)
         self.legend.layout.max_height = None if above else f"{self.height}px"
-        self.legend.layout.width = None if above else f"{legend_width - LEGEND_GAP}px"
+        self.legend.layout.width = None if above else f"{legend_width - GAP}px"
         self.legend.above = above
 
     def follow(self, topics: bool) -> None:
