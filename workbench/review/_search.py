@@ -11,7 +11,6 @@ paper was found and its score.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -93,22 +92,19 @@ def query_terms(query: str) -> list[str]:
     return search_terms(query, frozenset(stop_words()))
 
 
-# Held while :func:`prepare_search` runs, and by a search: an embedder's tokenizer may not be used
-# by two threads at once ("Already borrowed"), so a search asked during the warm-up waits for it.
-_PREPARING = threading.Lock()
-
-
 def prepare_search(review) -> None:
     """Load what a first search needs (the stop words' library, the papers' lower-case texts, the
     embedder's model with one text through it, the papers' embeddings), so that it answers as fast as later ones: run it
-    while the user reads (a view starts it in a thread). Touches no database."""
-    with _PREPARING:
-        query_terms("warm up")
-        review.haystack()
-        if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
-            with EMBEDDER:
-                review.embedder().embed(["warm up"])
-        review.embeddings()
+    while the user reads (a view starts it in a thread). Touches no database. The embedder and
+    the embeddings are used under the review's embedder lock (``_text.EMBEDDER``: a tokenizer
+    may not serve two threads at once, "Already borrowed"), so a search asked meanwhile waits
+    for them, as :meth:`~workbench.review.Review.embed_texts` takes it too."""
+    query_terms("warm up")
+    review.haystack()
+    if review.manifest.get("embedder", {}).get("name") not in (None, "tfidf"):
+        with EMBEDDER:
+            review.embedder().embed(["warm up"])
+    review.embeddings()
 
 
 def search(review, query: str, k: int = 10, semantic: bool = True) -> SearchResult:
@@ -147,8 +143,7 @@ def semantic_search(review, query: str, k: int = 10) -> list[tuple[str, float]]:
     query = _QUOTES.sub(" ", query).strip()  # the words of a quoted phrase carry its meaning
     if not query:
         return []
-    with _PREPARING:
-        vector = review.embed_texts([query])[0]
+    vector = review.embed_texts([query])[0]
     return nearest(review, vector, k)
 
 
