@@ -198,3 +198,44 @@ def test_a_search_asked_while_the_view_prepares_it_waits_and_never_shares_the_to
     result = review.search("reward models learn", semantic=True)
     warm.join()
     assert result.semantic and overlaps == []
+
+
+def test_label_words_embedded_during_the_warm_up_never_share_the_tokenizer(review, monkeypatch):
+    """A topic model (a refit, themes, a selection's sub-topics) embeds its candidate label
+    words through ``review.word_vectors()``: asked while the view's warm-up thread embeds, it
+    waits for it."""
+    import threading
+    import time
+    import uuid
+
+    from workbench.review import prepare_search
+
+    embedder = review.embedder()
+    inside, overlaps, words = [], [], []
+
+    def watched(real, record=None):
+        def call(texts):  # (embed_words may call embed in the same thread: not an overlap)
+            me = threading.get_ident()
+            if any(other != me for other in inside):
+                overlaps.append(texts)
+            inside.append(me)
+            if record is not None:
+                record.extend(texts)
+            time.sleep(0.3)
+            try:
+                return real(texts)
+            finally:
+                inside.remove(me)
+        return call
+
+    monkeypatch.setattr(embedder, "embed", watched(embedder.embed))
+    monkeypatch.setattr(embedder, "embed_words", watched(embedder.embed_words, words))
+    monkeypatch.setitem(review.manifest["embedder"], "name", "fake-but-not-tfidf")
+    warm = threading.Thread(target=prepare_search, args=(review,))
+    warm.start()
+    time.sleep(0.05)
+    fresh = [f"word{uuid.uuid4().hex[:8]}", "reward"]  # (one not in the cache: the embedder runs)
+    vectors = review.word_vectors()(fresh)
+    warm.join()
+    assert vectors.shape[0] == 2 and fresh[0] in words
+    assert overlaps == []

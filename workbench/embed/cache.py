@@ -9,6 +9,7 @@ word-embedding function the topic model is handed for its labels (the embedder's
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -186,11 +187,14 @@ class WordVectors:
     What a :class:`~workbench.topics.TopicModel` is handed to embed its candidate label words.
     ``cache`` is the path of an :class:`EmbeddingCache` (None: no cache); it is opened for each
     call and closed after it, so a model kept for later (``reduce_to``) never meets a closed one.
+    ``lock``: held around each call where other threads use the same embedder (a tokenizer may
+    not serve two threads at once).
     """
 
-    def __init__(self, embedder: Embedder, cache: str | Path | None = None):
+    def __init__(self, embedder: Embedder, cache: str | Path | None = None, lock=None):
         self.embedder = embedder
         self.cache = None if cache is None else Path(cache)
+        self.lock = lock if lock is not None else contextlib.nullcontext()
 
     def __repr__(self) -> str:
         return f"WordVectors({self.embedder.name!r}, cache={str(self.cache) if self.cache else None!r})"
@@ -198,7 +202,8 @@ class WordVectors:
     def __call__(self, words: Sequence[str]) -> np.ndarray:
         words = [bounded_text(w) for w in words]
         hashes = [text_hash(w) for w in words]
-        if self.cache is None:
-            return _through_cache(words, hashes, self.embedder, None, self.embedder.embed_words)[0]
-        with EmbeddingCache(self.cache) as cache:
-            return _through_cache(words, hashes, self.embedder, cache, self.embedder.embed_words)[0]
+        with self.lock:
+            if self.cache is None:
+                return _through_cache(words, hashes, self.embedder, None, self.embedder.embed_words)[0]
+            with EmbeddingCache(self.cache) as cache:
+                return _through_cache(words, hashes, self.embedder, cache, self.embedder.embed_words)[0]

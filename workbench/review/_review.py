@@ -440,7 +440,7 @@ class Review:
     def word_vectors(self) -> WordVectors:
         """The word-embedding function a topic model's labels need: label words in the papers'
         space, through the review's cache."""
-        return WordVectors(self.embedder(), self.cache_path)
+        return WordVectors(self.embedder(), self.cache_path, lock=_text.EMBEDDER)  # (a warm-up's thread may embed)
 
     # ------------------------------------------------------------------ finding papers
 
