@@ -41,6 +41,17 @@ def test_import_contracts_hold():
     assert "broken" not in result.stdout.lower().split("contracts:")[-1] or "0 broken" in result.stdout
 
 
+def test_the_code_passes_the_linter():
+    """pyflakes' checks and Python's own errors (pyproject.toml's [tool.ruff.lint]): no unused
+    import or name, no undefined name, in the package, its tests, benchmarks, tools and notebooks."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    result = subprocess.run([str(ruff), "check", "--no-cache", "workbench", "tests", "benchmarks", "tools", "notebooks"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
 def _imports(tree: ast.AST) -> set[str]:
     found = set()
     for node in ast.walk(tree):

@@ -238,7 +238,7 @@ _HARD = [
     " ".join(["word"] * 700), "token-rich " * 400, "a'b\"c#d$e%f&g*h+i/j<k=l>m?n@o\\p^q`r{s|t}u~v",
     # mostly ASCII with non-ASCII runs inside words and between them (their runs are normalised alone)
     "Ångström-scale (≈5 Å) UPPER Café–Bar naïveTÉ", "CO₂ and H₂O at 37 °C, p≤0.05; β-Cells “in vivo” (Müller-Lyer)",
-    "Mixed中文WITH ASCII, ÉCOLE—École, x·y, ½µL, Straße", "DNA repair​Zero and 　Ideographic",
+    "Mixed中文WITH ASCII, ÉCOLE—École, x·y, ½µL, Straße", "DNA repair\u200bZero and 　Ideographic",
 ]
 
 

@@ -13,7 +13,7 @@ from workbench.store import Store
 from workbench.widgets import Comparison, ScreeningQueue, Session, compare, explore, screen, topics
 from workbench.session.text import escape, highlight
 
-from conftest import ROOT, seed_abstracts, write_seed_file
+from conftest import ROOT, write_seed_file
 
 EVIL = [
     "Agents that plan <script>alert('x')</script> with memory and tools over long horizons in the web.",

@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..corpus.paper import OUTLIER
-
 __all__ = ["DECISION_COLOURS", "DISTINCT", "OUTLIER_COLOUR", "PALETTE", "RELEVANCE_RAMP", "category_colours", "point_size",
            "theme_parts", "topic_colour", "topic_colours"]
 

@@ -230,7 +230,7 @@ class DocumentTerms:
             del sub, is_unigram, bigrams
         for bigrams in bigram_chunks:
             first_met(bigrams)
-        del bigram_chunks, seen
+        del bigram_chunks
         order = np.concatenate(firsts) if firsts else np.zeros(0, dtype=self.matrix.indices.dtype)
         if boundary:
             np.add.at(totals, np.asarray(boundary), 1)
