@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -337,3 +338,43 @@ def test_json_nested_deeper_than_any_export_is_a_line_not_a_crash(tmp_path):
     whole.write_text(deep, encoding="utf-8")
     with pytest.raises(ReaderError, match="whole.json:1: not valid JSON \\(nested hundreds of levels deep"):
         read_file_report(whole)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["refs.ris", "refs.bib"])
+def test_a_record_with_a_hundred_thousand_authors_reads_in_seconds(tmp_path, name):
+    """Each name once, in order: a set, not a scan of the names kept (100,000 of them: minutes)."""
+    names = [f"Author{i}, A." for i in range(100_000)] + ["Author7, A."]
+    path = tmp_path / name
+    path.write_text("TY  - JOUR\nTI  - Many hands\n" + "".join(f"AU  - {n}\n" for n in names) + "ER  - \n"
+                    if name == "refs.ris" else
+                    "@article{k, title={Many hands}, author={" + " and ".join(names) + "}}\n", encoding="utf-8")
+    started = time.process_time()
+    papers, _ = read_file_report(path)
+    assert time.process_time() - started < 20  # ~5 s here under load; the scan took ~4 minutes
+    assert len(papers[0].authors) == 100_000 and papers[0].authors[-1] == "Author99999, A."
+
+
+def test_bibtex_macros_that_double_spell_no_more_than_a_value_and_the_file_hold(tmp_path, monkeypatch):
+    """@string macros of macros double at each step: forty spell terabytes from a 1 KB file."""
+    monkeypatch.setenv("WORKBENCH_MAX_FIELD_CHARS", "1000")
+    doubling = tmp_path / "doubling.bib"
+    doubling.write_text('@string{s0 = "xxxxxxxxxx"}\n' + "".join(f"@string{{s{i} = s{i - 1} # s{i - 1}}}\n"
+                                                                  for i in range(1, 41))
+                        + "@article{k, title = s40, abstract = {Kept as written.}}\n", encoding="utf-8")
+    papers, report = read_file_report(doubling)
+    assert [p.abstract for p in papers] == ["Kept as written."]  # (its title: what was left of the budget)
+    budget = "spells more text than the file's macros may add to it (as much as the file holds): it keeps its first "
+    assert report.warnings[0].startswith(f"{doubling}:8: @string 's7' {budget}")
+    assert report.warnings[1:] == [f"{doubling}:9: @string 's8' {budget}0 characters; check the file's @string "
+                                   "definitions (macros that repeat one another?)"]  # (the later ones: empty)
+    many = tmp_path / "many.bib"  # each value within the limit, all of them many times the file
+    many.write_text('@string{big = "' + "y" * 900 + '"}\n'
+                    + "".join(f"@article{{k{i}, title = big # big, abstract = {{Paper {i}.}}}}\n" for i in range(2000)),
+                    encoding="utf-8")
+    papers, report = read_file_report(many)
+    assert len(papers) == 2000 and sum(len(p.title) for p in papers) <= many.stat().st_size + 1000 + 2000 * 20
+    assert report.warnings[0] == (f"{many}:2: the title spells more than 1,000 characters, more than a value may "
+                                  "hold (WORKBENCH_MAX_FIELD_CHARS sets the limit): it keeps its first 1,000 "
+                                  "characters; check the file's @string definitions (macros that repeat one another?)")
+    assert budget in report.warnings[-1]
