@@ -64,6 +64,30 @@ def test_mixed_cr_lf_crlf_line_ends_count_lines_like_an_editor():
     ]
 
 
+def test_json_escapes_of_what_no_text_holds_are_mended_with_a_warning(tmp_path):
+    """``\u0000`` and half a surrogate pair decode to characters that cannot be written as UTF-8
+    (the store, a CSV, the terminal): removed and replaced, as decoding a file's bytes does."""
+    refs = tmp_path / "refs.json"
+    refs.write_text('[{"title": "Half \\ud800 a pair", "abstract": "A NUL\\u0000 here."},\n'
+                    ' {"title": "A whole pair \\ud83d\\ude00 kept", "abstract": "Fine."}]', encoding="utf-8")
+    papers, report = read_file_report(refs)
+    assert [(p.title, p.abstract) for p in papers] == [("Half \ufffd a pair", "A NUL here."),
+                                                       ("A whole pair \U0001f600 kept", "Fine.")]
+    assert all(p.title.encode("utf-8") and p.abstract.encode("utf-8") for p in papers)
+    assert report.warnings == [f"{refs}:1: a value holds \\u0000 or half of a surrogate pair (such as \\ud800 alone), "
+                               "characters no text can hold: the NULs are removed, the halves read as U+FFFD "
+                               "(\ufffd); check the export"]
+
+
+def test_a_json_integer_longer_than_python_converts_is_a_warning_on_its_line(tmp_path):
+    lines = tmp_path / "refs.jsonl"
+    lines.write_text('{"title": "First", "abstract": "One."}\n'
+                     '{"title": "Second", "abstract": "Two.", "year": %s}\n' % ("9" * 5000), encoding="utf-8")
+    papers, report = read_file_report(lines)
+    assert [(p.title, p.year) for p in papers] == [("First", None), ("Second", None)]
+    assert report.warnings == [f"{lines}:2: year {'9' * 60!r} is not a year; left empty"]
+
+
 # ----------------------------------------------------------------------------- choosing a reader
 
 
