@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -86,6 +87,27 @@ def test_a_json_integer_longer_than_python_converts_is_a_warning_on_its_line(tmp
     papers, report = read_file_report(lines)
     assert [(p.title, p.year) for p in papers] == [("First", None), ("Second", None)]
     assert report.warnings == [f"{lines}:2: year {'9' * 60!r} is not a year; left empty"]
+
+
+def test_records_of_a_minified_json_file_are_named_by_their_place_not_all_by_line_1(tmp_path):
+    """API pages come on one line: each record, warning and merge names the record's place."""
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"meta": {"count": 3}, "results": [
+        {"id": "https://openalex.org/W1", "title": "First", "publication_year": 2020},
+        {"id": "https://openalex.org/W2", "title": "Second", "publication_year": "someday"},
+        {"id": "https://openalex.org/W3", "title": "Third", "publication_year": 2021}]}), encoding="utf-8")
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps([{"title": "One", "abstract": "A."}, {"title": "Two", "abstract": "B.", "doi": "x"}]),
+                     encoding="utf-8")
+    papers, report = read_sources([page, array])
+    assert sorted(p.source for p in papers) == [f"{array}:[0]", f"{array}:[1]", f"{page}:results[0]",
+                                                f"{page}:results[1]", f"{page}:results[2]"]
+    assert {p.source.rpartition(":")[0] for p in papers} == {str(page), str(array)}  # (a source's file)
+    assert sorted(w for f in report.files for w in f.warnings) == [f"{array}:[1]: DOI 'x' is not a DOI (expected 10.<digits>/...); left empty",
+                                       f"{page}:results[1]: year 'someday' is not a year; left empty"]
+    pretty = tmp_path / "pretty.json"  # one record a line: lines, as before
+    pretty.write_text('[{"title": "One", "abstract": "A."},\n {"title": "Two", "abstract": "B."}]', encoding="utf-8")
+    assert [p.source for p in read_file(pretty)] == [f"{pretty}:1", f"{pretty}:2"]
 
 
 # ----------------------------------------------------------------------------- choosing a reader

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -232,10 +233,13 @@ def _line_at(text: str, pos: int, cache: list[int]) -> int:
     return line
 
 
-def _array_items(ctx: ReadContext, text: str, pos: int) -> list[tuple[Any, int]]:
-    """(record, line) for each item of the array at ``pos``; a broken tail is warned about."""
+def _array_items(ctx: ReadContext, text: str, pos: int, key: str = "") -> list[tuple[Any, int | str]]:
+    """(record, line) for each item of the array at ``pos`` (the value of ``key``); a broken tail is
+    warned about. Records that share their line (a minified file, as API pages are: all on line
+    1) are named by their place in the array instead, ``results[7]`` or ``[7]`` (no ``:``: what
+    comes before a source's last ``:`` is its file)."""
     cache = [0, 1]
-    items: list[tuple[Any, int]] = []
+    items: list[tuple[Any, int | str]] = []
     try:
         for item, at in _walk_array(text, pos):
             items.append((item, _line_at(text, at, cache)))
@@ -245,6 +249,9 @@ def _array_items(ctx: ReadContext, text: str, pos: int) -> list[tuple[Any, int]]
             raise ReaderError(f"not valid JSON ({err.message}); expected a list of records", ctx.name, line) from err
         ctx.warn(f"the JSON breaks off here ({err.message}); the {len(items)} records before it were read "
                  "— the file may be truncated: download or export it again", line)
+    shared = {line for line, n in Counter(line for _, line in items).items() if n > 1}
+    if shared:
+        items = [(item, f"{key}[{i}]" if line in shared else line) for i, (item, line) in enumerate(items)]
     return items
 
 
@@ -302,7 +309,7 @@ def read_json(text: str, ctx: ReadContext) -> list[Paper]:
                 _one(ctx, records, 1, papers, embedded, unwritable)
             else:
                 m = re.search(rf'"{key}"\s*:\s*\[', text)
-                located = _array_items(ctx, text, m.end() - 1) if m else []
+                located = _array_items(ctx, text, m.end() - 1, key) if m else []
                 if len(located) != len(records):  # not the top-level list: number the records
                     located = [(rec, f"{key}[{i}]") for i, rec in enumerate(records)]
                 for rec, line in located:
