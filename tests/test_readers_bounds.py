@@ -378,3 +378,35 @@ def test_bibtex_macros_that_double_spell_no_more_than_a_value_and_the_file_hold(
                                   "hold (WORKBENCH_MAX_FIELD_CHARS sets the limit): it keeps its first 1,000 "
                                   "characters; check the file's @string definitions (macros that repeat one another?)")
     assert budget in report.warnings[-1]
+
+
+_ARTICLE = ("<PubmedArticle><MedlineCitation><PMID>{pmid}</PMID><Article><ArticleTitle>{title}</ArticleTitle>"
+            "<Abstract><AbstractText>{text}</AbstractText></Abstract></Article></MedlineCitation></PubmedArticle>")
+
+
+def test_xml_that_declares_entities_is_refused_before_they_spell_anything(tmp_path):
+    """An entity of 290 characters named 100,000 times spells 100 times the file, within expat's
+    own limit (a 5 MB file took 1.2 GB); one naming a file on the machine must never read it."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret", encoding="utf-8")
+    quadratic = tmp_path / "quadratic.xml"
+    quadratic.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [<!ENTITY e "{"x" * 290}">]>\n'
+                         "<PubmedArticleSet>" + _ARTICLE.format(pmid=1, title="T", text="&e;" * 100_000)
+                         + "</PubmedArticleSet>\n", encoding="utf-8")
+    external = tmp_path / "external.xml"
+    external.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [<!ENTITY s SYSTEM "{secret.as_uri()}">]>\n'
+                        "<PubmedArticleSet>" + _ARTICLE.format(pmid=2, title="Read &s;", text="An abstract.")
+                        + "</PubmedArticleSet>\n", encoding="utf-8")
+    for path, name in ((quadratic, "e"), (external, "s")):
+        with pytest.raises(ReaderError) as info:
+            read_file_report(path)
+        assert str(info.value) == (f"{path}: the XML declares entities or refers to other files (<!ENTITY {name} ...>), "
+                                   "as no export does; nothing is read from it, for an entity can make a small file "
+                                   "huge or name a file on this machine: export it again (expected a PubMed "
+                                   "<PubmedArticleSet>)")
+    public = tmp_path / "public.xml"  # the DOCTYPE PubMed writes names its DTD: read as ever, nothing fetched
+    public.write_text('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st '
+                      'January 2019//EN" "http://127.0.0.1:9/pubmed_190101.dtd">\n<PubmedArticleSet>'
+                      + _ARTICLE.format(pmid=3, title="Kept", text="An abstract &amp; more.")
+                      + "</PubmedArticleSet>\n", encoding="utf-8")
+    assert [(p.title, p.abstract) for p in read_file_report(public)[0]] == [("Kept", "An abstract & more.")]
