@@ -57,6 +57,22 @@ def test_unicode_with_and_without_byte_order_marks(name, encoding, title):
     assert (report.encoding, report.warnings, [p.title for p in papers]) == (encoding, [], [title])
 
 
+def test_utf8_with_a_few_windows_1252_bytes_keeps_its_utf8_letters(tmp_path):
+    """A record pasted in from a Windows-1252 text: one encoding guessed for the whole file
+    garbled every other letter (here: the file was called binary data)."""
+    records = "".join(f"TY  - JOUR\nTI  - Über die Größe {i}\nAU  - Müller, Jürgen\nAB  - Résumé {i} — “quoted”\n"
+                      "ER  - \n\n" for i in range(20))
+    raw = records.encode("utf-8").replace("Résumé 7".encode("utf-8"), b"R\xe9sum\xe9 7")
+    ris = tmp_path / "mixed.ris"
+    ris.write_bytes(raw)
+    papers, report = read_file_report(ris)
+    assert [p.abstract for p in papers] == [f"Résumé {i} — “quoted”" for i in range(20)]
+    assert {(p.title[:14], p.authors) for p in papers} == {("Über die Größe", ("Müller, Jürgen",))}
+    assert report.encoding == "utf-8" and report.warnings == [
+        f"{ris}: UTF-8 but for 2 bytes (the first on line 46), read as Windows-1252 (\\xe9 as é): check the "
+        "letters there, or save the file as UTF-8"]
+
+
 def test_mixed_cr_lf_crlf_line_ends_count_lines_like_an_editor():
     papers = read_file(DATA / "mixed_eol.ris")
     assert [(p.title, p.year, p.abstract, p.source.rsplit(":", 1)[1]) for p in papers] == [
