@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -337,3 +338,75 @@ def test_json_nested_deeper_than_any_export_is_a_line_not_a_crash(tmp_path):
     whole.write_text(deep, encoding="utf-8")
     with pytest.raises(ReaderError, match="whole.json:1: not valid JSON \\(nested hundreds of levels deep"):
         read_file_report(whole)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["refs.ris", "refs.bib"])
+def test_a_record_with_a_hundred_thousand_authors_reads_in_seconds(tmp_path, name):
+    """Each name once, in order: a set, not a scan of the names kept (100,000 of them: minutes)."""
+    names = [f"Author{i}, A." for i in range(100_000)] + ["Author7, A."]
+    path = tmp_path / name
+    path.write_text("TY  - JOUR\nTI  - Many hands\n" + "".join(f"AU  - {n}\n" for n in names) + "ER  - \n"
+                    if name == "refs.ris" else
+                    "@article{k, title={Many hands}, author={" + " and ".join(names) + "}}\n", encoding="utf-8")
+    started = time.process_time()
+    papers, _ = read_file_report(path)
+    assert time.process_time() - started < 20  # ~5 s here under load; the scan took ~4 minutes
+    assert len(papers[0].authors) == 100_000 and papers[0].authors[-1] == "Author99999, A."
+
+
+def test_bibtex_macros_that_double_spell_no_more_than_a_value_and_the_file_hold(tmp_path, monkeypatch):
+    """@string macros of macros double at each step: forty spell terabytes from a 1 KB file."""
+    monkeypatch.setenv("WORKBENCH_MAX_FIELD_CHARS", "1000")
+    doubling = tmp_path / "doubling.bib"
+    doubling.write_text('@string{s0 = "xxxxxxxxxx"}\n' + "".join(f"@string{{s{i} = s{i - 1} # s{i - 1}}}\n"
+                                                                  for i in range(1, 41))
+                        + "@article{k, title = s40, abstract = {Kept as written.}}\n", encoding="utf-8")
+    papers, report = read_file_report(doubling)
+    assert [p.abstract for p in papers] == ["Kept as written."]  # (its title: what was left of the budget)
+    budget = "spells more text than the file's macros may add to it (as much as the file holds): it keeps its first "
+    assert report.warnings[0].startswith(f"{doubling}:8: @string 's7' {budget}")
+    assert report.warnings[1:] == [f"{doubling}:9: @string 's8' {budget}0 characters; check the file's @string "
+                                   "definitions (macros that repeat one another?)"]  # (the later ones: empty)
+    many = tmp_path / "many.bib"  # each value within the limit, all of them many times the file
+    many.write_text('@string{big = "' + "y" * 900 + '"}\n'
+                    + "".join(f"@article{{k{i}, title = big # big, abstract = {{Paper {i}.}}}}\n" for i in range(2000)),
+                    encoding="utf-8")
+    papers, report = read_file_report(many)
+    assert len(papers) == 2000 and sum(len(p.title) for p in papers) <= many.stat().st_size + 1000 + 2000 * 20
+    assert report.warnings[0] == (f"{many}:2: the title spells more than 1,000 characters, more than a value may "
+                                  "hold (WORKBENCH_MAX_FIELD_CHARS sets the limit): it keeps its first 1,000 "
+                                  "characters; check the file's @string definitions (macros that repeat one another?)")
+    assert budget in report.warnings[-1]
+
+
+_ARTICLE = ("<PubmedArticle><MedlineCitation><PMID>{pmid}</PMID><Article><ArticleTitle>{title}</ArticleTitle>"
+            "<Abstract><AbstractText>{text}</AbstractText></Abstract></Article></MedlineCitation></PubmedArticle>")
+
+
+def test_xml_that_declares_entities_is_refused_before_they_spell_anything(tmp_path):
+    """An entity of 290 characters named 100,000 times spells 100 times the file, within expat's
+    own limit (a 5 MB file took 1.2 GB); one naming a file on the machine must never read it."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret", encoding="utf-8")
+    quadratic = tmp_path / "quadratic.xml"
+    quadratic.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [<!ENTITY e "{"x" * 290}">]>\n'
+                         "<PubmedArticleSet>" + _ARTICLE.format(pmid=1, title="T", text="&e;" * 100_000)
+                         + "</PubmedArticleSet>\n", encoding="utf-8")
+    external = tmp_path / "external.xml"
+    external.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [<!ENTITY s SYSTEM "{secret.as_uri()}">]>\n'
+                        "<PubmedArticleSet>" + _ARTICLE.format(pmid=2, title="Read &s;", text="An abstract.")
+                        + "</PubmedArticleSet>\n", encoding="utf-8")
+    for path, name in ((quadratic, "e"), (external, "s")):
+        with pytest.raises(ReaderError) as info:
+            read_file_report(path)
+        assert str(info.value) == (f"{path}: the XML declares entities or refers to other files (<!ENTITY {name} ...>), "
+                                   "as no export does; nothing is read from it, for an entity can make a small file "
+                                   "huge or name a file on this machine: export it again (expected a PubMed "
+                                   "<PubmedArticleSet>)")
+    public = tmp_path / "public.xml"  # the DOCTYPE PubMed writes names its DTD: read as ever, nothing fetched
+    public.write_text('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st '
+                      'January 2019//EN" "http://127.0.0.1:9/pubmed_190101.dtd">\n<PubmedArticleSet>'
+                      + _ARTICLE.format(pmid=3, title="Kept", text="An abstract &amp; more.")
+                      + "</PubmedArticleSet>\n", encoding="utf-8")
+    assert [(p.title, p.abstract) for p in read_file_report(public)[0]] == [("Kept", "An abstract & more.")]

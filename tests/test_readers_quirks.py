@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -56,12 +57,73 @@ def test_unicode_with_and_without_byte_order_marks(name, encoding, title):
     assert (report.encoding, report.warnings, [p.title for p in papers]) == (encoding, [], [title])
 
 
+def test_utf8_with_a_few_windows_1252_bytes_keeps_its_utf8_letters(tmp_path):
+    """A record pasted in from a Windows-1252 text: one encoding guessed for the whole file
+    garbled every other letter (here: the file was called binary data)."""
+    records = "".join(f"TY  - JOUR\nTI  - Über die Größe {i}\nAU  - Müller, Jürgen\nAB  - Résumé {i} — “quoted”\n"
+                      "ER  - \n\n" for i in range(20))
+    raw = records.encode("utf-8").replace("Résumé 7".encode("utf-8"), b"R\xe9sum\xe9 7")
+    ris = tmp_path / "mixed.ris"
+    ris.write_bytes(raw)
+    papers, report = read_file_report(ris)
+    assert [p.abstract for p in papers] == [f"Résumé {i} — “quoted”" for i in range(20)]
+    assert {(p.title[:14], p.authors) for p in papers} == {("Über die Größe", ("Müller, Jürgen",))}
+    assert report.encoding == "utf-8" and report.warnings == [
+        f"{ris}: UTF-8 but for 2 bytes (the first on line 46), read as Windows-1252 (\\xe9 as é): check the "
+        "letters there, or save the file as UTF-8"]
+
+
 def test_mixed_cr_lf_crlf_line_ends_count_lines_like_an_editor():
     papers = read_file(DATA / "mixed_eol.ris")
     assert [(p.title, p.year, p.abstract, p.source.rsplit(":", 1)[1]) for p in papers] == [
         ("Mixed line ends", 2010, "CR, LF and CRLF in one file.", "1"),
         ("Second record on line seven", 2011, "", "7"),
     ]
+
+
+def test_json_escapes_of_what_no_text_holds_are_mended_with_a_warning(tmp_path):
+    """``\u0000`` and half a surrogate pair decode to characters that cannot be written as UTF-8
+    (the store, a CSV, the terminal): removed and replaced, as decoding a file's bytes does."""
+    refs = tmp_path / "refs.json"
+    refs.write_text('[{"title": "Half \\ud800 a pair", "abstract": "A NUL\\u0000 here."},\n'
+                    ' {"title": "A whole pair \\ud83d\\ude00 kept", "abstract": "Fine."}]', encoding="utf-8")
+    papers, report = read_file_report(refs)
+    assert [(p.title, p.abstract) for p in papers] == [("Half \ufffd a pair", "A NUL here."),
+                                                       ("A whole pair \U0001f600 kept", "Fine.")]
+    assert all(p.title.encode("utf-8") and p.abstract.encode("utf-8") for p in papers)
+    assert report.warnings == [f"{refs}:1: a value holds \\u0000 or half of a surrogate pair (such as \\ud800 alone), "
+                               "characters no text can hold: the NULs are removed, the halves read as U+FFFD "
+                               "(\ufffd); check the export"]
+
+
+def test_a_json_integer_longer_than_python_converts_is_a_warning_on_its_line(tmp_path):
+    lines = tmp_path / "refs.jsonl"
+    lines.write_text('{"title": "First", "abstract": "One."}\n'
+                     '{"title": "Second", "abstract": "Two.", "year": %s}\n' % ("9" * 5000), encoding="utf-8")
+    papers, report = read_file_report(lines)
+    assert [(p.title, p.year) for p in papers] == [("First", None), ("Second", None)]
+    assert report.warnings == [f"{lines}:2: year {'9' * 60!r} is not a year; left empty"]
+
+
+def test_records_of_a_minified_json_file_are_named_by_their_place_not_all_by_line_1(tmp_path):
+    """API pages come on one line: each record, warning and merge names the record's place."""
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"meta": {"count": 3}, "results": [
+        {"id": "https://openalex.org/W1", "title": "First", "publication_year": 2020},
+        {"id": "https://openalex.org/W2", "title": "Second", "publication_year": "someday"},
+        {"id": "https://openalex.org/W3", "title": "Third", "publication_year": 2021}]}), encoding="utf-8")
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps([{"title": "One", "abstract": "A."}, {"title": "Two", "abstract": "B.", "doi": "x"}]),
+                     encoding="utf-8")
+    papers, report = read_sources([page, array])
+    assert sorted(p.source for p in papers) == [f"{array}:[0]", f"{array}:[1]", f"{page}:results[0]",
+                                                f"{page}:results[1]", f"{page}:results[2]"]
+    assert {p.source.rpartition(":")[0] for p in papers} == {str(page), str(array)}  # (a source's file)
+    assert sorted(w for f in report.files for w in f.warnings) == [f"{array}:[1]: DOI 'x' is not a DOI (expected 10.<digits>/...); left empty",
+                                       f"{page}:results[1]: year 'someday' is not a year; left empty"]
+    pretty = tmp_path / "pretty.json"  # one record a line: lines, as before
+    pretty.write_text('[{"title": "One", "abstract": "A."},\n {"title": "Two", "abstract": "B."}]', encoding="utf-8")
+    assert [p.source for p in read_file(pretty)] == [f"{pretty}:1", f"{pretty}:2"]
 
 
 # ----------------------------------------------------------------------------- choosing a reader

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -244,3 +246,34 @@ def test_a_store_with_no_paper_yet_takes_any_export(tmp_path):
     with Store.open(tmp_path / "new", reviewer="bob") as store:
         report = store.files.import_annotations(export)
         assert (report.papers, report.orphans) == (5, 5) and len(store.orphaned()) == 5
+
+
+@pytest.mark.timeout(60)
+def test_an_import_file_that_is_a_pipe_or_a_folder_is_refused_unopened(store, tmp_path):
+    os.mkfifo(tmp_path / "pipe.jsonl")  # reading it would wait for a writer: forever
+    before = state(store)
+    for name, kind in (("pipe.jsonl", "a named pipe (FIFO)"), (".", "a folder")):
+        with pytest.raises(AnnotationInputError, match=f"not a regular file but {re.escape(kind)}; not opened"):
+            store.files.import_annotations(tmp_path / name)
+    with pytest.raises(AnnotationInputError, match=r"gone\.jsonl: no such file; expected a \.jsonl file"):
+        store.files.import_annotations(tmp_path / "gone.jsonl")
+    assert state(store) == before
+
+
+@pytest.mark.parametrize("line, said", [
+    ('{"type": "tagged", "a": %s}' % ("[" * 100_000 + "]" * 100_000),
+     "not a record (nested hundreds of levels deep, as no export is); expected one JSON object per line"),
+    ('{"type": "tagged", "n": %s}' % ("9" * 5000),
+     "not a record (a number of more than 4,300 digits, as no export has); expected one JSON object per line"),
+    (json.dumps({**GOOD[4], "text": "Half \ud800 a pair"}),
+     "a value holds half of a surrogate pair (an escape such as \\ud800 alone), which is no text; nothing was "
+     "imported, fix this line and import again"),
+], ids=["deep", "long-number", "half-pair"])
+def test_json_no_export_writes_is_an_error_on_its_line_not_a_crash(store, tmp_path, line, said):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(HEADER) + "\n" + line + "\n", encoding="utf-8")
+    before = state(store)
+    with pytest.raises(AnnotationInputError) as info:
+        store.files.import_annotations(path)
+    assert str(info.value) == f"{path}:2: {said}"
+    assert state(store) == before

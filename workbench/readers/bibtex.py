@@ -94,36 +94,66 @@ class _ResolveConcatenation(LibraryMiddleware):
     """Resolve ``#`` concatenations and macros in ``@string`` and field values.
 
     Runs before bibtexparser's own string resolution; resolved values are re-enclosed in braces
-    so the rest of the default parse stack treats them as literal text.
+    so the rest of the default parse stack treats them as literal text. Macros made of macros
+    double at each step (``@string{b = a # a}``): forty of them would spell terabytes, so a
+    value is joined only up to ``ctx.max_chars`` characters, and all of them together only up to
+    ``budget`` (the caller's: what the file holds, plus one value), each cut with a warning.
     """
+
+    def __init__(self, ctx: ReadContext, budget: int):
+        super().__init__()
+        self.ctx = ctx
+        self.budget = budget
 
     def transform(self, library: Library) -> Library:
         macros: dict[str, str] = {}
         for string in library.strings:
             parts = _split_concatenation(str(string.value))
-            macros[string.key.lower()] = "".join(_literal(p, macros) for p in parts)
-            string.value = "{" + macros[string.key.lower()] + "}"
+            name = string.key.lower()
+            macros[name] = self._joined(parts, macros, string.start_line, f"@string {string.key!r}")
+            string.value = "{" + macros[name] + "}"
         for entry in library.entries:
             for fld in entry.fields:
                 if isinstance(fld.value, str):
                     parts = _split_concatenation(fld.value)
                     if len(parts) > 1 or parts[0].lower() in macros:
-                        fld.value = "{" + "".join(_literal(p, macros) for p in parts) + "}"
+                        fld.value = "{" + self._joined(parts, macros, entry.start_line, f"the {fld.key}") + "}"
         return library
 
+    def _joined(self, parts: list[str], macros: dict[str, str], start_line: int | None, what: str) -> str:
+        """The text of ``parts`` joined, cut where it passes ``ctx.max_chars`` or what is left of
+        the budget."""
+        limit = min(self.ctx.max_chars, self.budget)
+        pieces, size = [], 0
+        for part in parts:
+            piece = _literal(part, macros)
+            pieces.append(piece)
+            size += len(piece)
+            if size > limit:
+                why = (f"more than {limit:,} characters, more than a value may hold (WORKBENCH_MAX_FIELD_CHARS sets "
+                       f"the limit)" if limit == self.ctx.max_chars else
+                       "more text than the file's macros may add to it (as much as the file holds)")
+                self.ctx.warn(f"{what} spells {why}: it keeps its first {limit:,} characters; check the file's "
+                              "@string definitions (macros that repeat one another?)", (start_line or 0) + 1)
+                pieces, size = ["".join(pieces)[:limit]], limit
+                break
+        self.budget -= size
+        return "".join(pieces)
 
-_STACK = (_ResolveConcatenation, ResolveStringReferencesMiddleware, RemoveEnclosingMiddleware, NormalizeFieldKeys,
+
+_STACK = (ResolveStringReferencesMiddleware, RemoveEnclosingMiddleware, NormalizeFieldKeys,
           SeparateCoAuthors)
 
 
 def _parse(text: str, ctx: ReadContext) -> Library:
     """bibtexparser's blocks, repaired where importers are lenient (:mod:`.bibrepair`), through
-    its middlewares and ours."""
+    our concatenation and its middlewares."""
     logger = logging.getLogger("bibtexparser")
     level = logger.level
     logger.setLevel(logging.ERROR)  # bibtexparser logs recoverable problems; we report them
     try:
         library = split(text, ctx.warn, ctx.skip)
+        library = _ResolveConcatenation(ctx, budget=len(text) + ctx.max_chars).transform(library)
         for middleware in _STACK:
             library = middleware().transform(library)
         return library

@@ -3,7 +3,10 @@
 Line ends are unified to ``\\n`` whatever mix of CR, LF and CRLF the file has, so every reader
 counts lines the same way a text editor does. A file that is not UTF-8 is decoded with the
 encoding charset-normalizer finds most likely (GBK, Latin-1, Windows-1252, Shift-JIS, ...) and
-the caller gets a warning saying which, because a wrong guess garbles accented letters.
+the caller gets a warning saying which, because a wrong guess garbles accented letters. A file
+that is UTF-8 but for a few bytes (a record pasted in from a Windows-1252 text) is read as
+UTF-8, those bytes as Windows-1252, with a warning: guessing one encoding for all of it would
+garble every other letter beyond ASCII (or take the file for binary data).
 """
 
 from __future__ import annotations
@@ -105,6 +108,29 @@ def utf8_start(raw: bytes) -> int | None:
     return start
 
 
+def _stray_byte(err: UnicodeDecodeError) -> tuple[str, int]:
+    """A byte that is no UTF-8, read as Windows-1252 (U+FFFD where that has no character)."""
+    return err.object[err.start:err.start + 1].decode("cp1252", errors="replace"), err.start + 1
+
+
+codecs.register_error("workbench.stray-cp1252", _stray_byte)
+
+
+def _mostly_utf8(raw: bytes, first_bad: int) -> Decoded | None:
+    """``raw`` read as UTF-8 where its characters beyond ASCII are mostly UTF-8 (at least twice
+    as many as its bytes that are not: a Windows-1252 or GBK text makes few UTF-8 characters by
+    chance), the rest read as Windows-1252, with a warning; else None."""
+    replaced = raw.decode("utf-8", errors="replace")
+    stray = replaced.count("\ufffd")
+    utf8 = len(raw) - len(replaced)  # (the bytes after the first of each UTF-8 character beyond ASCII)
+    if utf8 < 2 * stray:
+        return None
+    line = raw.count(b"\n", 0, first_bad) + 1
+    warning = (f"UTF-8 but for {stray:,} byte{'s' if stray > 1 else ''} (the first on line {line}), read as "
+               "Windows-1252 (\\xe9 as é): check the letters there, or save the file as UTF-8")
+    return Decoded(_normalise(raw.decode("utf-8", errors="workbench.stray-cp1252")), "utf-8", warning)
+
+
 def decode(raw: bytes) -> Decoded:
     """Decode a whole file; never fails (Latin-1 maps every byte), warns when it guessed."""
     for bom, encoding in _BOMS:
@@ -130,6 +156,9 @@ def decode(raw: bytes) -> Decoded:
         raw.decode("utf-8")
     except UnicodeDecodeError as err:
         first_bad = err.start  # (in the file as it is, not with its line ends unified)
+    mostly = _mostly_utf8(raw, first_bad)
+    if mostly is not None:
+        return mostly
     encoding, text = _detect(raw)
     line = raw.count(b"\n", 0, first_bad) + 1
     warning = (

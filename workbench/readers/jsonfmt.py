@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,6 +34,43 @@ _LABEL_KEYS = frozenset(FIELD_ALIASES["label"])
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 _TOO_DEEP = "nested hundreds of levels deep, as no export is"
+#: Escapes of characters no text holds: ``\u0000`` and half of a surrogate pair (``\ud800``
+#: without its ``\udc00``), which cannot be written as UTF-8 (to the store, a CSV, a terminal).
+_UNWRITABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                                r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u)[dD][c-fC-F][0-9a-fA-F]{2})")
+_UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _integer(digits: str) -> int | str:
+    """An integer, or its digits where there are more than ``int`` takes (4,300): no export has one."""
+    return int(digits) if len(digits) < 1000 else digits
+
+
+_LONG_INTEGERS = json.JSONDecoder(parse_int=_integer)
+
+
+def _decoded(text: str, pos: int | None = None) -> Any:
+    """``json.loads(text)`` (``pos``: ``raw_decode(text, pos)``); an integer too long for ``int``
+    keeps its digits (a ValueError that is no JSONDecodeError)."""
+    try:
+        return _DECODER.decode(text) if pos is None else _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return _LONG_INTEGERS.decode(text) if pos is None else _LONG_INTEGERS.raw_decode(text, pos)
+
+
+def _writable(value: Any) -> Any:
+    """``value`` with every string's NULs removed and its halves of surrogate pairs replaced by
+    U+FFFD (as decoding a file does with its bytes); the same object where none is."""
+    if isinstance(value, str):
+        return _UNWRITABLE.sub(lambda m: "" if m.group() == "\x00" else "\ufffd", value) \
+            if _UNWRITABLE.search(value) else value
+    if isinstance(value, list):
+        return [_writable(v) for v in value]
+    if isinstance(value, dict):
+        return {_writable(k): _writable(v) for k, v in value.items()}
+    return value
 
 
 def looks_like_json(head: str) -> bool:
@@ -120,8 +158,14 @@ def _is_openalex(rec: dict) -> bool:
     return "abstract_inverted_index" in rec or str(rec.get("id", "")).startswith("https://openalex.org/W")
 
 
-def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embedded: list[int]) -> None:
+def _one(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], embedded: list[int],
+         unwritable: bool = False) -> None:
+    """Read ``rec``; ``unwritable``: the file has escapes of characters no text holds, to remove."""
     try:
+        if unwritable and (writable := _writable(rec)) != rec:
+            ctx.warn("a value holds \\u0000 or half of a surrogate pair (such as \\ud800 alone), characters no text "
+                     "can hold: the NULs are removed, the halves read as U+FFFD (\ufffd); check the export", line)
+            rec = writable
         _record(ctx, rec, line, papers, embedded)
     except RecursionError:  # (lists in lists in lists ...: the JSON decoder stops at about a thousand)
         ctx.skip(f"a record whose values are {_TOO_DEEP}", line)
@@ -166,7 +210,7 @@ def _walk_array(text: str, pos: int) -> Iterator[tuple[Any, int]]:
         return
     while True:
         try:
-            item, end = _DECODER.raw_decode(text, pos)
+            item, end = _decoded(text, pos)
         except json.JSONDecodeError as err:
             raise _Broken(err.pos, err.msg) from err
         except RecursionError as err:
@@ -189,10 +233,13 @@ def _line_at(text: str, pos: int, cache: list[int]) -> int:
     return line
 
 
-def _array_items(ctx: ReadContext, text: str, pos: int) -> list[tuple[Any, int]]:
-    """(record, line) for each item of the array at ``pos``; a broken tail is warned about."""
+def _array_items(ctx: ReadContext, text: str, pos: int, key: str = "") -> list[tuple[Any, int | str]]:
+    """(record, line) for each item of the array at ``pos`` (the value of ``key``); a broken tail is
+    warned about. Records that share their line (a minified file, as API pages are: all on line
+    1) are named by their place in the array instead, ``results[7]`` or ``[7]`` (no ``:``: what
+    comes before a source's last ``:`` is its file)."""
     cache = [0, 1]
-    items: list[tuple[Any, int]] = []
+    items: list[tuple[Any, int | str]] = []
     try:
         for item, at in _walk_array(text, pos):
             items.append((item, _line_at(text, at, cache)))
@@ -202,6 +249,9 @@ def _array_items(ctx: ReadContext, text: str, pos: int) -> list[tuple[Any, int]]
             raise ReaderError(f"not valid JSON ({err.message}); expected a list of records", ctx.name, line) from err
         ctx.warn(f"the JSON breaks off here ({err.message}); the {len(items)} records before it were read "
                  "— the file may be truncated: download or export it again", line)
+    shared = {line for line, n in Counter(line for _, line in items).items() if n > 1}
+    if shared:
+        items = [(item, f"{key}[{i}]" if line in shared else line) for i, (item, line) in enumerate(items)]
     return items
 
 
@@ -216,53 +266,54 @@ def _records_in(doc: Any) -> tuple[str | None, Any]:
     return None, doc
 
 
-def _read_lines(ctx: ReadContext, text: str, papers: list, embedded: list) -> None:
+def _read_lines(ctx: ReadContext, text: str, papers: list, embedded: list, unwritable: bool) -> None:
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = _decoded(line)
         except json.JSONDecodeError as err:
             ctx.skip(f"not a JSON record ({err.msg} at column {err.colno}); expected one object per line", lineno)
             continue
         except RecursionError:
             ctx.skip(f"not a JSON record ({_TOO_DEEP}); expected one object per line", lineno)
             continue
-        _one(ctx, rec, lineno, papers, embedded)
+        _one(ctx, rec, lineno, papers, embedded, unwritable)
 
 
 def read_json(text: str, ctx: ReadContext) -> list[Paper]:
     papers: list[Paper] = []
     embedded = [0]
+    unwritable = "\\u" in text and _UNWRITABLE_ESCAPE.search(text) is not None
     start = _SPACE.match(text).end()
     if text.startswith("[", start):
         for rec, line in _array_items(ctx, text, start):
-            _one(ctx, rec, line, papers, embedded)
+            _one(ctx, rec, line, papers, embedded, unwritable)
     else:
         try:
-            doc = json.loads(text)
+            doc = _decoded(text)
         except RecursionError as err:
             if "\n" not in text.strip():
                 raise ReaderError(f"not JSON records ({_TOO_DEEP}); expected a JSON document, or JSON Lines with "
                                   "one record per line", ctx.name) from err
-            _read_lines(ctx, text, papers, embedded)  # JSON Lines, one of them too deep
+            _read_lines(ctx, text, papers, embedded, unwritable)  # JSON Lines, one of them too deep
         except json.JSONDecodeError as err:
             if err.msg == "Extra data":
-                _read_lines(ctx, text, papers, embedded)
+                _read_lines(ctx, text, papers, embedded, unwritable)
             else:
                 raise ReaderError(f"not valid JSON ({err.msg}, column {err.colno}); expected a JSON "
                                   "document, or JSON Lines with one record per line", ctx.name, err.lineno) from err
         else:
             key, records = _records_in(doc)
             if key is None:
-                _one(ctx, records, 1, papers, embedded)
+                _one(ctx, records, 1, papers, embedded, unwritable)
             else:
                 m = re.search(rf'"{key}"\s*:\s*\[', text)
-                located = _array_items(ctx, text, m.end() - 1) if m else []
+                located = _array_items(ctx, text, m.end() - 1, key) if m else []
                 if len(located) != len(records):  # not the top-level list: number the records
                     located = [(rec, f"{key}[{i}]") for i, rec in enumerate(records)]
                 for rec, line in located:
-                    _one(ctx, rec, line, papers, embedded)
+                    _one(ctx, rec, line, papers, embedded, unwritable)
     if embedded[0]:
         ctx.warn(f"{embedded[0]} embedded citations/references not read; ask for them with "
                  "with_references=True (workbench read --with-references)")

@@ -187,7 +187,7 @@ def split_authors(value: Any) -> tuple[tuple[str, ...], bool]:
             names = [text]
         if et_al:
             names.append("et al.")
-    out: list[str] = []
+    out: dict[str, None] = {}  # (a dict: names once each, in order, in linear time)
     et_al = False
     for name in names:
         name = _SCOPUS_ID.sub("", clean(name)).strip(" ,;")
@@ -195,8 +195,8 @@ def split_authors(value: Any) -> tuple[tuple[str, ...], bool]:
             continue
         if _ET_AL.match(name):
             et_al = True
-        elif name not in out:
-            out.append(name)
+        else:
+            out[name] = None
     return tuple(out), et_al
 
 

@@ -1,15 +1,22 @@
 """XML exports: PubMed (efetch ``PubmedArticleSet``) and arXiv API Atom feeds.
 
-Both are parsed incrementally with the standard library's ``XMLPullParser``, so a file that
-breaks off (a truncated download) still yields every record completed before the break, plus a
-warning naming the line. Record lines come from the position of each record's start tag.
+Both are parsed incrementally with defusedxml's ``iterparse`` (the standard library's parser,
+refusing entity declarations and external references), so a file that breaks off (a truncated
+download) still yields every record completed before the break, plus a warning naming the line.
+Record lines come from the position of each record's start tag. No export declares entities:
+one that does is refused whole, for an entity can make a 5 MB file spell half a billion
+characters (expat's own limit allows a hundred times the file) or name a file on the machine.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import iterparse
 
 from ..errors import ReaderError
 from ..corpus.paper import Paper
@@ -38,23 +45,21 @@ def _records(text: str, ctx: ReadContext, tags: tuple[str, ...], what: str) -> I
         line += text.count("\n", pos, m.start())
         pos = m.start()
         starts.append(line)
-    parser = ET.XMLPullParser(events=("end",))
     error = None
-    try:
-        parser.feed(text)
-        parser.close()
-    except ET.ParseError as err:
-        error = err
     n = 0
-    events = parser.read_events()  # raises the parse error once it reaches it
+    events = iterparse(io.StringIO(text), events=("end",))  # raises the parse error once it reaches it
     while True:
         try:
             _, elem = next(events)
         except StopIteration:
             break
-        except ET.ParseError as err:  # the first error, where feed/close may report a later one
+        except ET.ParseError as err:
             error = err
             break
+        except DefusedXmlException as err:
+            raise ReaderError(f"the XML declares entities or refers to other files ({_refused(err)}), as no "
+                              f"export does; nothing is read from it, for an entity can make a small file huge or "
+                              f"name a file on this machine: export it again (expected {what})", ctx.name) from err
         if elem.tag.rsplit("}", 1)[-1] in tags:
             yield elem, starts[n] if n < len(starts) else None
             n += 1
@@ -67,6 +72,12 @@ def _records(text: str, ctx: ReadContext, tags: tuple[str, ...], what: str) -> I
                               "check the file is complete, or export it again", ctx.name, line)
         ctx.warn(f"the XML breaks off here ({reason}); the {n} records before it were read — "
                  "the file may be truncated: export it again", line)
+
+
+def _refused(err: DefusedXmlException) -> str:
+    """What defusedxml refused, in words: ``<!ENTITY name ...>``."""
+    name = getattr(err, "name", None) or getattr(err, "sysid", None)
+    return f"<!ENTITY {name} ...>" if name else type(err).__name__
 
 
 def _text(elem: ET.Element | None) -> str:

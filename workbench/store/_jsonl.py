@@ -12,6 +12,8 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from ..errors import ReaderError
+from ..readers.bounds import Limits, read_regular
 from ._annotations import check_colour, check_decision, check_reason, check_tag, check_text
 from ._errors import AnnotationInputError
 from ._export import JSONL_FORMAT, JSONL_VERSION
@@ -140,27 +142,51 @@ def _record(obj, where: str) -> tuple[str, dict]:
     return kind, record
 
 
+def _parsed(line: str, where: str):
+    """One line's JSON value; :class:`AnnotationInputError` naming ``where`` for what no export
+    writes: broken JSON, nesting that exhausts the decoder, a number of more digits than ``int``
+    takes (4,300), half of a surrogate pair (``\\ud800`` alone: no text, and no store can keep it)."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise AnnotationInputError(f"{where}: not JSON ({err.msg}); expected one JSON object per line") from err
+    except RecursionError as err:
+        raise AnnotationInputError(f"{where}: not a record (nested hundreds of levels deep, as no export is); "
+                                   "expected one JSON object per line") from err
+    except ValueError as err:
+        raise AnnotationInputError(f"{where}: not a record (a number of more than 4,300 digits, as no export "
+                                   "has); expected one JSON object per line") from err
+    if "\\ud" in line or "\\uD" in line:
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise AnnotationInputError(f"{where}: a value holds half of a surrogate pair (an escape such as \\ud800 "
+                                       "alone), which is no text; nothing was imported, fix this line and import "
+                                       "again") from err
+    return obj
+
+
 def read_jsonl(path: Path) -> dict[str, list[dict]]:
     """The records of a JSONL export, by type, every value checked as the command line checks
     it; the first bad value is an error naming the file and line."""
     path = Path(path)
-    try:
-        # Lines end at "\n" only (CR LF read as "\n"): str.splitlines would also cut at U+0085,
-        # U+2028, U+2029 and \x1c-\x1e, which JSON leaves unescaped inside a string.
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as err:
-        raise AnnotationInputError(
-            f"cannot read {path} ({err}); expected a .jsonl file from `workbench export "
-            "--format jsonl`") from err
+    expected = "expected a .jsonl file from `workbench export --format jsonl`"
+    if not path.exists() and not path.is_symlink():
+        raise AnnotationInputError(f"{path}: no such file; {expected}")
+    try:  # (as the readers read a source: a regular file only, a pipe never opened, within the limit)
+        # Lines end at "\n" only (CR LF and CR read as "\n"): str.splitlines would also cut at
+        # U+0085, U+2028, U+2029 and \x1c-\x1e, which JSON leaves unescaped inside a string.
+        text = read_regular(path, Limits.from_env().file_bytes).decode("utf-8")
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    except ReaderError as err:
+        raise AnnotationInputError(f"{err}; {expected}") from err
+    except UnicodeDecodeError as err:
+        raise AnnotationInputError(f"cannot read {path} ({err}); {expected}") from err
     records: dict[str, list[dict]] = {kind: [] for kind in _FIELDS}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise AnnotationInputError(f"{path}:{n}: not JSON ({err.msg}); expected one JSON "
-                                       "object per line") from err
+        obj = _parsed(line, f"{path}:{n}")
         kind, record = _record(obj, f"{path}:{n}")
         records[kind].append(record)
     header = records["header"]
