@@ -9,6 +9,7 @@ import pytest
 from workbench.readers import read_file, read_file_report
 from workbench.corpus.ids import id_aliases, paper_id
 from workbench.corpus.titles import title_repeats_abstract
+from workbench.corpus.paper import source_file
 
 DATA = Path(__file__).resolve().parent / "data" / "readers"
 
@@ -370,11 +371,13 @@ def test_semantic_scholar_embedded_references_only_when_asked():
     papers, report = read("s2_search.json", with_references=True)
     assert papers == [
         main,
-        expected("s2_search.json", "2:citations[0]", "A paper that cites it", year=2020, doi="10.1000/citing.1"),
-        expected("s2_search.json", "2:references[0]", "A paper it cites", abstract="Older work.", authors=["Ann Author"],
+        expected("s2_search.json", "2.citations[0]", "A paper that cites it", year=2020, doi="10.1000/citing.1"),
+        expected("s2_search.json", "2.references[0]", "A paper it cites", abstract="Older work.", authors=["Ann Author"],
                  year=2015),
     ]
-    assert skipped_of(report) == ["s2_search.json:2:references[1]: no title or abstract; nothing to read or map"]
+    assert skipped_of(report) == ["s2_search.json:2.references[1]: no title or abstract; nothing to read or map"]
+    # PRISMA's and an update's counts per file take a source's file from before its last ":"
+    assert {source_file(p["source"]) for p in papers} == {str(DATA / "s2_search.json")}
 
 
 def test_semantic_scholar_citations_endpoint_wrapper():

@@ -39,6 +39,7 @@ __all__ = [
     "bounded_text",
     "paper_line",
     "papers_to_frame",
+    "source_file",
 ]
 
 
@@ -196,6 +197,13 @@ def bounded_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     cut = text[:limit]
     space = cut.rfind(" ", limit - 200)
     return cut[:space] if space > 0 else cut
+
+
+def source_file(source: str) -> str:
+    """The file of a record's ``source``, ``"<file>:<line>"`` (what comes before the last ``:``,
+    so a file's own name may hold one; a place in a file is never written with one), or the
+    whole when it names no line."""
+    return source.rpartition(":")[0] or source
 
 
 # ----------------------------------------------------------------------------- tables

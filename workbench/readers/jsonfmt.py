@@ -186,7 +186,7 @@ def _record(ctx: ReadContext, rec: Any, line: int | str, papers: list[Paper], em
             if subs and not ctx.with_references:
                 embedded[0] += len(subs)
             for i, sub in enumerate(subs if ctx.with_references else ()):
-                _one(ctx, sub, f"{line}:{key}[{i}]", embedded_papers, embedded)
+                _one(ctx, sub, f"{line}.{key}[{i}]", embedded_papers, embedded)  # (no ":": see corpus.paper.source_file)
     else:
         versions = rec.get("versions")
         if isinstance(versions, list) and versions and isinstance(versions[0], dict) and "published" not in rec:

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .. import team
 from ..errors import InputError
-from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT
+from ..corpus.paper import FULL_TEXT, TITLE_ABSTRACT, source_file
 from ..store import check_output, write_output
 from ._decisions import screening_of
 from ._living import LatestUpdate, latest_update
@@ -50,16 +50,11 @@ from ._living import LatestUpdate, latest_update
 __all__ = ["LatestUpdate", "counts", "identification", "in_report", "latest_update", "other_papers", "write_diagram"]
 
 
-def _file_of(source: str) -> str:
-    """The file of a record's ``"<file>:<line>"``."""
-    return source.rpartition(":")[0] or source
-
-
 def other_papers(review, sources) -> set[str]:
     """The papers that sources of other methods (kind ``other``) brought: those whose first
     record was read from such a file."""
     files = {s.path for s in sources if s.kind == "other"}
-    return {p.id for p in review.papers if _file_of(p.source) in files} if files else set()
+    return {p.id for p in review.papers if source_file(p.source) in files} if files else set()
 
 
 def merged_by_people(review, store, apart: set[str] = frozenset()) -> tuple[set[str], int]:

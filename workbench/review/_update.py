@@ -37,7 +37,7 @@ from ..dedupe import DEFAULT_THRESHOLD, absorb, find_duplicates
 from ..errors import InputError
 from ..space.layout import place_by_neighbours
 from ..readers import read_sources, rule_counts
-from ..corpus.paper import Paper
+from ..corpus.paper import Paper, source_file
 from ..store import Store, check_date
 from . import _provenance
 from ._living import NEW_SINCE, UPDATE_REVIEWER
@@ -154,10 +154,6 @@ def _source_rows(report, provenance, store_sources, merged_by_file: dict[str, in
     return kept + rows, new_paths
 
 
-def _file_of(record: str) -> str:
-    return record.rpartition(":")[0] or record
-
-
 @dataclass(frozen=True)
 class _Base:
     """The review's papers as an update starts from: those a person merged away ("same paper")
@@ -261,7 +257,7 @@ def update(sources: Sequence[str | os.PathLike] | str, review: str | os.PathLike
     kept, fresh, found = _merge(base, papers, matches)
     merged_by_file: dict[str, int] = {}
     for d in found:
-        merged_by_file[_file_of(d.record)] = merged_by_file.get(_file_of(d.record), 0) + 1
+        merged_by_file[source_file(d.record)] = merged_by_file.get(source_file(d.record), 0) + 1
     rows, new_paths = _source_rows(report, provenance, known_sources, merged_by_file)
     t_read = time.perf_counter() - t0
     placed = _placed(old, base, fresh)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..corpus.paper import source_file
 from ..errors import InputError, WorkbenchError
 from ..review import NEW_SINCE, update
 from .text import authors_line
@@ -60,11 +61,11 @@ def describe_update(report, screened: dict[str, str], fresh: dict[str, str]) -> 
     (``screened``: a paper's decision by id, ``fresh``: each new paper's source, "<file>:<line>")."""
     new_by_file: dict[str, int] = {}
     for source in fresh.values():
-        key = source.rpartition(":")[0] or source
+        key = source_file(source)
         new_by_file[key] = new_by_file.get(key, 0) + 1
     found_by_file: dict[str, int] = {}
     for d in report.duplicates:
-        key = d.record.rpartition(":")[0] or d.record
+        key = source_file(d.record)
         found_by_file[key] = found_by_file.get(key, 0) + 1
     decided = [d for d in report.duplicates if d.paper in screened]
     listed = f" (tagged {report.tag!r}: show 'new since {report.since}' lists them)" if report.new else ""
