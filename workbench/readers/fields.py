@@ -258,7 +258,7 @@ def warn_if_huge(ctx: ReadContext, line: int | str | None, **fields: str) -> Non
     for name, value in fields.items():
         if len(value) > MAX_TEXT_CHARS:
             ctx.warn(f"the {name} has {len(value):,} characters; embedding and topic words use its first "
-                     f"{MAX_TEXT_CHARS:,} (the record keeps all of it): is a full text in the {name} field?", line)
+                     f"{MAX_TEXT_CHARS:,} (the record keeps the text as read): is a full text in the {name} field?", line)
 
 
 _ARXIV_ID = re.compile(r"(?:arXiv:)?(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
