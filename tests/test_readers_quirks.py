@@ -511,3 +511,12 @@ def test_no_records_in_any_file_is_an_error_carrying_the_report(tmp_path):
         read_sources([binary])
     with pytest.raises(NoRecordsError, match=r"no records in 2 files \(.*renamed\.ris: not read: this is binary"):
         read_sources([tmp_path])
+
+
+@pytest.mark.parametrize("doc, kind", [("42", "a single number"), ("null", "nothing (null)"),
+                                       ('"a title"', "a single string"), ("true", "a single true or false")])
+def test_a_json_file_holding_one_value_says_so(tmp_path, doc, kind):
+    path = tmp_path / "page.json"
+    path.write_text(doc + "\n", encoding="utf-8")
+    papers, report = read_file_report(path)
+    assert papers == [] and any(f"the JSON holds {kind}, no records" in w for w in report.warnings), report.warnings

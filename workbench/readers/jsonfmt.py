@@ -305,7 +305,12 @@ def read_json(text: str, ctx: ReadContext) -> list[Paper]:
                                   "document, or JSON Lines with one record per line", ctx.name, err.lineno) from err
         else:
             key, records = _records_in(doc)
-            if key is None:
+            if not isinstance(doc, (dict, list)):  # valid JSON, and no record in it: say what it holds
+                kind = ("nothing (null)" if doc is None else "a single true or false" if isinstance(doc, bool)
+                        else "a single string" if isinstance(doc, str) else "a single number")
+                ctx.no_records(f"the JSON holds {kind}, no records; expected a list of records (objects with a "
+                               "title or abstract), one object, or JSON Lines with one record per line", meant=True)
+            elif key is None:
                 _one(ctx, records, 1, papers, embedded, unwritable)
             else:
                 m = re.search(rf'"{key}"\s*:\s*\[', text)
