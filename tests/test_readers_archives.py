@@ -74,6 +74,24 @@ def test_a_tar_gz_and_archives_recognised_by_content_not_name(tmp_path):
     assert report.files[0].skipped == [f"{bundle}!refs/library.bib:38: no title or abstract; nothing to read or map"]
 
 
+def test_a_link_in_a_tar_is_named_and_never_followed(tmp_path):
+    bundle = tmp_path / "bundle.tar"
+    with tarfile.open(bundle, "w") as archive:
+        data = (DATA / "export.ris").read_bytes()
+        info = tarfile.TarInfo("export.ris")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("latest.ris")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    papers, report = read_sources([bundle])
+    assert len(papers) == 4
+    (skipped,) = [f for f in report.files if f.error]
+    assert skipped.path == f"{bundle}!latest.ris"
+    assert skipped.error == ("a link to '/etc/passwd' in the archive, which is never followed; if it stands for an "
+                             "export, unpack the archive and read the file it names")
+
+
 def test_an_archive_inside_an_archive(tmp_path):
     inner = gzip.compress((DATA / "export.ris").read_bytes())
     outer = _zip(tmp_path / "outer.zip", {"inner/export.ris.gz": inner})

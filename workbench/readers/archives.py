@@ -212,7 +212,9 @@ def _tar(stream, name: str, budget: _Budget) -> Iterator[Member]:
             if info.isdir():
                 continue
             if not info.isfile():
-                yield Member(member, error="a link or special file in the archive; not read")
+                what = f"a link to {info.linkname[:200]!r}" if info.issym() or info.islnk() else "a special file (a device or pipe)"
+                yield Member(member, error=f"{what} in the archive, which is never followed; if it stands for an "
+                                           "export, unpack the archive and read the file it names")
             elif _hidden(info.name):
                 yield Member(member, error="hidden (a name starting with '.') or a macOS resource fork")
             elif info.size > budget.limits.member_bytes:
