@@ -16,10 +16,12 @@ one value of a record (a title, an abstract)           1,000,000 characters  ``W
 
 (MB: 1,048,576 bytes.) A member's size is not what its archive says but what it unpacks to: it
 is decompressed in pieces and refused as soon as it passes the limit, which a 1 GB member of
-NULs in a 1 MB zip does after 512 MB, in about a second. Reading a file takes about three times
-its size at the peak (its bytes, its text, a parser's values), so the defaults keep a source
-well under the memory of a laptop, while the largest exports people screen (PubMed XML of
-50,000 articles: about 1.5 GB) still read.
+NULs in a 1 MB zip does after 512 MB, in about a second. Reading a file takes a few times its
+size at the peak (its bytes, its text, a parser's values): about three for an export of
+abstracts, more where a file holds many tiny values (a 51 MB CSV of short cells: 433 MB, 8x,
+every column kept until the records are made), so the defaults keep a source of abstracts
+under the memory of a laptop, while the largest exports people screen (PubMed XML of 50,000
+articles: about 1.5 GB) still read.
 
 A path that is not a regular file (a named pipe, a socket, a device) is never opened: opening
 a pipe waits for a writer, and a device can give bytes without end. :func:`read_regular` checks
