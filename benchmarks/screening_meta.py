@@ -14,8 +14,11 @@ Candidates, by name: ``m<parts><weight>-<features>``, parts from ``v`` (venue), 
 ``y`` (year), features ``both`` (``svm-both``'s embeddings and weights) or ``tfidf``; e.g.
 ``mva0.3-both``. Also ``svm-tfidf`` (ELAS u4's twin, the reference), ``svm-both`` (the default),
 ``hedge-3`` / ``hedge-mva`` (``svm-hedge``'s fusion, with ``mva0.3-both`` in place of
-``svm-both`` in the second), and ``tmix<a>-both``: ``svm-both`` on each paper's MiniLM vector
-plus ``a`` times its title's own (normalised), the title's meaning weighted apart. Only the SYNERGY reviews carry metadata (the made tasks of
+``svm-both`` in the second), ``exp3-3`` (``hedge-3``'s members, one drawn per refit as EXP3
+draws: fusion ``exp3``), ``exp3-meta`` (the same with ``svm-both``, ``mvay0.3-both`` and
+``mvay0.6-both``: members of one block, venue, authors and year, or none), each with EXP3's
+rate gamma / K or ``-r<rate>`` (e.g. ``exp3-3-r0.3``), and ``tmix<a>-both``: ``svm-both`` on
+each paper's MiniLM vector plus ``a`` times its title's own (normalised), the title's meaning weighted apart. Only the SYNERGY reviews carry metadata (the made tasks of
 benchmarks/_tasks.py have none: there every candidate is its model without the block).
 
 Each candidate replays every review from ASReview's prior include and exclude for seeds
@@ -97,12 +100,21 @@ def candidate(name: str):
         second = MODELS["svm-both"] if name == "hedge-3" else both("mva0.3-both", title_weight=0.3)
         return ModelSpec(name, "fuse", "both", components=("svm-tfidf", second, "svm-emb"), fusion="hedge"), \
             ("" if name == "hedge-3" else "va")
+    match = re.fullmatch(r"exp3-(3|meta)(?:-r([0-9.]+))?", name)
+    if match:  # EXP3, gamma 0.1, rate gamma / K or as named
+        rate = float(match.group(2) or 0.0)
+        if match.group(1) == "3":  # hedge-3's members
+            return ModelSpec(name, "fuse", "both", components=("svm-tfidf", "svm-both", "svm-emb"),
+                             fusion="exp3", exp3_rate=rate), ""
+        # members that read one metadata block (venue, authors, year) or none
+        members = ("svm-both", both("mvay0.3-both", title_weight=0.3), both("mvay0.6-both", title_weight=0.6))
+        return ModelSpec(name, "fuse", "both", components=members, fusion="exp3", exp3_rate=rate), "vay"
     if re.fullmatch(r"tmix[0-9.]+-both", name):
         return both(name), "tmix"
     match = re.fullmatch(r"m([vay]+)([0-9.]+)-(both|tfidf)", name)
     if not match:
         raise SystemExit(f"unknown candidate {name!r}: expected svm-tfidf, svm-both, hedge-3, hedge-mva, "
-                         "tmix<a>-both or m<parts><weight>-<both|tfidf>, e.g. mva0.3-both")
+                         "exp3-<3|meta>[-r<rate>], tmix<a>-both or m<parts><weight>-<both|tfidf>, e.g. mva0.3-both")
     parts, weight, kind = match.group(1), float(match.group(2)), match.group(3)
     spec = both(name, title_weight=weight) if kind == "both" else ModelSpec(name, "svm", "tfidf", title_weight=weight)
     return spec, parts

@@ -363,3 +363,111 @@ def test_hedge_record_handed_from_the_previous_fit_gives_the_same_queue():
     # another model's or seed's fit is not read
     other = Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS, previous=at_once)
     np.testing.assert_array_equal(other.member_weights_, Ranker("svm-hedge", seed=1).fit(features, ORDER, LABELS).member_weights_)
+
+
+# -- one member drawn per refit, credited for the includes it shows ("exp3") -----------------------
+EXP3 = ModelSpec("exp3", "fuse", "both", components=("svm-tfidf", "svm-emb"), fusion="exp3")
+
+
+def _exp3_by_hand(features, spec, order, labels, seed):
+    """EXP3's log-weights after ``order``: at each include found by a model, the member drawn
+    then (probabilities from the log-weights so far, the draw seeded by (seed, decisions so far,
+    2)) gains rate (by default gamma / K) / its probability if the include was its top undecided paper."""
+    k, gamma = len(spec.components), spec.exp3_gamma
+    rate = spec.exp3_rate or gamma / k
+    log_w = np.zeros(k)
+    for p in [p for p, y in enumerate(labels) if y == 1]:
+        rows, y = order[:p], labels[:p]
+        if not 0 < sum(y) < p:
+            continue
+        w = np.exp(log_w - log_w.max())
+        pi = (1 - gamma) * w / w.sum() + gamma / k
+        m = min(int(np.searchsorted(np.cumsum(pi), np.random.default_rng([seed, p, 2]).random() * pi.sum(),
+                                    side="right")), k - 1)
+        if Ranker(spec.components[m], seed=seed).fit(features, rows, y).next(1)[0] == order[p]:
+            log_w[m] += rate / pi[m]
+    return log_w
+
+
+def _follow_the_queue(spec, features, includes, seed, steps):
+    """Decisions as a reviewer makes them: the queue's first paper each time, from include 0 and exclude 6."""
+    ranker, order, labels = Ranker(spec, seed=seed), [0, 6], [1, 0]
+    for _ in range(steps):
+        paper = int(ranker.fit(features, order, labels).next(1)[0])
+        order.append(paper)
+        labels.append(int(paper in includes))
+    return ranker.fit(features, order, labels), order, labels
+
+
+def ranks_of(scores):
+    """Each paper's place (0 = first), best first, ties by row index."""
+    rank = np.empty(len(scores))
+    rank[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
+    return rank
+
+
+def test_exp3_shows_the_drawn_members_top_paper_first_and_fuses_the_rest():
+    features = _bee_review(False)
+    drawn = set()
+    for k in range(2, len(ORDER) + 1):
+        fused = Ranker(EXP3, seed=0).fit(features, ORDER[:k], LABELS[:k])
+        if fused.mode_ != "ranked":
+            continue
+        member = Ranker(EXP3.components[fused.drawn_], seed=0).fit(features, ORDER[:k], LABELS[:k])
+        assert fused.next(1)[0] == member.next(1)[0]
+        # the rest: reciprocal ranks weighed by the probabilities to be drawn
+        by_hand = sum(p / (60.0 + ranks_of(Ranker(c, seed=0).fit(features, ORDER[:k], LABELS[:k]).scores_))
+                      for p, c in zip(fused.member_weights_, EXP3.components))
+        rest = [i for i in np.argsort(-by_hand, kind="stable") if i not in ORDER[:k] and i != member.next(1)[0]]
+        assert fused.ranking()[1:].tolist() == rest
+        drawn.add(fused.drawn_)
+    assert drawn == {0, 1}
+    assert fused.member_weights_.sum() == pytest.approx(1.0)
+    assert fused.member_weights_.min() >= EXP3.exp3_gamma / 2
+    assert "exp3=0.1" in fused.version
+
+
+def test_exp3_record_is_the_same_refitted_decision_by_decision_at_once_or_handed_on():
+    features = _bee_review(False)
+    includes = set(range(6))
+    stepwise, order, labels = _follow_the_queue(EXP3, features, includes, seed=1, steps=12)
+    at_once = Ranker(EXP3, seed=1).fit(features, order, labels)  # a fresh ranker rebuilds the record
+    previous = None
+    for k in range(2, len(order) + 1):  # a live queue: a new ranker per decision, handed the last
+        previous = Ranker(EXP3, seed=1).fit(features, order[:k], labels[:k], previous=previous)
+    for other in (at_once, previous):
+        np.testing.assert_array_equal(stepwise.member_weights_, other.member_weights_)
+        assert stepwise.drawn_ == other.drawn_
+        assert stepwise.ranking().tolist() == other.ranking().tolist()
+    log_w = _exp3_by_hand(features, EXP3, order, labels, seed=1)
+    w = np.exp(log_w - log_w.max())
+    np.testing.assert_allclose(stepwise.member_weights_, 0.9 * w / w.sum() + 0.05)
+    # a changed decision is a different history: the record is rebuilt, not reused
+    changed = labels[:3] + [1 - labels[3]] + labels[4:]
+    log_w = _exp3_by_hand(features, EXP3, order, changed, seed=1)
+    w = np.exp(log_w - log_w.max())
+    np.testing.assert_allclose(stepwise.fit(features, order, changed).member_weights_, 0.9 * w / w.sum() + 0.05)
+    # a rate of its own in place of gamma / K
+    fast = ModelSpec("fast", "fuse", "both", components=EXP3.components, fusion="exp3", exp3_rate=1.0)
+    log_w = _exp3_by_hand(features, fast, order, labels, seed=1)
+    w = np.exp(log_w - log_w.max())
+    np.testing.assert_allclose(Ranker(fast, seed=1).fit(features, order, labels).member_weights_, 0.9 * w / w.sum() + 0.05)
+    assert "exp3=0.1:1.0" in Ranker(fast, seed=1).fit(features, order, labels).version
+
+
+def _words_know_embeddings_do_not(seed=4) -> Features:
+    """Twelve includes about bee pollination among 48 excludes on other topics; the embeddings
+    are noise, unrelated to either."""
+    rng = np.random.default_rng(seed)
+    texts = [f"{BEES[i % len(BEES)]} {OTHER[i % len(OTHER)].split()[-1]}" for i in range(12)]
+    texts += [f"{OTHER[i % len(OTHER)]} {OTHER[(i * 5 + 1) % len(OTHER)]}" for i in range(48)]
+    return Features.from_texts(texts, embeddings=rng.normal(size=(len(texts), 8)))
+
+
+def test_exp3_weights_move_to_the_member_whose_draws_find_includes():
+    features = _words_know_embeddings_do_not()
+    for seed in range(6):  # (gamma 0.1: an include shown by a member drawn at even odds adds 0.1)
+        fused, order, labels = _follow_the_queue(EXP3, features, set(range(12)), seed=seed, steps=20)
+        words, meanings = _exp3_by_hand(features, EXP3, order, labels, seed)
+        assert words > meanings + 0.25
+        assert fused.member_weights_[0] > fused.member_weights_[1] + 0.1

@@ -27,7 +27,9 @@ A ``ModelSpec`` with classifier ``fuse`` combines the scores of its ``components
 standardised scores (``z``), reciprocal-rank fusion (``rrf``), or reciprocal ranks weighed by
 each component's record (``hedge``: the ranks it gave the last ``hedge_window`` includes when
 they were found, as the multiplicative-weights rule of Hedge weighs experts; ``svm-hedge``
-fuses ``svm-tfidf``, ``svm-both`` and ``svm-emb`` so). Other
+fuses ``svm-tfidf``, ``svm-both`` and ``svm-emb`` so), or ``exp3``: each refit draws one
+component as EXP3 draws an arm and shows its top paper first, crediting an include so found to
+that component alone. Other
 ``ModelSpec`` fields, each measured by ``benchmarks/screening_loo.py``: ``embedding_curve``
 (w, k) weighs the embeddings w * n / (n + k) with n includes (trust growing with the
 evidence); ``switch_after`` N with ``switch_to`` M ranks with model M while the decisions end
@@ -73,13 +75,20 @@ class ModelSpec:
     switch_after: int = 0  # after this many excludes in a row, rank with ``switch_to`` (0: never)
     switch_to: object = None  # the model (name or ModelSpec) ranking while such a run lasts
     components: tuple = ()  # "fuse": the models whose scores are combined
-    fusion: str = "z"  # "fuse": "z" (mean of standardised scores), "rrf" (reciprocal rank) or "hedge"
+    fusion: str = "z"  # "fuse": "z" (mean of standardised scores), "rrf" (reciprocal rank), "hedge" or "exp3"
     # "hedge": the components' reciprocal ranks weighed by their record on the last
     # ``hedge_window`` includes (see Ranker._hedge_weights): weight ~ exp(-rate * sum log(1 + rank)),
     # then mixed with the uniform weights at ``hedge_share`` (no member's weight falls to 0)
     hedge_rate: float = 0.5
     hedge_window: int = 10
     hedge_share: float = 0.1
+    # "exp3": each refit draws one component with probability (1 - gamma) * w / sum(w) + gamma / K
+    # and shows its top paper first (the rest by reciprocal ranks weighed by those probabilities);
+    # an include so shown adds rate / (its probability) to the drawer's log-weight, rate
+    # ``exp3_rate`` or, at 0, gamma / K (EXP3, Auer et al. 2002: only the member that drew is
+    # credited; see Ranker._exp3_draw)
+    exp3_gamma: float = 0.1
+    exp3_rate: float = 0.0
 
     def make(self, seed: int):
         """A fresh, unfitted scikit-learn classifier."""
@@ -105,6 +114,8 @@ class ModelSpec:
             switch = f",switch_after={self.switch_after}:{get_model(self.switch_to).version}" if self.switch_after else ""
             if self.fusion == "hedge":
                 switch += f",hedge={self.hedge_rate}:{self.hedge_window}:{self.hedge_share}"
+            if self.fusion == "exp3":
+                switch += f",exp3={self.exp3_gamma}" + (f":{self.exp3_rate}" if self.exp3_rate else "")
             return f"{self.name}({self.fusion}:{'+'.join(get_model(c).version for c in self.components)}{switch})/1"
         extra = f",presumed={self.presumed}" if self.presumed else ""
         extra += f",title_weight={self.title_weight}" if self.title_weight else ""

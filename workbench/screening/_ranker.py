@@ -77,9 +77,10 @@ class Ranker:
     before one include and one exclude), ``mode_`` (``"ranked"`` or ``"cold"``), ``model_``
     (the fitted classifier; an :class:`~workbench.screening._svm.ExactSVM` for the SVM),
     ``n_includes_``, ``n_labelled_``, ``fit_seconds_``; a fusion also ``member_weights_`` (its
-    components' weights), and a ``hedge`` fusion ``record_`` (the ranks its components gave
-    earlier includes) and ``member_scores_`` (their scores in this fit), which the next fit reads
-    (``fit(..., previous=...)``).
+    components' weights), a ``hedge`` or ``exp3`` fusion ``record_`` (the ranks its components
+    gave earlier includes; ``exp3``: their log-weights) and ``member_scores_`` (their scores in
+    this fit), which the next fit reads (``fit(..., previous=...)``), and an ``exp3`` fusion
+    ``drawn_`` (the component whose top paper this fit shows first).
 
     ``kernels``: where the SVM's fits keep the decided papers' dot products (a
     :class:`~workbench.screening._svm.Kernels`); hand the same one to each new ranker of a review
@@ -115,8 +116,8 @@ class Ranker:
     # -- fitting --------------------------------------------------------------------------------
     def fit(self, features: Features, labelled, labels, previous: Ranker | None = None) -> Ranker:
         """Refit on the decided papers. ``previous``: an earlier fit of the same model and seed
-        on the same features (the queue's last one): a ``hedge`` fusion reads its members'
-        record of the earlier includes from it instead of refitting them (the same weights)."""
+        on the same features (the queue's last one): a ``hedge`` or ``exp3`` fusion reads its
+        members' record of the earlier includes from it instead of refitting them (the same weights)."""
         t0 = time.perf_counter()
         if not isinstance(features, Features):
             raise InputError(f"Ranker.fit needs a Features object; got {type(features).__name__} (use Features.from_texts)")
@@ -279,21 +280,25 @@ class Ranker:
         standardised over the undecided papers (``z``: again a linear model, so its word weights
         explain it), the sum of 1 / (60 + rank) (``rrf``, Cormack et al. 2009; explained by
         the first), or that sum weighed by each component's record (``hedge``, see
-        :meth:`_hedge_weights`; explained by the heaviest component that reads words)."""
+        :meth:`_hedge_weights`; explained by the heaviest component that reads words) or by
+        its probability to be drawn, the drawn component's top paper first (``exp3``, see
+        :meth:`_exp3_draw`)."""
         specs = [get_model(c) for c in fused.components]
         fits = [self._fit_linear(spec, features) for spec in specs]
         self.model_ = [clf for clf, _, _ in fits]
         undecided = ~self.decided_
         n_terms = features.tfidf.shape[1] if features.tfidf is not None else 0
-        member = np.full(len(fits), 1.0 / len(fits))
+        member, drawn = np.full(len(fits), 1.0 / len(fits)), None
         if fused.fusion == "hedge":
             member = self._hedge_weights(fused, specs, features, [scores for _, _, scores in fits])
+        elif fused.fusion == "exp3":
+            member, drawn = self._exp3_draw(fused, specs, features, [scores for _, _, scores in fits])
         self.member_weights_ = member
         total, weights = np.zeros(len(self.decided_)), np.zeros(n_terms)
         words_of = [w[:n_terms] if spec.features_at(self.n_includes_, self.n_labelled_) != "emb" else None
                     for spec, (_, (w, _), _) in zip(specs, fits)]
         for i, (_, _, scores) in enumerate(fits):
-            if fused.fusion in ("rrf", "hedge"):
+            if fused.fusion in ("rrf", "hedge", "exp3"):
                 total += member[i] * len(fits) / (60.0 + ranks(scores))
             else:
                 sd = float(scores[undecided].std()) or 1.0
@@ -306,6 +311,11 @@ class Ranker:
                 weights = words_of[best]
         self.weights_ = (np.asarray(weights, dtype=np.float32), 0.0)
         self.scores_ = total / len(fits)
+        self.drawn_ = drawn
+        if drawn is not None and undecided.any():  # the drawn member's top paper first
+            open_rows = np.flatnonzero(undecided)
+            top = int(top_n(open_rows, fits[drawn][2][open_rows], 1)[0])
+            self.scores_[top] = float(self.scores_[open_rows].max()) + 1.0 / 60.0
 
     def _hedge_weights(self, fused, specs, features, current: list) -> np.ndarray:
         """The components' weights from their record: for each of the last ``hedge_window``
@@ -344,6 +354,54 @@ class Ranker:
         w = np.exp(-fused.hedge_rate * (losses - losses.min()))
         w /= w.sum()
         return (1.0 - fused.hedge_share) * w + fused.hedge_share / k
+
+    def _exp3_draw(self, fused, specs, features, current: list) -> tuple[np.ndarray, int]:
+        """The components' probabilities in this fit and the one drawn (EXP3, Auer et al. 2002;
+        as a selector of active-learning strategies, Hsu & Lin 2015). Each fit draws component
+        m with probability pi_m = (1 - gamma) * w_m / sum(w) + gamma / K, from a generator
+        seeded by the ranker's seed and the number of decisions, and its top undecided paper is
+        shown first. When the next decision is that paper and an include, m's log-weight grows
+        by rate / pi_m (``exp3_rate``, by default gamma / K as in EXP3, which keeps a step at
+        most 1): only the member that drew is credited, by the inverse of its chance to draw,
+        so a member's expected credit per fit is the rate times the chance that its own top
+        paper is an include, whichever member the queue followed (hedge's record of ranks
+        favours the member whose papers the reviewer was shown).
+
+        The record is a function of the decisions in their order alone: the log-weights after
+        the decisions of the last fit are kept (``record_``) and carried on when the new
+        decisions extend them; an include's draw reads the drawn member's scores from the
+        previous fit when it was fitted on exactly the decisions before it (a replay, one
+        decision at a time), and otherwise refits that member on them."""
+        k, n = len(specs), len(self.labelled_)
+        rate = fused.exp3_rate or fused.exp3_gamma / k
+        if not hasattr(self, "record_"):  # kept from fit to fit: {members: (decisions' key, their number, log-weights)}
+            self.record_, self.member_scores_ = {}, None
+        members = tuple(spec.version for spec in specs)
+        start, log_w = 0, np.zeros(k)
+        kept = self.record_.get(members)
+        if kept is not None and kept[1] <= n and _digest(self.labelled_[: kept[1]], self.labels_[: kept[1]]) == kept[0]:
+            start, log_w = kept[1], np.array(kept[2], dtype=np.float64)
+        last = self.member_scores_  # (the decisions' key, the components' scores) of the previous fit
+        for p in start + np.flatnonzero(self.labels_[start:] == 1):
+            rows, y = self.labelled_[:p], self.labels_[:p]
+            if not 0 < int(y.sum()) < p:
+                continue  # no model before this include: nothing was drawn
+            pi = _exp3_probabilities(log_w, fused.exp3_gamma)
+            m = _exp3_pick(pi, self.seed, int(p))
+            if last is not None and last[0] == (_digest(rows, y), members):
+                scores = last[1][m]
+            else:
+                scores = self._fit_linear(specs[m], features, rows, y)[2]
+            open_then = np.ones(len(self.decided_), dtype=bool)
+            open_then[rows] = False
+            open_rows = np.flatnonzero(open_then)
+            if int(top_n(open_rows, scores[open_rows], 1)[0]) == int(self.labelled_[p]):
+                log_w[m] += rate / pi[m]
+        key = _digest(self.labelled_, self.labels_)
+        self.record_[members] = (key, n, tuple(log_w.tolist()))
+        self.member_scores_ = ((key, members), current)
+        pi = _exp3_probabilities(log_w, fused.exp3_gamma)
+        return pi, _exp3_pick(pi, self.seed, n)
 
     @staticmethod
     def _linear_weights(clf) -> tuple[np.ndarray, float]:
@@ -468,6 +526,19 @@ def _rank_among(scores: np.ndarray, among: np.ndarray, paper: int) -> int:
     s, mine = scores[among], scores[paper]
     rows = np.flatnonzero(among)
     return int((s > mine).sum() + ((s == mine) & (rows < paper)).sum())
+
+
+def _exp3_probabilities(log_w: np.ndarray, gamma: float) -> np.ndarray:
+    """EXP3's draw: the weights exp(log_w) normalised, mixed with the uniform at ``gamma``."""
+    w = np.exp(log_w - log_w.max())
+    return (1.0 - gamma) * w / w.sum() + gamma / len(w)
+
+
+def _exp3_pick(pi: np.ndarray, seed: int, n_decided: int) -> int:
+    """The member drawn with probabilities ``pi`` in a fit on ``n_decided`` decisions (the same
+    draw whenever those decisions are refitted)."""
+    u = np.random.default_rng([seed, n_decided, 2]).random()
+    return min(int(np.searchsorted(np.cumsum(pi), u * pi.sum(), side="right")), len(pi) - 1)
 
 
 def _digest(rows: np.ndarray, labels: np.ndarray) -> bytes:
