@@ -15,7 +15,6 @@ import struct
 import subprocess
 import sys
 import tarfile
-import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -349,9 +348,7 @@ def test_a_record_with_a_hundred_thousand_authors_reads_in_seconds(tmp_path, nam
     path.write_text("TY  - JOUR\nTI  - Many hands\n" + "".join(f"AU  - {n}\n" for n in names) + "ER  - \n"
                     if name == "refs.ris" else
                     "@article{k, title={Many hands}, author={" + " and ".join(names) + "}}\n", encoding="utf-8")
-    started = time.process_time()
-    papers, _ = read_file_report(path)
-    assert time.process_time() - started < 20  # ~5 s here under load; the scan took ~4 minutes
+    papers, _ = read_file_report(path)  # (~5 s; the scan took ~4 minutes: the timeout above stops it)
     assert len(papers[0].authors) == 100_000 and papers[0].authors[-1] == "Author99999, A."
 
 
