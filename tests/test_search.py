@@ -167,46 +167,12 @@ def test_a_haystack_file_that_does_not_match_the_papers_is_refused_and_made_anew
     assert opened.keyword_search("reward") == expected
 
 
-def test_a_search_asked_while_the_view_prepares_it_waits_and_never_shares_the_tokenizer(review, monkeypatch):
-    """The explore view loads what a first search needs in a thread while the user reads; a
-    search asked meanwhile waits for it (a tokenizer used by two threads at once fails with
-    "Already borrowed")."""
+def _during_the_warm_up(review, monkeypatch, ask):
+    """``ask()`` run while the explore view's warm-up (``prepare_search``) embeds in its thread,
+    the embedder slowed down and watched: (what ``ask`` returned, the texts one thread embedded
+    while another was inside the embedder, every word ``embed_words`` was given)."""
     import threading
     import time
-
-    from workbench.review import prepare_search
-
-    embedder = review.embedder()
-    inside, overlaps = [], []
-    real = embedder.embed
-
-    def embed(texts):
-        if inside:
-            overlaps.append(texts)
-        inside.append(1)
-        time.sleep(0.3)
-        try:
-            return real(texts)
-        finally:
-            inside.pop()
-
-    monkeypatch.setattr(embedder, "embed", embed)
-    monkeypatch.setitem(review.manifest["embedder"], "name", "fake-but-not-tfidf")
-    warm = threading.Thread(target=prepare_search, args=(review,))
-    warm.start()
-    time.sleep(0.05)
-    result = review.search("reward models learn", semantic=True)
-    warm.join()
-    assert result.semantic and overlaps == []
-
-
-def test_label_words_embedded_during_the_warm_up_never_share_the_tokenizer(review, monkeypatch):
-    """A topic model (a refit, themes, a selection's sub-topics) embeds its candidate label
-    words through ``review.word_vectors()``: asked while the view's warm-up thread embeds, it
-    waits for it."""
-    import threading
-    import time
-    import uuid
 
     from workbench.review import prepare_search
 
@@ -234,8 +200,26 @@ def test_label_words_embedded_during_the_warm_up_never_share_the_tokenizer(revie
     warm = threading.Thread(target=prepare_search, args=(review,))
     warm.start()
     time.sleep(0.05)
-    fresh = [f"word{uuid.uuid4().hex[:8]}", "reward"]  # (one not in the cache: the embedder runs)
-    vectors = review.word_vectors()(fresh)
+    result = ask()
     warm.join()
+    return result, overlaps, words
+
+
+def test_a_search_asked_while_the_view_prepares_it_waits_and_never_shares_the_tokenizer(review, monkeypatch):
+    """The explore view loads what a first search needs in a thread while the user reads; a
+    search asked meanwhile waits for it (a tokenizer used by two threads at once fails with
+    "Already borrowed")."""
+    result, overlaps, _ = _during_the_warm_up(review, monkeypatch, lambda: review.search("reward models learn", semantic=True))
+    assert result.semantic and overlaps == []
+
+
+def test_label_words_embedded_during_the_warm_up_never_share_the_tokenizer(review, monkeypatch):
+    """A topic model (a refit, themes, a selection's sub-topics) embeds its candidate label
+    words through ``review.word_vectors()``: asked while the view's warm-up thread embeds, it
+    waits for it."""
+    import uuid
+
+    fresh = [f"word{uuid.uuid4().hex[:8]}", "reward"]  # (one not in the cache: the embedder runs)
+    vectors, overlaps, words = _during_the_warm_up(review, monkeypatch, lambda: review.word_vectors()(fresh))
     assert vectors.shape[0] == 2 and fresh[0] in words
     assert overlaps == []
